@@ -1,0 +1,25 @@
+# make test: create .venv when missing, install the project with its test
+# extras, run the whole suite (MicroPython runs included).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: test bench play clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,ip]'
+	touch $@
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	for script in bench/*.py; do $(PY) $$script || exit 1; done
+
+play: $(VENV)/.installed
+	$(VENV)/bin/controller play drnim
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

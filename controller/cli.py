@@ -1,0 +1,201 @@
+"""The `controller` command.
+
+    controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--json]
+    controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
+
+Bad arguments get one line that names the argument, and exit status 2.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from controller.core import solve as solver
+from controller.core.solve import SearchTooLarge
+from controller.core.players import PLAYER_NAMES, find_player
+from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
+from controller.core.rng import Random
+from controller.core.rules import MISERE, NORMAL, position_text
+
+USAGE_ERROR = 2
+
+
+class ArgumentError(Exception):
+    """A bad command-line argument; the message names it."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line, not the usage block."""
+
+    def error(self, message):
+        raise ArgumentError(message)
+
+
+def heap_sizes(texts):
+    heaps = []
+    for i, text in enumerate(texts):
+        if not text.isdigit():
+            raise ArgumentError("HEAPS: heap %d is %r: a heap is a whole number, 0 or more" % (i + 1, text))
+        heaps.append(int(text))
+    return heaps
+
+
+def positive(text):
+    """argparse type: a whole number, 1 or more."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError("must be a whole number, 1 or more, not %r" % text)
+    return int(text)
+
+
+def add_game_arguments(parser):
+    parser.add_argument("game", metavar="GAME", help="one of: " + ", ".join(p.name for p in PRESETS))
+    parser.add_argument("heaps", metavar="HEAPS", nargs="*", help="heap sizes, such as 1 3 5 7")
+    rule = parser.add_mutually_exclusive_group()
+    rule.add_argument("--misere", dest="rule", action="store_const", const=MISERE,
+                      help="whoever takes the last object loses")
+    rule.add_argument("--normal", dest="rule", action="store_const", const=NORMAL,
+                      help="whoever takes the last object wins")
+    parser.add_argument("--k", type=positive, help="Moore and Rosebushes: how many heaps a move may touch")
+    parser.add_argument("--max-take", type=positive, help="subtraction games: the most a move takes")
+
+
+def build_parser():
+    parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+
+    solve = commands.add_parser("solve", help="who wins a position, and every winning move")
+    add_game_arguments(solve)
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.add_argument("--method", choices=("exact", "ip"), default="exact",
+                       help="exact: closed forms and exact search (default); ip: the integer programme")
+    solve.add_argument("--limit", type=positive, default=1000,
+                       help="list at most this many winning moves (Nim_k can have astronomically many)")
+
+    play = commands.add_parser("play", help="play a game in the terminal")
+    add_game_arguments(play)
+    play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
+    play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
+    play.add_argument("--seed", type=int, help="seed for the machine's random choices (same seed, same game)")
+    return parser
+
+
+def argument(name, function, *args):
+    """Call function; a ValueError it raises becomes an error naming the argument."""
+    try:
+        return function(*args)
+    except ValueError as error:
+        raise ArgumentError("%s: %s" % (name, error))
+
+
+def game_setup(args, rng=None):
+    preset = argument("GAME", find_preset, args.game)
+    flag = "--k" if args.k is not None else "--max-take" if args.max_take is not None else "--" + (args.rule or "misere")
+    variant = argument(flag, preset.variant, args.rule, args.k, args.max_take)
+    heaps = argument("HEAPS", preset.start, heap_sizes(args.heaps), rng)
+    return preset, variant, heaps
+
+
+def run_solve(args, out):
+    preset, variant, heaps = game_setup(args)
+    if args.method == "ip":
+        wins, moves, complete = solve_by_ip(variant, heaps)
+    else:
+        wins = solver.mover_wins(variant, heaps)
+        moves = []
+        complete = True
+        for move in solver.winning_moves(variant, heaps):
+            if len(moves) == args.limit:
+                complete = False
+                break
+            moves.append(move)
+        moves.sort()
+    if args.json:
+        out.write(json.dumps({
+            "game": preset.name,
+            "rule": variant.rule,
+            "position": list(heaps),
+            "mover_wins": wins,
+            "winning_moves": [{"move": str(m), "leaves": list(variant.apply(heaps, m))} for m in moves],
+            "complete": complete,
+            "method": args.method,
+        }) + "\n")
+        return 0
+    out.write("%s: %s.\n" % (preset.title, variant.describe()))
+    out.write("Position %s.\n" % position_text(heaps))
+    if not wins:
+        out.write("The player to move loses against perfect play: every move leaves a winning position.\n")
+        if args.method == "ip":
+            out.write("(The integer programme's optimum is 0 heaps changed: the position is already safe.)\n")
+        return 0
+    if args.method == "ip":
+        out.write("The player to move wins. The integer programme's move, changing the fewest heaps:\n")
+    else:
+        out.write("The player to move wins with %s%d winning move%s:\n"
+                  % ("" if complete else "more than ", len(moves), "" if len(moves) == 1 else "s"))
+    for move in moves:
+        out.write("  %-12s take %s, leaving %s\n" % (move, describe_takes(move), position_text(variant.apply(heaps, move))))
+    if not complete and args.method == "exact":
+        out.write("  ... and more: raise --limit to list them.\n")
+    return 0
+
+
+def describe_takes(move):
+    return " and ".join("%d from heap %d" % (count, heap + 1) for heap, count in move.takes)
+
+
+def solve_by_ip(variant, heaps):
+    if variant.family not in ("nim", "moore") or variant.misere:
+        raise ArgumentError("--method ip: the integer programme solves Nim and Moore's Nim_k in normal play only")
+    from controller.ip import ip_winning_move
+    from controller.core.rules import Move
+    takes = ip_winning_move(heaps, variant.k)
+    if takes is None:
+        return False, [], True
+    return True, [Move(takes)], False
+
+
+def run_play(args, out, read_line):
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    rng = Random(seed)
+    preset = argument("GAME", find_preset, args.game)
+    while not args.heaps and preset.name == "sinclair":
+        answer = read_line("How many matchsticks? ").strip()
+        if answer.isdigit() and int(answer) > 0:
+            args.heaps = [answer]
+    preset, variant, heaps = game_setup(args, rng)
+    opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
+    problem = opponent.unsupported(variant, heaps)
+    if problem:
+        raise ArgumentError("--opponent: " + problem)
+    first = args.first or preset.first
+    if first == RANDOM:
+        first = MACHINE if rng.below(2) else "you"
+    from controller.terminal import play
+    out.write("%s: %s.\n" % (preset.title, variant.describe()))
+    out.write("You play against %s; %s first. (seed %d)\n"
+              % (opponent.name, "the machine moves" if first == MACHINE else "you move", seed))
+    play(variant, heaps, opponent, first == MACHINE, read_line, lambda text: out.write(text + "\n"))
+    return 0
+
+
+def main(argv=None, out=None, read_line=input):
+    out = out or sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "solve":
+            return run_solve(args, out)
+        return run_play(args, out, read_line)
+    except ArgumentError as error:
+        sys.stderr.write("controller: %s\n" % error)
+        return USAGE_ERROR
+    except SearchTooLarge as error:
+        sys.stderr.write("controller: %s\n" % error)
+        return 1
+    except EOFError:
+        out.write("\nGame abandoned: end of input.\n")
+        return 0
+    except KeyboardInterrupt:
+        out.write("\nGame abandoned.\n")
+        return 130
