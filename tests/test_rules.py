@@ -1,0 +1,129 @@
+"""Positions, moves, variants and the game record."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import brute
+from controller.core.rules import (
+    MISERE, NORMAL, Game, IllegalMove, InvalidMove, InvalidPosition, Moore, Move, Nim, Rosebushes,
+    Subtraction, find_variant, make_variant)
+
+VARIANTS = [
+    Subtraction(NORMAL), Subtraction(MISERE), Subtraction(NORMAL, max_take=2), Nim(NORMAL), Nim(MISERE),
+    Moore(NORMAL, k=2), Moore(MISERE, k=3), Rosebushes(NORMAL, k=2), Rosebushes(MISERE, k=3),
+]
+small_positions = st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple)
+takes = st.dictionaries(st.integers(0, 20), st.integers(1, 10**20), min_size=1, max_size=5)
+
+
+@given(takes)
+def test_move_text_and_repr_round_trip(pairs):
+    move = Move(pairs.items())
+    assert Move.parse(str(move)) == move
+    assert eval(repr(move), {"Move": Move}) == move
+    assert str(move).split(",")[0].startswith(str(min(pairs) + 1) + ":")
+
+
+def test_move_text_counts_heaps_from_one():
+    assert Move.parse("2:3").takes == ((1, 3),)
+    assert str(Move.take(0, 5)) == "1:5"
+    assert Move.parse("3:2, 1:1") == Move.parse("1:1,3:2")
+
+
+@pytest.mark.parametrize("text,words", [
+    ("", "is not a move"), ("2", "is not a move"), ("a:1", "is not a move"), ("1:-2", "is not a move"),
+    ("0:1", "heaps are numbered from 1"), ("1:0", "take at least 1"), ("1:1,1:2", "named twice"),
+])
+def test_bad_move_text_is_refused_with_a_reason(text, words):
+    with pytest.raises(InvalidMove, match=words):
+        Move.parse(text)
+
+
+@pytest.mark.parametrize("variant,position,text,message", [
+    (Nim(), (3, 4, 5), "2:5", "illegal move '2:5' in (3, 4, 5): heap 2 has 4"),
+    (Subtraction(MISERE), (15,), "1:4", "illegal move '1:4' in (15): take at most 3"),
+    (Nim(), (3, 4, 5), "1:1,2:1", "take from one heap only"),
+    (Moore(k=2), (3, 4, 5), "1:1,2:1,3:1", "take from at most 2 heaps"),
+    (Rosebushes(k=2), (3, 4, 5), "1:2", "take exactly one from each heap"),
+    (Nim(), (3, 4, 5), "4:1", "there is no heap 4"),
+])
+def test_illegal_moves_quote_move_position_and_reason(variant, position, text, message):
+    with pytest.raises(IllegalMove) as error:
+        variant.apply(position, Move.parse(text))
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+@settings(max_examples=60, deadline=None)
+@given(position=small_positions)
+def test_legal_moves_are_exactly_the_rules(variant, position):
+    generated = [m.takes for m in variant.legal_moves(position)]
+    assert len(generated) == len(set(generated))
+    assert set(generated) == brute.legal_takes(variant.spec(), position)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+@settings(max_examples=40, deadline=None)
+@given(position=small_positions, seed=st.integers(0, 2**32))
+def test_random_moves_are_legal(variant, position, seed):
+    from controller.core.rng import Random
+    move = variant.random_move(position, Random(seed))
+    if not any(position):
+        assert move is None
+    else:
+        assert move.takes in brute.legal_takes(variant.spec(), position)
+
+
+def test_variant_registry_and_specs_round_trip():
+    assert find_variant("nim-k") is Moore
+    assert find_variant(" Rosebush ") is Rosebushes
+    for variant in VARIANTS:
+        assert make_variant(variant.spec()) == variant
+    with pytest.raises(ValueError, match="unknown game family 'chess'"):
+        find_variant("chess")
+    with pytest.raises(ValueError, match="k is 0"):
+        Moore(k=0)
+    with pytest.raises(ValueError, match="unknown rule 'sideways'"):
+        Nim("sideways")
+
+
+def test_positions_reject_negative_and_non_integer_heaps():
+    with pytest.raises(InvalidPosition, match="heap 2 is -1"):
+        Game(Nim(), (3, -1))
+    with pytest.raises(InvalidPosition, match="heap 1 is 2.5"):
+        Game(Nim(), (2.5,))
+
+
+def test_game_push_pop_peek_and_outcome_in_both_rules():
+    for rule, winner in ((NORMAL, 0), (MISERE, 1)):
+        game = Game(Nim(rule), (1, 2))
+        game.push(Move.parse("2:1"))
+        assert game.position == (1, 1) and game.turn == 1 and game.outcome() is None
+        game.push(Move.parse("1:1"))
+        game.push(Move.parse("2:1"))
+        assert game.position == (0, 0)
+        assert game.outcome().winner == winner and game.outcome().last_mover == 0
+        assert game.pop() == Move.parse("2:1") and game.peek() == Move.parse("1:1")
+        assert game.position == (0, 1) and game.outcome() is None
+
+
+def test_illegal_push_leaves_the_game_unchanged():
+    game = Game(Subtraction(MISERE), (15,))
+    game.push(Move.parse("1:2"))
+    with pytest.raises(IllegalMove):
+        game.push(Move.parse("1:4"))
+    assert game.position == (13,) and len(game.stack) == 1
+
+
+def test_empty_start_follows_the_misere_convention():
+    assert Game(Nim(MISERE), (0, 0)).outcome().winner == 0
+    assert Game(Nim(NORMAL), (0, 0)).outcome().winner == 1
+
+
+def test_game_saves_to_a_dict_and_restores():
+    game = Game(Moore(MISERE, k=2), (3, 4, 5))
+    game.push(Move.parse("1:1,3:2"))
+    game.push(Move.parse("2:4"))
+    again = Game.from_dict(game.to_dict())
+    assert again.position == game.position and again.stack == game.stack and again.variant == game.variant
