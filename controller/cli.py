@@ -150,7 +150,7 @@ def solve_by_ip(variant, heaps):
         raise ArgumentError("--method ip: the integer programme solves Nim and Moore's Nim_k in normal play only")
     from controller.ip import ip_winning_move
     from controller.core.rules import Move
-    takes = ip_winning_move(heaps, variant.k)
+    takes = argument("--method ip", ip_winning_move, heaps, variant.k)
     if takes is None:
         return False, [], True
     return True, [Move(takes)], False
@@ -190,7 +190,7 @@ def main(argv=None, out=None, read_line=input):
     except ArgumentError as error:
         sys.stderr.write("controller: %s\n" % error)
         return USAGE_ERROR
-    except SearchTooLarge as error:
+    except (SearchTooLarge, RuntimeError) as error:
         sys.stderr.write("controller: %s\n" % error)
         return 1
     except EOFError:

@@ -155,3 +155,15 @@ def _read_until(process, end):
     while not seen.endswith(end) and time.monotonic() < deadline:
         seen += process.stdout.read(1)
     return seen
+
+
+def test_solve_by_integer_programme():
+    pytest.importorskip("highspy")
+    code, text = run("solve", "nim", "3", "4", "5", "--method", "ip")
+    assert code == 0 and "integer programme's move" in text and "take 2 from heap 1, leaving (1, 4, 5)" in text
+    code, text = run("solve", "nim", "1", "3", "5", "7", "--method", "ip")
+    assert "already safe" in text and "loses" in text
+    data = json.loads(run("solve", "moore", "3", "4", "5", "--k", "2", "--method", "ip", "--json")[1])
+    assert data["mover_wins"] and data["winning_moves"] == [{"move": "2:1,3:2", "leaves": [3, 3, 3]}]
+    result = command("solve", "nim", str(2**60), "3", "--method", "ip")
+    assert result.returncode == 2 and result.stderr.startswith("controller: --method ip: heap sizes must be at most")
