@@ -43,14 +43,25 @@ class Perfect(Player):
     In a losing position it takes one object from the largest heap (the first,
     if several are equal): legal in every family, it makes the game last and
     gives the opponent the most chances to go wrong. It is also what Dr. Nim's
-    marble logic does when it is losing (machines.md R10).
+    marble logic does when it is losing (machines.md R10). ``perfect:random``
+    makes a random legal move there instead.
     """
 
     name = "perfect"
 
+    def __init__(self, rng=None, losing="delay"):
+        Player.__init__(self, rng)
+        self.losing = losing
+        if losing != "delay":
+            self.name = "perfect:" + losing
+
     def choose(self, variant, position):
         move = solve.winning_move(variant, position)
-        return move or delaying_move(position)
+        if move:
+            return move
+        if self.losing == "random":
+            return variant.random_move(position, self.rng)
+        return delaying_move(position)
 
 
 def delaying_move(position):
@@ -73,7 +84,7 @@ class Fallible(Perfect):
     name = "fallible"
 
     def __init__(self, probability="0.1", rng=None):
-        Perfect.__init__(self, rng)
+        Perfect.__init__(self, rng, "delay")
         self.per_million = parse_probability(probability)
         self.name = "fallible:%s" % probability
 
@@ -209,7 +220,7 @@ class Praxis(Player):
 
 
 PLAYERS = (Perfect, Fallible, Sinclair, Nimx, Applet, Praxis)
-PLAYER_NAMES = ("perfect", "fallible:P", "sinclair", "nimx", "applet", "praxis")
+PLAYER_NAMES = ("perfect", "perfect:random", "fallible:P", "sinclair", "nimx", "applet", "praxis")
 
 
 def find_player(name, rng=None):
@@ -217,6 +228,8 @@ def find_player(name, rng=None):
     base, _, argument = name.strip().lower().partition(":")
     if base == "fallible":
         return Fallible(argument or "0.1", rng)
+    if base == "perfect" and argument in ("delay", "random"):
+        return Perfect(rng, argument)
     for cls in PLAYERS:
         if cls.name == base and not argument:
             return cls(rng)

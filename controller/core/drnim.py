@@ -1,0 +1,380 @@
+"""The Amazing Dr. Nim (E.S.R. Inc., 1966) as an event-driven state machine.
+
+The behaviour follows ../shared/machines.md §1; its numbered behaviours
+R1-R20 are checked by the scenarios in tests/scenarios/.
+
+The board: marbles wait on a rail; each trigger press releases one; the
+marble falls past three flip-flops (top T, lower-left A, lower-right B), the
+equalizer E and the turn switch S. In Dr. Nim's turn a marble either trips
+the next release (CONTINUE) or knocks the turn switch back to the player
+(STOP). The replica drives indicators for the five controls, reads the
+trigger, the turn and equalizer switches, the new-game button and a gate
+sensor that sees each marble fall.
+
+The physical world is the truth: a marble counts when the gate sensor sees
+it, never when a release is commanded, so marbles on the rail plus marbles
+taken always equals the marbles loaded.
+
+Policies where machines.md leaves a choice open:
+
+- A release not seen within `release_timeout_ms` is retried
+  `release_retries` times, then the game holds in fault "jam" (fault lamp on,
+  nothing counted). The jam clears by itself when the marble comes through,
+  or with New game.
+- A marble seen with no release outstanding (dropped by hand, two marbles
+  for one release, a sensor glitch) is counted for whoever's turn it is and
+  routed through the flip-flops like any other; a message says so. If it
+  makes Dr. Nim's turn longer than 3 marbles, fault "miscount" is raised
+  (fault lamp blinking); play goes on with the true count.
+- Presses while the player's marble is still falling are queued, up to the
+  3-marble limit; a 4th press is refused (`lenient` lifts the limit).
+- The trigger is ignored while Dr. Nim's marbles run; moving the turn switch
+  back before the trigger cancels the hand-over; moving it during the run is
+  ignored.
+- The equalizer is set by hand before the first marble only (`lenient`
+  allows it at any time). With `decide = strategy` the equalizer takes no
+  part and shows spent (left).
+- After `idle_ms` without input in a game, and `attract_after_game_ms` after
+  one, the machine shows its attract pattern; any input wakes it and acts.
+"""
+
+from .exhibit import BLINK, OFF, ON, ConfigError, Exhibit, UnknownEvent
+from .players import find_player
+from .rng import Random
+from .rules import MISERE, NORMAL, Subtraction
+
+LEFT = "left"
+RIGHT = "right"
+PLAYER = "player"
+MACHINE = "machine"
+
+# The flip-flop setting (T, A, B) for each phase r, machines.md §1.6:
+# r = (N - 1) mod 4 when the last marble loses, N mod 4 when it wins.
+# The rows for r = 1 and r = 3 are the first of two readings of the booklet
+# (the "alt." reading swaps them): ambiguous until the booklet is checked.
+SETTINGS = {2: "RRL", 0: "RLR", 1: "LLL", 3: "LRR"}
+SYMBOLS = {"RRL": "/ _ _", "RLR": "_ _ /", "LLL": "_ / _", "LRR": "_ _ _"}
+AMBIGUOUS = ("LLL", "LRR")
+
+SIDE = {"L": LEFT, "R": RIGHT}
+OTHER = {"L": "R", "R": "L"}
+
+
+def start_setting(marbles, rule):
+    """The flip-flop setting that makes Dr. Nim play `marbles` correctly under `rule`."""
+    phase = (marbles - 1) % 4 if rule == MISERE else marbles % 4
+    return SETTINGS[phase]
+
+
+def route(flip_flops, equalizer_armed, gate_equalizer):
+    """One marble through the flip-flops (machines.md §1.7).
+
+    Returns (new flip-flops, equalizer still armed, CONTINUE?). `gate_equalizer`
+    is False when the equalizer may not act on this marble (model EQ-drnim in
+    the player's turn).
+    """
+    top, left, right = flip_flops[0], flip_flops[1], flip_flops[2]
+    exit_top = OTHER[top]
+    top = exit_top
+    if exit_top == "L":
+        left = OTHER[left]
+        exit_low = left
+    else:
+        right = OTHER[right]
+        exit_low = right
+    carry_on = exit_low == "L"
+    if carry_on and equalizer_armed and gate_equalizer:
+        equalizer_armed = False
+        carry_on = False
+    return top + left + right, equalizer_armed, carry_on
+
+
+class DrNim(Exhibit):
+    NAME = "drnim"
+    LAMPS = ("your_turn", "drnim_turn", "you_win", "drnim_wins", "fault")
+    DEFAULTS = {
+        "marbles": 15,              # marbles loaded for a game
+        "capacity": 15,             # marbles the rail holds
+        "rule": "last-loses",       # or last-wins
+        "flip_flops": "auto",       # auto (from marbles and rule), or T A B as "RRL", "LRR", ...
+        "equalizer": True,          # armed at the start of a game
+        "equalizer_model": "any",   # any: any marble spends it; drnim: only Dr. Nim's
+        "first": "either",          # either (the visitor decides), player, machine
+        "decide": "historic",       # historic (the marble logic) or strategy (an opponent)
+        "opponent": "perfect",      # with decide = strategy: any opponent of the core
+        "lenient": False,           # the original's leniency: no 1-3 limit, equalizer any time
+        "seed": 1,
+        "pace_ms": 900,             # between Dr. Nim's marbles, like the original's chain
+        "release_timeout_ms": 1500,
+        "release_retries": 2,
+        "idle_ms": 120000,
+        "attract_after_game_ms": 30000,
+        "attract_step_ms": 400,
+    }
+    CHOICES = {
+        "rule": ("last-loses", "last-wins"),
+        "equalizer_model": ("any", "drnim"),
+        "first": ("either", "player", "machine"),
+        "decide": ("historic", "strategy"),
+    }
+
+    def check_config(self):
+        c = self.config
+        if not 1 <= c["capacity"]:
+            raise ConfigError("capacity: the rail holds at least 1 marble, not %d" % c["capacity"])
+        if not 1 <= c["marbles"] <= c["capacity"]:
+            raise ConfigError("marbles: must be 1 to %d (the rail's capacity), not %d" % (c["capacity"], c["marbles"]))
+        setting = c["flip_flops"]
+        if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
+            raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
+        if c["pace_ms"] < 1 or c["release_timeout_ms"] < 1 or c["attract_step_ms"] < 1:
+            raise ConfigError("pace_ms, release_timeout_ms and attract_step_ms must be 1 or more")
+        self.make_opponent()
+
+    def make_opponent(self):
+        try:
+            self.opponent = find_player(self.config["opponent"], Random(self.config["seed"]))
+        except ValueError as error:
+            raise ConfigError("opponent: %s" % error)
+        problem = self.opponent.unsupported(self.variant(), (self.config["marbles"],))
+        if problem:
+            raise ConfigError("opponent: " + problem)
+
+    def variant(self):
+        return Subtraction(MISERE if self.config["rule"] == "last-loses" else NORMAL, 3)
+
+    def restored(self):
+        self.opponent.rng.set_state(self.state["rng"])
+
+    def new_game_state(self):
+        """A new game: the marbles are back on the rail."""
+        state = self.state
+        state["timers"] = {}
+        state["rng"] = self.opponent.rng.get_state()
+        c = self.config
+        flip_flops = c["flip_flops"]
+        if flip_flops == "auto":
+            rule = MISERE if c["rule"] == "last-loses" else NORMAL
+            flip_flops = start_setting(c["marbles"], rule)
+        state.update({
+            "mode": "play", "loaded": c["marbles"], "taken": 0, "flip_flops": flip_flops,
+            "equalizer": RIGHT if c["equalizer"] and c["decide"] == "historic" else LEFT,
+            "turn": PLAYER, "running": False, "turn_taken": 0, "turns": [],
+            "in_flight": False, "retries": 0, "queued": 0, "planned": 0,
+            "fault": None, "winner": None, "extra_marbles": 0,
+        })
+
+    # --- views ---------------------------------------------------------------
+    @property
+    def rail(self):
+        return self.state["loaded"] - self.state["taken"]
+
+    def controls(self):
+        """The five original controls with their sides (R19)."""
+        s = self.state
+        controls = {"equalizer": s["equalizer"], "turn": RIGHT if s["turn"] == PLAYER else LEFT}
+        for i in range(3):
+            controls["flip_flop_%d" % (i + 1)] = SIDE[s["flip_flops"][i]]
+        return controls
+
+    def outputs(self):
+        s = self.state
+        wanted = {"equalizer": s["equalizer"], "turn": RIGHT if s["turn"] == PLAYER else LEFT}
+        for i in range(3):
+            wanted["flip_flop/%d" % (i + 1)] = SIDE[s["flip_flops"][i]]
+        if s["attract"]:
+            wanted.update(self.attract_lamps())
+        else:
+            over = s["mode"] == "over"
+            wanted["lamp/your_turn"] = ON if not over and s["turn"] == PLAYER else OFF
+            wanted["lamp/drnim_turn"] = ON if not over and s["turn"] == MACHINE else OFF
+            wanted["lamp/you_win"] = ON if s["winner"] == PLAYER else OFF
+            wanted["lamp/drnim_wins"] = ON if s["winner"] == MACHINE else OFF
+        wanted["lamp/fault"] = ON if s["fault"] == "jam" else BLINK if s["fault"] else OFF
+        return wanted
+
+    # --- events ----------------------------------------------------------------
+    def on_release(self, event, now, out):
+        pass
+
+    def idle_after(self):
+        return self.config["idle_ms"] if self.state["mode"] == "play" else 0
+
+    def on_press(self, event, now, out):
+        name = event[1]
+        if name == "new_game":
+            self.new_game(now, out)
+        elif name == "trigger":
+            self.trigger(now, out)
+        else:
+            raise UnknownEvent("unknown control in %r" % (event,))
+
+    def new_game(self, now, out):
+        self.new_game_state()
+        self.tell(out, "New game: %d marbles, whoever takes the last one %s." % (
+            self.state["loaded"], "loses" if self.config["rule"] == "last-loses" else "wins"), "new_game")
+
+    def trigger(self, now, out):
+        s = self.state
+        if s["mode"] == "over":
+            self.tell(out, "The game is over: put the marbles back on the rail and press New game.", "refuse")
+        elif s["fault"] == "jam":
+            self.tell(out, "Waiting for the jammed marble: free it, or press New game.", "refuse")
+        elif s["turn"] == MACHINE:
+            if not s["running"]:
+                self.start_machine_turn(now, out)
+        elif s["taken"] == 0 and self.config["first"] == "machine":
+            self.tell(out, "Dr. Nim goes first: move the turn switch to Dr. Nim, then press the trigger.", "refuse")
+        elif s["turn_taken"] + s["queued"] + (1 if s["in_flight"] else 0) >= 3 and not self.config["lenient"]:
+            self.tell(out, "You may take 1 to 3 marbles: now move the turn switch to Dr. Nim and press the trigger.",
+                      "refuse")
+        elif s["in_flight"]:
+            s["queued"] += 1
+        else:
+            self.release(now, out)
+
+    def on_switch(self, event, now, out):
+        name, position = event[1], event[2]
+        if name == "turn":
+            self.turn_switch(position, now, out)
+        elif name == "equalizer":
+            self.equalizer_switch(position, out)
+        else:
+            raise UnknownEvent("unknown control in %r" % (event,))
+
+    def turn_switch(self, position, now, out):
+        s = self.state
+        if s["mode"] == "over" or s["running"] or position not in (LEFT, RIGHT, PLAYER, MACHINE):
+            return
+        to_machine = position in (LEFT, MACHINE)
+        if not to_machine:
+            if s["turn"] == MACHINE:
+                s["turn"] = PLAYER
+            return
+        if s["turn"] == MACHINE:
+            return
+        if s["in_flight"] or s["queued"]:
+            self.tell(out, "Wait for your marble to come through before handing over.", "refuse")
+        elif s["taken"] == 0 and self.config["first"] == "player":
+            self.tell(out, "You go first: press the trigger 1 to 3 times.", "refuse")
+        elif s["taken"] and s["turn_taken"] == 0:
+            self.tell(out, "Take 1 to 3 marbles before handing over to Dr. Nim.", "refuse")
+        else:
+            s["turn"] = MACHINE
+
+    def equalizer_switch(self, position, out):
+        s = self.state
+        if position not in (LEFT, RIGHT, ON, OFF):
+            return
+        if self.config["decide"] != "historic":
+            self.tell(out, "The equalizer takes no part when a strategy decides Dr. Nim's moves.", "refuse")
+        elif s["taken"] and not self.config["lenient"]:
+            self.tell(out, "The equalizer is set before the first marble.", "refuse")
+        else:
+            s["equalizer"] = RIGHT if position in (RIGHT, ON) else LEFT
+
+    def start_machine_turn(self, now, out, release=True):
+        s = self.state
+        if s["turn_taken"]:
+            s["turns"].append([PLAYER, s["turn_taken"]])
+        s["running"] = True
+        s["turn_taken"] = 0
+        if self.config["decide"] == "strategy":
+            s["planned"] = self.opponent.choose(self.variant(), (self.rail,)).total
+            s["rng"] = self.opponent.rng.get_state()
+        if release:
+            self.release(now, out)
+
+    def release(self, now, out):
+        s = self.state
+        s["in_flight"] = True
+        s["retries"] = self.config["release_retries"]
+        out.append(("release",))
+        self.set_timer("lost", now + self.config["release_timeout_ms"])
+
+    def timer_lost(self, due, out):
+        s = self.state
+        if s["retries"] > 0:
+            s["retries"] -= 1
+            out.append(("release",))
+            self.set_timer("lost", due + self.config["release_timeout_ms"])
+            return
+        s["fault"] = "jam"
+        self.tell(out, "A marble did not reach the gate: check the rail and the release and free it. "
+                       "Nothing was counted.", "fault")
+
+    def timer_machine(self, due, out):
+        self.release(due, out)
+
+    def timer_over(self, due, out):
+        self.timer_idle(due, out)
+
+    def on_marble(self, event, now, out):
+        s = self.state
+        if s["mode"] == "over" or self.rail == 0:
+            self.tell(out, "A marble passed the gate after the game: check how many marbles are loaded.", "fault")
+            return
+        expected = s["in_flight"]
+        s["in_flight"] = False
+        self.cancel_timer("lost")
+        if s["fault"] == "jam":
+            s["fault"] = None
+            self.tell(out, "The marble came through: play on.")
+        if s["turn"] == MACHINE and not s["running"]:
+            # A marble dropped by hand after the hand-over starts Dr. Nim's turn, as on the original.
+            self.start_machine_turn(now, out, release=False)
+        if not expected:
+            s["extra_marbles"] += 1
+            self.tell(out, "A marble passed the gate without a release: counted for %s." % (
+                "Dr. Nim" if s["turn"] == MACHINE else "you"), "extra")
+        s["taken"] += 1
+        s["turn_taken"] += 1
+        out.append(("sound", "marble"))
+        gate = self.config["equalizer_model"] == "any" or s["turn"] == MACHINE
+        armed = s["equalizer"] == RIGHT and self.config["decide"] == "historic"
+        s["flip_flops"], armed, carry_on = route(s["flip_flops"], armed, gate)
+        if self.config["decide"] == "historic":
+            s["equalizer"] = RIGHT if armed else LEFT
+        if self.rail == 0:
+            self.game_over(now, out)
+        elif s["turn"] == PLAYER:
+            if s["queued"]:
+                s["queued"] -= 1
+                self.release(now, out)
+        else:
+            self.machine_marble(carry_on, now, out)
+
+    def machine_marble(self, carry_on, now, out):
+        s = self.state
+        if s["turn_taken"] > 3 and s["fault"] is None:
+            s["fault"] = "miscount"
+            self.tell(out, "Dr. Nim's turn counted %d marbles: check the gate sensor." % s["turn_taken"], "fault")
+        if self.config["decide"] == "strategy":
+            carry_on = s["turn_taken"] < s["planned"]
+        if carry_on and s["turn_taken"] < 3:
+            self.set_timer("machine", now + self.config["pace_ms"])
+            return
+        self.cancel_timer("machine")
+        s["turns"].append([MACHINE, s["turn_taken"]])
+        s["turn"] = PLAYER
+        s["running"] = False
+        s["turn_taken"] = 0
+
+    def game_over(self, now, out):
+        s = self.state
+        taker = s["turn"]
+        s["turns"].append([taker, s["turn_taken"]])
+        s["turn_taken"] = 0
+        s["running"] = False
+        s["mode"] = "over"
+        other = MACHINE if taker == PLAYER else PLAYER
+        s["winner"] = other if self.config["rule"] == "last-loses" else taker
+        s["turn"] = PLAYER
+        for name in ("machine", "lost", "idle"):
+            self.cancel_timer(name)
+        if s["winner"] == PLAYER:
+            self.tell(out, "You win! You beat Dr. Nim.", "win")
+        else:
+            self.tell(out, "Dr. Nim wins.", "lose")
+        self.set_timer("over", now + self.config["attract_after_game_ms"])
+

@@ -1,0 +1,240 @@
+"""The Nimatron (Westinghouse, 1940 World's Fair) as an event-driven state machine.
+
+The behaviour follows ../shared/machines.md §2; its numbered behaviours N1-N8
+are checked by the scenarios in tests/scenarios/.
+
+Rows of lamps (four rows of up to seven by default). The visitor picks a row
+by pressing its button, puts out one lamp per press of that row's button, and
+presses the hand-over button to give the machine its turn. The machine
+"thinks" for `think_ms` (the original's delay relay), then puts out lamps of
+one row one at a time, `pace_ms` apart. The commands ``("row", N, LIT)`` say
+how many lamps of row N are lit; a shell mirrors them on the visitor's
+console and on the spectators' display (N1). Lamps go out from the end of the
+row (which end the original used is unknown).
+
+Policies where machines.md leaves a choice open:
+
+- Start positions come from `openings`, chosen at random from the core's
+  seeded generator (or always the first, with `opening = first`); the
+  default list holds a dozen positions the visitor, moving first, can win.
+- The machine's move in a losing position is its opponent's documented
+  choice: `perfect` takes one lamp from the longest row, `perfect:random`
+  takes a random move (N6).
+- Pressing another row's button within a turn, or an empty row's, is refused
+  with a message; so is handing over before putting out a lamp.
+- Buttons are ignored while the machine thinks and moves.
+- A visitor's win is celebrated apart: the "Nim Champ" lamp blinks, with its
+  own sound and message (N8), the replica's stand-in for the 1940 token.
+"""
+
+from .exhibit import BLINK, OFF, ON, ConfigError, Exhibit, UnknownEvent
+from .players import find_player
+from .presets import Nimatron as NimatronPreset
+from .rng import Random
+from .rules import MISERE, NORMAL, Nim, check_position
+
+PLAYER = "player"
+MACHINE = "machine"
+
+
+class Nimatron(Exhibit):
+    NAME = "nimatron"
+    LAMPS = ("your_turn", "machine_turn", "nim_champ", "machine_wins")
+    DEFAULTS = {
+        "rows": 4,
+        "lamps": 7,                 # lamps in each row, at most
+        "rule": "last-wins",        # or last-loses
+        "openings": [],             # start positions, such as [[1, 3, 5, 6], [2, 3, 5, 7]]; empty: the dozen built in
+        "opening": "random",        # random (from the seed) or first
+        "first": "player",          # player, machine or random
+        "opponent": "perfect",
+        "seed": 1,
+        "think_ms": 2000,
+        "pace_ms": 600,
+        "idle_ms": 120000,
+        "attract_after_game_ms": 30000,
+        "attract_step_ms": 300,
+    }
+    CHOICES = {
+        "rule": ("last-wins", "last-loses"),
+        "opening": ("random", "first"),
+        "first": ("player", "machine", "random"),
+    }
+
+    def check_config(self):
+        c = self.config
+        if not 1 <= c["rows"] <= 16:
+            raise ConfigError("rows: must be 1 to 16, not %d" % c["rows"])
+        if not 1 <= c["lamps"] <= 64:
+            raise ConfigError("lamps: must be 1 to 64, not %d" % c["lamps"])
+        self.openings = parse_openings(c["openings"], c["rows"], c["lamps"])
+        try:
+            self.opponent = find_player(c["opponent"], Random(c["seed"]))
+        except ValueError as error:
+            raise ConfigError("opponent: %s" % error)
+        problem = self.opponent.unsupported(self.variant(), self.openings[0])
+        if problem:
+            raise ConfigError("opponent: " + problem)
+
+    def variant(self):
+        return Nim(NORMAL if self.config["rule"] == "last-wins" else MISERE)
+
+    def restored(self):
+        self.opponent.rng.set_state(self.state["rng"])
+
+    def new_game_state(self):
+        state = self.state
+        state["timers"] = {}
+        rng = self.opponent.rng
+        if self.config["opening"] == "random":
+            position = rng.choice(self.openings)
+        else:
+            position = self.openings[0]
+        first = self.config["first"]
+        if first == "random":
+            first = MACHINE if rng.below(2) else PLAYER
+        state.update({
+            "mode": "play", "start": list(position), "rows": list(position), "turn": first,
+            "row": None, "turn_taken": 0, "turns": [], "plan": None, "winner": None,
+            "rng": rng.get_state(),
+        })
+        if first == MACHINE:
+            self.set_timer("think", state["clock"] + self.config["think_ms"])
+
+    # --- views ---------------------------------------------------------------
+    def outputs(self):
+        s = self.state
+        wanted = {}
+        for i in range(self.config["rows"]):
+            wanted["row/%d" % (i + 1)] = s["rows"][i] if i < len(s["rows"]) else 0
+        if s["attract"]:
+            wanted.update(self.attract_lamps())
+            return wanted
+        playing = s["mode"] == "play"
+        wanted["lamp/your_turn"] = ON if playing and s["turn"] == PLAYER else OFF
+        wanted["lamp/machine_turn"] = (BLINK if s["plan"] is None else ON) if playing and s["turn"] == MACHINE else OFF
+        wanted["lamp/nim_champ"] = BLINK if s["winner"] == PLAYER else OFF
+        wanted["lamp/machine_wins"] = ON if s["winner"] == MACHINE else OFF
+        return wanted
+
+    def idle_after(self):
+        return self.config["idle_ms"] if self.state["mode"] == "play" else 0
+
+    # --- events ----------------------------------------------------------------
+    def on_release(self, event, now, out):
+        pass
+
+    def on_press(self, event, now, out):
+        name = event[1]
+        if name == "new_game":
+            self.new_game(now, out)
+        elif name == "handover":
+            self.handover(now, out)
+        elif name.startswith("row") and name[3:].isdigit() and 1 <= int(name[3:]) <= self.config["rows"]:
+            self.take_lamp(int(name[3:]) - 1, now, out)
+        else:
+            raise UnknownEvent("unknown control in %r" % (event,))
+
+    def new_game(self, now, out):
+        self.new_game_state()
+        self.tell(out, "New game: %s. %s" % (
+            " ".join(str(n) for n in self.state["rows"]),
+            "You move first." if self.state["turn"] == PLAYER else "The Nimatron moves first."), "new_game")
+
+    def take_lamp(self, row, now, out):
+        s = self.state
+        if s["mode"] != "play" or s["turn"] != PLAYER:
+            return
+        if s["row"] is not None and s["row"] != row:
+            self.tell(out, "Take from one row only: this turn you are taking from row %d." % (s["row"] + 1), "refuse")
+            return
+        if s["rows"][row] == 0:
+            self.tell(out, "Row %d has no lamps left." % (row + 1), "refuse")
+            return
+        s["row"] = row
+        s["rows"][row] -= 1
+        s["turn_taken"] += 1
+        out.append(("sound", "lamp"))
+        if not any(s["rows"]):
+            self.end_turn(PLAYER)
+            self.game_over(PLAYER, now, out)
+
+    def handover(self, now, out):
+        s = self.state
+        if s["mode"] != "play" or s["turn"] != PLAYER:
+            return
+        if s["turn_taken"] == 0:
+            self.tell(out, "Put out at least one lamp, then press the button for the Nimatron's turn.", "refuse")
+            return
+        self.end_turn(PLAYER)
+        s["turn"] = MACHINE
+        self.set_timer("think", now + self.config["think_ms"])
+
+    def end_turn(self, who):
+        s = self.state
+        row = s["row"] if who == PLAYER else s["plan"][0]
+        s["turns"].append([who, "%d:%d" % (row + 1, s["turn_taken"])])
+        s["row"] = None
+        s["turn_taken"] = 0
+
+    def timer_think(self, due, out):
+        s = self.state
+        move = self.opponent.choose(self.variant(), tuple(s["rows"]))
+        s["rng"] = self.opponent.rng.get_state()
+        heap, count = move.takes[0]
+        s["plan"] = [heap, count]
+        self.timer_lamp(due, out)
+
+    def timer_lamp(self, due, out):
+        s = self.state
+        heap, left = s["plan"]
+        s["rows"][heap] -= 1
+        s["turn_taken"] += 1
+        s["plan"][1] = left - 1
+        out.append(("sound", "lamp"))
+        if left > 1:
+            self.set_timer("lamp", due + self.config["pace_ms"])
+            return
+        self.end_turn(MACHINE)
+        s["plan"] = None
+        if any(s["rows"]):
+            s["turn"] = PLAYER
+        else:
+            self.game_over(MACHINE, due, out)
+        # a whole move is done: the idle clock starts again from here
+        self.touched(due)
+
+    def game_over(self, taker, now, out):
+        s = self.state
+        s["mode"] = "over"
+        other = MACHINE if taker == PLAYER else PLAYER
+        s["winner"] = taker if self.config["rule"] == "last-wins" else other
+        s["turn"] = PLAYER
+        self.cancel_timer("idle")
+        if s["winner"] == PLAYER:
+            self.tell(out, "NIM CHAMP! You beat the Nimatron.", "nim_champ")
+        else:
+            self.tell(out, "The Nimatron wins.", "lose")
+        self.set_timer("over", now + self.config["attract_after_game_ms"])
+
+    def timer_over(self, due, out):
+        self.timer_idle(due, out)
+
+
+def parse_openings(openings, rows, lamps):
+    """The start positions, checked against the lamps there are."""
+    if not openings:
+        if rows == 4 and lamps == 7:
+            return NimatronPreset.openings
+        return [tuple(lamps for _ in range(rows))]
+    checked = []
+    for number, opening in enumerate(openings):
+        try:
+            position = check_position(opening if isinstance(opening, (list, tuple)) else [opening])
+        except ValueError as error:
+            raise ConfigError("openings: opening %d: %s" % (number + 1, error))
+        if len(position) != rows or max(position) > lamps or not any(position):
+            raise ConfigError("openings: opening %d %r must be %d rows of 0 to %d lamps, some lit" % (
+                number + 1, list(position), rows, lamps))
+        checked.append(position)
+    return checked
