@@ -23,9 +23,10 @@ Policies where machines.md leaves a choice open:
   or with New game.
 - A marble seen with no release outstanding (dropped by hand, two marbles
   for one release, a sensor glitch) is counted for whoever's turn it is and
-  routed through the flip-flops like any other; a message says so. If it
-  makes Dr. Nim's turn longer than 3 marbles, fault "miscount" is raised
-  (fault lamp blinking); play goes on with the true count.
+  routed through the flip-flops like any other; a message says so. Dr.
+  Nim's turn still ends where its marble logic (or its strategy) says, so it
+  never takes more than 3; a marble dropped after the hand-over but before
+  the trigger starts Dr. Nim's turn, as it would on the original.
 - Presses while the player's marble is still falling are queued, up to the
   3-marble limit; a 4th press is refused (`lenient` lifts the limit).
 - The trigger is ignored while Dr. Nim's marbles run; moving the turn switch
@@ -38,7 +39,7 @@ Policies where machines.md leaves a choice open:
   one, the machine shows its attract pattern; any input wakes it and acts.
 """
 
-from .exhibit import BLINK, OFF, ON, ConfigError, Exhibit, UnknownEvent
+from .exhibit import OFF, ON, ConfigError, Exhibit, UnknownEvent
 from .players import find_player
 from .rng import Random
 from .rules import MISERE, NORMAL, Subtraction
@@ -190,7 +191,7 @@ class DrNim(Exhibit):
             wanted["lamp/drnim_turn"] = ON if not over and s["turn"] == MACHINE else OFF
             wanted["lamp/you_win"] = ON if s["winner"] == PLAYER else OFF
             wanted["lamp/drnim_wins"] = ON if s["winner"] == MACHINE else OFF
-        wanted["lamp/fault"] = ON if s["fault"] == "jam" else BLINK if s["fault"] else OFF
+        wanted["lamp/fault"] = ON if s["fault"] else OFF
         return wanted
 
     # --- events ----------------------------------------------------------------
@@ -346,12 +347,9 @@ class DrNim(Exhibit):
 
     def machine_marble(self, carry_on, now, out):
         s = self.state
-        if s["turn_taken"] > 3 and s["fault"] is None:
-            s["fault"] = "miscount"
-            self.tell(out, "Dr. Nim's turn counted %d marbles: check the gate sensor." % s["turn_taken"], "fault")
         if self.config["decide"] == "strategy":
             carry_on = s["turn_taken"] < s["planned"]
-        if carry_on and s["turn_taken"] < 3:
+        if carry_on:
             self.set_timer("machine", now + self.config["pace_ms"])
             return
         self.cancel_timer("machine")

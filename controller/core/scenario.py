@@ -75,7 +75,8 @@ def parse(text):
 class Run:
     """One scenario being played: the machine, a model of the marbles, the clock."""
 
-    def __init__(self):
+    def __init__(self, reload=None):
+        self.reload = reload
         self.machine = None
         self.now = 0
         self.fall_ms = 300
@@ -91,6 +92,8 @@ class Run:
     # --- the world ----------------------------------------------------------
     def send(self, event):
         commands = self.machine.handle(event, self.now)
+        if self.reload:
+            self.machine = self.reload(self.machine)
         self.trace.append([self.now, list(event), [list(c) for c in commands]])
         for command in commands:
             self.since_check.append(list(command))
@@ -226,9 +229,13 @@ class Run:
         self.failures.append("line %d: expected %s %s, got %s" % (number, what, wanted, got))
 
 
-def run(text):
-    """Play a script; return the Run with its trace and failures."""
-    scenario = Run()
+def run(text, reload=None):
+    """Play a script; return the Run with its trace and failures.
+
+    `reload(machine)`, if given, replaces the machine after every event (the
+    tests save and restore it there, to show a restored machine resumes exactly).
+    """
+    scenario = Run(reload)
     for number, words in parse(text):
         scenario.step(number, words)
     return scenario
