@@ -151,5 +151,5 @@ class DrNimWorld(RuleBasedStateMachine):
                 assert count <= 3
 
 
-DrNimWorld.TestCase.settings = settings(max_examples=150, stateful_step_count=60, deadline=None)
+DrNimWorld.TestCase.settings = settings(max_examples=300, stateful_step_count=80, deadline=None)
 TestDrNimWorld = DrNimWorld.TestCase

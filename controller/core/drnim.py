@@ -32,7 +32,7 @@ Policies where machines.md leaves a choice open:
 - The trigger is ignored while Dr. Nim's marbles run; moving the turn switch
   back before the trigger cancels the hand-over; moving it during the run is
   ignored.
-- The equalizer is set by hand before the first marble only (`lenient`
+- The equalizer is set by hand before the first release only (`lenient`
   allows it at any time). With `decide = strategy` the equalizer takes no
   part and shows spent (left).
 - After `idle_ms` without input in a game, and `attract_after_game_ms` after
@@ -269,7 +269,7 @@ class DrNim(Exhibit):
             return
         if self.config["decide"] != "historic":
             self.tell(out, "The equalizer takes no part when a strategy decides Dr. Nim's moves.", "refuse")
-        elif s["taken"] and not self.config["lenient"]:
+        elif (s["taken"] or s["in_flight"] or s["running"]) and not self.config["lenient"]:
             self.tell(out, "The equalizer is set before the first marble.", "refuse")
         else:
             s["equalizer"] = RIGHT if position in (RIGHT, ON) else LEFT
