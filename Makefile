@@ -16,7 +16,7 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed
-	for script in bench/*.py; do $(PY) $$script || exit 1; done
+	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
 
 play: $(VENV)/.installed
 	$(VENV)/bin/controller play drnim

