@@ -12,6 +12,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "mpy"))
 
+from controller.core.players import find_player  # noqa: E402
+from controller.core.presets import Nimatron as NimatronPreset  # noqa: E402
+from controller.core.rng import Random  # noqa: E402
+from controller.core.rules import Game, Nim  # noqa: E402
 from machine_game import drnim_game, nimatron_game  # noqa: E402
 from mpy_heap import smallest_heap  # noqa: E402
 
@@ -28,7 +32,25 @@ def events_per_second(name, game, seconds=2.0):
           % (name, events / elapsed, games, events // games, elapsed))
 
 
+def nimatron_win_rates(games=2000):
+    """How often a fallible:0.1 Nimatron wins from its default openings, the
+    visitor moving first, against visitors of different skill."""
+    variant = Nim()
+    for visitor_name in ("perfect", "fallible:0.2", "fallible:0.5", "fallible:1"):
+        rng = Random(11)
+        machine_wins = 0
+        for _ in range(games):
+            seats = (find_player(visitor_name, rng), find_player("fallible:0.1", rng))
+            game = Game(variant, rng.choice(NimatronPreset.openings))
+            while not game.is_over():
+                game.push(seats[game.turn].choose(variant, game.position))
+            machine_wins += game.outcome().winner == 1
+        print("Nimatron fallible:0.1 against a %s visitor (moving first, default openings): machine wins %.1f %%"
+              % (visitor_name, 100.0 * machine_wins / games))
+
+
 if __name__ == "__main__":
+    nimatron_win_rates()
     events_per_second("Dr. Nim", drnim_game)
     events_per_second("Nimatron", nimatron_game)
     for name in ("drnim", "nimatron"):
