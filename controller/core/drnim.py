@@ -40,8 +40,6 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import OFF, ON, ConfigError, Exhibit, UnknownEvent
-from .players import find_player
-from .rng import Random
 from .rules import MISERE, NORMAL, Subtraction
 
 LEFT = "left"
@@ -130,22 +128,10 @@ class DrNim(Exhibit):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
         if c["pace_ms"] < 1 or c["release_timeout_ms"] < 1 or c["attract_step_ms"] < 1:
             raise ConfigError("pace_ms, release_timeout_ms and attract_step_ms must be 1 or more")
-        self.make_opponent()
-
-    def make_opponent(self):
-        try:
-            self.opponent = find_player(self.config["opponent"], Random(self.config["seed"]))
-        except ValueError as error:
-            raise ConfigError("opponent: %s" % error)
-        problem = self.opponent.unsupported(self.variant(), (self.config["marbles"],))
-        if problem:
-            raise ConfigError("opponent: " + problem)
+        self.make_opponent((c["marbles"],))
 
     def variant(self):
         return Subtraction(MISERE if self.config["rule"] == "last-loses" else NORMAL, 3)
-
-    def restored(self):
-        self.opponent.rng.set_state(self.state["rng"])
 
     def new_game_state(self):
         """A new game: the marbles are back on the rail."""
@@ -195,9 +181,6 @@ class DrNim(Exhibit):
         return wanted
 
     # --- events ----------------------------------------------------------------
-    def on_release(self, event, now, out):
-        pass
-
     def idle_after(self):
         return self.config["idle_ms"] if self.state["mode"] == "play" else 0
 
@@ -306,9 +289,6 @@ class DrNim(Exhibit):
 
     def timer_machine(self, due, out):
         self.release(due, out)
-
-    def timer_over(self, due, out):
-        self.timer_idle(due, out)
 
     def on_marble(self, event, now, out):
         s = self.state

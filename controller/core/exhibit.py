@@ -23,6 +23,9 @@ The whole state is a plain dict (`to_dict`, `from_dict`) at any moment, and a
 restored machine resumes exactly.
 """
 
+from .players import find_player
+from .rng import Random
+
 ON = "on"
 OFF = "off"
 BLINK = "blink"
@@ -108,6 +111,9 @@ class Exhibit:
     def on_power(self, event, now, out):
         pass
 
+    def on_release(self, event, now, out):
+        """Buttons act when pressed; their release changes nothing."""
+
     def rebase(self, now):
         """After a restart the shell's clock starts again: move every timer by
         the same amount, so each keeps the time it had left, and resend every output."""
@@ -135,7 +141,18 @@ class Exhibit:
         return machine
 
     def restored(self):
-        """Rebuild what is derived from the state (a subclass's opponent, say)."""
+        """The opponent's random generator continues where the saved game left it."""
+        self.opponent.rng.set_state(self.state["rng"])
+
+    def make_opponent(self, position):
+        """The `opponent` setting as a core player, checked against the game it will play."""
+        try:
+            self.opponent = find_player(self.config["opponent"], Random(self.config["seed"]))
+        except ValueError as error:
+            raise ConfigError("opponent: %s" % error)
+        problem = self.opponent.unsupported(self.variant(), position)
+        if problem:
+            raise ConfigError("opponent: " + problem)
 
     # --- timers -------------------------------------------------------------
     def set_timer(self, name, due):
@@ -175,6 +192,9 @@ class Exhibit:
         self.state["attract"] = True
         self.state["attract_step"] = 0
         self.set_timer("attract", due + self.config["attract_step_ms"])
+
+    def timer_over(self, due, out):
+        self.timer_idle(due, out)
 
     def timer_attract(self, due, out):
         self.state["attract_step"] = (self.state["attract_step"] + 1) % len(self.LAMPS)

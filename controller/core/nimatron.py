@@ -28,9 +28,7 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import BLINK, OFF, ON, ConfigError, Exhibit, UnknownEvent
-from .players import find_player
 from .presets import Nimatron as NimatronPreset
-from .rng import Random
 from .rules import MISERE, NORMAL, Nim, check_position
 
 PLAYER = "player"
@@ -68,19 +66,10 @@ class Nimatron(Exhibit):
         if not 1 <= c["lamps"] <= 64:
             raise ConfigError("lamps: must be 1 to 64, not %d" % c["lamps"])
         self.openings = parse_openings(c["openings"], c["rows"], c["lamps"])
-        try:
-            self.opponent = find_player(c["opponent"], Random(c["seed"]))
-        except ValueError as error:
-            raise ConfigError("opponent: %s" % error)
-        problem = self.opponent.unsupported(self.variant(), self.openings[0])
-        if problem:
-            raise ConfigError("opponent: " + problem)
+        self.make_opponent(self.openings[0])
 
     def variant(self):
         return Nim(NORMAL if self.config["rule"] == "last-wins" else MISERE)
-
-    def restored(self):
-        self.opponent.rng.set_state(self.state["rng"])
 
     def new_game_state(self):
         state = self.state
@@ -121,9 +110,6 @@ class Nimatron(Exhibit):
         return self.config["idle_ms"] if self.state["mode"] == "play" else 0
 
     # --- events ----------------------------------------------------------------
-    def on_release(self, event, now, out):
-        pass
-
     def on_press(self, event, now, out):
         name = event[1]
         if name == "new_game":
@@ -216,10 +202,6 @@ class Nimatron(Exhibit):
         else:
             self.tell(out, "The Nimatron wins.", "lose")
         self.set_timer("over", now + self.config["attract_after_game_ms"])
-
-    def timer_over(self, due, out):
-        self.timer_idle(due, out)
-
 
 def parse_openings(openings, rows, lamps):
     """The start positions, checked against the lamps there are."""
