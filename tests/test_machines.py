@@ -35,7 +35,7 @@ def test_saving_and_restoring_after_every_event_changes_nothing(path):
     (DrNim, {"flip_flops": "RRX"}, "flip_flops: 'RRX' is not auto or three of L and R"),
     (DrNim, {"equalizer": "yes"}, "equalizer: must be true or false"),
     (DrNim, {"pace_ms": -5}, "pace_ms: must be a whole number, 0 or more"),
-    (DrNim, {"colour": "red"}, "unknown setting 'colour'"),
+    (DrNim, {"colour": "red"}, "colour: unknown setting (known: attract_after_game_ms"),
     (DrNim, {"decide": "strategy", "opponent": "nimx"}, "opponent: nimx plays only nim and moore games"),
     (DrNim, {"opponent": "hal"}, "opponent: unknown opponent 'hal'"),
     (Nimatron, {"openings": [[1, 2, 3]]}, "openings: opening 1 [1, 2, 3] must be 4 rows of 0 to 7 lamps"),

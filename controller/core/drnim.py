@@ -126,8 +126,9 @@ class DrNim(Exhibit):
         setting = c["flip_flops"]
         if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
-        if c["pace_ms"] < 1 or c["release_timeout_ms"] < 1 or c["attract_step_ms"] < 1:
-            raise ConfigError("pace_ms, release_timeout_ms and attract_step_ms must be 1 or more")
+        for key in ("pace_ms", "release_timeout_ms", "attract_step_ms"):
+            if c[key] < 1:
+                raise ConfigError("%s: must be 1 or more, not %d" % (key, c[key]))
         self.make_opponent((c["marbles"],))
 
     def variant(self):
@@ -181,6 +182,20 @@ class DrNim(Exhibit):
         return wanted
 
     # --- events ----------------------------------------------------------------
+    def on_power(self, event, now, out):
+        """After a restart: a release that was under way may or may not have let
+        a marble go while the controller was off, so the count cannot be trusted."""
+        s = self.state
+        if s["mode"] == "play" and (s["in_flight"] or s["queued"]):
+            s["in_flight"] = False
+            s["queued"] = 0
+            s["running"] = False
+            s["fault"] = "check"
+            for name in ("lost", "machine"):
+                self.cancel_timer(name)
+            self.tell(out, "The controller restarted while a marble was on its way: check the marbles, "
+                           "put them all back on the rail and press New game.", "fault")
+
     def idle_after(self):
         return self.config["idle_ms"] if self.state["mode"] == "play" else 0
 
@@ -204,6 +219,8 @@ class DrNim(Exhibit):
             self.tell(out, "The game is over: put the marbles back on the rail and press New game.", "refuse")
         elif s["fault"] == "jam":
             self.tell(out, "Waiting for the jammed marble: free it, or press New game.", "refuse")
+        elif s["fault"] == "check":
+            self.tell(out, "Check the marbles, put them all back on the rail and press New game.", "refuse")
         elif s["turn"] == MACHINE:
             if not s["running"]:
                 self.start_machine_turn(now, out)
@@ -228,7 +245,7 @@ class DrNim(Exhibit):
 
     def turn_switch(self, position, now, out):
         s = self.state
-        if s["mode"] == "over" or s["running"] or position not in (LEFT, RIGHT, PLAYER, MACHINE):
+        if s["mode"] == "over" or s["running"] or s["fault"] == "check" or position not in (LEFT, RIGHT, PLAYER, MACHINE):
             return
         to_machine = position in (LEFT, MACHINE)
         if not to_machine:
@@ -294,6 +311,10 @@ class DrNim(Exhibit):
         s = self.state
         if s["mode"] == "over" or self.rail == 0:
             self.tell(out, "A marble passed the gate after the game: check how many marbles are loaded.", "fault")
+            return
+        if s["fault"] == "check":
+            s["taken"] += 1
+            self.tell(out, "A marble passed the gate: %d left on the rail. Press New game when all are back." % self.rail)
             return
         expected = s["in_flight"]
         s["in_flight"] = False

@@ -45,7 +45,7 @@ def check_settings(defaults, given, choices):
     for key in sorted(given):
         value = given[key]
         if key not in defaults:
-            raise ConfigError("unknown setting %r (known: %s)" % (key, ", ".join(sorted(defaults))))
+            raise ConfigError("%s: unknown setting (known: %s)" % (key, ", ".join(sorted(defaults))))
         default = defaults[key]
         if isinstance(default, bool):
             if not isinstance(value, bool):

@@ -10,6 +10,7 @@ under MicroPython and on a board. One command a line; ``#`` starts a comment:
     press trigger                                a button, held 100 ms
     switch turn machine                          a switch moved by hand
     marble                                       a marble dropped past the gate by hand
+    power                                        the controller restarts (outputs are set anew)
     wait 2s | wait 500ms                         let time pass
     settle off | settle on                       stop (or go on) letting the machine come
                                                  to rest after each step
@@ -149,8 +150,8 @@ class Run:
             self.advance(self.now + GAP_MS)
         elif verb == "switch" and len(words) == 3:
             self.send(("switch", words[1], words[2]))
-        elif verb == "marble" and len(words) == 1:
-            self.send(("marble",))
+        elif verb in ("marble", "power") and len(words) == 1:
+            self.send((verb,))
         elif verb == "wait" and len(words) == 2:
             self.advance(self.now + duration(words[1], number))
         elif verb == "settle" and len(words) == 2 and words[1] in ("on", "off"):
