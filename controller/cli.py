@@ -2,6 +2,10 @@
 
     controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--json]
     controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
+    controller run [--config PATH] [--machine drnim|nimatron] [--pin-factory lgpio|rpigpio|mock]
+    controller config check [PATH]
+    controller status [--config PATH]
+    controller stats [--config PATH]
 
 Bad arguments get one line that names the argument, and exit status 2.
 """
@@ -78,7 +82,31 @@ def build_parser():
     play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
     play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
     play.add_argument("--seed", type=int, help="seed for the machine's random choices (same seed, same game)")
+
+    run = commands.add_parser("run", help="run the replica: the Raspberry Pi service")
+    add_config_argument(run)
+    run.add_argument("--machine", choices=("drnim", "nimatron"), help="overrides service.machine")
+    run.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "mock"), help="overrides service.pin_factory")
+
+    config = commands.add_parser("config", help="check a configuration file")
+    config_commands = config.add_subparsers(dest="config_command", metavar="check", parser_class=Parser)
+    config_commands.required = True
+    check = config_commands.add_parser("check", help="check a configuration file and its pin map")
+    check.add_argument("path", metavar="PATH", nargs="?", help="default: %s when it exists" % DEFAULT_CONFIG)
+
+    status = commands.add_parser("status", help="the running game, the last heartbeat and any fault")
+    add_config_argument(status)
+    stats = commands.add_parser("stats", help="games per day, wins by side, faults by kind")
+    add_config_argument(stats)
     return parser
+
+
+DEFAULT_CONFIG = "/etc/drnim-controller/config.toml"
+
+
+def add_config_argument(parser):
+    parser.add_argument("--config", metavar="PATH", help="the configuration file (default: %s when it exists)"
+                        % DEFAULT_CONFIG)
 
 
 def argument(name, function, *args):
@@ -180,12 +208,108 @@ def run_play(args, out, read_line):
     return 0
 
 
+def config_path(args):
+    if args.config:
+        return args.config
+    return DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None
+
+
+def load_service_config(path, overrides=None):
+    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+    from controller.service.config import load_config
+    config = argument("--config", load_config, path, overrides)
+    pinmap_path = config.service["pinmap"] or default_pinmap_path(config.machine_name)
+    pinmap = argument("pin map", load_pinmap, pinmap_path)
+    if pinmap.machine != config.machine_name:
+        raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
+    return config, pinmap
+
+
+def run_service(args, out):
+    from controller.service import daemon
+    overrides = {}
+    if args.machine:
+        overrides["machine"] = args.machine
+    if args.pin_factory:
+        overrides["pin_factory"] = args.pin_factory
+    config, pinmap = load_service_config(config_path(args), overrides)
+    try:
+        factory = daemon.pin_factory_for(config.service["pin_factory"])
+    except daemon.NoGPIO as error:
+        sys.stderr.write("controller run: %s\n" % error)
+        return 1
+    return daemon.run(config, pinmap, factory)
+
+
+def run_config_check(args, out):
+    path = args.path or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
+    config, pinmap = load_service_config(path)
+    out.write("%s: good: %s, pin map %s, GPIO backend %s\n" % (
+        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"]))
+    return 0
+
+
+def run_status(args, out):
+    from controller.service.config import load_config
+    from controller.service.store import StateStore
+    config = argument("--config", load_config, config_path(args))
+    saved = StateStore(config.state_dir()).load()
+    if saved is None:
+        out.write("No saved game in %s.\n" % config.state_dir())
+    else:
+        state = saved["state"]
+        out.write("Game: %s, %s" % (saved["machine"], state["mode"]))
+        if "loaded" in state:
+            out.write(", %d of %d marbles on the rail" % (state["loaded"] - state["taken"], state["loaded"]))
+        if "rows" in state:
+            out.write(", rows %s" % " ".join(str(n) for n in state["rows"]))
+        out.write(", %s's turn" % state["turn"] if state["mode"] == "play" else ", won by %s" % state["winner"])
+        out.write(".\nFault: %s.\n" % (state.get("fault") or "none"))
+    path = os.path.join(config.runtime_dir(), "status.json")
+    try:
+        with open(path) as f:
+            status = json.load(f)
+        import time
+        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - status["heartbeat"], status["pid"]))
+    except (OSError, ValueError, KeyError):
+        out.write("No heartbeat in %s: the service is not running.\n" % path)
+    return 0
+
+
+def run_stats(args, out):
+    from controller.service.config import load_config
+    from controller.service.stats import Statistics
+    config = argument("--config", load_config, config_path(args))
+    path = os.path.join(config.state_dir(), "stats.sqlite")
+    if not os.path.exists(path):
+        out.write("No statistics yet in %s.\n" % path)
+        return 0
+    stats = Statistics(path)
+    summary = stats.summary()
+    stats.close()
+    out.write("Games per day (last 14 days):\n")
+    for day, count in summary["games_per_day"]:
+        out.write("  %s  %d\n" % (day, count))
+    out.write("Wins: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["wins"].items())) or "none"))
+    out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
+    out.write("Jams: %d\n" % summary["jams"])
+    return 0
+
+
 def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
     try:
         args = build_parser().parse_args(argv)
         if args.command == "solve":
             return run_solve(args, out)
+        if args.command == "run":
+            return run_service(args, out)
+        if args.command == "config":
+            return run_config_check(args, out)
+        if args.command == "status":
+            return run_status(args, out)
+        if args.command == "stats":
+            return run_stats(args, out)
         return run_play(args, out, read_line)
     except ArgumentError as error:
         sys.stderr.write("controller: %s\n" % error)

@@ -1,0 +1,1 @@
+"""The Raspberry Pi hardware layer: pin maps, gpiozero devices and boards."""

@@ -1,0 +1,179 @@
+"""A test rig for the service: gpiozero's MockFactory with a model of the
+physical Dr. Nim around it, as gpiozero's own tests fake hardware: the
+release pin is a MockPin subclass that lets a marble fall past the break-beam
+sensor `fall_ms` after it is energised (unless the rig jams it)."""
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.service.config import load_config
+from controller.service.daemon import Service
+from controller.service.notify import Notifier
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0
+
+    def __call__(self):
+        return self.now
+
+
+class ReleasePin(MockPWMPin):
+    """The release output: each time it is energised, the world drops a marble."""
+
+    def __init__(self, factory, info, world=None):
+        super().__init__(factory, info)
+        self.world = world
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed and value and self.world is not None:
+            self.world.released()
+        return changed
+
+
+class EdgePin(MockPWMPin):
+    """An output pin that tells a chip model about its rising edges."""
+
+    def __init__(self, factory, info, on_rise=None):
+        super().__init__(factory, info)
+        self.on_rise = on_rise
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed and value and self.on_rise is not None:
+            self.on_rise()
+        return changed
+
+
+class Chip74HC595:
+    """A chain of 74HC595s as the mock pins see it: each clock rise shifts the
+    data pin in at output 0, each latch rise copies the shift register to the
+    outputs. It decodes the lamps from the pin traffic alone."""
+
+    def __init__(self, factory, spec):
+        count = 8 * spec.options["registers"]
+        self.data = factory.pin(spec.pins["data"])
+        factory.pin(spec.pins["clock"], pin_class=EdgePin, on_rise=self.clock)
+        factory.pin(spec.pins["latch"], pin_class=EdgePin, on_rise=self.latch)
+        self.shifting = [False] * count
+        self.outputs = [False] * count
+
+    def clock(self):
+        self.shifting = [bool(self.data.state)] + self.shifting[:-1]
+
+    def latch(self):
+        self.outputs = list(self.shifting)
+
+
+def write_config(tmp_path, machine="drnim", **settings):
+    lines = ['[service]', 'machine = "%s"' % machine, 'pin_factory = "mock"',
+             'state_dir = "%s"' % (tmp_path / "state"), 'runtime_dir = "%s"' % (tmp_path / "run"),
+             'stuck_after_s = 5', '[%s]' % machine]
+    for key, value in settings.items():
+        lines.append("%s = %s" % (key, str(value).lower() if isinstance(value, bool) else repr(value)))
+    path = tmp_path / "config.toml"
+    path.write_text("\n".join(lines).replace("'", '"') + "\n")
+    return path
+
+
+class Rig:
+    """The service on mock pins, a fake clock, and the marbles."""
+
+    def __init__(self, tmp_path, machine="drnim", fall_ms=200, **settings):
+        self.config = load_config(str(write_config(tmp_path, machine, **settings)))
+        self.pinmap = load_pinmap(default_pinmap_path(machine))
+        self.factory = MockFactory(pin_class=MockPWMPin)
+        self.clock = FakeClock()
+        self.fall_ms = fall_ms
+        self.falling = []
+        self.jam = 0
+        self.marbles_seen = 0
+        self.log = []
+        if machine == "drnim":
+            self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=ReleasePin, world=self)
+        else:
+            self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
+        self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,
+                               notifier=Notifier({}), log=self.log.append)
+        self.service.start()
+
+    def pin(self, role):
+        if role in self.pinmap.inputs:
+            return self.factory.pin(self.pinmap.inputs[role].pin)
+        return self.factory.pin(self.pinmap.outputs[role].pins["pin"])
+
+    def released(self):
+        if self.jam:
+            self.jam -= 1
+        else:
+            self.falling.append(self.clock.now + self.fall_ms)
+
+    def wait(self, ms):
+        """Let `ms` of fake time pass, with the service and the marbles working."""
+        end = self.clock.now + ms
+        while True:
+            self.service.pump()
+            times = [t for t in self.falling + [self.service.next_deadline()] if t is not None and t <= end]
+            if not times:
+                break
+            self.clock.now = max(self.clock.now, min(times))
+            if self.falling and min(self.falling) <= self.clock.now:
+                self.falling.remove(min(self.falling))
+                self.marble()
+        self.clock.now = end
+        self.service.pump()
+
+    def marble(self):
+        """A marble breaks the beam for 5 ms."""
+        sensor = self.pin("marble_sensor")
+        self.marbles_seen += 1
+        sensor.drive_low()
+        self.service.pump()
+        self.clock.now += 5
+        sensor.drive_high()
+        self.service.pump()
+
+    def press(self, role, hold_ms=100):
+        pin = self.pin(role)
+        pin.drive_low()
+        self.wait(hold_ms)
+        pin.drive_high()
+        self.wait(200)
+
+    def switch(self, role, on):
+        pin = self.pin(role)
+        (pin.drive_low if on else pin.drive_high)()
+        self.wait(100)
+
+    def settle(self):
+        """Wait until nothing is falling and Dr. Nim's turn is over."""
+        for _ in range(100):
+            if not self.falling and not self.service.machine.state.get("running") \
+                    and not self.service.machine.state.get("in_flight"):
+                return
+            self.wait(500)
+
+    def take(self, count):
+        for _ in range(count):
+            self.press("trigger")
+        self.settle()
+
+    def hand_over(self):
+        self.switch("turn_switch", True)
+        self.press("trigger")
+        self.settle()
+        self.switch("turn_switch", False)
+
+    @property
+    def machine(self):
+        return self.service.machine
+
+    def output_pins(self):
+        """Every output pin of the board, by its key in the pin map."""
+        pins = {}
+        for role, spec in self.pinmap.outputs.items():
+            for name, number in spec.pins.items():
+                pins["%s.%s" % (role, name)] = self.factory.pin(number)
+        return pins

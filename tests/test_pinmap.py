@@ -1,0 +1,669 @@
+"""Pin maps: the shipped ones, the loader's one-line errors, the generated
+wiring tables, and gpiozero devices built from the specs on MockFactory."""
+
+import csv
+import re
+
+import pytest
+from gpiozero import AngularServo, Button, Buzzer, Device, DigitalOutputDevice, LED
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from controller.hardware import pinmap as pm
+from controller.hardware.pinmap import (HEADER, PinMapError, default_pinmap_path, generated_section, header_table,
+                                        lamp_table, load_pinmap, render_wiring_doc, wiring_table)
+
+MACHINES = ("drnim", "nimatron")
+ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
+
+
+@pytest.fixture
+def mock_factory():
+    saved = Device.pin_factory
+    factory = MockFactory(pin_class=MockPWMPin)
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+# --- the shipped pin maps ---------------------------------------------------
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_shipped_pin_map_loads_with_every_role(machine):
+    path = default_pinmap_path(machine)
+    assert path == ROOT / "hardware" / machine / "pinmap.toml"
+    pinmap = load_pinmap(path, machine)
+    assert pinmap.machine == machine
+    assert pinmap.path == path
+    assert tuple(pinmap.inputs) == pm.input_roles(machine, pinmap.rows)
+    assert tuple(pinmap.outputs) == tuple(pm.output_roles(machine))
+    for role, spec in pinmap.inputs.items():
+        assert spec.role == role and spec.label and spec.label != role
+    for role, spec in pinmap.outputs.items():
+        assert spec.role == role and spec.label and spec.kind in pm.output_roles(machine)[role]
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_shipped_pin_maps_use_each_pin_once_and_keep_i2c_uart_and_eeprom_free(machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    listed = [spec.pin for spec in pinmap.inputs.values()]
+    listed += [pin for spec in pinmap.outputs.values() for pin in spec.pins.values()]
+    assert len(listed) == len(set(listed)) == len(pinmap.pins())
+    assert set(listed) <= set(HEADER)
+    assert not set(listed) & {0, 1, 2, 3, 14, 15}
+    assert sorted(pinmap.free_pins() + listed) == sorted(HEADER)
+
+
+def test_the_drnim_map_keeps_inputs_on_boot_pull_ups_and_outputs_on_boot_pull_downs():
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    assert len(pinmap.pins()) == 22
+    assert all(4 <= spec.pin <= 8 for spec in pinmap.inputs.values())
+    assert all(pin >= 9 for spec in pinmap.outputs.values() for pin in spec.pins.values())
+    assert pinmap.outputs["release"].pin in (12, 13, 18, 19)        # hardware PWM, for a servo gate
+    sensor = pinmap.inputs["marble_sensor"]
+    assert (sensor.pull, sensor.active, sensor.debounce_ms) == ("up", "low", 2)
+    assert pinmap.rows is None and pinmap.lamps_per_row is None
+
+
+def test_the_nimatron_map_drives_both_displays_from_the_spi_pins():
+    pinmap = load_pinmap(default_pinmap_path("nimatron"))
+    assert (pinmap.rows, pinmap.lamps_per_row) == (4, 7)
+    lamps = pinmap.outputs["lamps"]
+    assert lamps.pins == {"data": 10, "clock": 11, "latch": 8}
+    assert lamps.options == {"registers": 7}
+    assert 8 * lamps.options["registers"] >= 2 * pinmap.rows * pinmap.lamps_per_row
+    assert lamps.active is None
+    assert {7, 9} <= set(pinmap.free_pins())
+    order = pm.lamp_outputs(pinmap)
+    assert order[0] == ("console", 1, 1) and order[27] == ("console", 4, 7) and order[28] == ("spectators", 1, 1)
+
+
+def test_pins_lists_every_pin_with_its_key():
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    pins = pinmap.pins()
+    assert pins[4] == "inputs.trigger.pin"
+    assert pins[18] == "outputs.release.pin"
+    assert pins[17] == "outputs.flip_flop_1.left" and pins[27] == "outputs.flip_flop_1.right"
+
+
+def test_header_maps_bcm_2_to_27_to_physical_pins():
+    assert sorted(HEADER) == list(range(2, 28))
+    assert len(set(HEADER.values())) == 26 and all(1 <= pin <= 40 for pin in HEADER.values())
+    assert (HEADER[2], HEADER[4], HEADER[14], HEADER[17], HEADER[18], HEADER[21], HEADER[26]) == (3, 7, 8, 11, 12, 40, 37)
+    assert sorted(pm.HEADER_PINS) == list(range(1, 41))
+    assert pm.HEADER_PINS[27] == 0 and pm.HEADER_PINS[28] == 1 and pm.HEADER_PINS[1] == "3.3 V"
+
+
+def test_default_pinmap_path_refuses_an_unknown_machine():
+    with pytest.raises(ValueError, match="unknown machine 'marienbad'"):
+        default_pinmap_path("marienbad")
+
+
+# --- the generated docs ---------------------------------------------------------
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_wiring_md_tables_match_the_pin_map(machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    doc = (ROOT / "hardware" / machine / "wiring.md").read_text(encoding="utf-8")
+    assert generated_section(doc, "wiring") == wiring_table(pinmap), \
+        "run: python -m controller.hardware.pinmap --write-docs"
+    assert generated_section(doc, "header") == header_table(pinmap)
+    if machine == "nimatron":
+        assert generated_section(doc, "lamps") == lamp_table(pinmap)
+    assert render_wiring_doc(doc, pinmap) == doc
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_wiring_table_has_a_row_per_pin(machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    table = wiring_table(pinmap).splitlines()
+    assert table[0] == "| role | label | BCM | header pin | direction | kind | notes |"
+    rows = [line.split(" | ") for line in table[2:]]
+    assert len(rows) == len(pinmap.pins())
+    for cells in rows:
+        bcm, physical = int(cells[2]), int(cells[3])
+        assert HEADER[bcm] == physical
+        assert pinmap.pins()[bcm].startswith(("inputs.", "outputs."))
+    header = header_table(pinmap)
+    for role in pinmap.inputs:
+        assert "`%s`" % role in header
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_bom_rows_have_part_quantity_number_and_note(machine):
+    with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["part", "quantity", "example part number", "note"]
+    for row in rows[1:]:
+        assert len(row) == 4 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+
+
+def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):
+    assert pm.main([]) == 0
+    out = capsys.readouterr().out
+    assert "drnim/pinmap.toml: ok" in out and "nimatron/pinmap.toml: ok" in out
+    bad = tmp_path / "pinmap.toml"
+    bad.write_text('machine = "drnim"\n')
+    assert pm.main([str(bad)]) == 1
+    assert capsys.readouterr().out.startswith("%s:1: inputs.trigger: missing" % bad)
+
+
+def test_main_write_docs_fills_the_markers(tmp_path, capsys):
+    source = default_pinmap_path("nimatron")
+    (tmp_path / "pinmap.toml").write_text(source.read_text())
+    (tmp_path / "wiring.md").write_text("# x\n<!-- wiring:begin -->\nold\n<!-- wiring:end -->\n"
+                                        "<!-- lamps:begin --><!-- lamps:end -->\n")
+    assert pm.main(["--write-docs", str(tmp_path / "pinmap.toml")]) == 0
+    doc = (tmp_path / "wiring.md").read_text()
+    pinmap = load_pinmap(tmp_path / "pinmap.toml")
+    assert generated_section(doc, "wiring") == wiring_table(pinmap)
+    assert generated_section(doc, "lamps") == lamp_table(pinmap)
+    assert "old" not in doc
+
+
+# --- errors: one line, path:line: key: problem ----------------------------------
+
+def drnim_text(**tables):
+    """A small valid Dr. Nim pin map; `tables` replace whole [sections] (None drops one)."""
+    sections = {
+        "inputs.trigger": 'label = "Trigger"\npin = 4\npull = "up"\nactive = "low"\ndebounce_ms = 20',
+        "inputs.turn_switch": "pin = 5",
+        "inputs.equalizer_switch": "pin = 6",
+        "inputs.new_game": "pin = 7",
+        "inputs.marble_sensor": "pin = 8\ndebounce_ms = 2",
+        "outputs.release": 'kind = "solenoid"\npin = 18\nactive = "high"',
+        "outputs.flip_flop_1": 'kind = "led_pair"\nleft = 17\nright = 27',
+        "outputs.flip_flop_2": 'kind = "led_pair"\nleft = 22\nright = 23',
+        "outputs.flip_flop_3": 'kind = "led_pair"\nleft = 24\nright = 25',
+        "outputs.equalizer": 'kind = "led_pair"\nleft = 9\nright = 10',
+        "outputs.turn": 'kind = "led_pair"\nleft = 11\nright = 12',
+        "outputs.lamp_your_turn": 'kind = "led"\npin = 13',
+        "outputs.lamp_drnim_turn": 'kind = "led"\npin = 19',
+        "outputs.lamp_you_win": 'kind = "led"\npin = 16',
+        "outputs.lamp_drnim_wins": 'kind = "led"\npin = 20',
+        "outputs.lamp_fault": 'kind = "led"\npin = 26',
+        "outputs.buzzer": 'kind = "buzzer"\npin = 21',
+    }
+    top = tables.pop("top", 'machine = "drnim"')
+    for name, body in tables.items():
+        sections[name.replace("__", ".")] = body
+    parts = [top, ""]
+    for name, body in sections.items():
+        if body is not None:
+            parts += ["[%s]" % name, body, ""]
+    return "\n".join(parts)
+
+
+def nimatron_text(rows=4, lamps=7, registers=7, extra_inputs=(), top_extra=""):
+    parts = ['machine = "nimatron"', "rows = %d" % rows, "lamps_per_row = %d" % lamps, top_extra, ""]
+    pins = iter([17, 27, 22, 23, 4, 5, 6, 20, 21, 18])
+    for role in ["row%d" % i for i in range(1, rows + 1)] + list(extra_inputs) + ["handover", "new_game"]:
+        parts += ["[inputs.%s]" % role, "pin = %d" % next(pins), ""]
+    parts += ["[outputs.lamps]", 'kind = "shift_register"', "data = 10", "clock = 11", "latch = 8",
+              "registers = %d" % registers, ""]
+    for role, pin in (("lamp_your_turn", 12), ("lamp_machine_turn", 13), ("lamp_nim_champ", 19),
+                      ("lamp_machine_wins", 26)):
+        parts += ["[outputs.%s]" % role, 'kind = "led"', "pin = %d" % pin, ""]
+    parts += ["[outputs.buzzer]", 'kind = "buzzer"', "pin = 16", ""]
+    return "\n".join(parts)
+
+
+def line_of(text, needle, after=None):
+    """The number of the first line holding `needle` (after the line holding `after`)."""
+    start = 0
+    lines = text.splitlines()
+    if after is not None:
+        start = next(i for i, line in enumerate(lines) if after in line) + 1
+    return next(i for i in range(start, len(lines)) if needle in lines[i]) + 1
+
+
+def expect_error(tmp_path, text, line, key, problem, machine=None):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path, machine)
+    message = str(caught.value)
+    assert "\n" not in message
+    m = ERROR_LINE.match(message)
+    assert m, message
+    assert (m["path"], int(m["line"]), m["key"]) == (str(path), line, key), message
+    assert problem in m["problem"], message
+    assert isinstance(caught.value, ValueError)
+    return message
+
+
+def test_the_small_valid_maps_load(tmp_path):
+    for text in (drnim_text(), nimatron_text()):
+        path = tmp_path / "pinmap.toml"
+        path.write_text(text)
+        load_pinmap(path)
+
+
+def test_a_pin_off_the_header(tmp_path):
+    text = drnim_text(inputs__trigger='label = "Trigger"\npull = "up"\npin = 40')
+    message = expect_error(tmp_path, text, line_of(text, "pin = 40"), "inputs.trigger.pin",
+                           "GPIO 40 is not on the 40-pin header (use BCM 2-27)")
+    assert message.endswith(": inputs.trigger.pin: GPIO 40 is not on the 40-pin header (use BCM 2-27)")
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("0", "GPIO 0 is the HAT ID EEPROM's ID_SD line"),
+    ("1", "GPIO 1 is the HAT ID EEPROM's ID_SC line"),
+    ("-3", "GPIO -3 is not on the 40-pin header"),
+    ('"18"', "must be a whole number (a BCM GPIO number), not '18'"),
+    ("true", "must be a whole number (a BCM GPIO number), not True"),
+    ("18.0", "must be a whole number"),
+])
+def test_bad_pins(tmp_path, value, problem):
+    text = drnim_text(outputs__release='kind = "solenoid"\npin = %s' % value)
+    expect_error(tmp_path, text, line_of(text, "pin = " + value), "outputs.release.pin", problem)
+
+
+def test_a_pin_used_twice_names_the_first_user(tmp_path):
+    text = drnim_text(outputs__turn='kind = "led_pair"\nleft = 11\nright = 27')
+    expect_error(tmp_path, text, line_of(text, "right = 27", after="[outputs.turn]"), "outputs.turn.right",
+                 "GPIO 27 is already used by outputs.flip_flop_1.right")
+
+
+def test_a_pin_shared_by_an_input_and_an_output(tmp_path):
+    text = drnim_text(inputs__marble_sensor="pin = 18")
+    expect_error(tmp_path, text, line_of(text, "pin = 18", after="[outputs.release]"), "outputs.release.pin",
+                 "GPIO 18 is already used by inputs.marble_sensor.pin")
+
+
+def test_an_led_pair_on_one_pin(tmp_path):
+    text = drnim_text(outputs__equalizer='kind = "led_pair"\nleft = 9\nright = 9')
+    expect_error(tmp_path, text, line_of(text, "right = 9"), "outputs.equalizer.right",
+                 "GPIO 9 is already used by outputs.equalizer.left")
+
+
+def test_a_missing_input_role_points_at_line_1(tmp_path):
+    text = drnim_text(inputs__marble_sensor=None)
+    expect_error(tmp_path, text, 1, "inputs.marble_sensor",
+                 "missing (Dr. Nim needs trigger, turn_switch, equalizer_switch, new_game, marble_sensor)")
+
+
+def test_a_missing_role_points_at_its_table_when_there_is_one(tmp_path):
+    text = ('machine = "drnim"\n\n[inputs]\ntrigger = { pin = 4 }\nturn_switch = { pin = 5 }\n'
+            + drnim_text(top="", inputs__trigger=None, inputs__turn_switch=None, inputs__new_game=None))
+    expect_error(tmp_path, text, line_of(text, "[inputs]"), "inputs.new_game", "missing (Dr. Nim needs")
+
+
+def test_a_missing_output_role(tmp_path):
+    text = drnim_text(outputs__buzzer=None)
+    expect_error(tmp_path, text, 1, "outputs.buzzer", "missing (Dr. Nim needs release, flip_flop_1,")
+
+
+def test_an_unknown_role(tmp_path):
+    text = drnim_text(inputs__trigger=None, inputs__trigerr="pin = 4")
+    expect_error(tmp_path, text, line_of(text, "[inputs.trigerr]"), "inputs.trigerr",
+                 "unknown input (Dr. Nim's inputs are trigger, turn_switch")
+
+
+def test_a_missing_key_points_at_its_table(tmp_path):
+    text = drnim_text(outputs__lamp_fault='kind = "led"')
+    expect_error(tmp_path, text, line_of(text, "[outputs.lamp_fault]"), "outputs.lamp_fault.pin",
+                 "missing (the BCM number of the GPIO pin)")
+
+
+@pytest.mark.parametrize("broken,needle", [
+    ("pin = = 4", "pin = = 4"),
+    ('label = "Trigger', 'label = "Trigger'),
+    ("pin = 4\npin = 5", "pin = 5"),
+])
+def test_bad_toml_syntax_gives_tomllibs_message_and_line(tmp_path, broken, needle):
+    text = drnim_text(inputs__trigger=broken)
+    message = expect_error(tmp_path, text, line_of(text, needle), "TOML syntax", "(at line %d" % line_of(text, needle))
+    assert "column" in message
+
+
+def test_an_unknown_kind(tmp_path):
+    text = drnim_text(outputs__release='kind = "motor"\npin = 18')
+    expect_error(tmp_path, text, line_of(text, 'kind = "motor"'), "outputs.release.kind",
+                 "unknown kind 'motor' (known: buzzer, led, led_pair, servo, shift_register, solenoid)")
+
+
+def test_a_kind_that_is_not_text(tmp_path):
+    text = drnim_text(outputs__release='kind = ["solenoid"]\npin = 18')
+    expect_error(tmp_path, text, line_of(text, "kind = ["), "outputs.release.kind", "unknown kind ['solenoid']")
+
+
+def test_a_kind_that_does_not_fit_the_role(tmp_path):
+    text = drnim_text(outputs__release='kind = "led"\npin = 18')
+    expect_error(tmp_path, text, line_of(text, 'kind = "led"'), "outputs.release.kind",
+                 "kind 'led' cannot be the release (use solenoid or servo)")
+
+
+def test_a_missing_kind(tmp_path):
+    text = drnim_text(outputs__turn="left = 11\nright = 12")
+    expect_error(tmp_path, text, line_of(text, "[outputs.turn]"), "outputs.turn.kind", "missing (led_pair or servo)")
+
+
+@pytest.mark.parametrize("table,body,needle,key,problem", [
+    ("inputs__trigger", "pni = 4", "pni = 4", "inputs.trigger.pni",
+     "unknown key for an input (known: label, pin, pull, active, debounce_ms)"),
+    ("outputs__release", 'kind = "servo"\npin = 18\nactive = "high"', 'active = "high"', "outputs.release.active",
+     "unknown key for kind 'servo' (known: label, kind, pin, closed_angle, open_angle, min_pulse_ms, max_pulse_ms)"),
+    ("outputs__turn", 'kind = "servo"\npin = 12\nclosed_angle = 0', "closed_angle", "outputs.turn.closed_angle",
+     "unknown key for kind 'servo' (known: label, kind, pin, left_angle, right_angle,"),
+    ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolour = "red"', "colour", "outputs.lamp_fault.colour",
+     "unknown key for kind 'led' (known: label, kind, pin, active)"),
+])
+def test_unknown_keys(tmp_path, table, body, needle, key, problem):
+    text = drnim_text(**{table: body})
+    expect_error(tmp_path, text, line_of(text, needle), key, problem)
+
+
+def test_an_unknown_top_level_key(tmp_path):
+    text = drnim_text(top='machine = "drnim"\nrows = 4')
+    expect_error(tmp_path, text, 2, "rows", "unknown key for Dr. Nim (known: machine, inputs, outputs)")
+
+
+@pytest.mark.parametrize("body,needle,problem", [
+    ('pin = 4\npull = "up"\nactive = "high"', 'active = "high"',
+     "'high' does not fit pull = 'up': the pin rests high, so it is active low"),
+    ('pin = 4\npull = "down"\nactive = "low"', 'active = "low"',
+     "'low' does not fit pull = 'down': the pin rests low, so it is active high"),
+    ('pin = 4\npull = "none"', "[inputs.trigger]", 'missing (with pull = "none" an external resistor'),
+    ('pin = 4\npull = "none"\nactive = "on"', 'active = "on"', "'on' is not one of low, high"),
+    ('pin = 4\npull = "upp"', 'pull = "upp"', "'upp' is not one of up, down, none"),
+])
+def test_pull_and_active_must_agree(tmp_path, body, needle, problem):
+    text = drnim_text(inputs__trigger=body)
+    key = "inputs.trigger.pull" if "upp" in body else "inputs.trigger.active"
+    expect_error(tmp_path, text, line_of(text, needle), key, problem)
+
+
+@pytest.mark.parametrize("table,value,problem", [
+    ("inputs__trigger", "-1", "must be a number of milliseconds from 0 to 1000, not -1"),
+    ("inputs__trigger", "5000", "from 0 to 1000, not 5000"),
+    ("inputs__trigger", '"20"', "not '20'"),
+    ("inputs__trigger", "false", "not False"),
+    ("inputs__marble_sensor", "20", "from 0 to 5, not 20 (a falling marble blocks the beam for only 10-20 ms)"),
+])
+def test_bad_debounce(tmp_path, table, value, problem):
+    pin = 8 if table == "inputs__marble_sensor" else 4
+    text = drnim_text(**{table: "pin = %d\ndebounce_ms = %s" % (pin, value)})
+    key = table.replace("__", ".") + ".debounce_ms"
+    expect_error(tmp_path, text, line_of(text, "debounce_ms = " + value, after="[%s]" % key[:-12]), key, problem)
+
+
+def test_a_fractional_debounce_is_fine(tmp_path):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(inputs__marble_sensor="pin = 8\ndebounce_ms = 1.5"))
+    spec = load_pinmap(path).inputs["marble_sensor"]
+    assert spec.debounce_ms == 1.5 and spec.debounce_s == 0.0015
+
+
+def test_a_shift_register_too_short_for_the_lamps(tmp_path):
+    text = nimatron_text(registers=6)
+    expect_error(tmp_path, text, line_of(text, "registers = 6"), "outputs.lamps.registers",
+                 "6 registers give 48 outputs, but the lamps need 56 (2 x 4 rows x 7 lamps: the console, "
+                 "then the spectators' display); use 7 or more")
+
+
+def test_more_rows_need_more_registers_and_their_buttons(tmp_path):
+    text = nimatron_text(rows=5, registers=7)
+    expect_error(tmp_path, text, line_of(text, "registers = 7"), "outputs.lamps.registers",
+                 "7 registers give 56 outputs, but the lamps need 70")
+    path = tmp_path / "ok.toml"
+    path.write_text(nimatron_text(rows=5, registers=9))
+    assert list(load_pinmap(path).inputs)[:5] == ["row1", "row2", "row3", "row4", "row5"]
+
+
+def test_a_row_button_beyond_the_rows(tmp_path):
+    text = nimatron_text(rows=4, extra_inputs=["row5"])
+    expect_error(tmp_path, text, line_of(text, "[inputs.row5]"), "inputs.row5",
+                 "unknown input (the Nimatron's inputs are row1, row2, row3, row4, handover, new_game)")
+
+
+@pytest.mark.parametrize("top,line,key,problem", [
+    ('machine = "drnimm"', 1, "machine", "'drnimm' is not one of drnim, nimatron"),
+    ('machine = 1', 1, "machine", "1 is not one of drnim, nimatron"),
+    ('# no machine', 1, "machine", 'missing (machine = "drnim" or "nimatron")'),
+    ('\n\nmachine = "nimatron"', 1, "rows", "missing (the number of lamp rows, 4 on the original)"),
+])
+def test_a_wrong_machine(tmp_path, top, line, key, problem):
+    expect_error(tmp_path, drnim_text(top=top), line, key, problem)
+
+
+def test_a_pin_map_for_the_other_machine(tmp_path):
+    expect_error(tmp_path, drnim_text(), 1, "machine", "'drnim', but this should be the pin map of the Nimatron",
+                 machine="nimatron")
+
+
+@pytest.mark.parametrize("extra,problem", [
+    ("rows = 0", "must be a whole number from 1 to 16, not 0"),
+    ("lamps_per_row = 65", "must be a whole number from 1 to 64, not 65"),
+])
+def test_bad_rows_or_lamps(tmp_path, extra, problem):
+    key, value = extra.split(" = ")
+    text = nimatron_text().replace("%s = " % key, "%s = %s\n# was " % (key, value), 1)
+    text = re.sub(r"# was .*\n", "", text)
+    expect_error(tmp_path, text, line_of(text, extra), key, problem)
+
+
+@pytest.mark.parametrize("body,needle,key,problem", [
+    ('kind = "servo"\npin = 18\nopen_angle = 120', "open_angle", "outputs.release.open_angle",
+     "must be a number from -90 to 90 degrees, not 120"),
+    ('kind = "servo"\npin = 18\nclosed_angle = 30\nopen_angle = 30', "open_angle", "outputs.release.open_angle",
+     "30 is the same as closed_angle: the servo would not move"),
+    ('kind = "servo"\npin = 18\nmin_pulse_ms = 2.0\nmax_pulse_ms = 1.0', "max_pulse_ms",
+     "outputs.release.max_pulse_ms", "1.0 must be more than min_pulse_ms (2.0)"),
+    ('kind = "servo"\npin = 18\nmax_pulse_ms = 20', "max_pulse_ms", "outputs.release.max_pulse_ms",
+     "must be a number from 0.3 to 3.0 ms, not 20"),
+])
+def test_bad_servo_settings(tmp_path, body, needle, key, problem):
+    text = drnim_text(outputs__release=body)
+    expect_error(tmp_path, text, line_of(text, needle), key, problem)
+
+
+def test_line_numbers_for_inline_tables_and_dotted_keys(tmp_path):
+    text = drnim_text(top='machine = "drnim"\ninputs.trigger.pin = 40', inputs__trigger=None)
+    expect_error(tmp_path, text, 2, "inputs.trigger.pin", "GPIO 40 is not on the 40-pin header")
+    text = ('machine = "drnim"\n[inputs]\n"trigger" = { pin = 4, pull = "down", active = "low" }\n'
+            + drnim_text(top="", inputs__trigger=None))
+    expect_error(tmp_path, text, 3, "inputs.trigger.active", "'low' does not fit pull = 'down'")
+
+
+def test_a_multi_line_string_does_not_confuse_the_line_numbers(tmp_path):
+    text = drnim_text(inputs__trigger='label = """Trigger\npin = 99\n"""\npin = 40')
+    expect_error(tmp_path, text, line_of(text, "pin = 40"), "inputs.trigger.pin", "GPIO 40 is not on")
+
+
+def test_an_unreadable_file(tmp_path):
+    path = tmp_path / "nowhere.toml"
+    with pytest.raises(PinMapError, match=r"^%s:1: file: cannot read it" % re.escape(str(path))):
+        load_pinmap(path)
+    path.write_bytes(b'machine = "drnim"\nlabel = "\xff"\n')
+    with pytest.raises(PinMapError, match=r":2: file: not UTF-8 text$"):
+        load_pinmap(path)
+
+
+# --- the specs' gpiozero arguments ---------------------------------------------
+
+def test_input_specs_give_gpiozero_its_pull_up_and_active_state():
+    up = pm.InputSpec("trigger", "t", 4, "up", "low", 20)
+    down = pm.InputSpec("trigger", "t", 4, "down", "high", 20)
+    high = pm.InputSpec("trigger", "t", 4, "none", "high", 20)
+    low = pm.InputSpec("trigger", "t", 4, "none", "low", 20)
+    assert [(s.pull_up, s.active_state, s.active_high) for s in (up, down, high, low)] == [
+        (True, None, False), (False, None, True), (None, True, True), (None, False, False)]
+    assert low.gpiozero_kwargs() == {"pull_up": None, "active_state": False}
+
+
+def servo_variant(text, table):
+    """The shipped map with the commented-out servo example of `table` put in place of its own keys."""
+    out = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("["):
+            inside = line.split("#")[0].strip() == "[%s]" % table
+        elif inside and re.match(r"^(kind|pin|left|right|active) = ", line):
+            continue
+        elif inside and re.match(r"^#   \w+ = ", line):
+            line = line[4:]
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_the_commented_servo_examples_load(tmp_path):
+    text = default_pinmap_path("drnim").read_text()
+    text = servo_variant(servo_variant(text, "outputs.release"), "outputs.turn")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    pinmap = load_pinmap(path)
+    release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
+    assert (release.kind, release.pins, release.active) == ("servo", {"pin": 18}, None)
+    assert release.options == {"closed_angle": 0, "open_angle": 60, "min_pulse_ms": 0.5, "max_pulse_ms": 2.4}
+    assert (turn.kind, turn.pins) == ("servo", {"pin": 12})
+    assert turn.options == {"left_angle": -45, "right_angle": 45, "min_pulse_ms": 1.0, "max_pulse_ms": 2.0}
+    assert 11 in pinmap.free_pins()
+    assert "closed 0°, open 60°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
+
+
+# --- building gpiozero devices on MockFactory ------------------------------------
+
+def build(spec):
+    """The plain gpiozero devices a spec asks for: {pin name: device}."""
+    if spec.kind == "servo":
+        return {"pin": AngularServo(spec.pin, **spec.servo_kwargs())}
+    if spec.kind == "led_pair":
+        return {name: LED(pin, active_high=spec.active_high) for name, pin in spec.pins.items()}
+    if spec.kind == "led":
+        return {"pin": LED(spec.pin, active_high=spec.active_high)}
+    if spec.kind == "buzzer":
+        return {"pin": Buzzer(spec.pin, active_high=spec.active_high)}
+    if spec.kind == "solenoid":
+        return {"pin": DigitalOutputDevice(spec.pin, active_high=spec.active_high)}
+    if spec.kind == "shift_register":
+        return {name: DigitalOutputDevice(pin) for name, pin in spec.pins.items()}
+    raise AssertionError(spec.kind)
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_every_input_becomes_a_button_that_reads_its_active_level(mock_factory, machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    for spec in pinmap.inputs.values():
+        button = Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state)
+        pin = mock_factory.pin(spec.pin)
+        assert not button.is_pressed, spec.role
+        (pin.drive_high if spec.active_high else pin.drive_low)()
+        assert button.is_pressed, spec.role
+        (pin.drive_low if spec.active_high else pin.drive_high)()
+        assert not button.is_pressed, spec.role
+
+
+@pytest.mark.parametrize("pull,active", [("none", "high"), ("none", "low"), ("down", "high")])
+def test_inputs_without_the_pull_up_build_buttons_too(tmp_path, mock_factory, pull, active):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(inputs__trigger='pin = 4\npull = "%s"\nactive = "%s"' % (pull, active)))
+    spec = load_pinmap(path).inputs["trigger"]
+    pin = mock_factory.pin(4)
+    (pin.drive_low if spec.active_high else pin.drive_high)()
+    button = Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state)
+    assert not button.is_pressed
+    (pin.drive_high if spec.active_high else pin.drive_low)()
+    assert button.is_pressed
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_every_output_becomes_a_gpiozero_device_that_drives_its_pins(mock_factory, machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    for spec in pinmap.outputs.values():
+        for name, device in build(spec).items():
+            pin = mock_factory.pin(spec.pins[name])
+            off, on = (0, 1) if spec.active_high in (True, None) else (1, 0)
+            assert pin.state == off, spec.role
+            device.on()
+            assert pin.state == on, spec.role
+            device.off()
+            assert pin.state == off, spec.role
+    assert len(mock_factory.pins) == sum(len(spec.pins) for spec in pinmap.outputs.values())
+
+
+def test_an_active_low_output(tmp_path, mock_factory):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\nactive = "low"'))
+    spec = load_pinmap(path).outputs["lamp_fault"]
+    led = LED(spec.pin, active_high=spec.active_high)
+    assert mock_factory.pin(26).state == 1
+    led.on()
+    assert mock_factory.pin(26).state == 0
+
+
+def test_servo_specs_build_angular_servos(tmp_path, mock_factory):
+    text = default_pinmap_path("drnim").read_text()
+    path = tmp_path / "pinmap.toml"
+    path.write_text(servo_variant(servo_variant(text, "outputs.release"), "outputs.turn"))
+    pinmap = load_pinmap(path)
+    release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
+    gate = build(release)["pin"]
+    pin = mock_factory.pin(18)
+    for angle, pulse_ms in ((release.options["closed_angle"], 0.5 + 1.9 * 90 / 180),
+                            (release.options["open_angle"], 0.5 + 1.9 * 150 / 180), (-90, 0.5), (90, 2.4)):
+        gate.angle = angle
+        assert gate.pulse_width == pytest.approx(pulse_ms / 1000)
+        assert pin.frequency == 50 and pin.state == pytest.approx(pulse_ms / 20)
+    flipper = build(turn)["pin"]
+    flipper.angle = turn.options["right_angle"]
+    assert flipper.pulse_width == pytest.approx(0.00175)
+    assert mock_factory.pin(12).state == pytest.approx(1.75 / 20)
+
+
+# --- any pin moved anywhere: loads, or names the line of the moved pin --------------
+
+DRNIM_SHIPPED = None
+
+
+def shipped_drnim():
+    global DRNIM_SHIPPED
+    if DRNIM_SHIPPED is None:
+        DRNIM_SHIPPED = default_pinmap_path("drnim").read_text()
+    return DRNIM_SHIPPED
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.integers(0, 21), value=st.integers(-3, 45))
+def test_moving_any_pin_anywhere_loads_or_names_that_pin(tmp_path, which, value):
+    text = shipped_drnim()
+    original = load_pinmap(default_pinmap_path("drnim"))
+    bcm, key = list(original.pins().items())[which]
+    table, name = key.rsplit(".", 1)
+    lines = text.splitlines()
+    header = lines.index("[%s]" % table)
+    number = next(i for i in range(header, len(lines)) if re.match(r"^%s = %d\b" % (name, bcm), lines[i]))
+    lines[number] = "%s = %d" % (name, value)
+    path = tmp_path / "moved.toml"
+    path.write_text("\n".join(lines) + "\n")
+    used = {pin: k for pin, k in original.pins().items() if k != key}
+    if value in HEADER and value not in used:
+        assert load_pinmap(path).pins()[value] == key
+        return
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path)
+    m = ERROR_LINE.match(str(caught.value))
+    if value in used:
+        # the later of the two pins in file order is the one reported
+        keys = list(original.pins().values())
+        first, second = sorted([key, used[value]], key=keys.index)
+        assert m["key"] == second and m["problem"] == "GPIO %d is already used by %s" % (value, first)
+        if second == key:
+            assert int(m["line"]) == number + 1
+    else:
+        assert (int(m["line"]), m["key"]) == (number + 1, key)
+
+
+def test_the_example_error_in_the_hardware_readme_is_what_the_loader_says(tmp_path):
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    example = next(line for line in readme.splitlines() if line.startswith("hardware/drnim/pinmap.toml:"))
+    path = tmp_path / "pinmap.toml"
+    path.write_text(re.sub(r"(?m)^pin = 4 ", "pin = 40", shipped_drnim(), count=1))
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path)
+    assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)
