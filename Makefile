@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test bench play clean
+.PHONY: test bench play install-pi clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ bench: $(VENV)/.installed
 
 play: $(VENV)/.installed
 	$(VENV)/bin/controller play drnim
+
+# On a Raspberry Pi: install and start the service (see README).
+install-pi:
+	sudo bash systemd/install.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

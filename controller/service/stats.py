@@ -12,7 +12,8 @@ create table if not exists faults (at real not null, machine text not null, kind
 class Statistics:
     def __init__(self, path, clock=time.time):
         self.clock = clock
-        self.db = sqlite3.connect(path)
+        # the service makes it in one thread and may use it from its loop thread
+        self.db = sqlite3.connect(path, check_same_thread=False)
         self.db.executescript(SCHEMA)
 
     def game(self, machine, winner):
