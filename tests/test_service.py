@@ -332,7 +332,8 @@ def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
                              "rpigpio"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     built = [line.split() for line in result.stdout.splitlines() if line.startswith("BUILT")]
-    assert built == [["BUILT", "RPiGPIOFactory", "17"]]  # 5 inputs, release, 5 indicators, 5 lamps, buzzer
+    # the button panel, 5 lamps, the buzzer, the marble gate, 5 indicators
+    assert built == [["BUILT", "RPiGPIOFactory", "13"]]
 
 
 def test_the_game_survives_sigkill_at_random_moments(tmp_path):
@@ -379,3 +380,24 @@ def test_the_game_survives_sigkill_at_random_moments(tmp_path):
     assert resumed_counts >= 5, "most kills should land between marbles"
     total = world_log.read_text().split().count("marble")
     assert total > 20, "the visitor should have played"
+
+
+def test_status_and_stats_commands(tmp_path):
+    import io
+    from controller.cli import main
+    rig = Rig(tmp_path, marbles=2, equalizer=False)
+    rig.take(1)
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    text = out.getvalue()
+    assert "Game: drnim, play, 1 of 2 marbles on the rail, player's turn." in text
+    assert "Fault: none." in text and "Last heartbeat:" in text
+    rig.hand_over()                                # Dr. Nim must take the last marble
+    out = io.StringIO()
+    assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert "Wins: player 1" in out.getvalue() and "Jams: 0" in out.getvalue()
+    rig.service.stop()
+    (tmp_path / "run" / "status.json").unlink()
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()

@@ -1,7 +1,8 @@
 """The two replicas' boards, built from a pin map.
 
-A board owns the gpiozero devices. Its inputs' callbacks only hand raw edges
-to `post(role, level)` (the service puts them, timestamped, on its queue);
+A board owns the gpiozero devices (a `ButtonPanel`, Dr. Nim's `MarbleGate`,
+the indicators, the Nimatron's `LampPanel`, lamps and a buzzer). Their
+callbacks only hand raw edges to `post(role, level)` (the service puts them, timestamped, on its queue);
 `apply(command)` drives the outputs for one command of the core machine;
 `safe()` puts every output in its safe state (release shut, lamps off).
 
@@ -9,9 +10,9 @@ The release's pulse width is the service's business: `apply(("release",))`
 opens the gate and the service shuts it after `release_pulse_ms`.
 """
 
-from gpiozero import Button, Buzzer, LED
+from gpiozero import Buzzer, LED
 
-from controller.hardware.devices import LampPanel, indicator, release
+from controller.hardware.devices import ButtonPanel, LampPanel, MarbleGate, indicator
 
 # Each input's role -> the machine events for its active and inactive level.
 DRNIM_INPUTS = {
@@ -39,15 +40,11 @@ class Board:
     def __init__(self, pinmap, post, pin_factory=None):
         self.pinmap = pinmap
         self.pin_factory = pin_factory
-        self.inputs = {}
         self.devices = []
-        for role, events in self.input_events().items():
-            spec = pinmap.inputs[role]
-            button = Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state, pin_factory=pin_factory)
-            button.when_activated = _poster(post, role, True)
-            button.when_deactivated = _poster(post, role, False)
-            self.inputs[role] = button
-            self.devices.append(button)
+        roles = [role for role in self.input_events() if role != "marble_sensor"]
+        self.buttons = self.add(ButtonPanel(dict((role, pinmap.inputs[role]) for role in roles),
+                                            pin_factory=pin_factory))
+        self.buttons.when_changed = post
         self.lamps = {}
         for name in self.LAMPS:
             spec = pinmap.outputs["lamp_" + name]
@@ -69,7 +66,7 @@ class Board:
         return events[0] if level else events[1]
 
     def level(self, role):
-        return bool(self.inputs[role].is_active)
+        return self.buttons.is_active_role(role)
 
     def apply(self, command):
         kind = command[0]
@@ -92,9 +89,9 @@ class Board:
 
     def safe(self):
         """Every output in its safe state: off."""
-        for device in self.devices:
-            if hasattr(device, "off") and not isinstance(device, Button):
-                device.off()
+        for lamp in self.lamps.values():
+            lamp.off()
+        self.buzzer.off()
 
     def close(self):
         for device in reversed(self.devices):
@@ -107,12 +104,6 @@ class Board:
         self.close()
 
 
-def _poster(post, role, level):
-    def callback():
-        post(role, level)
-    return callback
-
-
 class DrNimBoard(Board):
     """The Dr. Nim replica: trigger, switches, new game, the marble gate with its
     sensor, the indicators of the five controls, status lamps and a buzzer."""
@@ -122,7 +113,9 @@ class DrNimBoard(Board):
 
     def __init__(self, pinmap, post, pin_factory=None):
         super().__init__(pinmap, post, pin_factory)
-        self.release = self.add(release(pinmap.outputs["release"], pin_factory))
+        self.gate = self.add(MarbleGate(pinmap.outputs["release"], pinmap.inputs["marble_sensor"],
+                                        pin_factory=pin_factory))
+        self.gate.when_changed = lambda active: post("marble_sensor", active)
         self.indicators = {}
         for name in ("flip_flop_1", "flip_flop_2", "flip_flop_3", "equalizer", "turn"):
             self.indicators[name] = self.add(indicator(pinmap.outputs[name], pin_factory))
@@ -130,7 +123,7 @@ class DrNimBoard(Board):
     def apply_own(self, command):
         kind = command[0]
         if kind == "release":
-            self.release.open()
+            self.gate.open()
         elif kind == "flip_flop":
             self.indicators["flip_flop_%d" % command[1]].show(command[2])
         elif kind in ("equalizer", "turn"):
@@ -138,11 +131,16 @@ class DrNimBoard(Board):
         else:
             Board.apply_own(self, command)
 
+    def level(self, role):
+        return self.gate.beam_broken if role == "marble_sensor" else Board.level(self, role)
+
     def shut_release(self):
-        self.release.shut()
+        self.gate.shut()
 
     def safe(self):
-        self.release.shut()
+        self.gate.shut()
+        for shown in self.indicators.values():
+            shown.off()
         super().safe()
 
 
@@ -175,6 +173,10 @@ class NimatronBoard(Board):
 
     def shut_release(self):
         pass
+
+    def safe(self):
+        self.panel.off()
+        super().safe()
 
 
 BOARDS = {"drnim": DrNimBoard, "nimatron": NimatronBoard}

@@ -6,7 +6,7 @@ gpiozero has no 74HC595 driver, so `ShiftRegister` drives one on three
 `DigitalOutputDevice`s; `LampPanel` lights the Nimatron's rows on it.
 """
 
-from gpiozero import AngularServo, CompositeDevice, DigitalOutputDevice, LED
+from gpiozero import AngularServo, Button, CompositeDevice, DigitalOutputDevice, LED
 
 LEFT = "left"
 RIGHT = "right"
@@ -116,6 +116,58 @@ def release(spec, pin_factory=None):
                             min_pulse_ms=spec.options.get("min_pulse_ms", 1.0),
                             max_pulse_ms=spec.options.get("max_pulse_ms", 2.0), pin_factory=pin_factory)
     return SolenoidRelease(spec.pins["pin"], active_high=spec.active != "low", pin_factory=pin_factory)
+
+
+def button(spec, pin_factory=None):
+    """A Button for an input of the pin map (a push button, a toggle switch, a sensor)."""
+    return Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state, pin_factory=pin_factory)
+
+
+class ButtonPanel(CompositeDevice):
+    """The visitor's buttons and switches, by role. `when_changed(role, active)`
+    is called on every raw edge of any of them (debouncing is the service's)."""
+
+    def __init__(self, specs, *, pin_factory=None):
+        roles = tuple(sorted(specs))
+        super().__init__(_order=roles, pin_factory=pin_factory,
+                         **dict((role, button(specs[role], pin_factory)) for role in roles))
+        self.when_changed = None
+        for role in roles:
+            device = getattr(self, role)
+            device.when_activated = self._edge(role, True)
+            device.when_deactivated = self._edge(role, False)
+
+    def _edge(self, role, active):
+        def callback():
+            if self.when_changed is not None:
+                self.when_changed(role, active)
+        return callback
+
+    def is_active_role(self, role):
+        return bool(getattr(self, role).is_active)
+
+
+class MarbleGate(CompositeDevice):
+    """Dr. Nim's gate: the release (a solenoid or a servo gate) and the IR
+    break-beam sensor just below it. `when_changed(active)` is called on every
+    raw edge of the beam; a marble is seen when the beam breaks."""
+
+    def __init__(self, release_spec, sensor_spec, *, pin_factory=None):
+        super().__init__(release=release(release_spec, pin_factory), sensor=button(sensor_spec, pin_factory),
+                         _order=("release", "sensor"), pin_factory=pin_factory)
+        self.when_changed = None
+        self.sensor.when_activated = lambda: self.when_changed and self.when_changed(True)
+        self.sensor.when_deactivated = lambda: self.when_changed and self.when_changed(False)
+
+    def open(self):
+        self.release.open()
+
+    def shut(self):
+        self.release.shut()
+
+    @property
+    def beam_broken(self):
+        return bool(self.sensor.is_active)
 
 
 class ShiftRegister(CompositeDevice):
