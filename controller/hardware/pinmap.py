@@ -231,11 +231,18 @@ class PinMap:
         return [bcm for bcm in HEADER if bcm not in used]
 
 
+INSTALLED_PINMAPS = Path("/etc/drnim-controller/pinmaps")
+
+
 def default_pinmap_path(machine):
-    """The shipped pin map of `machine` (drnim or nimatron), in the checkout's `hardware/`."""
+    """The pin map of `machine` (drnim or nimatron) when the configuration names none:
+    the checkout's `hardware/<machine>/pinmap.toml` (running from a checkout, or an
+    editable install), else the copy systemd/install.sh puts in
+    /etc/drnim-controller/pinmaps/<machine>.toml, where an exhibit's own wiring lives."""
     if machine not in MACHINES:
         raise ValueError("unknown machine %r (known: %s)" % (machine, ", ".join(MACHINES)))
-    return Path(controller.__file__).resolve().parent.parent / "hardware" / machine / "pinmap.toml"
+    checkout = Path(controller.__file__).resolve().parent.parent / "hardware" / machine / "pinmap.toml"
+    return checkout if checkout.exists() else INSTALLED_PINMAPS / (machine + ".toml")
 
 
 def input_roles(machine, rows=None):

@@ -13,6 +13,7 @@ release done that the saved game does not know about; a restarted machine
 that finds a release under way holds in "check the marbles".
 """
 
+import faulthandler
 import json
 import os
 import queue
@@ -265,6 +266,8 @@ def _listdir(path):
 
 def run(config, pinmap, pin_factory):
     """Run the service until SIGTERM or SIGINT."""
+    # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
+    faulthandler.enable()
     service = Service(config, pinmap, pin_factory)
     signal.signal(signal.SIGTERM, service.request_stop)
     signal.signal(signal.SIGINT, service.request_stop)

@@ -1,0 +1,215 @@
+"""The systemd side of the Pi service: the unit, the sysusers file and install.sh.
+
+Checked with systemd's own tools (systemd-analyze verify and security, systemd-sysusers),
+which come with the Debian package `systemd` (version 250 or newer: Debian 12, Ubuntu 24.04).
+Nothing here needs root, a network, a Raspberry Pi or a running systemd, and nothing is
+installed on this machine: install.sh is only parsed, never run.
+"""
+import functools
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+SYSTEMD = ROOT / "systemd"
+UNIT = SYSTEMD / "drnim-controller.service"
+SYSUSERS = SYSTEMD / "drnim-controller.sysusers"
+INSTALL = SYSTEMD / "install.sh"
+EXEC = "/opt/drnim-controller/venv/bin/controller"
+HOST_UNIT_DIRS = ("/usr/lib/systemd/system", "/lib/systemd/system")
+MISSING = "{} is missing: install the Debian package `systemd` (apt-get install systemd)"
+
+
+def systemd_tool(name):
+    path = shutil.which(name) or next(
+        (p for p in (f"/usr/bin/{name}", f"/bin/{name}") if os.access(p, os.X_OK)), None)
+    if path is None:
+        pytest.fail(MISSING.format(name))
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def systemd_analyze():
+    """Called from the tests, not a fixture, so that a missing tool fails them (not errors)."""
+    path = systemd_tool("systemd-analyze")
+    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout
+    found = re.match(r"systemd (\d+)", version)
+    if found is None or int(found.group(1)) < 250:
+        pytest.fail(f"{path} is too old ({version.partition(chr(10))[0] or 'no version'}): "
+                    "`security --offline` and `verify --root` need systemd 250 or newer "
+                    "(Debian 12, Ubuntu 24.04)")
+    return path
+
+
+def run(*args):
+    env = dict(os.environ, SYSTEMD_PAGER="", SYSTEMD_COLORS="0", LC_ALL="C.UTF-8")
+    return subprocess.run(args, capture_output=True, text=True, timeout=30, env=env)
+
+
+def parse_unit(path):
+    """{section: {key: [values]}}, the way systemd reads a unit: repeated keys add up
+    (DeviceAllow=), an empty assignment clears the list."""
+    sections, current = {}, None
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        assert not line.endswith("\\"), f"{path.name}:{number}: continuation lines are not parsed here"
+        if line.startswith("["):
+            current = sections.setdefault(line.strip("[]"), {})
+            continue
+        assert current is not None and "=" in line, f"{path.name}:{number}: not key=value: {raw!r}"
+        key, value = (part.strip() for part in line.split("=", 1))
+        values = current.setdefault(key, [])
+        if value:
+            values.append(value)
+        else:
+            values.clear()
+    return sections
+
+
+@pytest.fixture(scope="module")
+def service():
+    return parse_unit(UNIT)["Service"]
+
+
+def one(service, key):
+    values = service.get(key, [])
+    assert len(values) == 1, f"{key}= should be set once, found {values}"
+    return values[0]
+
+
+def make_root(tmp_path, stub=True):
+    """A file-system tree for `systemd-analyze verify --root`: the host's own system units
+    (the targets this unit depends on), the unit, an executable stub where install.sh puts
+    the controller, and the users from the sysusers file."""
+    root = tmp_path / "root"
+    host_units = next((Path(d) for d in HOST_UNIT_DIRS if Path(d, "multi-user.target").exists()), None)
+    if host_units is None:
+        pytest.fail(MISSING.format(f"systemd's unit directory ({' or '.join(HOST_UNIT_DIRS)})"))
+    shutil.copytree(host_units, root / "usr/lib/systemd/system", symlinks=True)
+    unit = root / "etc/systemd/system" / UNIT.name
+    unit.parent.mkdir(parents=True)
+    shutil.copyfile(UNIT, unit)
+    if stub:
+        controller = root / EXEC.lstrip("/")
+        controller.parent.mkdir(parents=True)
+        controller.write_text("#!/bin/sh\nexit 0\n")
+        controller.chmod(0o755)
+    sysusers(root)
+    return root, unit
+
+
+def sysusers(root):
+    """Run the sysusers file against `root`, whose /etc/group has Debian's dialout."""
+    (root / "etc").mkdir(parents=True, exist_ok=True)
+    (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:\n")
+    result = run(systemd_tool("systemd-sysusers"), f"--root={root}", str(SYSUSERS))
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_unit_verifies_clean(tmp_path):
+    analyze = systemd_analyze()
+    root, unit = make_root(tmp_path)
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", str(unit))
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+def test_verify_checks_the_executable(tmp_path):
+    analyze = systemd_analyze()
+    # The clean verify above means something: without the stub, verify sees no controller.
+    root, unit = make_root(tmp_path, stub=False)
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", str(unit))
+    assert result.returncode != 0
+    assert f"{EXEC} is not executable" in result.stdout + result.stderr
+
+
+def test_security_exposure_at_most_1():
+    analyze = systemd_analyze()
+    result = run(analyze, "security", "--offline=true", "--no-pager", str(UNIT))
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"Overall exposure level for \S+: (\d+(?:\.\d+)?)", result.stdout)
+    assert found, result.stdout + result.stderr
+    assert float(found.group(1)) <= 1.0, result.stdout
+
+
+def test_notify_and_watchdog(service):
+    assert one(service, "Type") == "notify"
+    assert one(service, "NotifyAccess") == "main"
+    assert one(service, "WatchdogSec") == "10s"
+    assert one(service, "Restart") == "on-failure"
+    assert one(service, "RestartSec") == "2s"
+    assert "TimeoutStopSec" in service
+
+
+def test_runs_as_drnim_in_gpio_and_dialout(service):
+    assert one(service, "User") == "drnim"
+    groups = " ".join(service["SupplementaryGroups"]).split()
+    assert "gpio" in groups and "dialout" in groups
+    assert one(service, "ExecStart") == f"{EXEC} run --config /etc/drnim-controller/config.toml"
+
+
+def test_directories(service):
+    assert one(service, "StateDirectory") == "drnim-controller"
+    assert one(service, "RuntimeDirectory") == "drnim-controller"
+    assert one(service, "ConfigurationDirectory") == "drnim-controller"
+    # lgpio writes its pipes into the working directory: the runtime directory.
+    assert one(service, "WorkingDirectory") == "/run/" + one(service, "RuntimeDirectory")
+    assert one(service, "ProtectSystem") == "strict"
+
+
+def test_devices(service):
+    assert one(service, "PrivateDevices") == "no"
+    assert one(service, "DevicePolicy") == "closed"
+    allowed = {entry.split()[0]: entry.split()[1] for entry in service["DeviceAllow"]}
+    for node in ["/dev/gpiochip0", "/dev/gpiochip4", "/dev/gpiomem", "/dev/gpiomem0",
+                 "/dev/ttyAMA0", "/dev/ttyS0"]:
+        assert allowed.get(node) == "rw", f"DeviceAllow= lacks {node} rw"
+    # /dev/ttyACM0 and /dev/ttyUSB0, by number so that a later plug-in works.
+    assert allowed.get("/dev/char/166:0") == "rw" and allowed.get("/dev/char/188:0") == "rw"
+
+
+def test_no_network_but_sd_notify(service):
+    assert one(service, "PrivateNetwork") == "yes"
+    assert one(service, "IPAddressDeny") == "any"
+    assert one(service, "RestrictAddressFamilies") == "AF_UNIX"
+
+
+def test_installs_into_multi_user():
+    assert parse_unit(UNIT)["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def test_sysusers_makes_drnim_in_gpio_and_dialout(tmp_path):
+    result = sysusers(tmp_path)
+    passwd = {line.split(":")[0]: line.split(":") for line in (tmp_path / "etc/passwd").read_text().splitlines()}
+    group = {line.split(":")[0]: line.split(":") for line in (tmp_path / "etc/group").read_text().splitlines()}
+    assert "drnim" in passwd and passwd["drnim"][6].endswith("nologin")
+    assert 0 < int(passwd["drnim"][2]) < 1000, "drnim should be a system user"
+    assert "drnim" in group["gpio"][3].split(","), "gpio is created where missing, with drnim in it"
+    assert group["dialout"][2] == "20", "the existing dialout group is kept"
+    assert "drnim" in group["dialout"][3].split(",")
+    assert "Creating group 'dialout'" not in result.stdout + result.stderr
+
+
+def test_install_script_parses():
+    result = subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True, text=True, timeout=10)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert os.access(INSTALL, os.X_OK), "install.sh should be executable"
+    text = INSTALL.read_text()
+    assert "set -euo pipefail" in text
+    assert "systemctl enable --now" in text
+
+
+def test_install_script_shellcheck():
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed (apt-get install shellcheck)")
+    result = subprocess.run([shellcheck, str(INSTALL)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
