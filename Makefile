@@ -4,12 +4,12 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test bench play install-pi clean
+.PHONY: test bench play simulate install-pi clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,ip]'
+	$(PY) -m pip install --quiet -e '.[test,ip,sim]'
 	touch $@
 
 test: $(VENV)/.installed
@@ -17,6 +17,10 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
+
+# The bench simulator: the virtual replica drawn in the terminal (--machine nimatron for the other).
+simulate: $(VENV)/.installed
+	$(VENV)/bin/controller --simulate
 
 play: $(VENV)/.installed
 	$(VENV)/bin/controller play drnim

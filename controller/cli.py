@@ -6,6 +6,8 @@
     controller config check [PATH]
     controller status [--config PATH]
     controller stats [--config PATH]
+    controller --simulate [--machine drnim|nimatron] [--script FILE | --autoplay N [--visitor V]]
+                          [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
 Bad arguments get one line that names the argument, and exit status 2.
 """
@@ -65,7 +67,8 @@ def add_game_arguments(parser):
 
 
 def build_parser():
-    parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played.")
+    parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played. "
+                    "'controller --simulate' opens the bench simulator (see --simulate --help).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
 
@@ -296,9 +299,79 @@ def run_stats(args, out):
     return 0
 
 
+def rate(text):
+    """argparse type: a probability or a rate, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be a number, 0 or more, not %r" % text)
+    return value
+
+
+def build_simulate_parser():
+    parser = Parser(prog="controller --simulate",
+                    description="The bench simulator: the real service on mock pins, with a virtual machine.")
+    parser.add_argument("--simulate", action="store_true", required=True)
+    parser.add_argument("--machine", choices=("drnim", "nimatron"), default="drnim")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
+    mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")
+    parser.add_argument("--visitor", choices=("perfect", "random", "novice"), default="perfect")
+    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same run")
+    parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
+    parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
+    parser.add_argument("--bounce", action="store_true", help="buttons bounce")
+    parser.add_argument("--speed", type=rate, default=1.0, help="simulated seconds per real second (the drawing)")
+    return parser
+
+
+def run_simulate(argv, out):
+    args = build_simulate_parser().parse_args(argv)
+    faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
+    if args.script:
+        from controller.core.scenario import ScriptError
+        from controller.sim.script import run_script
+        try:
+            with open(args.script) as f:
+                text = f.read()
+        except OSError as error:
+            raise ArgumentError("--script: cannot read %s: %s" % (args.script, error.strerror))
+        report = lambda line: out.write(line + "\n")  # noqa: E731
+        try:
+            failures = run_script(text, report=report, **faults)
+        except ScriptError as error:
+            sys.stderr.write("controller --simulate: %s: %s\n" % (args.script, error))
+            return USAGE_ERROR
+        out.write("%s: %s\n" % (args.script, "every expectation holds" if not failures
+                                 else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
+        return 1 if failures else 0
+    from controller.sim.engine import Simulation
+    simulation = Simulation(args.machine, {}, **faults)
+    try:
+        if args.autoplay:
+            from controller.sim.autoplay import autoplay, summary_lines
+            summary = autoplay(simulation, args.autoplay, args.visitor, args.seed, lambda line: out.write(line + "\n"))
+            out.write("\n".join(summary_lines(summary)) + "\n")
+            return 0
+        try:
+            from controller.sim.app import run_app
+        except ImportError:
+            raise ArgumentError("--simulate: the drawing needs Textual: pip install 'drnim-controller[sim]' "
+                                "(or make simulate)")
+        run_app(simulation, speed=args.speed)
+        return 0
+    finally:
+        simulation.close()
+
+
 def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
+    argv = sys.argv[1:] if argv is None else argv
     try:
+        if "--simulate" in argv:
+            return run_simulate(argv, out)
         args = build_parser().parse_args(argv)
         if args.command == "solve":
             return run_solve(args, out)

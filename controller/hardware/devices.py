@@ -6,7 +6,7 @@ gpiozero has no 74HC595 driver, so `ShiftRegister` drives one on three
 `DigitalOutputDevice`s; `LampPanel` lights the Nimatron's rows on it.
 """
 
-from gpiozero import AngularServo, Button, CompositeDevice, DigitalOutputDevice, LED
+from gpiozero import AngularServo, CompositeDevice, DigitalInputDevice, DigitalOutputDevice, LED
 
 LEFT = "left"
 RIGHT = "right"
@@ -119,8 +119,11 @@ def release(spec, pin_factory=None):
 
 
 def button(spec, pin_factory=None):
-    """A Button for an input of the pin map (a push button, a toggle switch, a sensor)."""
-    return Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state, pin_factory=pin_factory)
+    """An input of the pin map (a push button, a toggle switch, a sensor). A
+    DigitalInputDevice, not a Button: we need no hold thread (it slows closing
+    by a tenth of a second per button) and do our own debouncing."""
+    return DigitalInputDevice(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state,
+                              pin_factory=pin_factory)
 
 
 class ButtonPanel(CompositeDevice):

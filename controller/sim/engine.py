@@ -1,0 +1,278 @@
+"""The virtual replica: the real service and hardware layer on gpiozero's
+MockFactory pins, with a model of the physical machine around them.
+
+Dr. Nim's world: marbles wait on the rail; when the release output is
+energised one marble leaves the rail, falls for `fall_ms`, breaks the IR
+beam at the gate (the sensor pin), and lands in the tray. The Nimatron's
+world: its lamps are decoded from the 74HC595 pin traffic alone, so the
+shift-register code is exercised for real.
+
+Faults on demand: `jam_rate` (a released marble sticks in the chute),
+`glitch_rate` (the sensor fires with no marble, per second), `bounce`
+(buttons bounce on press and release). `seed` makes a run repeatable. Time
+is simulated: `advance(ms)` runs as fast as the computer allows.
+"""
+
+import random
+import tempfile
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.core.exhibit import check_settings
+from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.service.config import MACHINES, SERVICE_CHOICES, SERVICE_DEFAULTS, Config
+from controller.service.daemon import Service
+from controller.service.notify import Notifier
+
+PRESS_MS = 100
+GAP_MS = 100
+BEAM_MS = 12
+BOUNCES = 4
+
+
+class EdgePin(MockPWMPin):
+    """A mock output pin that tells the world when it goes high."""
+
+    def __init__(self, factory, info, on_rise=None):
+        super().__init__(factory, info)
+        self.on_rise = on_rise
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed and value and self.on_rise is not None:
+            self.on_rise()
+        return changed
+
+
+class Chip74HC595:
+    """A chain of 74HC595s seen from its pins: a clock rise shifts the data pin
+    in at output 0, a latch rise copies the shift register to the outputs."""
+
+    def __init__(self, factory, spec):
+        count = 8 * spec.options["registers"]
+        self.data = factory.pin(spec.pins["data"])
+        factory.pin(spec.pins["clock"], pin_class=EdgePin, on_rise=self.clock)
+        factory.pin(spec.pins["latch"], pin_class=EdgePin, on_rise=self.latch)
+        self.shifting = [False] * count
+        self.outputs = [False] * count
+
+    def clock(self):
+        self.shifting = [bool(self.data.state)] + self.shifting[:-1]
+
+    def latch(self):
+        self.outputs = list(self.shifting)
+
+
+class Simulation:
+    """One virtual machine. `settings` are the machine's (as in config.toml)."""
+
+    def __init__(self, machine="drnim", settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
+                 fall_ms=250, state_dir=None):
+        self.lost = set()       # release numbers whose marble never comes (scenario worlds)
+        self.double = set()     # release numbers that let two marbles through
+        self.machine_name = machine
+        self.rng = random.Random(seed)
+        self.jam_rate = jam_rate
+        self.glitch_rate = glitch_rate
+        self.bounce = bounce
+        self.fall_ms = fall_ms
+        self.now = 0
+        self.log = []
+        self.commands = []
+        self.releases = 0
+        self.falling = []
+        self.jammed = 0
+        self.tray = 0
+        self.glitches = 0
+        self.folder = None if state_dir else tempfile.TemporaryDirectory(prefix="drnim-sim-")
+        folder = state_dir or self.folder.name
+        service = check_settings(SERVICE_DEFAULTS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
+                                                    "runtime_dir": folder}, SERVICE_CHOICES)
+        machines = dict((name, cls(settings if name == machine else {}).config) for name, cls in MACHINES.items())
+        self.config = Config(service, machines)
+        self.pinmap = load_pinmap(default_pinmap_path(machine))
+        self.factory = MockFactory(pin_class=MockPWMPin)
+        self.chip = None
+        if machine == "drnim":
+            self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin,
+                             on_rise=lambda: self.released())
+            self.rail = self.config.machine["marbles"]
+        else:
+            self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
+            self.rail = 0
+        self.next_glitch = self.draw_glitch()
+        self.start_service()
+
+    def start_service(self):
+        """Start the service (again, after a simulated restart: it resumes its saved game)."""
+        self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=lambda: self.now,
+                               notifier=Notifier({}), log=self.note)
+        original = self.service.handle
+
+        def handle(event, now):
+            commands = original(event, now)
+            self.commands.extend(" ".join(str(p) for p in c) for c in commands)
+            if event[0] != "tick" or commands:
+                self.note("%7.1f s  %-28s -> %s" % (now / 1000, " ".join(str(p) for p in event),
+                                                   "; ".join(" ".join(str(p) for p in c) for c in commands
+                                                             if c[0] != "message") or "nothing"))
+            return commands
+        self.service.handle = handle
+        self.service.start()
+
+    def restart(self):
+        """The service process dies and starts again on the same pins."""
+        self.service.board.close()
+        self.service.stats.close()
+        self.start_service()
+
+    # --- the world ------------------------------------------------------------
+    @property
+    def machine(self):
+        return self.service.machine
+
+    def note(self, text):
+        self.log.append(text)
+        del self.log[:-500]
+
+    def released(self):
+        """The release pin went high: one marble leaves the rail, if there is one."""
+        self.releases += 1
+        if self.rail == 0 or self.releases in self.lost:
+            return
+        self.rail -= 1
+        if self.rng.random() < self.jam_rate:
+            self.jammed += 1
+            self.note("world: the marble jammed in the chute")
+            return
+        self.falling.append(self.now + self.fall_ms)
+        if self.releases in self.double and self.rail:
+            self.rail -= 1
+            self.falling.append(self.now + self.fall_ms + 60)
+
+    def draw_glitch(self):
+        if self.glitch_rate <= 0 or self.machine_name != "drnim":
+            return None
+        return self.now + int(self.rng.expovariate(self.glitch_rate) * 1000) + 1
+
+    def clear_jam(self):
+        """A technician frees the jammed marbles: they fall through the gate."""
+        while self.jammed:
+            self.jammed -= 1
+            # one behind the other, as marbles roll down a chute
+            self.falling.append(self.now + self.fall_ms + 80 * self.jammed)
+        self.advance(0)
+
+    def reload(self):
+        """Every marble back on the rail (the visitor does it before New game)."""
+        self.rail += self.tray + self.jammed + len(self.falling)
+        self.tray = self.jammed = 0
+        self.falling = []
+
+    def advance(self, ms):
+        """Let `ms` of simulated time pass: the service, the marbles and the glitches work."""
+        end = self.now + ms
+        while True:
+            self.service.pump()
+            times = [t for t in self.falling + [self.service.next_deadline(), self.next_glitch]
+                     if t is not None and t <= end]
+            if not times:
+                break
+            self.now = max(self.now, min(times))
+            if self.falling and min(self.falling) <= self.now:
+                self.falling.remove(min(self.falling))
+                self.tray += 1
+                self.beam()
+            elif self.next_glitch is not None and self.next_glitch <= self.now:
+                self.glitches += 1
+                self.note("world: the sensor glitched")
+                self.beam()
+                self.next_glitch = self.draw_glitch()
+        self.now = end
+        self.service.pump()
+
+    def beam(self):
+        sensor = self.factory.pin(self.pinmap.inputs["marble_sensor"].pin)
+        sensor.drive_low()
+        self.service.pump()
+        self.now += BEAM_MS
+        sensor.drive_high()
+        self.service.pump()
+
+    # --- a person at the machine ----------------------------------------------------
+    def press(self, control, hold_ms=PRESS_MS):
+        """Press a button as a person would: held about 100 ms, then a short pause."""
+        if control == "new_game" and self.machine_name == "drnim":
+            self.reload()
+        pin = self.factory.pin(self.pinmap.inputs[control].pin)
+        self.edge(pin, True)
+        self.advance(hold_ms)
+        self.edge(pin, False)
+        self.advance(GAP_MS)
+
+    def edge(self, pin, active):
+        if self.bounce:
+            for _ in range(BOUNCES):
+                (pin.drive_low if active else pin.drive_high)()
+                self.service.pump()
+                self.now += 1
+                (pin.drive_high if active else pin.drive_low)()
+                self.service.pump()
+                self.now += 1
+        (pin.drive_low if active else pin.drive_high)()
+        self.service.pump()
+
+    def set_switch(self, control, on):
+        """Move a toggle switch: on is the Dr. Nim side (turn) or right (equalizer).
+
+        A person moves it to the side asked for even when it already sits
+        there (Dr. Nim's marbles flip the turn indicator back, not the lever):
+        then it goes to the other side and back."""
+        pin = self.factory.pin(self.pinmap.inputs[control].pin)
+        if self.service.board.level(control) == on:
+            self.edge(pin, not on)
+            self.advance(GAP_MS)
+        self.edge(pin, on)
+        self.advance(GAP_MS)
+
+    def settle(self, limit_ms=60000):
+        """Let time pass until nothing falls and no machine move is under way."""
+        waited = 0
+        while waited < limit_ms and self.busy():
+            self.advance(100)
+            waited += 100
+
+    def busy(self):
+        state = self.machine.state
+        if self.machine_name == "drnim":
+            return bool(self.falling) or state["running"] or (state["in_flight"] and state["fault"] is None)
+        return state["mode"] == "play" and state["turn"] == "machine"
+
+    # --- what is shown -------------------------------------------------------------
+    def output(self, role, name="pin"):
+        return bool(self.factory.pin(self.pinmap.outputs[role].pins[name]).state)
+
+    def side(self, role):
+        """An indicator's side, read from its pins (a servo's from its angle)."""
+        spec = self.pinmap.outputs[role]
+        if spec.kind == "servo":
+            return "left" if self.service.board.indicators[role].angle < 0 else "right"
+        return "left" if self.output(role, "left") else "right" if self.output(role, "right") else None
+
+    def lamps(self):
+        """Status lamps by name: on, off or blink, read from the pins."""
+        shown = {}
+        for name, lamp in self.service.board.lamps.items():
+            shown[name] = "blink" if lamp._blink_thread is not None else "on" if lamp.is_lit else "off"
+        return shown
+
+    def rows(self, display=0):
+        """The Nimatron's lit lamps per row, decoded from the shift-register pins."""
+        lamps, rows = self.pinmap.lamps_per_row, self.pinmap.rows
+        bits = self.chip.outputs[display * rows * lamps:(display + 1) * rows * lamps]
+        return [sum(bits[r * lamps:(r + 1) * lamps]) for r in range(rows)]
+
+    def close(self):
+        self.service.stop()
+        if self.folder:
+            self.folder.cleanup()

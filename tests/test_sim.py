@@ -1,0 +1,133 @@
+"""The bench simulator without its drawing: the virtual machine, scripts through
+the whole stack, autoplay and fault injection."""
+
+import subprocess
+import sys
+
+import pytest
+from gpiozero import Device
+
+from conftest import ROOT
+from controller.sim.engine import Simulation
+from controller.sim.script import run_script
+
+SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt")) + sorted((ROOT / "tests" / "scenarios").glob("*.sim"))
+
+
+@pytest.fixture(autouse=True)
+def restore_pin_factory():
+    saved = Device.pin_factory
+    yield
+    Device.pin_factory = saved
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_every_scenario_holds_through_the_whole_stack(path):
+    assert run_script(path.read_text()) == []
+
+
+def simulate(*argv):
+    return subprocess.run([sys.executable, "-m", "controller", "--simulate", *argv], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_a_script_prints_each_step_and_exits_0_when_every_expect_holds():
+    result = simulate("--script", str(ROOT / "tests" / "scenarios" / "simulator-language.sim"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "line 6: expect rail 14: ok" in result.stdout
+    assert "line 5: press trigger  (rail 14, turn player, equalizer off" in result.stdout
+    assert result.stdout.rstrip().endswith("every expectation holds")
+
+
+def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
+    script = tmp_path / "wrong.sim"
+    script.write_text("game drnim equalizer=off\nset turn machine\npress trigger\nexpect rail 14\n")
+    result = simulate("--script", str(script))
+    assert result.returncode == 1
+    assert "line 4: expect rail 14: FAILED, got 13" in result.stdout
+
+
+@pytest.mark.parametrize("text,words", [
+    ("press trigger\n", "line 1: the script must start with a 'game' line"),
+    ("game drnim\nwait forever\n", "line 2: 'forever' is not a duration"),
+    ("game drnim marbles=99\n", "line 1: marbles: must be 1 to 15"),
+    ("game drnim\npress row 2\n", "line 2: this machine has no control 'row 2'"),
+    ("game chess\n", "line 1: the game is drnim or nimatron"),
+    ("game drnim\nset turn sideways\n", "line 2: cannot set turn sideways"),
+])
+def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
+    script = tmp_path / "bad.sim"
+    script.write_text(text)
+    result = simulate("--script", str(script))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and words in result.stderr and str(script) in result.stderr
+
+
+def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
+    first = simulate("--autoplay", "4", "--visitor", "random", "--seed", "7", "--jam-rate", "0.05")
+    second = simulate("--autoplay", "4", "--visitor", "random", "--seed", "7", "--jam-rate", "0.05")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    lines = first.stdout.splitlines()
+    assert "games: 4" in lines and any(line.startswith("wins: visitor ") for line in lines)
+    assert any(line.startswith("marbles released: ") for line in lines)
+
+
+def test_a_perfect_visitor_beats_dr_nim_with_the_equalizer_every_time():
+    from controller.sim.autoplay import autoplay
+    sim = Simulation("drnim", {"equalizer": True}, seed=1)
+    try:
+        summary = autoplay(sim, 4, "perfect", seed=1)
+    finally:
+        sim.close()
+    assert summary["player"] == 4 and summary["machine"] == 0
+
+
+def test_a_jam_shows_as_a_fault_until_staff_free_the_marble():
+    sim = Simulation("drnim", {}, jam_rate=1.0)
+    try:
+        sim.press("trigger")
+        sim.advance(10000)
+        assert sim.machine.state["fault"] == "jam" and sim.lamps()["fault"] == "on"
+        # the first release and its two retries each let a marble into the chute
+        assert sim.machine.rail == 15 and sim.jammed == 3 and sim.releases == 3
+        sim.jam_rate = 0.0
+        sim.clear_jam()
+        sim.settle()
+        # the first clears the jam; the two after it are counted as marbles without a release
+        assert sim.machine.state["fault"] is None and sim.machine.rail == 12
+        assert sim.machine.state["extra_marbles"] == 2
+    finally:
+        sim.close()
+
+
+def test_glitches_are_counted_as_the_machine_specifies():
+    sim = Simulation("drnim", {}, glitch_rate=0.5, seed=3)
+    try:
+        sim.advance(20000)
+        assert sim.glitches > 0
+        assert sim.machine.state["extra_marbles"] == sim.glitches
+        assert sim.machine.rail == 15 - sim.glitches and sim.rail == 15, "the world still has every marble"
+    finally:
+        sim.close()
+
+
+def test_bouncing_buttons_still_count_once_per_press():
+    sim = Simulation("drnim", {}, bounce=True)
+    try:
+        sim.press("trigger")
+        sim.press("trigger")
+        sim.settle()
+        assert sim.machine.rail == 13 and sim.releases == 2
+    finally:
+        sim.close()
+
+
+def test_the_nimatron_lamps_come_from_the_shift_register_pins():
+    sim = Simulation("nimatron", {"opening": "first"})
+    try:
+        assert sim.rows(0) == sim.rows(1) == [1, 3, 5, 6]
+        sim.press("row4")
+        assert sim.rows(0) == [1, 3, 5, 5]
+    finally:
+        sim.close()
