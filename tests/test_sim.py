@@ -131,3 +131,11 @@ def test_the_nimatron_lamps_come_from_the_shift_register_pins():
         assert sim.rows(0) == [1, 3, 5, 5]
     finally:
         sim.close()
+
+
+def test_the_readme_script_example_holds():
+    readme = (ROOT / "README.md").read_text()
+    blocks = [block.split("```", 1)[0] for block in readme.split("```\n")[1:]]
+    example = [block for block in blocks if block.startswith("game drnim marbles=15")]
+    assert len(example) == 1
+    assert run_script(example[0]) == []
