@@ -25,6 +25,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service import daemon
 from controller.service.config import load_config
+from controller.sim.engine import EdgePin
 
 FALL_S = 0.03
 
@@ -48,18 +49,6 @@ class World:
         self.sensor.drive_low()
         time.sleep(0.003)
         self.sensor.drive_high()
-
-
-class ReleasePin(MockPWMPin):
-    def __init__(self, factory, info, world=None):
-        super().__init__(factory, info)
-        self.world = world
-
-    def _change_state(self, value):
-        changed = super()._change_state(value)
-        if changed and value:
-            self.world.released()
-        return changed
 
 
 def press(pin, hold=0.03):
@@ -87,7 +76,7 @@ def main(config_path, log_path, seed):
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     factory = MockFactory(pin_class=MockPWMPin)
     world = World(factory, pinmap, log_path)
-    factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=ReleasePin, world=world)
+    factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=world.released)
     service = daemon.Service(config, pinmap, pin_factory=factory, log=lambda text: None)
     service.start()
     state = service.machine.state

@@ -1,11 +1,13 @@
 """A test rig for the service: gpiozero's MockFactory with a model of the
 physical Dr. Nim around it, as gpiozero's own tests fake hardware: the
-release pin is a MockPin subclass that lets a marble fall past the break-beam
-sensor `fall_ms` after it is energised (unless the rig jams it)."""
+release pin is a MockPin subclass (the simulator's EdgePin) that lets a marble
+fall past the break-beam sensor `fall_ms` after it is energised (unless the
+rig jams it), on a fake clock the test moves."""
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.sim.engine import Chip74HC595, EdgePin
 from controller.service.config import load_config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
@@ -17,54 +19,6 @@ class FakeClock:
 
     def __call__(self):
         return self.now
-
-
-class ReleasePin(MockPWMPin):
-    """The release output: each time it is energised, the world drops a marble."""
-
-    def __init__(self, factory, info, world=None):
-        super().__init__(factory, info)
-        self.world = world
-
-    def _change_state(self, value):
-        changed = super()._change_state(value)
-        if changed and value and self.world is not None:
-            self.world.released()
-        return changed
-
-
-class EdgePin(MockPWMPin):
-    """An output pin that tells a chip model about its rising edges."""
-
-    def __init__(self, factory, info, on_rise=None):
-        super().__init__(factory, info)
-        self.on_rise = on_rise
-
-    def _change_state(self, value):
-        changed = super()._change_state(value)
-        if changed and value and self.on_rise is not None:
-            self.on_rise()
-        return changed
-
-
-class Chip74HC595:
-    """A chain of 74HC595s as the mock pins see it: each clock rise shifts the
-    data pin in at output 0, each latch rise copies the shift register to the
-    outputs. It decodes the lamps from the pin traffic alone."""
-
-    def __init__(self, factory, spec):
-        count = 8 * spec.options["registers"]
-        self.data = factory.pin(spec.pins["data"])
-        factory.pin(spec.pins["clock"], pin_class=EdgePin, on_rise=self.clock)
-        factory.pin(spec.pins["latch"], pin_class=EdgePin, on_rise=self.latch)
-        self.shifting = [False] * count
-        self.outputs = [False] * count
-
-    def clock(self):
-        self.shifting = [bool(self.data.state)] + self.shifting[:-1]
-
-    def latch(self):
-        self.outputs = list(self.shifting)
 
 
 def write_config(tmp_path, machine="drnim", **settings):
@@ -92,7 +46,7 @@ class Rig:
         self.marbles_seen = 0
         self.log = []
         if machine == "drnim":
-            self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=ReleasePin, world=self)
+            self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=self.released)
         else:
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,

@@ -188,7 +188,7 @@ def test_the_shift_register_puts_bits_0_to_n_on_outputs_q0_to_qn():
     from gpiozero.pins.mock import MockFactory, MockPWMPin
     from controller.hardware.devices import ShiftRegister
     from controller.hardware.pinmap import OutputSpec
-    from service_rig import Chip74HC595
+    from controller.sim.engine import Chip74HC595
     factory = MockFactory(pin_class=MockPWMPin)
     spec = OutputSpec("lamps", "lamps", "shift_register", {"data": 10, "clock": 11, "latch": 8}, None,
                       {"registers": 2})
