@@ -1,0 +1,643 @@
+"""The bench simulator drawn in the terminal (Textual): `controller --simulate`.
+
+The virtual replica of `controller.sim.engine.Simulation` is drawn the way the
+real exhibit would show it, from its mock output pins: Dr. Nim's red board
+(the rail of marbles, the chute with the gate's IR beam, the three flip-flops,
+the equalizer, the turn switch, the tray) or the Nimatron's console of lamps,
+with the status lamps and the controls as buttons. A side panel explains the
+fault, the working (why the machine moves as it does) and the log.
+
+A timer advances the simulated clock by the elapsed real time times `speed`
+(`clock` gives the real time: the tests pass their own). With `speed=0` there
+is no timer and nothing moves by itself: the tests drive the simulated clock
+with `sim.advance()` / `sim.settle()` and call `redraw()`.
+
+Keys (also in the footer):
+
+    Dr. Nim   space or t  trigger         m  turn switch to Dr. Nim
+              p  turn switch to you       s  turn switch to the other side
+              e  equalizer switch over    j  free a jammed marble
+              n  new game                 q  quit
+    Nimatron  1-9  that row's button      h or enter  hand over
+              n  new game                 q  quit
+"""
+
+import re
+import time
+
+from rich.text import Text
+from textual.app import App
+from textual.binding import Binding
+from textual.containers import Container, Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Footer, Static
+
+from controller.core.drnim import route
+from controller.core.solve import mover_wins, winning_move
+
+TICK_S = 0.05           # how often the clock advances and the drawing is refreshed
+MAX_STEP_S = 1.0        # a stalled terminal does not make the clock jump further than this
+BLINK_MS = 500          # a blinking lamp's half period, on the simulated clock
+LOG_LINES = 60
+
+# Dr. Nim's board: red plastic, white flippers, glass marbles.
+BOARD = "#ffffff on #8f1d1d"
+LABEL = "#f4c2c2"
+DIM = "#c46a6a"
+MARBLE = "bold #cfe8ff"
+FLIPPER = "bold #ffffff"
+CHUTE = "#e8a0a0"
+JAM = "bold #ffd400"
+ACTIVE = "bold #ffffff"
+
+LAMP_OFF = "#5a5a5a"
+DRNIM_LAMPS = (
+    ("your_turn", "your turn", "#4cd964"),
+    ("drnim_turn", "Dr. Nim's turn", "#ffcc00"),
+    ("fault", "fault", "#ff3b30"),
+    ("you_win", "you win", "#35c8ff"),
+    ("drnim_wins", "Dr. Nim wins", "#ff9f0a"),
+)
+NIMATRON_LAMPS = (
+    ("your_turn", "your turn", "#4cd964"),
+    ("machine_turn", "the Nimatron's turn", "#ffcc00"),
+    ("nim_champ", "NIM CHAMP", "#ffd700"),
+    ("machine_wins", "the Nimatron wins", "#ff3b30"),
+)
+BULB_ON = "bold #ffd25a"
+BULB_OFF = "#6b5a3e"
+
+FAULTS = {
+    "jam": "Jam: a marble did not reach the gate, even after the release was retried. "
+           "Nothing was counted. Free the marble (j): it counts when it passes the gate. "
+           "Or put the marbles back and press New game.",
+    "check": "Check: the controller restarted while a marble was on its way, so the count cannot be "
+             "trusted. Put every marble back on the rail and press New game.",
+}
+
+
+class Canvas:
+    """A grid of styled cells, for the text art."""
+
+    def __init__(self, width, height, style=""):
+        self.width = width
+        self.cells = [[(" ", style) for _ in range(width)] for _ in range(height)]
+
+    def put(self, x, y, text, style=""):
+        row = self.cells[y]
+        for i, char in enumerate(text):
+            if 0 <= x + i < self.width:
+                row[x + i] = (char, style)
+
+    def text(self):
+        out = Text()
+        for y, row in enumerate(self.cells):
+            if y:
+                out.append("\n")
+            for char, style in row:
+                out.append(char, style)
+        return out
+
+
+def lamp_glyph(state, now):
+    """A status lamp: ● lit, ○ out, ◉ blinking (its colour follows the simulated clock)."""
+    if state == "blink":
+        return "◉", (now // BLINK_MS) % 2 == 0
+    return ("●", True) if state == "on" else ("○", False)
+
+
+def lamp_text(lamps, table, now, per_line):
+    out = Text()
+    for i, (name, label, colour) in enumerate(table):
+        if name not in lamps:
+            continue
+        glyph, lit = lamp_glyph(lamps[name], now)
+        if i and i % per_line == 0:
+            out.append("\n")
+        elif i:
+            out.append("   ")
+        out.append(glyph, "bold " + colour if lit else LAMP_OFF)
+        out.append(" " + label, colour if lit else LAMP_OFF)
+    return out
+
+
+# --- Dr. Nim ------------------------------------------------------------------
+def flipper(c, x, y, side):
+    """A flipper as the booklet draws it, a lever over two lines with an arrow at
+    its low end: ╲ pointing right, ╱ pointing left. It takes columns x and x+1."""
+    if side == "right":
+        c.put(x, y, "╲", FLIPPER)
+        c.put(x + 1, y + 1, "╲", FLIPPER)
+        c.put(x + 2, y + 1, "→", LABEL)
+    elif side == "left":
+        c.put(x + 1, y, "╱", FLIPPER)
+        c.put(x, y + 1, "╱", FLIPPER)
+        c.put(x - 1, y + 1, "←", LABEL)
+    else:
+        c.put(x, y, "??", FLIPPER)
+
+
+def drnim_board(sim):
+    """Dr. Nim's board from the pins and the marbles of the simulated world."""
+    m = sim.config.machine
+    capacity = max(m["capacity"], m["marbles"])
+    step = 2 if capacity <= 17 else 1   # a long rail packs its marbles tight
+    slots = 9                           # x of the first rail slot
+    gate = slots + step * capacity      # the gate, at the right end of the rail
+    chute = gate + 3                    # the chute down to the tray
+    mid = (slots + gate) // 2
+    c = Canvas(chute + 2, 11, BOARD)
+
+    rail = sim.rail
+    c.put(1, 0, "rail %2d" % rail, LABEL)
+    for i in range(capacity):
+        full = i >= capacity - rail
+        c.put(slots + step * i, 0, "●" if full else "·", MARBLE if full else DIM)
+    c.put(gate, 0, "▐", FLIPPER)
+    c.put(gate + 1, 0, "━━╮", CHUTE)
+    for y in range(1, 10):
+        c.put(chute, y, "│", CHUTE)
+    c.put(chute - 4, 9, "IR┄┄┼", CHUTE)
+    c.put(chute, 10, "▼", CHUTE)
+
+    sides = dict((role, sim.side(role)) for role in ("flip_flop_1", "flip_flop_2", "flip_flop_3", "equalizer", "turn"))
+    c.put(1, 2, "flip-flops", LABEL)
+    for number, x, y in ((1, mid, 2), (2, mid - 8, 4), (3, mid + 8, 4)):
+        c.put(x - 3, y, str(number), LABEL)
+        flipper(c, x, y, sides["flip_flop_%d" % number])
+
+    c.put(1, 6, "equalizer", LABEL)
+    side = sides["equalizer"]
+    flipper(c, mid, 6, side)
+    c.put(mid + 5, 6, "armed" if side == "right" else "spent" if side == "left" else "", LABEL)
+
+    c.put(1, 8, "turn", LABEL)
+    side = sides["turn"]
+    flipper(c, mid, 8, side)
+    c.put(mid - 9, 9, "Dr. Nim", ACTIVE if side == "left" else DIM)
+    c.put(mid + 4, 9, "You", ACTIVE if side == "right" else DIM)
+
+    tray = sim.tray
+    c.put(1, 10, "tray %2d" % tray, LABEL)
+    room = (chute - 2 - slots) // step + 1
+    shown = min(tray, room)
+    for i in range(shown):
+        c.put(chute - 2 - step * i, 10, "●", MARBLE)
+    if tray > shown:
+        c.put(slots - 1, 10, "+", MARBLE)
+
+    if sim.jammed:
+        c.put(chute - 6, 1, "stuck", JAM)
+        c.put(chute, 1, "✖", JAM)
+    for due in sim.falling:
+        done = 1 - max(0, min(1, (due - sim.now) / float(sim.fall_ms)))
+        c.put(chute, 1 + int(round(done * 8)), "●", MARBLE)
+    return c.text()
+
+
+def drnim_status(sim):
+    s = sim.machine.state
+    out = Text()
+    out.append("Rail %d · tray %d · taken %d of %d\n" % (sim.machine.rail, sim.tray, s["taken"], s["loaded"]), "bold")
+    if s["mode"] == "over":
+        if s["winner"] == "player":
+            out.append("You win! You beat Dr. Nim.", "bold #35c8ff")
+        else:
+            out.append("Dr. Nim wins.", "bold #ff9f0a")
+        out.append(" Put the marbles back: New game (n).")
+    elif s["fault"]:
+        out.append("Fault: see below.", "bold #ff3b30")
+    elif s["running"]:
+        out.append("Dr. Nim is playing its marbles...")
+    elif s["turn"] == "machine":
+        out.append("Handed over: the trigger (space) once.")
+    elif s["taken"] == 0:
+        out.append("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space.")
+    elif s["turn_taken"] or s["in_flight"]:
+        out.append("Take up to 3, then hand over: m, then space.")
+    else:
+        out.append("Your turn: the trigger (space) 1 to 3 times.")
+    return out
+
+
+def drnim_fault(sim):
+    fault = sim.machine.state["fault"]
+    out = Text()
+    if fault is None:
+        out.append("No fault.", "#4cd964")
+    else:
+        out.append(FAULTS.get(fault, "Fault: %s." % fault), "#ff6b60")
+    if sim.jammed:
+        out.append("\nWorld: %d marble%s stuck in the chute." % (sim.jammed, "" if sim.jammed == 1 else "s"), JAM)
+    if sim.glitches:
+        out.append("\nWorld: the sensor glitched %d time%s." % (sim.glitches, "" if sim.glitches == 1 else "s"), "dim")
+    return out
+
+
+def drnim_takes(q, armed):
+    """What Dr. Nim drops on q = (n - t) mod 4 by the theory (machines.md §1.5)."""
+    return 1 if q == 0 or armed else q
+
+
+def drnim_marbles(state, rail):
+    """What Dr. Nim's marble logic drops from here, run through the core's
+    model of the flip-flops: exact for `decide = historic`, whatever the setting."""
+    flip_flops, armed = state["flip_flops"], state["equalizer"] == "right"
+    for taken in range(1, rail + 1):
+        flip_flops, armed, carry_on = route(flip_flops, armed, True)
+        if not carry_on:
+            return taken
+    return rail
+
+
+def drnim_working(sim):
+    m = sim.config.machine
+    s = sim.machine.state
+    historic = m["decide"] == "historic"
+    t = 1 if m["rule"] == "last-loses" else 0
+    rail = sim.machine.rail
+    machine_turn = s["mode"] == "play" and s["turn"] == "machine"
+    n = rail + s["turn_taken"] if s["running"] else rail
+    q = (n - t) % 4
+    out = Text()
+    out.append("Last marble %s, so t = %d\n" % ("loses" if t else "wins", t), "bold")
+    out.append("n = %d marbles on the rail%s\n" % (n, " when Dr. Nim's turn began" if s["running"] else ""))
+    out.append("q = (n − t) mod 4 = (%d − %d) mod 4 = %d\n" % (n, t, q), "bold")
+    if s["mode"] == "over":
+        out.append("The game is over.\n")
+    elif q == 0:
+        out.append("q = 0: the player to move is losing.\n", "#ff9f0a")
+    else:
+        out.append("q = %d: the player to move wins by taking %d, leaving %d.\n" % (q, q, n - q), "#4cd964")
+    if historic:
+        out.append("Dr. Nim on q = 0 is losing and takes 1; on q = 1-3 it takes q, unless the equalizer is "
+                   "armed: then it takes 1 (its one misplay).\n", "dim")
+    else:
+        out.append("Dr. Nim's moves come from the '%s' opponent (decide = strategy).\n" % m["opponent"], "dim")
+    if s["running"]:
+        take = min(drnim_takes(q, s["equalizer"] == "right"), n) if historic else s["planned"]
+        out.append("This turn Dr. Nim takes %d; %d so far.\n" % (take, s["turn_taken"]), "bold")
+    elif s["mode"] == "play" and historic and not s["fault"]:
+        take = drnim_marbles(s, rail)
+        out.append("%s Dr. Nim %s %d%s.\n" % (
+            "Handed over:" if machine_turn else "If you hand over now,", "will take" if machine_turn else "takes",
+            take, ", the equalizer's misplay" if take != drnim_takes(q, False) and q in (2, 3) else ""), "bold")
+    last = None
+    left = s["loaded"]
+    for who, count in s["turns"]:
+        if who == "machine":
+            last = (left, count)
+        left -= count
+    if last:
+        n0, took = last
+        q0 = (n0 - t) % 4
+        if q0 == 0:
+            why = "q = 0, losing: it took %d" % took
+        elif took == q0:
+            why = "q = %d: it took %d, leaving %d" % (q0, took, n0 - took)
+        elif historic:
+            why = "q = %d: it took %d, the equalizer's misplay" % (q0, took)
+        else:
+            why = "q = %d: its opponent took %d" % (q0, took)
+        out.append("Dr. Nim's last turn: n = %d, %s." % (n0, why))
+    return out
+
+
+# --- the Nimatron -----------------------------------------------------------------
+def nimatron_row(lit, lamps, number):
+    out = Text()
+    out.append("%d " % number, "bold #c8b48a")
+    for i in range(lamps):
+        out.append(" ●  " if i < lit else " ○  ", BULB_ON if i < lit else BULB_OFF)
+    return out
+
+
+def spectators(rows, lamps):
+    out = Text()
+    for r, lit in enumerate(rows):
+        if r:
+            out.append("\n")
+        out.append(" ".join("▪" if i < lit else "·" for i in range(lamps)), BULB_ON)
+    return out
+
+
+def nimatron_status(sim):
+    s = sim.machine.state
+    out = Text()
+    out.append("Rows %s\n" % " ".join(str(n) for n in s["rows"]), "bold")
+    if s["mode"] == "over":
+        if s["winner"] == "player":
+            out.append("NIM CHAMP! You beat the Nimatron.", "bold #ffd700")
+        else:
+            out.append("The Nimatron wins.", "bold #ff3b30")
+        out.append(" New game (n).")
+    elif s["turn"] == "machine":
+        out.append("The Nimatron is thinking..." if s["plan"] is None else "The Nimatron puts out its lamps...")
+    elif s["row"] is not None:
+        out.append("Taking from row %d: press it again (%d) for another lamp, or hand over (h)."
+                   % (s["row"] + 1, s["row"] + 1))
+    else:
+        out.append("Your turn: press a row's button (1-%d) once per lamp, then hand over (h)." % len(s["rows"]))
+    return out
+
+
+def nimatron_working(sim):
+    machine = sim.machine
+    s = machine.state
+    rows = list(s["rows"])
+    variant = machine.variant()
+    width = max(1, max(rows + [1]).bit_length())
+    out = Text()
+    out.append("Last lamp %s (%s)\n" % ("wins" if sim.config.machine["rule"] == "last-wins" else "loses",
+                                          "Nim" if not variant.misere else "misère Nim"), "bold")
+    total = 0
+    for i, n in enumerate(rows):
+        total ^= n
+        out.append("row %d  %2d = %s\n" % (i + 1, n, format(n, "0%db" % width)))
+    ones = [sum((n >> b) & 1 for n in rows) for b in range(width - 1, -1, -1)]
+    out.append("%-12s%s\n" % ("ones", "".join(str(k % 10) for k in ones)), "dim")
+    out.append("%-12s%s\n" % ("parity", "".join(str(k % 2) for k in ones)))
+    out.append("nim-sum = %d\n" % total, "bold")
+    if not any(rows):
+        out.append("No lamps left.\n")
+        return out
+    if variant.misere and max(rows) <= 1:
+        out.append("Only single lamps left: the mover loses when their number is odd.\n", "dim")
+    elif total == 0:
+        out.append("0: the player to move is losing.\n", "#ff9f0a")
+    else:
+        out.append("Not 0: the player to move can win.\n", "#4cd964")
+    if s["mode"] == "play":
+        mover = "you" if s["turn"] == "player" else "the Nimatron"
+        if s["turn"] == "player" and s["turn_taken"]:
+            out.append("If you hand over now, the Nimatron %s.\n" % (
+                "can win" if mover_wins(variant, tuple(rows)) else "is losing"))
+        else:
+            move = winning_move(variant, tuple(rows))
+            if move is None:
+                out.append("To move: %s, in a losing position." % mover)
+            else:
+                heap, count = move.takes[0]
+                out.append("To move: %s; winning move: take %d from row %d." % (mover, count, heap + 1))
+    return out
+
+
+# --- the side panel ----------------------------------------------------------------
+def log_text(lines):
+    out = Text()
+    for i, line in enumerate(lines):
+        if i:
+            out.append("\n")
+        line = re.sub(r"\s{2,}", " ", line.strip())
+        if line.startswith("message:"):
+            out.append(line, "bold")
+        elif line.startswith("world:"):
+            out.append(line, JAM)
+        else:
+            out.append(line, "#b0b0b0")
+    return out
+
+
+# --- widgets ---------------------------------------------------------------------------
+class Control(Button, can_focus=False):
+    """A control of the machine. It never takes the keyboard focus (the keys
+    belong to the app), and every click counts, however quick."""
+
+    async def _on_click(self, event):
+        event.stop()
+        self.press()
+
+
+class Panel(VerticalScroll, can_focus=False):
+    """A scrolling panel that leaves the keys to the app."""
+
+
+class SimulatorApp(App):
+    """The bench simulator: the virtual machine, its controls, and why it moves."""
+
+    TITLE = "Dr. Nim Controller: bench simulator"
+    ENABLE_COMMAND_PALETTE = False
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (76, "-wide")]
+
+    CSS = """
+    Screen { layout: vertical; }
+    #main { layout: horizontal; height: 1fr; }
+    #machine { width: 52; height: 1fr; padding: 0 1; }
+    #side { width: 1fr; min-width: 24; height: 1fr; }
+    Screen.-narrow #main { layout: vertical; overflow-y: auto; }
+    Screen.-narrow #machine { width: 1fr; height: auto; overflow-y: hidden; }
+    Screen.-narrow #side { width: 1fr; height: auto; }
+
+    #board { width: auto; background: #8f1d1d; color: #ffffff; border: round #e8a0a0;
+             border-title-color: #ffffff; border-title-style: bold; padding: 0 1; }
+    #lamps { height: auto; margin: 0 1; }
+    .controls { height: auto; width: 1fr; }
+    .controls Control { margin: 0 1 0 0; min-width: 10; }
+    .gap { width: 1fr; }
+    #trigger { min-width: 13; }
+
+    #console { width: auto; height: auto; background: #2b2418; border: round #8a7350;
+               border-title-color: #ffd25a; border-title-style: bold; padding: 0 1; }
+    .lamprow { height: 3; width: auto; }
+    .bulbs { width: auto; height: 3; content-align-vertical: middle; }
+    .lamprow Control { min-width: 9; margin: 0 0 0 1; }
+    #under { height: auto; width: auto; }
+    #nimlamps { width: auto; min-width: 24; height: auto; padding: 1 1 0 1; }
+    #spectators { width: auto; height: auto; background: #2b2418; border: round #8a7350;
+                  border-title-color: #c8b48a; padding: 0 1; }
+
+    #side > Static { height: auto; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
+    #logbox { height: 14; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("space,t", "trigger", "Trigger", key_display="space"),
+        Binding("m", "turn('drnim')", "Turn→Dr. Nim"),
+        Binding("p", "turn('player')", "Turn→You"),
+        Binding("s", "turn('toggle')", "Turn switch over", show=False),
+        Binding("e", "equalizer", "Equalizer"),
+        Binding("j", "clear_jam", "Free jam"),
+        Binding("1", "row(1)", "Row button", key_display="1-4"),
+        Binding("2", "row(2)", "Row 2", show=False),
+        Binding("3", "row(3)", "Row 3", show=False),
+        Binding("4", "row(4)", "Row 4", show=False),
+        Binding("5", "row(5)", "Row 5", show=False),
+        Binding("6", "row(6)", "Row 6", show=False),
+        Binding("7", "row(7)", "Row 7", show=False),
+        Binding("8", "row(8)", "Row 8", show=False),
+        Binding("9", "row(9)", "Row 9", show=False),
+        Binding("h,enter", "handover", "Hand over", key_display="h"),
+        Binding("n", "new_game", "New game"),
+        Binding("q", "quit", "Quit"),
+    ]
+    DRNIM_ACTIONS = {"trigger", "turn", "equalizer", "clear_jam"}
+    NIMATRON_ACTIONS = {"row", "handover"}
+
+    def __init__(self, simulation, speed=1.0, clock=time.monotonic):
+        self.sim = simulation
+        self.speed = speed
+        self.clock = clock
+        self.drnim = simulation.machine_name == "drnim"
+        super().__init__()
+        self.shown = {}
+        self.carry_ms = 0.0
+        self.last_tick = None
+
+    # --- layout -------------------------------------------------------------------
+    def compose(self):
+        with Container(id="main"):
+            with Panel(id="machine"):
+                if self.drnim:
+                    yield from self.compose_drnim()
+                else:
+                    yield from self.compose_nimatron()
+            with Panel(id="side"):
+                yield Static(id="status")
+                if self.drnim:
+                    yield Static(id="fault")
+                yield Static(id="working")
+                with Panel(id="logbox"):
+                    yield Static(id="log")
+        yield Footer(compact=True)
+
+    def compose_drnim(self):
+        board = Static(id="board")
+        board.border_title = "THE AMAZING DR. NIM"
+        yield board
+        yield Static(id="lamps")
+        with Horizontal(classes="controls"):
+            yield Control(self.turn_label(), id="turn_switch", action="app.turn('toggle')")
+            yield Control(self.equalizer_label(), id="equalizer_switch", action="app.equalizer")
+        with Horizontal(classes="controls"):
+            yield Control("New game", id="new_game", action="app.new_game")
+            yield Static(classes="gap")
+            yield Control("TRIGGER", id="trigger", variant="error", action="app.trigger")
+
+    def compose_nimatron(self):
+        console = Vertical(id="console")
+        console.border_title = "NIMATRON"
+        with console:
+            for r in range(self.sim.pinmap.rows):
+                with Horizontal(classes="lamprow"):
+                    yield Static(id="bulbs%d" % (r + 1), classes="bulbs")
+                    yield Control("Row %d" % (r + 1), id="row%d" % (r + 1), action="app.row(%d)" % (r + 1))
+        with Horizontal(id="under"):
+            yield Static(id="nimlamps")
+            box = Static(id="spectators")
+            box.border_title = "spectators"
+            yield box
+        with Horizontal(classes="controls"):
+            yield Control("New game", id="new_game", action="app.new_game")
+            yield Static(classes="gap")
+            yield Control("Hand over", id="handover", variant="warning", action="app.handover")
+
+    def on_mount(self):
+        for name, title in (("status", "Now"), ("fault", "Fault"), ("working", "The working"), ("logbox", "Log")):
+            for widget in self.query("#" + name):
+                widget.border_title = title
+        self.redraw()
+        self.last_tick = self.clock()
+        if self.speed > 0:
+            self.set_interval(TICK_S, self.tick)
+
+    # --- the clock -----------------------------------------------------------------
+    def tick(self):
+        """Advance the simulated clock by the real time since the last tick, times `speed`."""
+        now = self.clock()
+        elapsed = min(now - self.last_tick, MAX_STEP_S)
+        self.last_tick = now
+        if self.speed > 0:
+            self.carry_ms += elapsed * self.speed * 1000
+            step = int(self.carry_ms)
+            if step:
+                self.carry_ms -= step
+                self.sim.advance(step)
+        self.redraw()
+
+    # --- drawing ----------------------------------------------------------------------
+    def show(self, selector, content):
+        """Update a widget only when what it shows changed."""
+        if self.shown.get(selector) != content:
+            self.shown[selector] = content
+            widget = self.query_one(selector)
+            if isinstance(widget, Button):
+                widget.label = content
+            else:
+                widget.update(content)
+            return True
+        return False
+
+    def redraw(self):
+        sim = self.sim
+        if self.drnim:
+            self.show("#board", drnim_board(sim))
+            self.show("#lamps", lamp_text(sim.lamps(), DRNIM_LAMPS, sim.now, 3))
+            self.show("#turn_switch", self.turn_label())
+            self.show("#equalizer_switch", self.equalizer_label())
+            self.show("#status", drnim_status(sim))
+            self.show("#fault", drnim_fault(sim))
+            self.show("#working", drnim_working(sim))
+        else:
+            lamps = sim.pinmap.lamps_per_row
+            for r, lit in enumerate(sim.rows(0)):
+                self.show("#bulbs%d" % (r + 1), nimatron_row(lit, lamps, r + 1))
+            self.show("#spectators", spectators(sim.rows(1), lamps))
+            self.show("#nimlamps", lamp_text(sim.lamps(), NIMATRON_LAMPS, sim.now, 1))
+            self.show("#status", nimatron_status(sim))
+            self.show("#working", nimatron_working(sim))
+        if self.show("#log", log_text(sim.log[-LOG_LINES:])):
+            self.query_one("#logbox").scroll_end(animate=False)
+
+    def turn_label(self):
+        on = self.sim.service.board.level("turn_switch")
+        label = Text()
+        label.append("Dr. Nim ←", "bold" if on else "dim")
+        label.append(" ●── " if on else " ──● ")
+        label.append("→ You", "dim" if on else "bold")
+        return label
+
+    def equalizer_label(self):
+        on = self.sim.service.board.level("equalizer_switch")
+        label = Text("Equalizer ")
+        label.append("──● armed" if on else "●── off", "bold")
+        return label
+
+    # --- the controls --------------------------------------------------------------------
+    def check_action(self, action, parameters):
+        if action in self.DRNIM_ACTIONS:
+            return self.drnim
+        if action in self.NIMATRON_ACTIONS:
+            return not self.drnim
+        return True
+
+    def act(self, work):
+        work()
+        self.redraw()
+
+    def action_trigger(self):
+        self.act(lambda: self.sim.press("trigger"))
+
+    def action_turn(self, where):
+        on = not self.sim.service.board.level("turn_switch") if where == "toggle" else where == "drnim"
+        self.act(lambda: self.sim.set_switch("turn_switch", on))
+
+    def action_equalizer(self):
+        on = not self.sim.service.board.level("equalizer_switch")
+        self.act(lambda: self.sim.set_switch("equalizer_switch", on))
+
+    def action_clear_jam(self):
+        self.act(self.sim.clear_jam)
+
+    def action_row(self, number):
+        if number <= self.sim.pinmap.rows:
+            self.act(lambda: self.sim.press("row%d" % number))
+
+    def action_handover(self):
+        self.act(lambda: self.sim.press("handover"))
+
+    def action_new_game(self):
+        self.act(lambda: self.sim.press("new_game"))
+
+
+def run_app(simulation, speed=1.0):
+    """Draw `simulation` in the terminal until the visitor quits (q). The caller closes it."""
+    SimulatorApp(simulation, speed=speed).run()
