@@ -199,35 +199,46 @@ class Run:
         return view
 
     def expect(self, number, what, words):
-        view = self.view()
+        commands = [" ".join(str(p) for p in c) for c in self.since_check]
         if what == "commands":
-            wanted = [" ".join(c.split()) for c in " ".join(words).split(";")]
-            got = [" ".join(str(p) for p in c) for c in self.since_check]
             self.since_check = []
-            position = 0
-            for command in wanted:
-                while position < len(got) and got[position] != command:
-                    position += 1
-                if position == len(got):
-                    self.fail(number, what, command, "; ".join(got))
-                    return
-                position += 1
-        elif what == "controls":
-            for word in words:
-                key, _, value = word.partition("=")
-                if view["controls"].get(key) != value:
-                    self.fail(number, what, word, "%s=%s" % (key, view["controls"].get(key)))
-        elif what == "turns":
-            if view["turns"] != words:
-                self.fail(number, what, " ".join(words), " ".join(view["turns"]))
-        elif what in view and len(words) == 1:
-            if view[what] != words[0]:
-                self.fail(number, what, words[0], view[what])
-        else:
+        try:
+            got = mismatch(self.view(), commands, what, words)
+        except KeyError:
             raise ScriptError("line %d: cannot check %r" % (number, what))
+        if got is not None:
+            self.fail(number, what, " ".join(words), got)
 
     def fail(self, number, what, wanted, got):
         self.failures.append("line %d: expected %s %s, got %s" % (number, what, wanted, got))
+
+
+def mismatch(view, commands, what, words):
+    """What was seen instead, when `expect WHAT WORDS` does not hold; None when it does.
+
+    `view` is the machine in plain words (`Run.view`), `commands` the commands
+    given since the last `expect commands`, as text. KeyError: nothing called `what`.
+    """
+    if what == "commands":
+        position = 0
+        for command in [" ".join(c.split()) for c in " ".join(words).split(";")]:
+            while position < len(commands) and commands[position] != command:
+                position += 1
+            if position == len(commands):
+                return "; ".join(commands)
+            position += 1
+        return None
+    if what == "controls":
+        for word in words:
+            key, _, value = word.partition("=")
+            if view["controls"].get(key) != value:
+                return "%s=%s" % (key, view["controls"].get(key))
+        return None
+    if what == "turns":
+        return None if view["turns"] == words else " ".join(view["turns"])
+    if what in view and len(words) == 1:
+        return None if view[what] == words[0] else view[what]
+    raise KeyError(what)
 
 
 def run(text, reload=None):

@@ -23,7 +23,7 @@ fall=…`, `settle off|on`, and `expect turns | controls | commands | releases
 | mode | attract`, so every scenario runs both on the core alone and here.
 """
 
-from controller.core.scenario import ScriptError, duration, parse, value_of
+from controller.core.scenario import ScriptError, duration, mismatch, parse, value_of
 from controller.sim.engine import Simulation
 
 GAME_KEYS = {"equalizer-model": "equalizer_model", "release-timeout": "release_timeout_ms"}
@@ -150,33 +150,15 @@ class ScriptRun:
         return "rows %s, turn %s, winner %s" % (view["rows"], view["turn"], view["winner"])
 
     def expect(self, number, what, words):
-        view = self.view()
-        ok = True
-        got = None
+        commands = self.sim.commands[self.seen:]
         if what == "commands":
-            wanted = [" ".join(c.split()) for c in " ".join(words).split(";")]
-            seen, position = self.sim.commands[self.seen:], 0
-            for command in wanted:
-                while position < len(seen) and seen[position] != command:
-                    position += 1
-                if position == len(seen):
-                    ok, got = False, "; ".join(seen)
-                    break
-                position += 1
             self.seen = len(self.sim.commands)
-        elif what == "controls":
-            for word in words:
-                key, _, value = word.partition("=")
-                if view["controls"].get(key) != value:
-                    ok, got = False, "%s=%s" % (key, view["controls"].get(key))
-        elif what == "turns":
-            ok, got = view["turns"] == words, " ".join(view["turns"])
-        elif what in view and len(words) == 1:
-            ok, got = view[what] == words[0], view[what]
-        else:
+        try:
+            got = mismatch(self.view(), commands, what, words)
+        except KeyError:
             raise ScriptError("line %d: cannot check %r" % (number, what))
         wanted = " ".join(words)
-        if ok:
+        if got is None:
             self.report("line %d: expect %s %s: ok" % (number, what, wanted))
         else:
             message = "line %d: expect %s %s: FAILED, got %s" % (number, what, wanted, got)
