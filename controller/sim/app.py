@@ -614,7 +614,7 @@ class SimulatorApp(App):
         self.redraw()
 
     def action_trigger(self):
-        self.act(lambda: self.sim.press("trigger"))
+        self.act(lambda: self.sim.tap("trigger"))
 
     def action_turn(self, where):
         on = not self.sim.service.board.level("turn_switch") if where == "toggle" else where == "drnim"
@@ -629,13 +629,13 @@ class SimulatorApp(App):
 
     def action_row(self, number):
         if number <= self.sim.pinmap.rows:
-            self.act(lambda: self.sim.press("row%d" % number))
+            self.act(lambda: self.sim.tap("row%d" % number))
 
     def action_handover(self):
-        self.act(lambda: self.sim.press("handover"))
+        self.act(lambda: self.sim.tap("handover"))
 
     def action_new_game(self):
-        self.act(lambda: self.sim.press("new_game"))
+        self.act(lambda: self.sim.tap("new_game"))
 
 
 def run_app(simulation, speed=1.0):

@@ -79,6 +79,7 @@ class Simulation:
         self.now = 0
         self.log = []
         self.commands = []
+        self.scheduled = []     # (time, control, active): the edges of buttons tap() is working
         self.releases = 0
         self.falling = []
         self.jammed = 0
@@ -175,11 +176,15 @@ class Simulation:
         while True:
             self.service.pump()
             times = [t for t in self.falling + [self.service.next_deadline(), self.next_glitch]
-                     if t is not None and t <= end]
+                     + [t for t, _, _ in self.scheduled] if t is not None and t <= end]
             if not times:
                 break
             self.now = max(self.now, min(times))
-            if self.falling and min(self.falling) <= self.now:
+            if self.scheduled and min(self.scheduled)[0] <= self.now:
+                _, control, active = min(self.scheduled)
+                self.scheduled.remove(min(self.scheduled))
+                self.edge(self.factory.pin(self.pinmap.inputs[control].pin), active)
+            elif self.falling and min(self.falling) <= self.now:
                 self.falling.remove(min(self.falling))
                 self.tray += 1
                 self.beam()
@@ -209,6 +214,21 @@ class Simulation:
         self.advance(hold_ms)
         self.edge(pin, False)
         self.advance(GAP_MS)
+
+    def tap(self, control, hold_ms=PRESS_MS):
+        """Press a button now (or, if it is still held from the last tap, just
+        after it is let go), let it go `hold_ms` later, and return at once,
+        without running the clock: what a key or a click in the drawing does,
+        so the marbles it releases are seen falling all the way."""
+        if control == "new_game" and self.machine_name == "drnim":
+            self.reload()
+        start = self.now
+        for time, held, _ in self.scheduled:
+            if held == control:
+                start = max(start, time + GAP_MS)
+        self.scheduled.append((start, control, True))
+        self.scheduled.append((start + hold_ms, control, False))
+        self.advance(0)
 
     def edge(self, pin, active):
         if self.bounce:
@@ -243,6 +263,8 @@ class Simulation:
             waited += 100
 
     def busy(self):
+        if self.scheduled:
+            return True
         state = self.machine.state
         if self.machine_name == "drnim":
             return bool(self.falling) or state["running"] or (state["in_flight"] and state["fault"] is None)
