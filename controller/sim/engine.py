@@ -156,6 +156,12 @@ class Simulation:
             return None
         return self.now + int(self.rng.expovariate(self.glitch_rate) * 1000) + 1
 
+    def drop_by_hand(self):
+        """Someone takes a marble off the rail and drops it through the gate."""
+        self.rail -= 1
+        self.tray += 1
+        self.beam()
+
     def clear_jam(self):
         """A technician frees the jammed marbles: they fall through the gate."""
         while self.jammed:

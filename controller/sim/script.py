@@ -87,9 +87,7 @@ class ScriptRun:
         elif verb == "wait" and len(words) == 2:
             self.sim.advance(duration(words[1], number))
         elif verb == "marble" and len(words) == 1:
-            self.sim.tray += 1
-            self.sim.rail -= 1
-            self.sim.beam()
+            self.sim.drop_by_hand()
         elif verb == "power" and len(words) == 1:
             self.sim.restart()
         elif verb == "world":
