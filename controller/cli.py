@@ -2,11 +2,11 @@
 
     controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--json]
     controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
-    controller run [--config PATH] [--machine drnim|nimatron] [--pin-factory lgpio|rpigpio|mock]
+    controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
     controller status [--config PATH]
     controller stats [--config PATH]
-    controller --simulate [--machine drnim|nimatron] [--script FILE | --autoplay N [--visitor V]]
+    controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
 Bad arguments get one line that names the argument, and exit status 2.
@@ -18,11 +18,13 @@ import os
 import sys
 
 from controller.core import solve as solver
+from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
 from controller.core.players import PLAYER_NAMES, find_player
 from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
+from controller.service.config import PIN_FACTORIES
 
 USAGE_ERROR = 2
 
@@ -88,8 +90,8 @@ def build_parser():
 
     run = commands.add_parser("run", help="run the replica: the Raspberry Pi service")
     add_config_argument(run)
-    run.add_argument("--machine", choices=("drnim", "nimatron"), help="overrides service.machine")
-    run.add_argument("--pin-factory", choices=("lgpio", "rpigpio", "mock"), help="overrides service.pin_factory")
+    run.add_argument("--machine", choices=MACHINES, help="overrides service.machine")
+    run.add_argument("--pin-factory", choices=PIN_FACTORIES, help="overrides service.pin_factory")
 
     config = commands.add_parser("config", help="check a configuration file")
     config_commands = config.add_subparsers(dest="config_command", metavar="check", parser_class=Parser)
@@ -260,14 +262,15 @@ def run_status(args, out):
     if saved is None:
         out.write("No saved game in %s.\n" % config.state_dir())
     else:
-        state = saved["state"]
-        out.write("Game: %s, %s" % (saved["machine"], state["mode"]))
-        if "loaded" in state:
-            out.write(", %d of %d marbles on the rail" % (state["loaded"] - state["taken"], state["loaded"]))
-        if "rows" in state:
-            out.write(", rows %s" % " ".join(str(n) for n in state["rows"]))
-        out.write(", %s's turn" % state["turn"] if state["mode"] == "play" else ", won by %s" % state["winner"])
-        out.write(".\nFault: %s.\n" % (state.get("fault") or "none"))
+        from controller.core.registry import machine_class
+        status = machine_class(saved["machine"]).from_dict(saved).status()
+        out.write("Game: %s, %s" % (saved["machine"], status["mode"]))
+        if "rail" in status:
+            out.write(", %d of %d marbles on the rail" % (status["rail"], status["loaded"]))
+        if "rows" in status:
+            out.write(", rows %s" % " ".join(str(n) for n in status["rows"]))
+        out.write(", %s's turn" % status["turn"] if status["mode"] == "play" else ", won by %s" % status["winner"])
+        out.write(".\nFault: %s.\n" % (status["fault"] or "none"))
     path = os.path.join(config.runtime_dir(), "status.json")
     try:
         with open(path) as f:
@@ -314,7 +317,7 @@ def build_simulate_parser():
     parser = Parser(prog="controller --simulate",
                     description="The bench simulator: the real service on mock pins, with a virtual machine.")
     parser.add_argument("--simulate", action="store_true", required=True)
-    parser.add_argument("--machine", choices=("drnim", "nimatron"), default="drnim")
+    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")

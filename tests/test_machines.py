@@ -34,14 +34,14 @@ def test_saving_and_restoring_after_every_event_changes_nothing(path):
     (DrNim, {"rule": "sometimes"}, "rule: 'sometimes' is not one of last-loses, last-wins"),
     (DrNim, {"flip_flops": "RRX"}, "flip_flops: 'RRX' is not auto or three of L and R"),
     (DrNim, {"equalizer": "yes"}, "equalizer: must be true or false"),
-    (DrNim, {"pace_ms": -5}, "pace_ms: must be a whole number, 0 or more"),
+    (DrNim, {"pace_ms": -5}, "pace_ms: must be a whole number from 50 to 86400000, not -5"),
     (DrNim, {"colour": "red"}, "colour: unknown setting (known: attract_after_game_ms"),
     (DrNim, {"decide": "strategy", "opponent": "nimx"}, "opponent: nimx plays only nim and moore games"),
     (DrNim, {"opponent": "hal"}, "opponent: unknown opponent 'hal'"),
     (Nimatron, {"openings": [[1, 2, 3]]}, "openings: opening 1 [1, 2, 3] must be 4 rows of 0 to 7 lamps"),
     (Nimatron, {"openings": [[1, 2, 3, 9]]}, "must be 4 rows of 0 to 7 lamps"),
     (Nimatron, {"openings": [[1, -2, 3, 4]]}, "openings: opening 1: heap 2 is -2"),
-    (Nimatron, {"rows": 0}, "rows: must be 1 to 16"),
+    (Nimatron, {"rows": 0}, "rows: must be a whole number from 1 to 16, not 0"),
     (Nimatron, {"opponent": "sinclair"}, "opponent: sinclair plays only one pile"),
 ])
 def test_settings_are_checked_with_one_line_naming_the_setting(machine, config, words):

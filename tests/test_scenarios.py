@@ -37,7 +37,7 @@ def test_each_scenario_names_its_behaviour_in_its_first_line():
             assert path.read_text().startswith("# %s" % label), path.name
 
 
-def test_scenarios_give_identical_commands_under_micropython(micropython):
+def test_scenarios_give_identical_commands_and_working_under_micropython(micropython):
     files = [str(p) for p in SCENARIOS]
     cpython = subprocess.run([sys.executable, str(RUNNER)] + files, cwd=ROOT, capture_output=True, text=True,
                              env={"PYTHONPATH": str(ROOT)}, timeout=300)
@@ -49,15 +49,30 @@ def test_scenarios_give_identical_commands_under_micropython(micropython):
     for name in expected:
         assert got[name]["failures"] == [], name
         assert got[name]["trace"] == expected[name]["trace"], name
+        assert got[name]["working"] == expected[name]["working"], name
+    assert any(entry["working"] for entry in expected.values()), "the working was recorded"
 
 
 @pytest.mark.parametrize("text,words", [
-    ("press trigger", "line 1: the script must start with a 'machine' line"),
+    ("press trigger", "line 1: the script must start with a 'game' or 'machine' line"),
     ("machine drnim\nwait soon", "line 2: 'soon' is not a duration"),
     ("machine drnim\n\n# a comment\nfly away", "line 4: cannot read 'fly away'"),
     ("machine drnim marbles=99", "line 1: marbles: must be 1 to 15"),
     ("machine toaster", "line 1: the machine is drnim or nimatron"),
     ("machine drnim\nexpect colour red", "line 2: cannot check 'colour'"),
+    # every number is read once, safely: no traceback, whatever is typed
+    ("machine drnim marbles=1/x", "line 1: marbles is '1/x': it must be a whole number"),
+    ("machine drnim marbles=²", "line 1: marbles is '²': it must be a whole number"),
+    ("machine drnim seed=" + "9" * 5000, "line 1: seed is '99999"),
+    ("machine nimatron rows=1,,2", "line 1: rows: item 2 is '': it must be a whole number"),
+    ("machine drnim\nworld lost=x", "line 2: lost: item 1 is 'x': it must be a whole number"),
+    ("machine drnim\nworld fall=0", "line 2: fall is 0: it must be from 1 to 600000"),
+    ("machine drnim\nwait ²s", "line 2: '²s' is not a duration"),
+    ("machine drnim\nwait 90000s", "line 2: wait '90000s' is out of range"),
+    ("machine drnim equalizer=maybe", "line 1: equalizer is 'maybe': it must be true or false"),
+    ("machine drnim\npress row 2", "line 2: this machine has no control 'row 2'"),
+    ("machine drnim\nswitch turn sideways", "line 2: cannot set turn sideways"),
+    ("machine drnim\nexpect rail", "line 2: cannot read 'expect rail'"),
 ])
 def test_malformed_scripts_name_the_line(text, words):
     with pytest.raises(ScriptError, match=words):

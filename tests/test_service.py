@@ -319,9 +319,9 @@ def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
         "gpiozero.pins.local.LocalPiFactory._get_revision = lambda self: 0xc03111  # a Pi 4, as on the exhibit\n"
         "from controller.cli import main\n"
         "from controller.service import daemon\n"
-        "from controller.hardware.boards import BOARDS\n"
+        "from controller.hardware.boards import Board\n"
         "def build(config, pinmap, factory):\n"
-        "    board = BOARDS[config.machine_name](pinmap, lambda role, level: None, factory)\n"
+        "    board = Board(pinmap, lambda role, level: None, factory)\n"
         "    board.apply(('turn', 'left'))\n"
         "    board.apply(('release',))\n"
         "    board.safe()\n"
@@ -336,7 +336,7 @@ def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
                              "rpigpio"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     built = [line.split() for line in result.stdout.splitlines() if line.startswith("BUILT")]
-    # the button panel, 5 lamps, the buzzer, the marble gate, 5 indicators
+    # the button panel, the release, 5 indicators, 5 lamps, the buzzer
     assert built == [["BUILT", "RPiGPIOFactory", "13"]]
 
 

@@ -48,12 +48,15 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
 
 
 @pytest.mark.parametrize("text,words", [
-    ("press trigger\n", "line 1: the script must start with a 'game' line"),
+    ("press trigger\n", "line 1: the script must start with a 'game' or 'machine' line"),
     ("game drnim\nwait forever\n", "line 2: 'forever' is not a duration"),
     ("game drnim marbles=99\n", "line 1: marbles: must be 1 to 15"),
     ("game drnim\npress row 2\n", "line 2: this machine has no control 'row 2'"),
     ("game chess\n", "line 1: the game is drnim or nimatron"),
     ("game drnim\nset turn sideways\n", "line 2: cannot set turn sideways"),
+    # a second game line with a bad setting: its message, not the first machine's closed pins
+    ("game drnim\npress trigger\ngame drnim marbles=99\n", "line 3: marbles: must be 1 to 15"),
+    ("game drnim\nworld double=1,x\n", "line 2: double: item 2 is 'x'"),
 ])
 def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     script = tmp_path / "bad.sim"
@@ -90,7 +93,7 @@ def test_a_jam_shows_as_a_fault_until_staff_free_the_marble():
         sim.advance(10000)
         assert sim.machine.state["fault"] == "jam" and sim.lamps()["fault"] == "on"
         # the first release and its two retries each let a marble into the chute
-        assert sim.machine.rail == 15 and sim.jammed == 3 and sim.releases == 3
+        assert sim.machine.rail == 15 and sim.marbles.jammed == 3 and sim.marbles.releases == 3
         sim.jam_rate = 0.0
         sim.clear_jam()
         sim.settle()
@@ -107,7 +110,7 @@ def test_glitches_are_counted_as_the_machine_specifies():
         sim.advance(20000)
         assert sim.glitches > 0
         assert sim.machine.state["extra_marbles"] == sim.glitches
-        assert sim.machine.rail == 15 - sim.glitches and sim.rail == 15, "the world still has every marble"
+        assert sim.machine.rail == 15 - sim.glitches and sim.marbles.rail == 15, "the world still has every marble"
     finally:
         sim.close()
 
@@ -118,7 +121,7 @@ def test_bouncing_buttons_still_count_once_per_press():
         sim.press("trigger")
         sim.press("trigger")
         sim.settle()
-        assert sim.machine.rail == 13 and sim.releases == 2
+        assert sim.machine.rail == 13 and sim.marbles.releases == 2
     finally:
         sim.close()
 

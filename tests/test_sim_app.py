@@ -86,7 +86,7 @@ def test_drnim_standard_game_by_keys_the_visitor_wins():
             assert "Dr. Nim's last turn" in shown(app, "#working")
         await pilot.press("m", "space")                   # Dr. Nim must take the last marble
         await settle(app, pilot)
-        return sim.machine.state["winner"], shown(app, "#lamps"), shown(app, "#board"), shown(app, "#status"), sim.tray
+        return sim.machine.state["winner"], shown(app, "#lamps"), shown(app, "#board"), shown(app, "#status"), sim.marbles.tray
 
     winner, lamps, board, status, tray = run("drnim", {"equalizer": False}, (120, 36), play)
     assert winner == "player"
@@ -175,7 +175,7 @@ async def jam(app, pilot):
     await settle(app, pilot)
     await pilot.press("p")
     sim.jam_rate = 1.0                                     # this marble jams...
-    sim.lost = {sim.releases + 2, sim.releases + 3}        # ...and blocks the two retries
+    sim.marbles.set_world(lost=(2, 3))                     # ...and blocks the two retries
     await pilot.press("space")
     sim.jam_rate = 0.0
     await settle(app, pilot)

@@ -39,19 +39,18 @@ Policies where machines.md leaves a choice open:
   one, the machine shows its attract pattern; any input wakes it and acts.
 """
 
-from .exhibit import OFF, ON, ConfigError, Exhibit, UnknownEvent
-from .rules import MISERE, NORMAL, Subtraction
+from .exhibit import (BUTTON, INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH,
+                      ConfigError, Exhibit, Input, Output, Setting, UnknownEvent, time_setting, with_settings)
+from .rules import MISERE, Subtraction
 
 LEFT = "left"
 RIGHT = "right"
-PLAYER = "player"
-MACHINE = "machine"
 
 # The flip-flop setting (T, A, B) for each phase r, machines.md §1.6:
 # r = (N - 1) mod 4 when the last marble loses, N mod 4 when it wins.
 # The rows for r = 1 and r = 3 are the first of two readings of the booklet
 # (the "alt." reading swaps them): ambiguous until the booklet is checked.
-SETTINGS = {2: "RRL", 0: "RLR", 1: "LLL", 3: "LRR"}
+START_SETTINGS = {2: "RRL", 0: "RLR", 1: "LLL", 3: "LRR"}
 SYMBOLS = {"RRL": "/ _ _", "RLR": "_ _ /", "LLL": "_ / _", "LRR": "_ _ _"}
 AMBIGUOUS = ("LLL", "LRR")
 
@@ -62,7 +61,7 @@ OTHER = {"L": "R", "R": "L"}
 def start_setting(marbles, rule):
     """The flip-flop setting that makes Dr. Nim play `marbles` correctly under `rule`."""
     phase = (marbles - 1) % 4 if rule == MISERE else marbles % 4
-    return SETTINGS[phase]
+    return START_SETTINGS[phase]
 
 
 def route(flip_flops, equalizer_armed, gate_equalizer):
@@ -90,49 +89,70 @@ def route(flip_flops, equalizer_armed, gate_equalizer):
 
 class DrNim(Exhibit):
     NAME = "drnim"
+    TITLE = "Dr. Nim"
+    WIN_TEXT = "You win! You beat Dr. Nim."
+    LOSE_TEXT = "Dr. Nim wins."
     LAMPS = ("your_turn", "drnim_turn", "you_win", "drnim_wins", "fault")
-    DEFAULTS = {
-        "marbles": 15,              # marbles loaded for a game
-        "capacity": 15,             # marbles the rail holds
-        "rule": "last-loses",       # or last-wins
-        "flip_flops": "auto",       # auto (from marbles and rule), or T A B as "RRL", "LRR", ...
-        "equalizer": True,          # armed at the start of a game
-        "equalizer_model": "any",   # any: any marble spends it; drnim: only Dr. Nim's
-        "first": "either",          # either (the visitor decides), player, machine
-        "decide": "historic",       # historic (the marble logic) or strategy (an opponent)
-        "opponent": "perfect",      # with decide = strategy: any opponent of the core
-        "lenient": False,           # the original's leniency: no 1-3 limit, equalizer any time
-        "seed": 1,
-        "pace_ms": 900,             # between Dr. Nim's marbles, like the original's chain
-        "release_timeout_ms": 1500,
-        "release_retries": 2,
-        "idle_ms": 120000,
-        "attract_after_game_ms": 30000,
-        "attract_step_ms": 400,
-    }
-    CHOICES = {
-        "rule": ("last-loses", "last-wins"),
-        "equalizer_model": ("any", "drnim"),
-        "first": ("either", "player", "machine"),
-        "decide": ("historic", "strategy"),
-    }
+    INPUTS = (
+        Input("trigger"),
+        Input("turn_switch", SWITCH, "at the Dr. Nim side (left)", "turn", MACHINE, PLAYER, (LEFT, RIGHT)),
+        Input("equalizer_switch", SWITCH, "right (armed)", "equalizer", RIGHT, LEFT, (ON, OFF)),
+        Input("new_game"),
+        Input("marble_sensor", SENSOR, "beam broken", "marble"),
+    )
+    OUTPUTS = (
+        Output("release", RELEASE, ("release",)),
+        Output("flip_flop_1", INDICATOR, ("flip_flop", 1)),
+        Output("flip_flop_2", INDICATOR, ("flip_flop", 2)),
+        Output("flip_flop_3", INDICATOR, ("flip_flop", 3)),
+        Output("equalizer", INDICATOR, ("equalizer",)),
+        Output("turn", INDICATOR, ("turn",)),
+    ) + tuple(Output("lamp_" + name, LAMP, ("lamp", name)) for name in LAMPS) + (
+        Output("buzzer", SOUND, ("sound",)),
+    )
+    SETTINGS = with_settings(Exhibit.SETTINGS, {
+        "marbles": Setting(15, 1, 999),         # marbles loaded for a game
+        "capacity": Setting(15, 1, 999),        # marbles the rail holds
+        "rule": Setting("last-loses", choices=("last-loses", "last-wins")),
+        "flip_flops": Setting("auto"),          # auto (from marbles and rule), or T A B as "RRL", "LRR", ...
+        "equalizer": Setting(True),             # armed at the start of a game
+        # any: any marble spends it; drnim: only Dr. Nim's
+        "equalizer_model": Setting("any", choices=("any", "drnim")),
+        # either (the visitor decides), player, machine
+        "first": Setting("either", choices=("either", PLAYER, MACHINE)),
+        # historic (the marble logic) or strategy (an opponent)
+        "decide": Setting("historic", choices=("historic", "strategy")),
+        "lenient": Setting(False),              # the original's leniency: no 1-3 limit, equalizer any time
+        "pace_ms": time_setting(900, 50),       # between Dr. Nim's marbles, like the original's chain
+        "release_timeout_ms": time_setting(1500, 100),
+        "release_retries": Setting(2, 0, 10),
+    })
+    STATE = with_settings(Exhibit.STATE, {
+        "loaded": ("whole", 1, "capacity"),
+        "taken": ("whole", 0, "capacity"),
+        "flip_flops": ("flip_flops",),
+        "equalizer": ("choice", (LEFT, RIGHT)),
+        "running": ("flag",),
+        "turn_taken": ("whole", 0, "capacity"),
+        "in_flight": ("flag",),
+        "retries": ("whole", 0, 10),
+        "queued": ("whole", 0, "capacity"),
+        "planned": ("whole", 0, "capacity"),
+        "fault": ("choice", (None, "jam", "check")),
+        "extra_marbles": ("whole", 0, None),
+    })
 
     def check_config(self):
         c = self.config
-        if not 1 <= c["capacity"]:
-            raise ConfigError("capacity: the rail holds at least 1 marble, not %d" % c["capacity"])
-        if not 1 <= c["marbles"] <= c["capacity"]:
+        if not c["marbles"] <= c["capacity"]:
             raise ConfigError("marbles: must be 1 to %d (the rail's capacity), not %d" % (c["capacity"], c["marbles"]))
         setting = c["flip_flops"]
         if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
-        for key in ("pace_ms", "release_timeout_ms", "attract_step_ms"):
-            if c[key] < 1:
-                raise ConfigError("%s: must be 1 or more, not %d" % (key, c[key]))
         self.make_opponent((c["marbles"],))
 
     def variant(self):
-        return Subtraction(MISERE if self.config["rule"] == "last-loses" else NORMAL, 3)
+        return Subtraction(self.rule, 3)
 
     def new_game_state(self):
         """A new game: the marbles are back on the rail."""
@@ -142,8 +162,7 @@ class DrNim(Exhibit):
         c = self.config
         flip_flops = c["flip_flops"]
         if flip_flops == "auto":
-            rule = MISERE if c["rule"] == "last-loses" else NORMAL
-            flip_flops = start_setting(c["marbles"], rule)
+            flip_flops = start_setting(c["marbles"], self.rule)
         state.update({
             "mode": "play", "loaded": c["marbles"], "taken": 0, "flip_flops": flip_flops,
             "equalizer": RIGHT if c["equalizer"] and c["decide"] == "historic" else LEFT,
@@ -155,7 +174,49 @@ class DrNim(Exhibit):
     # --- views ---------------------------------------------------------------
     @property
     def rail(self):
+        """Marbles still on the rail."""
         return self.state["loaded"] - self.state["taken"]
+
+    @property
+    def loaded(self):
+        return self.state["loaded"]
+
+    @property
+    def taken(self):
+        return self.state["taken"]
+
+    @property
+    def running(self):
+        """True while Dr. Nim's own marbles run."""
+        return self.state["running"]
+
+    @property
+    def turn_taken(self):
+        """Marbles taken so far in the turn under way."""
+        return self.state["turn_taken"]
+
+    @property
+    def in_flight(self):
+        """True while a released marble has not yet reached the gate."""
+        return self.state["in_flight"]
+
+    @property
+    def planned(self):
+        """With decide = strategy: the marbles Dr. Nim's opponent chose this turn."""
+        return self.state["planned"]
+
+    @property
+    def flip_flops(self):
+        return self.state["flip_flops"]
+
+    @property
+    def equalizer_armed(self):
+        return self.state["equalizer"] == RIGHT
+
+    @property
+    def extra_marbles(self):
+        """Marbles seen with no release outstanding, this game."""
+        return self.state["extra_marbles"]
 
     def controls(self):
         """The five original controls with their sides (R19)."""
@@ -164,6 +225,15 @@ class DrNim(Exhibit):
         for i in range(3):
             controls["flip_flop_%d" % (i + 1)] = SIDE[s["flip_flops"][i]]
         return controls
+
+    def incidents(self):
+        return {"extra-marble": self.extra_marbles}
+
+    def status(self):
+        status = Exhibit.status(self)
+        status["rail"] = self.rail
+        status["loaded"] = self.loaded
+        return status
 
     def outputs(self):
         s = self.state
@@ -196,22 +266,14 @@ class DrNim(Exhibit):
             self.tell(out, "The controller restarted while a marble was on its way: check the marbles, "
                            "put them all back on the rail and press New game.", "fault")
 
-    def idle_after(self):
-        return self.config["idle_ms"] if self.state["mode"] == "play" else 0
+    def pressed(self, name, now, out):
+        if name != "trigger":
+            Exhibit.pressed(self, name, now, out)
+        self.trigger(now, out)
 
-    def on_press(self, event, now, out):
-        name = event[1]
-        if name == "new_game":
-            self.new_game(now, out)
-        elif name == "trigger":
-            self.trigger(now, out)
-        else:
-            raise UnknownEvent("unknown control in %r" % (event,))
-
-    def new_game(self, now, out):
-        self.new_game_state()
-        self.tell(out, "New game: %d marbles, whoever takes the last one %s." % (
-            self.state["loaded"], "loses" if self.config["rule"] == "last-loses" else "wins"), "new_game")
+    def new_game_text(self):
+        return "New game: %d marbles, whoever takes the last one %s." % (
+            self.state["loaded"], "loses" if self.rule == MISERE else "wins")
 
     def trigger(self, now, out):
         s = self.state
@@ -338,7 +400,7 @@ class DrNim(Exhibit):
         if self.config["decide"] == "historic":
             s["equalizer"] = RIGHT if armed else LEFT
         if self.rail == 0:
-            self.game_over(now, out)
+            self.last_marble(now, out)
         elif s["turn"] == PLAYER:
             if s["queued"]:
                 s["queued"] -= 1
@@ -359,21 +421,17 @@ class DrNim(Exhibit):
         s["running"] = False
         s["turn_taken"] = 0
 
-    def game_over(self, now, out):
+    def last_marble(self, now, out):
+        """The rail is empty: whoever's turn it is took the last marble."""
         s = self.state
         taker = s["turn"]
         s["turns"].append([taker, s["turn_taken"]])
         s["turn_taken"] = 0
         s["running"] = False
-        s["mode"] = "over"
-        other = MACHINE if taker == PLAYER else PLAYER
-        s["winner"] = other if self.config["rule"] == "last-loses" else taker
-        s["turn"] = PLAYER
-        for name in ("machine", "lost", "idle"):
+        for name in ("machine", "lost"):
             self.cancel_timer(name)
-        if s["winner"] == PLAYER:
-            self.tell(out, "You win! You beat Dr. Nim.", "win")
-        else:
-            self.tell(out, "Dr. Nim wins.", "lose")
-        self.set_timer("over", now + self.config["attract_after_game_ms"])
+        Exhibit.game_over(self, taker, now, out)
 
+    def explain(self):
+        from .working import explain_drnim
+        return explain_drnim(self)

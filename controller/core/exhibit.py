@@ -1,5 +1,5 @@
-"""What the Dr. Nim and Nimatron machines share: the event contract, settings,
-timers, outputs and the attract state.
+"""What the Dr. Nim and Nimatron machines share: the event contract, what a
+machine declares about itself, settings, timers, outputs and the attract state.
 
 The contract. A machine takes events, each with the time in integer
 milliseconds, and returns commands:
@@ -19,16 +19,40 @@ Commands: one-shot actions, ``("release",)`` (one marble), ``("sound", CUE)``,
 ``("row", N, LIT)``. Output settings are derived from the state and sent only
 when they change, so the state is the single truth and a restore resends them.
 
-The whole state is a plain dict (`to_dict`, `from_dict`) at any moment, and a
-restored machine resumes exactly.
+What a machine declares, for every shell to read (the pin map, the
+configuration, the scripts, the simulator, the firmware): `NAME` and
+`TITLE`; `INPUTS` and `OUTPUTS`, the roles a pin map wires; `SETTINGS`, each
+with its default and range; `STATE`, the keys of its state with what each
+may hold. The whole state is a plain dict (`to_dict`, `from_dict`) at any
+moment, and a restored machine resumes exactly.
 """
 
-from .players import find_player
-from .rng import Random
+from .rules import MISERE, NORMAL
+from .values import DAY_MS
 
 ON = "on"
 OFF = "off"
 BLINK = "blink"
+PLAYER = "player"
+MACHINE = "machine"
+
+# The rule settings' names, as a visitor reads them, and the game theory's.
+RULES = {"last-loses": MISERE, "last-wins": NORMAL}
+
+# Input kinds: a push button, a two-way switch moved by hand, a sensor.
+BUTTON = "button"
+SWITCH = "switch"
+SENSOR = "sensor"
+# Output kinds: a two-sided indicator, a status lamp, the marble release, the
+# buzzer, rows of lamps.
+INDICATOR = "indicator"
+LAMP = "lamp"
+RELEASE = "release"
+SOUND = "sound"
+LAMP_ROWS = "lamp_rows"
+
+# Timers that run while the machine is at rest: nothing worth keeping changes with them.
+RESTING_TIMERS = ("idle", "over", "attract")
 
 
 class ConfigError(ValueError):
@@ -39,52 +63,230 @@ class UnknownEvent(ValueError):
     """An event the machine does not know."""
 
 
-def check_settings(defaults, given, choices):
-    """The defaults overridden by `given`, each value checked against its default's type."""
-    settings = dict(defaults)
-    for key in sorted(given):
-        value = given[key]
-        if key not in defaults:
-            raise ConfigError("%s: unknown setting (known: %s)" % (key, ", ".join(sorted(defaults))))
-        default = defaults[key]
+class SaveError(ValueError):
+    """A saved state that cannot be resumed; the message names the key."""
+
+
+class Input:
+    """An input role of a machine: what a pin map wires, and the events it gives.
+
+    A button gives ``("press", ROLE)`` and ``("release", ROLE)``; a switch
+    ``("switch", NAME, ON_SIDE)`` when active and ``("switch", NAME, OFF_SIDE)``
+    when not; a sensor ``(EVENT,)`` when active and nothing when not. `means`
+    says in words what "active" is, for the wiring notes. A switch's
+    `positions` are the words a script may use for its sides: ON and OFF, and
+    `also`, two more (such as left and right), all -> True when active.
+    """
+
+    def __init__(self, role, kind=BUTTON, means="pressed", name=None, on=None, off=None, also=None):
+        self.role = role
+        self.kind = kind
+        self.means = means
+        self.positions = {}
+        if kind == BUTTON:
+            self.events = (("press", role), ("release", role))
+        elif kind == SWITCH:
+            self.events = (("switch", name, on), ("switch", name, off))
+            self.positions = {on: True, off: False}
+            if also:
+                self.positions[also[0]] = True
+                self.positions[also[1]] = False
+        else:
+            self.events = ((name,), None)
+
+
+class Output:
+    """An output role: its kind, and the head of the commands it carries out
+    (``("flip_flop", 1)`` for ``("flip_flop", 1, "left")``)."""
+
+    def __init__(self, role, kind, command):
+        self.role = role
+        self.kind = kind
+        self.command = command
+
+
+class Setting:
+    """A setting: its default, and the range or the choices it may take.
+
+    The default's type is the setting's type: true/false, a whole number from
+    `low` to `high`, text (one of `choices`, when given), or a list.
+    """
+
+    def __init__(self, default, low=0, high=None, choices=None):
+        self.default = default
+        self.low = low
+        self.high = high
+        self.choices = choices
+
+    def check(self, key, value):
+        """The value, checked; ConfigError naming `key` when it does not fit."""
+        default = self.default
         if isinstance(default, bool):
             if not isinstance(value, bool):
                 raise ConfigError("%s: must be true or false, not %r" % (key, value))
         elif isinstance(default, int):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError("%s: must be a whole number, 0 or more, not %r" % (key, value))
+            if isinstance(value, bool) or not isinstance(value, int) \
+                    or value < self.low or (self.high is not None and value > self.high):
+                raise ConfigError("%s: must be a whole number from %d to %s, not %r" % (
+                    key, self.low, self.high if self.high is not None else "any", value))
         elif isinstance(default, list):
             if not isinstance(value, (list, tuple)):
                 raise ConfigError("%s: must be a list, not %r" % (key, value))
             value = list(value)
-        elif isinstance(default, str):
-            if not isinstance(value, str):
-                raise ConfigError("%s: must be text, not %r" % (key, value))
-            if key in choices and value not in choices[key]:
-                raise ConfigError("%s: %r is not one of %s" % (key, value, ", ".join(choices[key])))
-        settings[key] = value
+        elif not isinstance(value, str):
+            raise ConfigError("%s: must be text, not %r" % (key, value))
+        elif self.choices and value not in self.choices:
+            raise ConfigError("%s: %r is not one of %s" % (key, value, ", ".join(self.choices)))
+        return value
+
+
+def time_setting(default, low=1):
+    """A time in milliseconds: at least `low`, at most a day."""
+    return Setting(default, low, DAY_MS)
+
+
+def check_settings(table, given):
+    """The defaults of `table` overridden by `given`, each value checked."""
+    settings = {}
+    for key in table:
+        settings[key] = table[key].default
+    for key in sorted(given):
+        if key not in table:
+            raise ConfigError("%s: unknown setting (known: %s)" % (key, ", ".join(sorted(table))))
+        settings[key] = table[key].check(key, given[key])
     return settings
 
 
+def with_settings(base, more):
+    """A settings table: `base` with the settings of `more` added or replaced."""
+    table = dict(base)
+    table.update(more)
+    return table
+
+
 class Exhibit:
-    """The shared machinery. A subclass defines `NAME`, `DEFAULTS`, `CHOICES`,
-    `LAMPS` (status lamps in attract order), `new_game_state()`, `outputs()`,
-    `on_<event kind>()` handlers and `timer_<name>()` handlers. Any input
-    wakes the machine from its attract state and acts as usual."""
+    """The shared machinery. A subclass declares `NAME`, `TITLE`, `INPUTS`,
+    `OUTPUTS`, `SETTINGS`, `STATE` and `LAMPS` (status lamps in attract order),
+    and defines `new_game_state()`, `outputs()`, `on_<event kind>()` handlers,
+    `timer_<name>()` handlers and `explain()`. Any input wakes the machine
+    from its attract state and acts as usual."""
 
     NAME = ""
-    DEFAULTS = {}
-    CHOICES = {}
+    TITLE = ""
+    WIN_TEXT = "You win!"           # what the machine says at the end, and the sound of a visitor's win
+    LOSE_TEXT = "The machine wins."
+    WIN_CUE = "win"
+    INPUTS = ()
+    OUTPUTS = ()
     LAMPS = ()
+    # Keys of a pin map's top level that describe this machine's hardware
+    # (the Nimatron's rows): (key, the setting whose range it takes, what it is).
+    LAYOUT = ()
+    SETTINGS = {
+        "rule": Setting("last-wins", choices=tuple(sorted(RULES))),
+        "opponent": Setting("perfect"),
+        "seed": Setting(1, 0, 0xFFFFFFFF),
+        "idle_ms": time_setting(120000),
+        "attract_after_game_ms": time_setting(30000),
+        # A lamp step faster than 20 a second is a blur, and keeps the loop busy.
+        "attract_step_ms": time_setting(400, 50),
+    }
+    # The state every machine keeps; a subclass adds its own (see check_state).
+    STATE = {
+        "attract": ("flag",),
+        "attract_step": ("whole", 0, None),
+        "timers": ("timers",),
+        "shown": ("dict",),
+        "clock": ("whole", 0, None),
+        "mode": ("choice", ("play", "over")),
+        "turn": ("choice", (PLAYER, MACHINE)),
+        "winner": ("choice", (None, PLAYER, MACHINE)),
+        "turns": ("list",),
+        "rng": ("whole", 1, 0xFFFFFFFF),
+    }
 
     def __init__(self, config=None):
-        self.config = check_settings(self.DEFAULTS, config or {}, self.CHOICES)
+        self.config = check_settings(self.SETTINGS, config or {})
         self.check_config()
         self.state = {"attract": False, "attract_step": 0, "timers": {}, "shown": {}, "clock": 0}
         self.new_game_state()
 
+    @classmethod
+    def inputs(cls, layout=None):
+        """The input roles a pin map wires, in order; `layout` holds the pin
+        map's LAYOUT values (the Nimatron's rows)."""
+        return cls.INPUTS
+
+    @classmethod
+    def has_output(cls, kind):
+        for spec in cls.OUTPUTS:
+            if spec.kind == kind:
+                return True
+        return False
+
+    def layout(self):
+        """The LAYOUT values these settings ask of a pin map (the Nimatron's rows)."""
+        return dict((entry[0], self.config[entry[1]]) for entry in self.LAYOUT)
+
+    def buttons(self):
+        """The roles of this machine's buttons, with its settings."""
+        return [spec.role for spec in self.inputs(self.layout()) if spec.kind == BUTTON]
+
     def check_config(self):
         """Checks across settings; a subclass raises ConfigError."""
+
+    @property
+    def rule(self):
+        """The game theory's rule (MISERE or NORMAL) for the `rule` setting."""
+        return RULES[self.config["rule"]]
+
+    # --- views ----------------------------------------------------------------
+    @property
+    def mode(self):
+        return self.state["mode"]
+
+    @property
+    def turn(self):
+        return self.state["turn"]
+
+    @property
+    def winner(self):
+        return self.state["winner"]
+
+    @property
+    def turns(self):
+        """The turns so far: [who, what they took] for each."""
+        return self.state["turns"]
+
+    @property
+    def attract(self):
+        return self.state["attract"]
+
+    @property
+    def fault(self):
+        return self.state.get("fault")
+
+    @property
+    def resting(self):
+        """True when nothing is under way: only the resting timers run."""
+        for name in self.state["timers"]:
+            if name not in RESTING_TIMERS:
+                return False
+        return True
+
+    def status(self):
+        """What `controller status` shows of the game, as plain data."""
+        return {"mode": self.mode, "fault": self.fault, "winner": self.winner, "turn": self.turn,
+                "attract": self.attract}
+
+    def incidents(self):
+        """Counts of things that went wrong in this game without stopping it, by kind."""
+        return {}
+
+    def explain(self):
+        """The working: why the machine moves as it does, as (style, text)
+        lines; style is head, good, warn, note or plain."""
+        return []
 
     # --- the contract -------------------------------------------------------
     def handle(self, event, now):
@@ -110,6 +312,20 @@ class Exhibit:
 
     def on_power(self, event, now, out):
         pass
+
+    def on_press(self, event, now, out):
+        if event[1] == "new_game":
+            self.new_game(now, out)
+        else:
+            self.pressed(event[1], now, out)
+
+    def pressed(self, name, now, out):
+        """A button other than New game; a subclass acts on its own."""
+        raise UnknownEvent("unknown control in %r" % (("press", name),))
+
+    def new_game(self, now, out):
+        self.new_game_state()
+        self.tell(out, self.new_game_text(), "new_game")
 
     def on_release(self, event, now, out):
         """Buttons act when pressed; their release changes nothing."""
@@ -146,6 +362,8 @@ class Exhibit:
 
     def make_opponent(self, position):
         """The `opponent` setting as a core player, checked against the game it will play."""
+        from .players import find_player
+        from .rng import Random
         try:
             self.opponent = find_player(self.config["opponent"], Random(self.config["seed"]))
         except ValueError as error:
@@ -178,15 +396,11 @@ class Exhibit:
 
     # --- attract state ------------------------------------------------------
     def touched(self, now):
-        """Someone used the machine: restart the idle clock."""
-        idle = self.idle_after()
-        if idle:
-            self.set_timer("idle", now + idle)
+        """Someone used the machine: restart the idle clock (only during a game)."""
+        if self.state["mode"] == "play":
+            self.set_timer("idle", now + self.config["idle_ms"])
         else:
             self.cancel_timer("idle")
-
-    def idle_after(self):
-        return 0
 
     def timer_idle(self, due, out):
         self.state["attract"] = True
@@ -208,6 +422,21 @@ class Exhibit:
     def attract_lamps(self):
         lit = self.LAMPS[self.state["attract_step"] % len(self.LAMPS)]
         return dict(("lamp/" + name, ON if name == lit else OFF) for name in self.LAMPS)
+
+    def game_over(self, taker, now, out):
+        """`taker` took the last object: the rule says who won, and the machine says it."""
+        s = self.state
+        s["mode"] = "over"
+        other = MACHINE if taker == PLAYER else PLAYER
+        s["winner"] = other if self.rule == MISERE else taker
+        s["turn"] = PLAYER
+        self.cancel_timer("idle")
+        self.set_timer("over", now + self.config["attract_after_game_ms"])
+        self.tell(out, self.verdict(), self.WIN_CUE if s["winner"] == PLAYER else "lose")
+
+    def verdict(self):
+        """What the machine said when the game ended."""
+        return self.WIN_TEXT if self.state["winner"] == PLAYER else self.LOSE_TEXT
 
     # --- outputs ------------------------------------------------------------
     def sync(self, out):

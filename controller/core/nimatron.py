@@ -27,49 +27,67 @@ Policies where machines.md leaves a choice open:
   own sound and message (N8), the replica's stand-in for the 1940 token.
 """
 
-from .exhibit import BLINK, OFF, ON, ConfigError, Exhibit, UnknownEvent
-from .presets import Nimatron as NimatronPreset
-from .rules import MISERE, NORMAL, Nim, check_position
+from .exhibit import (BLINK, BUTTON, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit,
+                      Input, Output, Setting, UnknownEvent, time_setting, with_settings)
+from .rules import MISERE, Nim, check_position
+from .values import is_whole
 
-PLAYER = "player"
-MACHINE = "machine"
+# The original's console, and the most rows and lamps a replica may have.
+ROWS = 4
+LAMPS_PER_ROW = 7
+OPENINGS = (
+    # A dozen openings, each a win for a visitor who moves first and plays
+    # well; the original's patterns are unknown (machines.md §2, N7).
+    (1, 3, 5, 6), (2, 3, 5, 7), (7, 7, 7, 6), (3, 4, 5, 6),
+    (6, 5, 4, 2), (7, 6, 4, 2), (5, 5, 3, 2), (4, 4, 4, 1),
+    (7, 7, 3, 2), (6, 6, 5, 1), (2, 4, 6, 7), (1, 2, 5, 7),
+)
 
 
 class Nimatron(Exhibit):
     NAME = "nimatron"
+    TITLE = "the Nimatron"
+    WIN_TEXT = "NIM CHAMP! You beat the Nimatron."
+    LOSE_TEXT = "The Nimatron wins."
+    WIN_CUE = "nim_champ"
     LAMPS = ("your_turn", "machine_turn", "nim_champ", "machine_wins")
-    DEFAULTS = {
-        "rows": 4,
-        "lamps": 7,                 # lamps in each row, at most
-        "rule": "last-wins",        # or last-loses
-        "openings": [],             # start positions, such as [[1, 3, 5, 6], [2, 3, 5, 7]]; empty: the dozen built in
-        "opening": "random",        # random (from the seed) or first
-        "first": "player",          # player, machine or random
-        "opponent": "perfect",
-        "seed": 1,
-        "think_ms": 2000,
-        "pace_ms": 600,
-        "idle_ms": 120000,
-        "attract_after_game_ms": 30000,
-        "attract_step_ms": 300,
-    }
-    CHOICES = {
-        "rule": ("last-wins", "last-loses"),
-        "opening": ("random", "first"),
-        "first": ("player", "machine", "random"),
-    }
+    INPUTS = (Input("handover"), Input("new_game"))
+    OUTPUTS = (Output("lamps", LAMP_ROWS, ("row",)),) + tuple(
+        Output("lamp_" + name, LAMP, ("lamp", name)) for name in LAMPS) + (Output("buzzer", SOUND, ("sound",)),)
+    LAYOUT = (("rows", "rows", "the number of lamp rows"), ("lamps_per_row", "lamps", "the lamps in each row"))
+    SETTINGS = with_settings(Exhibit.SETTINGS, {
+        "rows": Setting(ROWS, 1, 16),
+        "lamps": Setting(LAMPS_PER_ROW, 1, 64),     # lamps in each row, at most
+        "rule": Setting("last-wins", choices=("last-wins", "last-loses")),
+        # start positions, such as [[1, 3, 5, 6], [2, 3, 5, 7]]; empty: the dozen built in
+        "openings": Setting([]),
+        "opening": Setting("random", choices=("random", "first")),   # random (from the seed) or first
+        "first": Setting(PLAYER, choices=(PLAYER, MACHINE, "random")),
+        "think_ms": time_setting(2000),
+        "pace_ms": time_setting(600, 50),
+        "attract_step_ms": time_setting(300, 50),
+    })
+    STATE = with_settings(Exhibit.STATE, {
+        "start": ("rows",),
+        "rows": ("rows",),
+        "row": ("choice_or_row",),
+        "turn_taken": ("whole", 0, "lamps"),
+        "plan": ("plan",),
+    })
+
+    @classmethod
+    def inputs(cls, layout=None):
+        """A button for each row (`layout["rows"]` of them), then the hand-over and New game."""
+        rows = (layout or {}).get("rows") or 0
+        return tuple(Input("row%d" % i) for i in range(1, rows + 1)) + cls.INPUTS
 
     def check_config(self):
         c = self.config
-        if not 1 <= c["rows"] <= 16:
-            raise ConfigError("rows: must be 1 to 16, not %d" % c["rows"])
-        if not 1 <= c["lamps"] <= 64:
-            raise ConfigError("lamps: must be 1 to 64, not %d" % c["lamps"])
         self.openings = parse_openings(c["openings"], c["rows"], c["lamps"])
         self.make_opponent(self.openings[0])
 
     def variant(self):
-        return Nim(NORMAL if self.config["rule"] == "last-wins" else MISERE)
+        return Nim(self.rule)
 
     def new_game_state(self):
         state = self.state
@@ -91,6 +109,31 @@ class Nimatron(Exhibit):
             self.set_timer("think", state["clock"] + self.config["think_ms"])
 
     # --- views ---------------------------------------------------------------
+    @property
+    def rows(self):
+        """Lamps lit in each row."""
+        return self.state["rows"]
+
+    @property
+    def row(self):
+        """The row the visitor is taking from this turn (counted from 0), or None."""
+        return self.state["row"]
+
+    @property
+    def turn_taken(self):
+        """Lamps put out so far in the turn under way."""
+        return self.state["turn_taken"]
+
+    @property
+    def moving(self):
+        """True while the machine puts out its lamps (it has chosen its move)."""
+        return self.state["plan"] is not None
+
+    def status(self):
+        status = Exhibit.status(self)
+        status["rows"] = list(self.rows)
+        return status
+
     def outputs(self):
         s = self.state
         wanted = {}
@@ -106,26 +149,18 @@ class Nimatron(Exhibit):
         wanted["lamp/machine_wins"] = ON if s["winner"] == MACHINE else OFF
         return wanted
 
-    def idle_after(self):
-        return self.config["idle_ms"] if self.state["mode"] == "play" else 0
-
     # --- events ----------------------------------------------------------------
-    def on_press(self, event, now, out):
-        name = event[1]
-        if name == "new_game":
-            self.new_game(now, out)
-        elif name == "handover":
+    def pressed(self, name, now, out):
+        if name == "handover":
             self.handover(now, out)
-        elif name.startswith("row") and name[3:].isdigit() and 1 <= int(name[3:]) <= self.config["rows"]:
+        elif name.startswith("row") and is_whole(name[3:]) and 1 <= int(name[3:]) <= self.config["rows"]:
             self.take_lamp(int(name[3:]) - 1, now, out)
         else:
-            raise UnknownEvent("unknown control in %r" % (event,))
+            Exhibit.pressed(self, name, now, out)
 
-    def new_game(self, now, out):
-        self.new_game_state()
-        self.tell(out, "New game: %s. %s" % (
-            " ".join(str(n) for n in self.state["rows"]),
-            "You move first." if self.state["turn"] == PLAYER else "The Nimatron moves first."), "new_game")
+    def new_game_text(self):
+        return "New game: %s. %s" % (" ".join(str(n) for n in self.state["rows"]),
+                                     "You move first." if self.state["turn"] == PLAYER else "The Nimatron moves first.")
 
     def take_lamp(self, row, now, out):
         s = self.state
@@ -190,24 +225,16 @@ class Nimatron(Exhibit):
         # a whole move is done: the idle clock starts again from here
         self.touched(due)
 
-    def game_over(self, taker, now, out):
-        s = self.state
-        s["mode"] = "over"
-        other = MACHINE if taker == PLAYER else PLAYER
-        s["winner"] = taker if self.config["rule"] == "last-wins" else other
-        s["turn"] = PLAYER
-        self.cancel_timer("idle")
-        if s["winner"] == PLAYER:
-            self.tell(out, "NIM CHAMP! You beat the Nimatron.", "nim_champ")
-        else:
-            self.tell(out, "The Nimatron wins.", "lose")
-        self.set_timer("over", now + self.config["attract_after_game_ms"])
+    def explain(self):
+        from .working import explain_nimatron
+        return explain_nimatron(self)
+
 
 def parse_openings(openings, rows, lamps):
     """The start positions, checked against the lamps there are."""
     if not openings:
-        if rows == 4 and lamps == 7:
-            return NimatronPreset.openings
+        if rows == ROWS and lamps == LAMPS_PER_ROW:
+            return OPENINGS
         return [tuple(lamps for _ in range(rows))]
     checked = []
     for number, opening in enumerate(openings):

@@ -6,6 +6,7 @@ choices a person may override (rule, k, max-take, heaps) and refuse the ones
 the historic game does not have, with a one-line reason.
 """
 
+from .nimatron import LAMPS_PER_ROW, OPENINGS, ROWS
 from .rules import MISERE, NORMAL, Moore, Nim, Rosebushes, Subtraction, check_position
 
 YOU = "you"
@@ -90,15 +91,9 @@ class Nimatron(Preset):
     source = "machines.md §2: four rows of up to seven lamps, last lamp wins, the visitor moves first"
     variant_class = Nim
     first = YOU
-    rows = 4
-    lamps = 7
-    # A dozen openings, each a win for a visitor who moves first and plays well;
-    # the original's patterns are unknown (machines.md §2, N7).
-    openings = (
-        (1, 3, 5, 6), (2, 3, 5, 7), (7, 7, 7, 6), (3, 4, 5, 6),
-        (6, 5, 4, 2), (7, 6, 4, 2), (5, 5, 3, 2), (4, 4, 4, 1),
-        (7, 7, 3, 2), (6, 6, 5, 1), (2, 4, 6, 7), (1, 2, 5, 7),
-    )
+    rows = ROWS
+    lamps = LAMPS_PER_ROW
+    openings = OPENINGS
     heaps = openings[0]
 
     @classmethod

@@ -1,66 +1,55 @@
-"""Scenario scripts: a configuration, timed events and what must come of them.
+"""Scenario scripts: one language, one interpreter, for every world that plays
+a machine: the core alone (here, the same under CPython and MicroPython), the
+bench simulator (pins, debouncing, the service) and a board.
 
-Pure, like the rest of the core, so one scenario runs the same under CPython,
-under MicroPython and on a board. One command a line; ``#`` starts a comment:
+One command a line; ``#`` starts a comment:
 
-    machine drnim marbles=15 equalizer=true     the machine and its settings
-    world fall=300 lost=2,3 double=4             marbles: fall time (ms), releases
-                                                 whose marble never arrives, releases
-                                                 that let two marbles through
-    press trigger                                a button, held 100 ms
-    switch turn machine                          a switch moved by hand
+    machine drnim marbles=15 equalizer=on        the machine and its settings
+    game nimatron rows=1,3,5,7                   (game is machine; rows=... is one opening)
+    press trigger | press new-game | press row 2 a button, held 100 ms
+    set turn machine | switch equalizer off      a switch moved by hand
     marble                                       a marble dropped past the gate by hand
-    power                                        the controller restarts (outputs are set anew)
+    power                                        the controller restarts
     wait 2s | wait 500ms                         let time pass
+    world fall=300 lost=2,3 double=4             marbles: fall time (ms), releases (counted
+                                                 from here) whose marble never arrives,
+                                                 releases that let two marbles through
     settle off | settle on                       stop (or go on) letting the machine come
                                                  to rest after each step
     expect rail 14                               Dr. Nim: marbles still on the rail
     expect rows 1,3,5,6                          Nimatron: lamps lit in each row
     expect turns machine:1 player:3              the turns so far (Nimatron: machine:4:1)
     expect controls equalizer=left turn=right
-    expect fault none | winner player | mode over | attract yes | turn player
-    expect releases 3                            releases commanded so far
+    expect fault none | winner player | mode over | attract yes | turn player | equalizer off
+    expect releases 3                            releases since the last world line
     expect commands release; equalizer left      commands since the last such check,
                                                  in this order (others may come between)
 
 After every step the runner lets time pass until the machine and the marbles
 are at rest (nothing falling, no machine move under way), so `press trigger`
 in Dr. Nim's turn runs its whole chain; `settle off` leaves time to `wait`.
+
+The interpreter reads the words and checks them against what the machine
+declares (its settings, its buttons and switches); a world carries them out.
+A world has `start(cls, settings)`, `press(role)`, `switch(input, active)`,
+`drop_marble()`, `power()`, `wait(ms)`, `settle()`, `set_world(fall_ms,
+lost, double)`, `view()` (what a person can check, in plain words),
+`summary()`, `machine` and `commands` (every command since the start, as text).
 """
 
-from .drnim import DrNim
-from .nimatron import Nimatron
+from .exhibit import BUTTON, RELEASE, RESTING_TIMERS, SWITCH, ConfigError
+from .marbles import Marbles
+from .registry import NAMES, machine_class
+from .values import BadValue, duration_ms, whole, wholes
 
-MACHINES = {"drnim": DrNim, "nimatron": Nimatron}
 PRESS_MS = 100
 GAP_MS = 100
-# Timers that run while the machine is at rest.
-RESTING = ("idle", "over", "attract")
 SETTLE_LIMIT_MS = 600000
+FALL_MS = 300
 
 
 class ScriptError(ValueError):
     """A scenario line that cannot be read; the message names the line."""
-
-
-def value_of(text):
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    if text.isdigit():
-        return int(text)
-    if "/" in text or ("," in text and text.replace(",", "").isdigit()):
-        return [[int(n) for n in part.split(",")] for part in text.split("/")]
-    return text
-
-
-def duration(text, number):
-    if text.endswith("ms") and text[:-2].isdigit():
-        return int(text[:-2])
-    if text.endswith("s") and text[:-1].isdigit():
-        return 1000 * int(text[:-1])
-    raise ScriptError("line %d: %r is not a duration such as 500ms or 2s" % (number, text))
 
 
 def parse(text):
@@ -73,151 +62,297 @@ def parse(text):
     return steps
 
 
-class Run:
-    """One scenario being played: the machine, a model of the marbles, the clock."""
+def setting_value(setting, key, text):
+    """A setting's value as a script writes it, typed by the setting's default."""
+    default = setting.default
+    if isinstance(default, bool):
+        if text in ("true", "on", "yes"):
+            return True
+        if text in ("false", "off", "no"):
+            return False
+        raise BadValue("%s is %r: it must be true or false (on or off)" % (key, text))
+    if isinstance(default, int):
+        return whole(text, key)
+    if isinstance(default, list):
+        return [wholes(part, key) for part in text.split("/")]
+    return text
+
+
+def script_settings(cls, words):
+    """The settings of a machine line's `key=value` words, for machine class `cls`."""
+    settings = {}
+    for word in words:
+        key, _, text = word.partition("=")
+        if not text:
+            raise BadValue("%r is not a setting such as marbles=15" % word)
+        key = key.replace("-", "_")
+        if key not in cls.SETTINGS and key + "_ms" in cls.SETTINGS:
+            key += "_ms"
+        if key == "rows" and "," in text:
+            # rows=1,3,5,7: the lamps of one opening, played first
+            settings["openings"] = [wholes(text, key)]
+            settings["opening"] = "first"
+        elif key in cls.SETTINGS:
+            settings[key] = setting_value(cls.SETTINGS[key], key, text)
+        else:
+            settings[key] = text
+    return settings
+
+
+def switch_position(cls, name, position):
+    """The switch input called `name` and whether `position` is its active side, or None."""
+    for spec in cls.INPUTS:
+        if spec.kind == SWITCH and spec.events[0][1] == name and position in spec.positions:
+            return spec, spec.positions[position]
+    return None
+
+
+class CoreWorld:
+    """The core machine alone, with the marble model: time passes only in the script."""
 
     def __init__(self, reload=None):
         self.reload = reload
         self.machine = None
+        self.marbles = Marbles(0, FALL_MS)
         self.now = 0
-        self.fall_ms = 300
-        self.lost = []
-        self.double = []
-        self.releases = 0
-        self.falling = []
         self.trace = []
-        self.since_check = []
-        self.failures = []
-        self.settle = True
+        self.commands = []
 
-    # --- the world ----------------------------------------------------------
+    def start(self, cls, settings):
+        machine = cls(settings)
+        self.commands = []
+        self.now += 1000
+        machine.state["clock"] = self.now
+        self.machine = machine
+        marbles = machine.config["marbles"] if machine.has_output(RELEASE) else 0
+        self.marbles = Marbles(marbles, FALL_MS)
+        self.send(("power",))
+
     def send(self, event):
         commands = self.machine.handle(event, self.now)
         if self.reload:
             self.machine = self.reload(self.machine)
         self.trace.append([self.now, list(event), [list(c) for c in commands]])
         for command in commands:
-            self.since_check.append(list(command))
+            self.commands.append(" ".join(str(p) for p in command))
             if command[0] == "release":
-                self.releases += 1
-                if self.releases not in self.lost:
-                    self.falling.append(self.now + self.fall_ms)
-                    if self.releases in self.double:
-                        self.falling.append(self.now + self.fall_ms + 60)
-                self.falling.sort()
+                self.marbles.released(self.now)
 
     def advance(self, until, settle=False):
         """Let time pass to `until` (or, settling, until everything is at rest)."""
         while True:
-            busy = [due for name, due in self.machine.state["timers"].items() if name not in RESTING]
-            resting = [due for name, due in self.machine.state["timers"].items() if name in RESTING]
-            times = self.falling + busy + ([] if settle else resting)
-            if settle and not self.falling and not busy:
+            timers = self.machine.state["timers"]
+            busy = [due for name, due in timers.items() if name not in RESTING_TIMERS]
+            resting = [due for name, due in timers.items() if name in RESTING_TIMERS]
+            falling = self.marbles.falling
+            if settle and not falling and not busy:
                 return
+            times = falling + busy + ([] if settle else resting)
             if not times or min(times) > until:
                 if not settle:
                     self.now = until
                     self.send(("tick",))
                 return
             self.now = max(self.now, min(times))
-            if self.falling and self.falling[0] <= self.now:
-                self.falling.pop(0)
+            if falling and falling[0] <= self.now:
+                self.marbles.arrive()
                 self.send(("marble",))
             else:
                 self.send(("tick",))
 
-    # --- the script ---------------------------------------------------------
-    def step(self, number, words):
-        verb = words[0]
-        if verb == "machine":
-            self.start(number, words)
-            return
-        if self.machine is None:
-            raise ScriptError("line %d: the script must start with a 'machine' line" % number)
-        if verb == "world":
-            for word in words[1:]:
-                key, _, value = word.partition("=")
-                if key == "fall":
-                    self.fall_ms = duration(value + "ms", number)
-                elif key in ("lost", "double"):
-                    setattr(self, key, [int(n) for n in value.split(",")])
-                else:
-                    raise ScriptError("line %d: unknown world setting %r" % (number, key))
-        elif verb == "press" and len(words) == 2:
-            self.send(("press", words[1]))
-            self.advance(self.now + PRESS_MS)
-            self.send(("release", words[1]))
-            self.advance(self.now + GAP_MS)
-        elif verb == "switch" and len(words) == 3:
-            self.send(("switch", words[1], words[2]))
-        elif verb in ("marble", "power") and len(words) == 1:
-            self.send((verb,))
-        elif verb == "wait" and len(words) == 2:
-            self.advance(self.now + duration(words[1], number))
-        elif verb == "settle" and len(words) == 2 and words[1] in ("on", "off"):
-            self.settle = words[1] == "on"
-        elif verb == "expect" and len(words) >= 3:
-            self.expect(number, words[1], words[2:])
-            return
-        else:
-            raise ScriptError("line %d: cannot read %r" % (number, " ".join(words)))
-        if self.settle:
-            self.advance(self.now + SETTLE_LIMIT_MS, settle=True)
+    def press(self, role):
+        self.send(("press", role))
+        self.advance(self.now + PRESS_MS)
+        self.send(("release", role))
+        self.advance(self.now + GAP_MS)
 
-    def start(self, number, words):
-        if words[1:2] == [] or words[1] not in MACHINES:
-            raise ScriptError("line %d: the machine is drnim or nimatron" % number)
-        config = {}
-        for word in words[2:]:
-            key, _, value = word.partition("=")
-            config[key] = value_of(value)
-        self.fall_ms = 300
-        self.lost = []
-        self.double = []
-        self.releases = 0
-        self.falling = []
-        self.now += 1000
-        try:
-            self.machine = MACHINES[words[1]](config)
-        except ValueError as error:
-            raise ScriptError("line %d: %s" % (number, error))
-        self.machine.state["clock"] = self.now
+    def switch(self, spec, active):
+        self.send(spec.events[0] if active else spec.events[1])
+
+    def drop_marble(self):
+        self.marbles.drop_by_hand()
+        self.send(("marble",))
+
+    def power(self):
         self.send(("power",))
 
+    def wait(self, ms):
+        self.advance(self.now + ms)
+
+    def settle(self):
+        self.advance(self.now + SETTLE_LIMIT_MS, settle=True)
+
+    def set_world(self, fall_ms=None, lost=None, double=None):
+        self.marbles.set_world(fall_ms, lost, double)
+
     def view(self):
-        """What a person can check: the machine's state in plain words."""
+        """What a person can check: the machine in plain words."""
         m = self.machine
-        s = m.state
-        view = {"turns": [":".join(str(part) for part in turn) for turn in s["turns"]],
-                "fault": s.get("fault") or "none", "winner": s["winner"] or "none", "mode": s["mode"],
-                "attract": "yes" if s["attract"] else "no", "turn": s["turn"], "releases": str(self.releases)}
-        if m.NAME == "drnim":
+        view = {"turns": [":".join(str(part) for part in turn) for turn in m.turns],
+                "fault": m.fault or "none", "winner": m.winner or "none", "mode": m.mode,
+                "attract": "yes" if m.attract else "no", "turn": m.turn,
+                "releases": str(self.marbles.releases_since)}
+        if m.has_output(RELEASE):
             view["rail"] = str(m.rail)
             view["controls"] = m.controls()
+            view["equalizer"] = "on" if m.equalizer_armed else "off"
         else:
-            view["rows"] = ",".join(str(n) for n in s["rows"])
+            view["rows"] = ",".join(str(n) for n in m.rows)
         return view
 
-    def expect(self, number, what, words):
-        commands = [" ".join(str(p) for p in c) for c in self.since_check]
-        if what == "commands":
-            self.since_check = []
+    def summary(self):
+        return summary_of(self.view())
+
+
+def summary_of(view):
+    """One line of what a view shows, for a script's report."""
+    if "rail" in view:
+        return "rail %s, turn %s, equalizer %s, winner %s, fault %s" % (
+            view["rail"], view["turn"], view["equalizer"], view["winner"], view["fault"])
+    return "rows %s, turn %s, winner %s" % (view["rows"], view["turn"], view["winner"])
+
+
+class Script:
+    """A script being played in a world; `report(line)` receives each step and its result."""
+
+    def __init__(self, world, report=None):
+        self.world = world
+        self.report = report or (lambda text: None)
+        self.failures = []
+        self.settling = True
+        self.seen = 0
+        self.started = False
+
+    @property
+    def trace(self):
+        return self.world.trace
+
+    def play(self, text):
+        for number, words in parse(text):
+            self.step(number, words)
+        return self
+
+    def step(self, number, words):
+        verb = words[0]
+        handler = VERBS.get(verb)
+        if handler is None:
+            raise ScriptError("line %d: cannot read %r" % (number, " ".join(words)))
+        if verb not in ("machine", "game") and not self.started:
+            raise ScriptError("line %d: the script must start with a 'game' or 'machine' line" % number)
         try:
-            got = mismatch(self.view(), commands, what, words)
+            acted = handler(self, number, words)
+        except (BadValue, ConfigError) as error:
+            raise ScriptError("line %d: %s" % (number, error))
+        if acted:
+            if self.settling:
+                self.world.settle()
+            self.report("line %d: %s  (%s)" % (number, " ".join(words), self.world.summary()))
+
+    def cannot(self, number, words):
+        raise ScriptError("line %d: cannot read %r" % (number, " ".join(words)))
+
+    # --- the verbs: each returns True when it acted in the world -------------------
+    def start(self, number, words):
+        if len(words) < 2 or words[1] not in NAMES:
+            raise ScriptError("line %d: the %s is %s" % (number, words[0], " or ".join(NAMES)))
+        cls = machine_class(words[1])
+        self.world.start(cls, script_settings(cls, words[2:]))
+        self.started = True
+        self.seen = 0
+        self.report("line %d: %s" % (number, " ".join(words)))
+        return False
+
+    def press(self, number, words):
+        role = "".join(words[1:]).replace("-", "_")
+        if len(words) not in (2, 3) or role not in self.world.machine.buttons():
+            raise ScriptError("line %d: this machine has no control %r" % (number, " ".join(words[1:])))
+        self.world.press(role)
+        return True
+
+    def switch(self, number, words):
+        found = len(words) == 3 and switch_position(type(self.world.machine), words[1], words[2])
+        if not found:
+            raise ScriptError("line %d: cannot set %s" % (number, " ".join(words[1:])))
+        self.world.switch(found[0], found[1])
+        return True
+
+    def marble(self, number, words):
+        if len(words) != 1:
+            self.cannot(number, words)
+        self.world.drop_marble()
+        return True
+
+    def power(self, number, words):
+        if len(words) != 1:
+            self.cannot(number, words)
+        self.world.power()
+        return True
+
+    def wait(self, number, words):
+        if len(words) != 2:
+            self.cannot(number, words)
+        self.world.wait(duration_ms(words[1], "wait"))
+        return True
+
+    def set_world(self, number, words):
+        given = {}
+        for word in words[1:]:
+            key, _, value = word.partition("=")
+            if key == "fall":
+                given["fall_ms"] = whole(value, "fall", 1, SETTLE_LIMIT_MS)
+            elif key in ("lost", "double"):
+                given[key] = wholes(value, key, 1)
+            else:
+                raise ScriptError("line %d: unknown world setting %r" % (number, key))
+        self.world.set_world(**given)
+        return True
+
+    def settle(self, number, words):
+        if len(words) != 2 or words[1] not in ("on", "off"):
+            self.cannot(number, words)
+        self.settling = words[1] == "on"
+        return True
+
+    def expect(self, number, words):
+        if len(words) < 3:
+            self.cannot(number, words)
+        what, wanted = words[1], words[2:]
+        commands = self.world.commands[self.seen:]
+        if what == "commands":
+            self.seen = len(self.world.commands)
+        try:
+            got = mismatch(self.world.view(), commands, what, wanted)
         except KeyError:
             raise ScriptError("line %d: cannot check %r" % (number, what))
-        if got is not None:
-            self.fail(number, what, " ".join(words), got)
+        if got is None:
+            self.report("line %d: expect %s %s: ok" % (number, what, " ".join(wanted)))
+        else:
+            self.failures.append("line %d: expected %s %s, got %s" % (number, what, " ".join(wanted), got))
+            self.report("line %d: expect %s %s: FAILED, got %s" % (number, what, " ".join(wanted), got))
+        return False
 
-    def fail(self, number, what, wanted, got):
-        self.failures.append("line %d: expected %s %s, got %s" % (number, what, wanted, got))
+
+# Every verb of the language, both dialects (the simulator's `game` and `set`,
+# the core's `machine` and `switch`): one table.
+VERBS = {
+    "machine": Script.start, "game": Script.start,
+    "press": Script.press,
+    "set": Script.switch, "switch": Script.switch,
+    "marble": Script.marble,
+    "power": Script.power,
+    "wait": Script.wait,
+    "world": Script.set_world,
+    "settle": Script.settle,
+    "expect": Script.expect,
+}
 
 
 def mismatch(view, commands, what, words):
     """What was seen instead, when `expect WHAT WORDS` does not hold; None when it does.
 
-    `view` is the machine in plain words (`Run.view`), `commands` the commands
-    given since the last `expect commands`, as text. KeyError: nothing called `what`.
+    `view` is the machine in plain words (a world's `view()`), `commands` the
+    commands given since the last `expect commands`, as text. KeyError:
+    nothing called `what`.
     """
     if what == "commands":
         position = 0
@@ -242,12 +377,9 @@ def mismatch(view, commands, what, words):
 
 
 def run(text, reload=None):
-    """Play a script; return the Run with its trace and failures.
+    """Play a script on the core alone; returns the Script, with its trace and failures.
 
     `reload(machine)`, if given, replaces the machine after every event (the
     tests save and restore it there, to show a restored machine resumes exactly).
     """
-    scenario = Run(reload)
-    for number, words in parse(text):
-        scenario.step(number, words)
-    return scenario
+    return Script(CoreWorld(reload)).play(text)

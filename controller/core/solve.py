@@ -62,6 +62,9 @@ def _xor(values):
     return total
 
 
+nim_sum = _xor
+
+
 # --- subtraction ----------------------------------------------------------
 
 def _subtraction_wins(variant, position):

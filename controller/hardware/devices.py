@@ -150,29 +150,6 @@ class ButtonPanel(CompositeDevice):
         return bool(getattr(self, role).is_active)
 
 
-class MarbleGate(CompositeDevice):
-    """Dr. Nim's gate: the release (a solenoid or a servo gate) and the IR
-    break-beam sensor just below it. `when_changed(active)` is called on every
-    raw edge of the beam; a marble is seen when the beam breaks."""
-
-    def __init__(self, release_spec, sensor_spec, *, pin_factory=None):
-        super().__init__(release=release(release_spec, pin_factory), sensor=button(sensor_spec, pin_factory),
-                         _order=("release", "sensor"), pin_factory=pin_factory)
-        self.when_changed = None
-        self.sensor.when_activated = lambda: self.when_changed and self.when_changed(True)
-        self.sensor.when_deactivated = lambda: self.when_changed and self.when_changed(False)
-
-    def open(self):
-        self.release.open()
-
-    def shut(self):
-        self.release.shut()
-
-    @property
-    def beam_broken(self):
-        return bool(self.sensor.is_active)
-
-
 class ShiftRegister(CompositeDevice):
     """A chain of 74HC595 shift registers on three pins.
 

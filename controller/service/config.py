@@ -1,35 +1,33 @@
-"""The service's TOML configuration: every setting has a documented default.
+"""The service's TOML configuration: every setting has a documented default and a range.
 
     [service]     which machine, the pin map, the GPIO backend, paths, timings
     [drnim]       the Dr. Nim machine's settings (controller/core/drnim.py)
     [nimatron]    the Nimatron's settings (controller/core/nimatron.py)
 
-`systemd/config.toml` is the annotated default. A bad file gets one line
-naming the file, the key and the problem.
+A section per machine of the registry (controller/core/registry.py), each
+checked against that machine's own table of settings. `systemd/config.toml`
+is the annotated default. A bad file gets one line naming the file, the key
+and the problem.
 """
 
 import os
 import tomllib
 
-from controller.core.drnim import DrNim
-from controller.core.exhibit import ConfigError, check_settings
-from controller.core.nimatron import Nimatron
+from controller.core.exhibit import ConfigError, Setting, check_settings
+from controller.core.registry import NAMES, machine_class
 
-MACHINES = {"drnim": DrNim, "nimatron": Nimatron}
+PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
-SERVICE_DEFAULTS = {
-    "machine": "drnim",         # drnim or nimatron
-    "pinmap": "",               # empty: the shipped hardware/<machine>/pinmap.toml
-    "pin_factory": "lgpio",     # lgpio (any Pi, the only one on a Pi 5), rpigpio (older Pis), mock (tests)
-    "state_dir": "",            # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
-    "runtime_dir": "",          # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
-    "release_pulse_ms": 60,     # how long the release solenoid (or servo gate) stays open
-    "stuck_after_s": 30,        # a button held this long is reported as stuck
-    "heartbeat_s": 5,           # how often the status file for `controller status` is written
-}
-SERVICE_CHOICES = {
-    "machine": ("drnim", "nimatron"),
-    "pin_factory": ("lgpio", "rpigpio", "mock"),
+SERVICE_SETTINGS = {
+    "machine": Setting(NAMES[0], choices=NAMES),
+    "pinmap": Setting(""),              # empty: the shipped hardware/<machine>/pinmap.toml
+    # lgpio (any Pi, the only one on a Pi 5), rpigpio (older Pis), mock (tests)
+    "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
+    "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
+    "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
+    "release_pulse_ms": Setting(60, 1, 1000),   # how long the release solenoid stays energised
+    "stuck_after_s": Setting(30, 1, 86400),     # a button held this long is reported as stuck
+    "heartbeat_s": Setting(5, 1, 86400),        # how often the status file for `controller status` is written
 }
 
 
@@ -70,24 +68,22 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: no such file" % path)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError("%s: %s" % (path, error))
+    sections = ("service",) + NAMES
     for section in data:
-        if section not in ("service",) + tuple(MACHINES):
-            raise ConfigError("%s: [%s]: unknown section (known: service, drnim, nimatron)" % (where, section))
+        if section not in sections:
+            raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
         if not isinstance(data[section], dict):
             raise ConfigError("%s: %s: must be a [%s] table" % (where, section, section))
     service_given = dict(data.get("service", {}))
     service_given.update(overrides or {})
     try:
-        service = check_settings(SERVICE_DEFAULTS, service_given, SERVICE_CHOICES)
+        service = check_settings(SERVICE_SETTINGS, service_given)
     except ConfigError as error:
         raise ConfigError("%s: service.%s" % (where, error))
-    for key in ("release_pulse_ms", "heartbeat_s"):
-        if service[key] < 1:
-            raise ConfigError("%s: service.%s: must be 1 or more" % (where, key))
     machines = {}
-    for name, cls in MACHINES.items():
+    for name in NAMES:
         try:
-            machines[name] = cls(data.get(name, {})).config
+            machines[name] = machine_class(name)(data.get(name, {})).config
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
     return Config(service, machines, path)

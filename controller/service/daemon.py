@@ -21,15 +21,14 @@ import signal
 import sys
 import time
 
-from controller.core.exhibit import ConfigError
-from controller.hardware.boards import BOARDS
+from controller.core.exhibit import SWITCH, ConfigError
+from controller.core.registry import machine_class
+from controller.hardware.boards import Board
 from controller.hardware.debounce import Debouncer
-from controller.service.config import MACHINES
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore
 
-SWITCHES = ("turn_switch", "equalizer_switch")
 # State that changes while nothing worth saving happens (the attract lamps).
 UNSAVED = ("clock", "attract_step", "shown")
 
@@ -51,21 +50,20 @@ class Service:
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"))
         self.machine = self.restore()
-        self.board = BOARDS[config.machine_name](pinmap, self.post, pin_factory)
+        self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
-        for role, spec in pinmap.inputs.items():
-            if role in self.board.input_events():
-                self.debouncers[role] = Debouncer(spec.debounce_ms, self.board.level(role))
+        for role in self.board.inputs:
+            self.debouncers[role] = Debouncer(pinmap.inputs[role].debounce_ms, self.board.level(role))
         self.held_since = {}
         self.shut_at = None
         self.next_ping = None
         self.next_heartbeat = None
         self.saved = None
-        self.last_fault = self.machine.state.get("fault")
+        self.last_fault = self.machine.fault
 
     # --- set-up ---------------------------------------------------------------
     def restore(self):
-        cls = MACHINES[self.config.machine_name]
+        cls = machine_class(self.config.machine_name)
         saved = self.store.load()
         if saved and saved.get("machine") == cls.NAME and saved.get("config") == self.config.machine:
             self.log("resuming the saved %s game" % cls.NAME)
@@ -155,7 +153,7 @@ class Service:
             self.next_heartbeat = now + 1000 * self.config.service["heartbeat_s"]
 
     def input(self, role, level, now):
-        if level and role not in SWITCHES:
+        if level and self.board.inputs[role].kind != SWITCH:
             self.held_since[role] = now
         else:
             self.held_since.pop(role, None)
@@ -164,11 +162,10 @@ class Service:
             self.handle(event, now)
 
     def handle(self, event, now):
-        before = self.machine.state
-        mode, extra = before.get("mode"), before.get("extra_marbles", 0)
+        mode, incidents = self.machine.mode, self.machine.incidents()
         commands = self.machine.handle(event, now)
         self.save()
-        self.record(mode, extra)
+        self.record(mode, incidents)
         for command in commands:
             if command[0] == "message":
                 self.log("message: " + command[1])
@@ -184,28 +181,23 @@ class Service:
             self.store.save(data)
             self.saved = kept
 
-    def record(self, mode, extra):
-        state = self.machine.state
+    def record(self, mode, incidents):
+        machine = self.machine
         name = self.config.machine_name
-        if mode == "play" and state["mode"] == "over":
-            self.stats.game(name, state["winner"])
-        fault = state.get("fault")
+        if mode == "play" and machine.mode == "over":
+            self.stats.game(name, machine.winner)
+        fault = machine.fault
         if fault and fault != self.last_fault:
             self.stats.fault(name, fault)
             self.log("fault: " + fault)
         self.last_fault = fault
-        if state.get("extra_marbles", 0) > extra:
-            self.stats.fault(name, "extra-marble")
+        for kind, count in machine.incidents().items():
+            if count > incidents.get(kind, 0):
+                self.stats.fault(name, kind)
 
     def heartbeat(self):
-        state = self.machine.state
-        status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
-                  "mode": state["mode"], "fault": state.get("fault"), "winner": state["winner"],
-                  "turn": state["turn"], "attract": state["attract"]}
-        if hasattr(self.machine, "rail"):
-            status["rail"] = self.machine.rail
-        else:
-            status["rows"] = state["rows"]
+        status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name}
+        status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:
             os.makedirs(folder, exist_ok=True)

@@ -31,8 +31,6 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
-from controller.core.drnim import route
-from controller.core.solve import mover_wins, winning_move
 
 TICK_S = 0.05           # how often the clock advances and the drawing is refreshed
 MAX_STEP_S = 1.0        # a stalled terminal does not make the clock jump further than this
@@ -147,7 +145,8 @@ def drnim_board(sim):
     mid = (slots + gate) // 2
     c = Canvas(chute + 2, 11, BOARD)
 
-    rail = sim.rail
+    marbles = sim.marbles
+    rail = marbles.rail
     c.put(1, 0, "rail %2d" % rail, LABEL)
     for i in range(capacity):
         full = i >= capacity - rail
@@ -176,7 +175,7 @@ def drnim_board(sim):
     c.put(mid - 9, 9, "Dr. Nim", ACTIVE if side == "left" else DIM)
     c.put(mid + 4, 9, "You", ACTIVE if side == "right" else DIM)
 
-    tray = sim.tray
+    tray = marbles.tray
     c.put(1, 10, "tray %2d" % tray, LABEL)
     room = (chute - 2 - slots) // step + 1
     shown = min(tray, room)
@@ -185,34 +184,31 @@ def drnim_board(sim):
     if tray > shown:
         c.put(slots - 1, 10, "+", MARBLE)
 
-    if sim.jammed:
+    if marbles.jammed:
         c.put(chute - 6, 1, "stuck", JAM)
         c.put(chute, 1, "✖", JAM)
-    for due in sim.falling:
-        done = 1 - max(0, min(1, (due - sim.now) / float(sim.fall_ms)))
+    for due in marbles.falling:
+        done = 1 - max(0, min(1, (due - sim.now) / float(marbles.fall_ms)))
         c.put(chute, 1 + int(round(done * 8)), "●", MARBLE)
     return c.text()
 
 
 def drnim_status(sim):
-    s = sim.machine.state
+    m = sim.machine
     out = Text()
-    out.append("Rail %d · tray %d · taken %d of %d\n" % (sim.machine.rail, sim.tray, s["taken"], s["loaded"]), "bold")
-    if s["mode"] == "over":
-        if s["winner"] == "player":
-            out.append("You win! You beat Dr. Nim.", "bold #35c8ff")
-        else:
-            out.append("Dr. Nim wins.", "bold #ff9f0a")
+    out.append("Rail %d · tray %d · taken %d of %d\n" % (m.rail, sim.marbles.tray, m.taken, m.loaded), "bold")
+    if m.mode == "over":
+        out.append(m.verdict(), "bold #35c8ff" if m.winner == "player" else "bold #ff9f0a")
         out.append(" Put the marbles back: New game (n).")
-    elif s["fault"]:
+    elif m.fault:
         out.append("Fault: see below.", "bold #ff3b30")
-    elif s["running"]:
+    elif m.running:
         out.append("Dr. Nim is playing its marbles...")
-    elif s["turn"] == "machine":
+    elif m.turn == "machine":
         out.append("Handed over: the trigger (space) once.")
-    elif s["taken"] == 0:
+    elif m.taken == 0:
         out.append("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space.")
-    elif s["turn_taken"] or s["in_flight"]:
+    elif m.turn_taken or m.in_flight:
         out.append("Take up to 3, then hand over: m, then space.")
     else:
         out.append("Your turn: the trigger (space) 1 to 3 times.")
@@ -220,85 +216,31 @@ def drnim_status(sim):
 
 
 def drnim_fault(sim):
-    fault = sim.machine.state["fault"]
+    fault = sim.machine.fault
+    jammed = sim.marbles.jammed
     out = Text()
     if fault is None:
         out.append("No fault.", "#4cd964")
     else:
         out.append(FAULTS.get(fault, "Fault: %s." % fault), "#ff6b60")
-    if sim.jammed:
-        out.append("\nWorld: %d marble%s stuck in the chute." % (sim.jammed, "" if sim.jammed == 1 else "s"), JAM)
+    if jammed:
+        out.append("\nWorld: %d marble%s stuck in the chute." % (jammed, "" if jammed == 1 else "s"), JAM)
     if sim.glitches:
         out.append("\nWorld: the sensor glitched %d time%s." % (sim.glitches, "" if sim.glitches == 1 else "s"), "dim")
     return out
 
 
-def drnim_takes(q, armed):
-    """What Dr. Nim drops on q = (n - t) mod 4 by the theory (machines.md §1.5)."""
-    return 1 if q == 0 or armed else q
+# How the working's styles are drawn.
+WORKING_STYLES = {"head": "bold", "good": "#4cd964", "warn": "#ff9f0a", "note": "dim", "plain": ""}
 
 
-def drnim_marbles(state, rail):
-    """What Dr. Nim's marble logic drops from here, run through the core's
-    model of the flip-flops: exact for `decide = historic`, whatever the setting."""
-    flip_flops, armed = state["flip_flops"], state["equalizer"] == "right"
-    for taken in range(1, rail + 1):
-        flip_flops, armed, carry_on = route(flip_flops, armed, True)
-        if not carry_on:
-            return taken
-    return rail
-
-
-def drnim_working(sim):
-    m = sim.config.machine
-    s = sim.machine.state
-    historic = m["decide"] == "historic"
-    t = 1 if m["rule"] == "last-loses" else 0
-    rail = sim.machine.rail
-    machine_turn = s["mode"] == "play" and s["turn"] == "machine"
-    n = rail + s["turn_taken"] if s["running"] else rail
-    q = (n - t) % 4
+def working_text(lines):
+    """The machine's `explain()` lines, drawn."""
     out = Text()
-    out.append("Last marble %s, so t = %d\n" % ("loses" if t else "wins", t), "bold")
-    out.append("n = %d marbles on the rail%s\n" % (n, " when Dr. Nim's turn began" if s["running"] else ""))
-    out.append("q = (n − t) mod 4 = (%d − %d) mod 4 = %d\n" % (n, t, q), "bold")
-    if s["mode"] == "over":
-        out.append("The game is over.\n")
-    elif q == 0:
-        out.append("q = 0: the player to move is losing.\n", "#ff9f0a")
-    else:
-        out.append("q = %d: the player to move wins by taking %d, leaving %d.\n" % (q, q, n - q), "#4cd964")
-    if historic:
-        out.append("Dr. Nim on q = 0 is losing and takes 1; on q = 1-3 it takes q, unless the equalizer is "
-                   "armed: then it takes 1 (its one misplay).\n", "dim")
-    else:
-        out.append("Dr. Nim's moves come from the '%s' opponent (decide = strategy).\n" % m["opponent"], "dim")
-    if s["running"]:
-        take = min(drnim_takes(q, s["equalizer"] == "right"), n) if historic else s["planned"]
-        out.append("This turn Dr. Nim takes %d; %d so far.\n" % (take, s["turn_taken"]), "bold")
-    elif s["mode"] == "play" and historic and not s["fault"]:
-        take = drnim_marbles(s, rail)
-        out.append("%s Dr. Nim %s %d%s.\n" % (
-            "Handed over:" if machine_turn else "If you hand over now,", "will take" if machine_turn else "takes",
-            take, ", the equalizer's misplay" if take != drnim_takes(q, False) and q in (2, 3) else ""), "bold")
-    last = None
-    left = s["loaded"]
-    for who, count in s["turns"]:
-        if who == "machine":
-            last = (left, count)
-        left -= count
-    if last:
-        n0, took = last
-        q0 = (n0 - t) % 4
-        if q0 == 0:
-            why = "q = 0, losing: it took %d" % took
-        elif took == q0:
-            why = "q = %d: it took %d, leaving %d" % (q0, took, n0 - took)
-        elif historic:
-            why = "q = %d: it took %d, the equalizer's misplay" % (q0, took)
-        else:
-            why = "q = %d: its opponent took %d" % (q0, took)
-        out.append("Dr. Nim's last turn: n = %d, %s." % (n0, why))
+    for i, (style, text) in enumerate(lines):
+        if i:
+            out.append("\n")
+        out.append(text, WORKING_STYLES[style])
     return out
 
 
@@ -321,63 +263,19 @@ def spectators(rows, lamps):
 
 
 def nimatron_status(sim):
-    s = sim.machine.state
+    m = sim.machine
     out = Text()
-    out.append("Rows %s\n" % " ".join(str(n) for n in s["rows"]), "bold")
-    if s["mode"] == "over":
-        if s["winner"] == "player":
-            out.append("NIM CHAMP! You beat the Nimatron.", "bold #ffd700")
-        else:
-            out.append("The Nimatron wins.", "bold #ff3b30")
+    out.append("Rows %s\n" % " ".join(str(n) for n in m.rows), "bold")
+    if m.mode == "over":
+        out.append(m.verdict(), "bold #ffd700" if m.winner == "player" else "bold #ff3b30")
         out.append(" New game (n).")
-    elif s["turn"] == "machine":
-        out.append("The Nimatron is thinking..." if s["plan"] is None else "The Nimatron puts out its lamps...")
-    elif s["row"] is not None:
+    elif m.turn == "machine":
+        out.append("The Nimatron puts out its lamps..." if m.moving else "The Nimatron is thinking...")
+    elif m.row is not None:
         out.append("Taking from row %d: press it again (%d) for another lamp, or hand over (h)."
-                   % (s["row"] + 1, s["row"] + 1))
+                   % (m.row + 1, m.row + 1))
     else:
-        out.append("Your turn: press a row's button (1-%d) once per lamp, then hand over (h)." % len(s["rows"]))
-    return out
-
-
-def nimatron_working(sim):
-    machine = sim.machine
-    s = machine.state
-    rows = list(s["rows"])
-    variant = machine.variant()
-    width = max(1, max(rows + [1]).bit_length())
-    out = Text()
-    out.append("Last lamp %s (%s)\n" % ("wins" if sim.config.machine["rule"] == "last-wins" else "loses",
-                                          "Nim" if not variant.misere else "misère Nim"), "bold")
-    total = 0
-    for i, n in enumerate(rows):
-        total ^= n
-        out.append("row %d  %2d = %s\n" % (i + 1, n, format(n, "0%db" % width)))
-    ones = [sum((n >> b) & 1 for n in rows) for b in range(width - 1, -1, -1)]
-    out.append("%-12s%s\n" % ("ones", "".join(str(k % 10) for k in ones)), "dim")
-    out.append("%-12s%s\n" % ("parity", "".join(str(k % 2) for k in ones)))
-    out.append("nim-sum = %d\n" % total, "bold")
-    if not any(rows):
-        out.append("No lamps left.\n")
-        return out
-    if variant.misere and max(rows) <= 1:
-        out.append("Only single lamps left: the mover loses when their number is odd.\n", "dim")
-    elif total == 0:
-        out.append("0: the player to move is losing.\n", "#ff9f0a")
-    else:
-        out.append("Not 0: the player to move can win.\n", "#4cd964")
-    if s["mode"] == "play":
-        mover = "you" if s["turn"] == "player" else "the Nimatron"
-        if s["turn"] == "player" and s["turn_taken"]:
-            out.append("If you hand over now, the Nimatron %s.\n" % (
-                "can win" if mover_wins(variant, tuple(rows)) else "is losing"))
-        else:
-            move = winning_move(variant, tuple(rows))
-            if move is None:
-                out.append("To move: %s, in a losing position." % mover)
-            else:
-                heap, count = move.takes[0]
-                out.append("To move: %s; winning move: take %d from row %d." % (mover, count, heap + 1))
+        out.append("Your turn: press a row's button (1-%d) once per lamp, then hand over (h)." % len(m.rows))
     return out
 
 
@@ -451,7 +349,7 @@ class SimulatorApp(App):
 
     BINDINGS = [
         Binding("space,t", "trigger", "Trigger", key_display="space"),
-        Binding("m", "turn('drnim')", "Turn→Dr. Nim"),
+        Binding("m", "turn('machine')", "Turn→Dr. Nim"),
         Binding("p", "turn('player')", "Turn→You"),
         Binding("s", "turn('toggle')", "Turn switch over", show=False),
         Binding("e", "equalizer", "Equalizer"),
@@ -476,7 +374,7 @@ class SimulatorApp(App):
         self.sim = simulation
         self.speed = speed
         self.clock = clock
-        self.drnim = simulation.machine_name == "drnim"
+        self.drnim = simulation.marbles is not None     # a marble machine: Dr. Nim's board
         super().__init__()
         self.shown = {}
         self.carry_ms = 0.0
@@ -575,7 +473,7 @@ class SimulatorApp(App):
             self.show("#equalizer_switch", self.equalizer_label())
             self.show("#status", drnim_status(sim))
             self.show("#fault", drnim_fault(sim))
-            self.show("#working", drnim_working(sim))
+            self.show("#working", working_text(sim.machine.explain()))
         else:
             lamps = sim.pinmap.lamps_per_row
             for r, lit in enumerate(sim.rows(0)):
@@ -583,7 +481,7 @@ class SimulatorApp(App):
             self.show("#spectators", spectators(sim.rows(1), lamps))
             self.show("#nimlamps", lamp_text(sim.lamps(), NIMATRON_LAMPS, sim.now, 1))
             self.show("#status", nimatron_status(sim))
-            self.show("#working", nimatron_working(sim))
+            self.show("#working", working_text(sim.machine.explain()))
         if self.show("#log", log_text(sim.log[-LOG_LINES:])):
             self.query_one("#logbox").scroll_end(animate=False)
 
@@ -617,7 +515,7 @@ class SimulatorApp(App):
         self.act(lambda: self.sim.tap("trigger"))
 
     def action_turn(self, where):
-        on = not self.sim.service.board.level("turn_switch") if where == "toggle" else where == "drnim"
+        on = not self.sim.service.board.level("turn_switch") if where == "toggle" else where == "machine"
         self.act(lambda: self.sim.set_switch("turn_switch", on))
 
     def action_equalizer(self):

@@ -25,13 +25,13 @@ def autoplay(sim, games, visitor="perfect", seed=0, report=None):
             sim.press("new_game")
         finished = play_one(sim, player, rng, summary)
         summary["games"] += 1
-        winner = sim.machine.state["winner"]
+        winner = sim.machine.winner
         if finished and winner:
             summary[winner] += 1
         else:
             summary["unfinished"] += 1
         report("game %d: %s" % (number + 1, "won by " + winner if winner else "unfinished"))
-    summary["marbles released"] = sim.releases
+    summary["marbles released"] = sim.marbles.releases if sim.marbles else 0
     return summary
 
 
@@ -39,31 +39,30 @@ def play_one(sim, player, rng, summary, limit=200):
     """One game; False if it did not end within `limit` visitor turns."""
     machine = sim.machine
     variant = machine.variant()
-    drnim = sim.machine_name == "drnim"
-    if drnim and rng.below(2):
+    marbles = sim.marbles is not None
+    if marbles and rng.below(2):
         hand_over(sim, summary)  # the visitor lets Dr. Nim start
     for _ in range(limit):
-        state = machine.state
-        if state["mode"] != "play":
+        if machine.mode != "play":
             return True
-        if drnim:
+        if marbles:
             for _ in range(player.choose(variant, (machine.rail,)).total):
                 sim.press("trigger")
                 sim.settle()
                 check_faults(sim, summary)
-            if machine.state["mode"] == "play":
+            if machine.mode == "play":
                 hand_over(sim, summary)
         else:
-            if state["turn"] == "machine":
+            if machine.turn == "machine":
                 sim.settle()
                 continue
-            heap, count = player.choose(variant, tuple(state["rows"])).takes[0]
+            heap, count = player.choose(variant, tuple(machine.rows)).takes[0]
             for _ in range(count):
                 sim.press("row%d" % (heap + 1))
-            if machine.state["mode"] == "play":
+            if machine.mode == "play":
                 sim.press("handover")
                 sim.settle()
-    return machine.state["mode"] != "play"
+    return machine.mode != "play"
 
 
 def hand_over(sim, summary):
@@ -74,7 +73,7 @@ def hand_over(sim, summary):
 
 
 def check_faults(sim, summary):
-    fault = sim.machine.state.get("fault")
+    fault = sim.machine.fault
     if fault:
         summary["faults"][fault] = summary["faults"].get(fault, 0) + 1
         sim.advance(JAM_WAIT_MS)

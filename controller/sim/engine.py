@@ -18,9 +18,11 @@ import tempfile
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from controller.core.exhibit import check_settings
+from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
+from controller.core.marbles import Marbles
+from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-from controller.service.config import MACHINES, SERVICE_CHOICES, SERVICE_DEFAULTS, Config
+from controller.service.config import SERVICE_SETTINGS, Config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
 
@@ -66,41 +68,35 @@ class Chip74HC595:
 class Simulation:
     """One virtual machine. `settings` are the machine's (as in config.toml)."""
 
-    def __init__(self, machine="drnim", settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
+    def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
                  fall_ms=250, state_dir=None):
-        self.lost = set()       # release numbers whose marble never comes (scenario worlds)
-        self.double = set()     # release numbers that let two marbles through
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
         self.glitch_rate = glitch_rate
         self.bounce = bounce
-        self.fall_ms = fall_ms
         self.now = 0
         self.log = []
         self.commands = []
         self.scheduled = []     # (time, control, active): the edges of buttons tap() is working
-        self.releases = 0
-        self.falling = []
-        self.jammed = 0
-        self.tray = 0
         self.glitches = 0
+        cls = machine_class(machine)
+        machine_settings = cls(settings).config
         self.folder = None if state_dir else tempfile.TemporaryDirectory(prefix="drnim-sim-")
         folder = state_dir or self.folder.name
-        service = check_settings(SERVICE_DEFAULTS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
-                                                    "runtime_dir": folder}, SERVICE_CHOICES)
-        machines = dict((name, cls(settings if name == machine else {}).config) for name, cls in MACHINES.items())
-        self.config = Config(service, machines)
+        service = check_settings(SERVICE_SETTINGS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
+                                                    "runtime_dir": folder})
+        self.config = Config(service, {machine: machine_settings})
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=MockPWMPin)
         self.chip = None
-        if machine == "drnim":
+        self.marbles = None
+        if cls.has_output(RELEASE):
             self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin,
                              on_rise=lambda: self.released())
-            self.rail = self.config.machine["marbles"]
-        else:
+            self.marbles = Marbles(machine_settings["marbles"], fall_ms)
+        if cls.has_output(LAMP_ROWS):
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
-            self.rail = 0
         self.next_glitch = self.draw_glitch()
         self.start_service()
 
@@ -138,50 +134,35 @@ class Simulation:
 
     def released(self):
         """The release pin went high: one marble leaves the rail, if there is one."""
-        self.releases += 1
-        if self.rail == 0 or self.releases in self.lost:
-            return
-        self.rail -= 1
-        if self.rng.random() < self.jam_rate:
-            self.jammed += 1
-            self.note("world: the marble jammed in the chute")
-            return
-        self.falling.append(self.now + self.fall_ms)
-        if self.releases in self.double and self.rail:
-            self.rail -= 1
-            self.falling.append(self.now + self.fall_ms + 60)
+        def jams():
+            if self.rng.random() < self.jam_rate:
+                self.note("world: the marble jammed in the chute")
+                return True
+            return False
+        self.marbles.released(self.now, jams)
 
     def draw_glitch(self):
-        if self.glitch_rate <= 0 or self.machine_name != "drnim":
+        if self.glitch_rate <= 0 or self.marbles is None:
             return None
         return self.now + int(self.rng.expovariate(self.glitch_rate) * 1000) + 1
 
     def drop_by_hand(self):
         """Someone takes a marble off the rail and drops it through the gate."""
-        self.rail -= 1
-        self.tray += 1
+        self.marbles.drop_by_hand()
         self.beam()
 
     def clear_jam(self):
         """A technician frees the jammed marbles: they fall through the gate."""
-        while self.jammed:
-            self.jammed -= 1
-            # one behind the other, as marbles roll down a chute
-            self.falling.append(self.now + self.fall_ms + 80 * self.jammed)
+        self.marbles.free_jam(self.now)
         self.advance(0)
-
-    def reload(self):
-        """Every marble back on the rail (the visitor does it before New game)."""
-        self.rail += self.tray + self.jammed + len(self.falling)
-        self.tray = self.jammed = 0
-        self.falling = []
 
     def advance(self, ms):
         """Let `ms` of simulated time pass: the service, the marbles and the glitches work."""
         end = self.now + ms
         while True:
             self.service.pump()
-            times = [t for t in self.falling + [self.service.next_deadline(), self.next_glitch]
+            arrival = self.marbles.next_arrival() if self.marbles else None
+            times = [t for t in [arrival, self.service.next_deadline(), self.next_glitch]
                      + [t for t, _, _ in self.scheduled] if t is not None and t <= end]
             if not times:
                 break
@@ -190,9 +171,8 @@ class Simulation:
                 _, control, active = min(self.scheduled)
                 self.scheduled.remove(min(self.scheduled))
                 self.edge(self.factory.pin(self.pinmap.inputs[control].pin), active)
-            elif self.falling and min(self.falling) <= self.now:
-                self.falling.remove(min(self.falling))
-                self.tray += 1
+            elif arrival is not None and arrival <= self.now:
+                self.marbles.arrive()
                 self.beam()
             elif self.next_glitch is not None and self.next_glitch <= self.now:
                 self.glitches += 1
@@ -213,8 +193,8 @@ class Simulation:
     # --- a person at the machine ----------------------------------------------------
     def press(self, control, hold_ms=PRESS_MS):
         """Press a button as a person would: held about 100 ms, then a short pause."""
-        if control == "new_game" and self.machine_name == "drnim":
-            self.reload()
+        if control == "new_game" and self.marbles:
+            self.marbles.reload()
         pin = self.factory.pin(self.pinmap.inputs[control].pin)
         self.edge(pin, True)
         self.advance(hold_ms)
@@ -226,8 +206,8 @@ class Simulation:
         after it is let go), let it go `hold_ms` later, and return at once,
         without running the clock: what a key or a click in the drawing does,
         so the marbles it releases are seen falling all the way."""
-        if control == "new_game" and self.machine_name == "drnim":
-            self.reload()
+        if control == "new_game" and self.marbles:
+            self.marbles.reload()
         start = self.now
         for time, held, _ in self.scheduled:
             if held == control:
@@ -269,12 +249,13 @@ class Simulation:
             waited += 100
 
     def busy(self):
+        """True while something is under way: a press, a falling marble, a machine move."""
         if self.scheduled:
             return True
-        state = self.machine.state
-        if self.machine_name == "drnim":
-            return bool(self.falling) or state["running"] or (state["in_flight"] and state["fault"] is None)
-        return state["mode"] == "play" and state["turn"] == "machine"
+        machine = self.machine
+        if self.marbles:
+            return bool(self.marbles.falling) or machine.running or (machine.in_flight and machine.fault is None)
+        return machine.mode == "play" and machine.turn == "machine"
 
     # --- what is shown -------------------------------------------------------------
     def output(self, role, name="pin"):
@@ -284,14 +265,17 @@ class Simulation:
         """An indicator's side, read from its pins (a servo's from its angle)."""
         spec = self.pinmap.outputs[role]
         if spec.kind == "servo":
-            return "left" if self.service.board.indicators[role].angle < 0 else "right"
+            return "left" if self.service.board.outputs[role].angle < 0 else "right"
         return "left" if self.output(role, "left") else "right" if self.output(role, "right") else None
 
     def lamps(self):
         """Status lamps by name: on, off or blink, read from the pins."""
         shown = {}
-        for name, lamp in self.service.board.lamps.items():
-            shown[name] = "blink" if lamp._blink_thread is not None else "on" if lamp.is_lit else "off"
+        board = self.service.board
+        for role, lamp in board.outputs.items():
+            if board.kinds[role] == LAMP:
+                name = role[len("lamp_"):]
+                shown[name] = "blink" if lamp._blink_thread is not None else "on" if lamp.is_lit else "off"
         return shown
 
     def rows(self, display=0):

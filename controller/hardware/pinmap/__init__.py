@@ -1,0 +1,25 @@
+"""Pin maps: which GPIO pin of the Raspberry Pi does what, read from TOML.
+
+One file per machine, `hardware/<machine>/pinmap.toml`, is the single source
+of truth for the service, the wiring tables in `hardware/<machine>/wiring.md`
+and the self-test. The package holds:
+
+    model.py      what a loaded map holds (InputSpec, OutputSpec, PinMap) and the header
+    positions.py  where each key of the TOML text is, for error messages
+    check.py      load_pinmap(): read and check a map, one-line errors
+    docs.py       the generated tables of wiring.md
+    command.py    python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
+"""
+
+from controller.hardware.pinmap.check import KINDS, PinMapError, load_default, load_pinmap
+from controller.hardware.pinmap.docs import (generated_section, header_table, lamp_outputs, lamp_table,
+                                             render_wiring_doc, wiring_rows, wiring_table)
+from controller.hardware.pinmap.model import (HEADER, HEADER_PINS, SPECIAL, InputSpec, OutputSpec, PinMap,
+                                              default_pinmap_path, input_roles, output_roles)
+from controller.hardware.pinmap.positions import key_lines, line_of
+from controller.hardware.pinmap.command import main
+
+__all__ = ["HEADER", "HEADER_PINS", "KINDS", "SPECIAL", "InputSpec", "OutputSpec", "PinMap", "PinMapError",
+           "default_pinmap_path", "generated_section", "header_table", "input_roles", "key_lines", "lamp_outputs",
+           "lamp_table", "line_of", "load_default", "load_pinmap", "main", "output_roles", "render_wiring_doc",
+           "wiring_rows", "wiring_table"]

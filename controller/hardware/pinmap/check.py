@@ -1,0 +1,322 @@
+"""Reading and checking a pin map: `load_pinmap(path)`.
+
+Any problem is a `PinMapError` whose message is one line naming the file,
+the line, the key and the problem:
+
+    hardware/drnim/pinmap.toml:12: inputs.trigger.pin: GPIO 40 is not on the 40-pin header (use BCM 2-27)
+
+Pins are BCM (GPIO) numbers, 2 to 27. BCM 0 and 1 are the HAT ID EEPROM's
+lines and are refused. BCM 2/3 (I2C) and 14/15 (the serial port) are
+allowed, but the shipped maps keep them free.
+
+Each kind of output is described in `KINDS`: its pin names, whether it has
+an active level, and its options with their ranges and defaults.
+"""
+
+import re
+import tomllib
+from pathlib import Path
+
+from controller.core.exhibit import INDICATOR, RELEASE
+from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap.model import HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path
+from controller.hardware.pinmap.positions import key_lines, line_of
+
+PULLS = ("up", "down", "none")
+LEVELS = ("low", "high")
+
+DEBOUNCE_MAX_MS = 1000
+# A 5/8" marble falling past a 3 mm beam blocks it for only 10-20 ms.
+MARBLE_DEBOUNCE_MAX_MS = 5
+DEFAULT_DEBOUNCE_MS = 20
+INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms")
+
+SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
+SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
+REGISTERS_RANGE = (1, 256)
+
+
+class PinMapError(ValueError):
+    """A pin map that cannot be used; the message is one line: path:line: key: problem."""
+
+
+class Option:
+    """A setting of an output beyond its pins: a number from `low` to `high`
+    `unit`, with a default (None: it must be given, and `what` says what it is)."""
+
+    def __init__(self, name, default, low, high, unit="", what="", whole=False):
+        self.name = name
+        self.default = default
+        self.low = low
+        self.high = high
+        self.unit = unit
+        self.what = what
+        self.whole = whole
+
+
+class Kind:
+    """A kind of output device: the names of its pins, whether it has an
+    active level, and its options (`angles` for a servo, by the role's kind)."""
+
+    def __init__(self, pins, active=False, options=(), angles=None):
+        self.pins = pins
+        self.active = active
+        self.options = options
+        self.angles = angles or {}
+
+    def all_options(self, role_kind):
+        return self.angles.get(role_kind, ()) + self.options
+
+
+def _angle(name, default):
+    return Option(name, default, SERVO_ANGLE_RANGE[0], SERVO_ANGLE_RANGE[1], "degrees")
+
+
+KINDS = {
+    "buzzer": Kind(("pin",), active=True),
+    "led": Kind(("pin",), active=True),
+    "led_pair": Kind(("left", "right"), active=True),
+    "servo": Kind(("pin",), options=(
+        Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
+        Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
+    ), angles={
+        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60)),
+        INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
+    }),
+    "shift_register": Kind(("data", "clock", "latch"), options=(
+        Option("registers", None, REGISTERS_RANGE[0], REGISTERS_RANGE[1],
+               what="how many 74HC595s are chained, 8 outputs each", whole=True),
+    )),
+    "solenoid": Kind(("pin",), active=True),
+}
+
+
+class _Checker:
+    def __init__(self, path, text):
+        self.path = path
+        self.lines = key_lines(text)
+
+    def fail(self, key, problem, line=None):
+        if line is None:
+            line = line_of(self.lines, key)
+        message = "%s:%d: %s: %s" % (self.path, line, key, problem)
+        raise PinMapError(" ".join(message.splitlines()))
+
+    def table(self, value, key, what):
+        if not isinstance(value, dict):
+            self.fail(key, "must be a table (%s), not %r" % (what, value))
+        return value
+
+    def unknown_keys(self, table, key, known, what):
+        for name in table:
+            if name not in known:
+                self.fail("%s.%s" % (key, name), "unknown key %s (known: %s)" % (what, ", ".join(known)))
+
+    def whole(self, table, name, key, low, high, what):
+        """A required whole number `table[name]`, `key` being its full key."""
+        value = table.get(name)
+        if value is None:
+            self.fail(key, "missing (%s)" % what)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            self.fail(key, "must be a whole number from %d to %d, not %r" % (low, high, value))
+        return value
+
+    def option(self, table, key, option):
+        """An output's option: a number in its range, or its default."""
+        if option.whole:
+            return self.whole(table, option.name, "%s.%s" % (key, option.name), option.low, option.high,
+                              option.what)
+        if option.name not in table:
+            return option.default
+        value = table[option.name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not option.low <= value <= option.high:
+            self.fail("%s.%s" % (key, option.name), "must be a number from %s to %s %s, not %r"
+                      % (option.low, option.high, option.unit, value))
+        return value
+
+    def label(self, table, key, role):
+        value = table.get("label", role)
+        if not isinstance(value, str):
+            self.fail(key + ".label", "must be text in quotes, not %r" % (value,))
+        return value.strip() or role
+
+    def pin(self, table, key, name):
+        full = "%s.%s" % (key, name)
+        if name not in table:
+            self.fail(full, "missing (the BCM number of the GPIO pin)")
+        value = table[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(full, "must be a whole number (a BCM GPIO number), not %r" % (value,))
+        if value in (0, 1):
+            self.fail(full, "GPIO %d is the HAT ID EEPROM's %s line; keep it free (use BCM 2-27)"
+                      % (value, ("ID_SD", "ID_SC")[value]))
+        if value not in HEADER:
+            self.fail(full, "GPIO %d is not on the 40-pin header (use BCM 2-27)" % value)
+        return value
+
+    def level(self, table, key, name, choices, default):
+        value = table.get(name, default)
+        if value not in choices:
+            self.fail("%s.%s" % (key, name), "%r is not one of %s" % (value, ", ".join(choices)))
+        return value
+
+    # --- the whole file ---------------------------------------------------
+    def check(self, data, expect):
+        name = data.get("machine")
+        if name is None:
+            self.fail("machine", "missing (machine = %s)" % " or ".join('"%s"' % n for n in NAMES))
+        if name not in NAMES:
+            self.fail("machine", "%r is not one of %s" % (name, ", ".join(NAMES)))
+        cls = machine_class(name)
+        if expect is not None and name != expect:
+            self.fail("machine", "%r, but this should be the pin map of %s (machine = %r)"
+                      % (name, machine_class(expect).TITLE, expect))
+        known = ("machine", "inputs", "outputs") + tuple(entry[0] for entry in cls.LAYOUT)
+        for key in data:
+            if key not in known:
+                self.fail(key, "unknown key for %s (known: %s)" % (cls.TITLE, ", ".join(known)))
+        layout = {}
+        for key, setting, what in cls.LAYOUT:
+            limits = cls.SETTINGS[setting]
+            layout[key] = self.whole(data, key, key, limits.low, limits.high,
+                                     "%s, %d on the original" % (what, limits.default))
+        inputs = self.inputs(self.table(data.get("inputs", {}), "inputs", "[inputs.<role>] sections"), cls, layout)
+        outputs = self.outputs(self.table(data.get("outputs", {}), "outputs", "[outputs.<role>] sections"), cls)
+        self.duplicates(inputs, outputs)
+        for spec in outputs.values():
+            if spec.kind == "shift_register":
+                self.lamp_chain(spec, layout)
+        return name, inputs, outputs, layout
+
+    def lamp_chain(self, spec, layout):
+        """The chain must have an output for every lamp of both displays."""
+        rows, lamps_per_row = layout["rows"], layout["lamps_per_row"]
+        need = 2 * rows * lamps_per_row
+        have = 8 * spec.options["registers"]
+        if have < need:
+            self.fail(spec.key + ".registers",
+                      "%d registers give %d outputs, but the lamps need %d (2 x %d rows x %d lamps: the console, "
+                      "then the spectators' display); use %d or more"
+                      % (spec.options["registers"], have, need, rows, lamps_per_row, -(-need // 8)))
+
+    def roles(self, table, key, roles, cls, what):
+        name = cls.TITLE
+        for role in table:
+            if role not in roles:
+                self.fail("%s.%s" % (key, role), "unknown %s (%s's %ss are %s)"
+                          % (what, name, what, ", ".join(roles)))
+        for role in roles:
+            if role not in table:
+                self.fail("%s.%s" % (key, role), "missing (%s needs %s)"
+                          % (name[0].upper() + name[1:], ", ".join(roles)))
+
+    def inputs(self, table, cls, layout):
+        roles = tuple(spec.role for spec in cls.inputs(layout))
+        self.roles(table, "inputs", roles, cls, "input")
+        specs = {}
+        for role, entry in table.items():
+            key = "inputs." + role
+            entry = self.table(entry, key, "[%s] with pin, pull, active" % key)
+            self.unknown_keys(entry, key, INPUT_KEYS, "for an input")
+            label = self.label(entry, key, role)
+            pin = self.pin(entry, key, "pin")
+            pull = self.level(entry, key, "pull", PULLS, "up")
+            implied = {"up": "low", "down": "high", "none": None}[pull]
+            if "active" not in entry and implied is None:
+                self.fail(key + ".active", "missing (with pull = \"none\" an external resistor sets the level at "
+                                           "rest, so say active = \"low\" or \"high\")")
+            active = self.level(entry, key, "active", LEVELS, implied)
+            if implied is not None and active != implied:
+                rest = {"low": "high", "high": "low"}[implied]
+                other = {"low": "down", "high": "up"}[implied]
+                self.fail(key + ".active", "%r does not fit pull = %r: the pin rests %s, so it is active %s (or "
+                                           "use pull = \"none\" with an external pull-%s resistor)"
+                          % (active, pull, rest, implied, other))
+            limit = MARBLE_DEBOUNCE_MAX_MS if role == "marble_sensor" else DEBOUNCE_MAX_MS
+            debounce = entry.get("debounce_ms", min(DEFAULT_DEBOUNCE_MS, limit))
+            if isinstance(debounce, bool) or not isinstance(debounce, (int, float)) or not 0 <= debounce <= limit:
+                why = " (a falling marble blocks the beam for only 10-20 ms)" if role == "marble_sensor" else ""
+                self.fail(key + ".debounce_ms", "must be a number of milliseconds from 0 to %d, not %r%s"
+                          % (limit, debounce, why))
+            specs[role] = InputSpec(role, label, pin, pull, active, debounce)
+        return specs
+
+    def outputs(self, table, cls):
+        declared = dict((spec.role, spec.kind) for spec in cls.OUTPUTS)
+        self.roles(table, "outputs", tuple(declared), cls, "output")
+        specs = {}
+        for role, entry in table.items():
+            key = "outputs." + role
+            fits = HARDWARE_FOR[declared[role]]
+            entry = self.table(entry, key, "[%s] with kind and pins" % key)
+            kind = entry.get("kind")
+            if kind is None:
+                self.fail(key + ".kind", "missing (%s)" % " or ".join(fits))
+            if not isinstance(kind, str) or kind not in KINDS:
+                self.fail(key + ".kind", "unknown kind %r (known: %s)" % (kind, ", ".join(KINDS)))
+            if kind not in fits:
+                self.fail(key + ".kind", "kind %r cannot be the %s (use %s)" % (kind, role, " or ".join(fits)))
+            described = KINDS[kind]
+            options = described.all_options(declared[role])
+            known = ("label", "kind") + described.pins + (("active",) if described.active else ()) \
+                + tuple(option.name for option in options)
+            self.unknown_keys(entry, key, known, "for kind %r" % kind)
+            label = self.label(entry, key, role)
+            pins = {name: self.pin(entry, key, name) for name in described.pins}
+            active = self.level(entry, key, "active", LEVELS, "high") if described.active else None
+            values = dict((option.name, self.option(entry, key, option)) for option in options)
+            self.option_pairs(key, values)
+            specs[role] = OutputSpec(role, label, kind, pins, active, values)
+        return specs
+
+    def option_pairs(self, key, values):
+        """Options that must differ: a servo's two angles, its two pulse widths."""
+        angles = [name for name in values if name.endswith("_angle")]
+        if angles and values[angles[0]] == values[angles[1]]:
+            self.fail("%s.%s" % (key, angles[1]), "%r is the same as %s: the servo would not move"
+                      % (values[angles[1]], angles[0]))
+        if "min_pulse_ms" in values and values["min_pulse_ms"] >= values["max_pulse_ms"]:
+            self.fail(key + ".max_pulse_ms", "%r must be more than min_pulse_ms (%r)"
+                      % (values["max_pulse_ms"], values["min_pulse_ms"]))
+
+    def duplicates(self, inputs, outputs):
+        seen = {}
+        for specs, prefix in ((inputs, "inputs"), (outputs, "outputs")):
+            for spec in specs.values():
+                pins = {"pin": spec.pin} if prefix == "inputs" else spec.pins
+                for name, pin in pins.items():
+                    key = "%s.%s.%s" % (prefix, spec.role, name)
+                    if pin in seen:
+                        self.fail(key, "GPIO %d is already used by %s" % (pin, seen[pin]))
+                    seen[pin] = key
+
+
+def load_pinmap(path, machine=None):
+    """Read and check a pin map. `machine`, when given, is the machine it must be for.
+
+    Raises PinMapError with a one-line message: `path:line: key: problem`.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise PinMapError("%s:1: file: cannot read it (%s)" % (path, error.strerror or error))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise PinMapError("%s:%d: file: not UTF-8 text" % (path, line))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = " ".join(str(error).split())
+        m = re.search(r"at line (\d+)", message)
+        line = int(m.group(1)) if m else max(1, len(text.splitlines()))
+        raise PinMapError("%s:%d: TOML syntax: %s" % (path, line, message))
+    checker = _Checker(path, text)
+    machine, inputs, outputs, layout = checker.check(data, machine)
+    return PinMap(machine, Path(path), inputs, outputs, layout)
+
+
+def load_default(machine):
+    """The shipped pin map of `machine`."""
+    return load_pinmap(default_pinmap_path(machine), machine)

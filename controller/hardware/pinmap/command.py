@@ -1,0 +1,45 @@
+"""The pin-map command: check pin maps (the shipped ones when none is named)
+and, with --write-docs, rewrite the generated tables in each map's wiring.md.
+
+    python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap.check import PinMapError, load_pinmap
+from controller.hardware.pinmap.docs import render_wiring_doc
+from controller.hardware.pinmap.model import default_pinmap_path
+
+
+def main(argv=None, out=None):
+    """Check pin maps; with --write-docs, regenerate the tables of their wiring.md."""
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(prog="python -m controller.hardware.pinmap", description=__doc__)
+    parser.add_argument("--write-docs", action="store_true", help="rewrite the generated tables of each wiring.md")
+    parser.add_argument("targets", nargs="*", metavar="MACHINE|PATH",
+                        help="a machine (%s) or a pin map's path; default: every shipped map" % ", ".join(NAMES))
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    status = 0
+    for target in args.targets or list(NAMES):
+        path = default_pinmap_path(target) if target in NAMES else Path(target)
+        try:
+            pinmap = load_pinmap(path)
+        except PinMapError as error:
+            print(error, file=out)
+            status = 1
+            continue
+        print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
+                                                       ", ".join(map(str, pinmap.free_pins()))), file=out)
+        doc = Path(path).parent / "wiring.md"
+        if args.write_docs and doc.exists():
+            text = doc.read_text(encoding="utf-8")
+            new = render_wiring_doc(text, pinmap)
+            if new != text:
+                doc.write_text(new, encoding="utf-8")
+                print("%s: tables rewritten" % doc, file=out)
+    return status
+
+

@@ -1,0 +1,160 @@
+"""The tables of each machine's `wiring.md`, generated from its pin map.
+
+Each generated section of a wiring.md lies between `<!-- NAME:begin -->`
+and `<!-- NAME:end -->`; `render_wiring_doc` refills them, and a test fails
+when a committed table no longer matches its pin map.
+"""
+
+from controller.core.registry import machine_class
+from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL
+
+# The 74HC595 pin each shift-register line goes to.
+SHIFT_REGISTER_PINS = {
+    "data": "SER (pin 14) of the first 74HC595",
+    "clock": "SRCLK (pin 11) of every 74HC595",
+    "latch": "RCLK (pin 12) of every 74HC595",
+}
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _input_notes(spec, declared):
+    when = declared.means
+    pull = {"up": "internal pull-up", "down": "internal pull-down",
+            "none": "no internal pull (external resistor)"}[spec.pull]
+    return "%s; reads %s when %s; debounce %s ms" % (pull, spec.active, when, _number(spec.debounce_ms))
+
+
+def _number(value):
+    return ("%g" % value) if isinstance(value, float) else str(value)
+
+
+def _output_notes(spec, name):
+    level = "high" if spec.active_high else "low"
+    if spec.kind == "solenoid":
+        return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s" % level
+    if spec.kind == "servo":
+        o = spec.options
+        angles = ("closed %s°, open %s°" % (_number(o["closed_angle"]), _number(o["open_angle"]))
+                  if "closed_angle" in o else
+                  "left %s°, right %s°" % (_number(o["left_angle"]), _number(o["right_angle"])))
+        return "servo signal wire; %s; pulses %s-%s ms; servo powered from the 5 V supply" % (
+            angles, _number(o["min_pulse_ms"]), _number(o["max_pulse_ms"]))
+    if spec.kind in ("led", "led_pair"):
+        path = "pin → 330 Ω → LED → GND" if spec.active_high else "3.3 V → 330 Ω → LED → pin"
+        return "%s%s; lit when %s" % ("%s LED: " % name if spec.kind == "led_pair" else "", path, level)
+    if spec.kind == "buzzer":
+        return "NPN transistor base, through 1 kΩ; sounds when %s" % level
+    if spec.kind == "shift_register":
+        note = SHIFT_REGISTER_PINS[name]
+        if name == "data":
+            note += "; %d registers chained, QH' to the next SER" % spec.options["registers"]
+        return note
+    return ""
+
+
+def wiring_rows(pinmap):
+    """(role, label, BCM, header pin, direction, kind, notes) for every pin, in file order."""
+    rows = []
+    declared = dict((spec.role, spec) for spec in machine_class(pinmap.machine).inputs(pinmap.layout))
+    for spec in pinmap.inputs.values():
+        role = declared[spec.role]
+        rows.append((spec.role, spec.label, spec.pin, HEADER[spec.pin], "input", role.kind, _input_notes(spec, role)))
+    for spec in pinmap.outputs.values():
+        for name, pin in spec.pins.items():
+            role = spec.role if list(spec.pins) == ["pin"] else "%s.%s" % (spec.role, name)
+            rows.append((role, spec.label, pin, HEADER[pin], "output", spec.kind, _output_notes(spec, name)))
+    return rows
+
+
+def wiring_table(pinmap):
+    """The Markdown table of every pin: role, label, BCM, header pin, direction, kind, notes."""
+    out = ["| role | label | BCM | header pin | direction | kind | notes |",
+           "| --- | --- | ---: | ---: | --- | --- | --- |"]
+    for role, label, bcm, pin, direction, kind, notes in wiring_rows(pinmap):
+        out.append("| `%s` | %s | %d | %d | %s | %s | %s |" % (role, _cell(label), bcm, pin, direction, kind,
+                                                              _cell(notes)))
+    return "\n".join(out) + "\n"
+
+
+def header_table(pinmap):
+    """The 40-pin header as it sits on the board (odd pins left, even right), with what each pin does."""
+    used = {}
+    for role, label, bcm, pin, direction, kind, notes in wiring_rows(pinmap):
+        used[bcm] = "`%s`" % role
+
+    def describe(physical):
+        what = HEADER_PINS[physical]
+        if isinstance(what, str):
+            return "", what
+        use = used.get(what) or SPECIAL.get(what, "free")
+        return "GPIO %d" % what, use
+
+    out = ["| used by | BCM | pin | pin | BCM | used by |", "| ---: | ---: | :---: | :---: | --- | --- |"]
+    for odd in range(1, 40, 2):
+        left_bcm, left_use = describe(odd)
+        right_bcm, right_use = describe(odd + 1)
+        if not left_bcm:
+            left_bcm, left_use = left_use, ""
+        if not right_bcm:
+            right_bcm, right_use = right_use, ""
+        out.append("| %s | %s | %d | %d | %s | %s |" % (left_use, left_bcm, odd, odd + 1, right_bcm, right_use))
+    return "\n".join(out) + "\n"
+
+
+QH_NAMES = "ABCDEFGH"
+
+
+def lamp_outputs(pinmap):
+    """The Nimatron's lamps in shift-register order: (display, row, lamp) for output 0, 1, ...
+
+    The console's lamps row by row, then the same again for the spectators'
+    display; output 0 is the first 74HC595's QA."""
+    order = []
+    for display in ("console", "spectators"):
+        for row in range(1, pinmap.rows + 1):
+            for lamp in range(1, pinmap.lamps_per_row + 1):
+                order.append((display, row, lamp))
+    return order
+
+
+def lamp_table(pinmap):
+    """Which 74HC595 output (U1 is the chip wired to the Pi) lights which lamp, as a Markdown grid."""
+    if not pinmap.rows:
+        return ""
+    grid = {}
+    for output, (display, row, lamp) in enumerate(lamp_outputs(pinmap)):
+        grid[display, row, lamp] = "U%d Q%s" % (output // 8 + 1, QH_NAMES[output % 8])
+    lamps = range(1, pinmap.lamps_per_row + 1)
+    out = ["| display | row | " + " | ".join("lamp %d" % lamp for lamp in lamps) + " |",
+           "| --- | ---: | " + " | ".join("---" for lamp in lamps) + " |"]
+    for display in ("console", "spectators"):
+        for row in range(1, pinmap.rows + 1):
+            out.append("| %s | %d | %s |" % (display, row, " | ".join(grid[display, row, lamp] for lamp in lamps)))
+    return "\n".join(out) + "\n"
+
+
+SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table}
+
+
+def render_wiring_doc(text, pinmap):
+    """`text` with each generated section (between `<!-- NAME:begin -->` and
+    `<!-- NAME:end -->`) replaced by the table made from `pinmap`."""
+    for name, make in SECTIONS.items():
+        begin, end = "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
+        if begin not in text or end not in text:
+            continue
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = "%s%s\n%s%s%s" % (head, begin, make(pinmap), end, tail)
+    return text
+
+
+def generated_section(text, name):
+    """The text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, or None."""
+    begin, end = "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
+    if begin not in text or end not in text:
+        return None
+    return text.split(begin, 1)[1].split(end, 1)[0].strip("\n") + "\n"

@@ -1,0 +1,176 @@
+"""What a loaded pin map holds, and the facts of the Raspberry Pi's header.
+
+- `InputSpec(role, label, pin, pull, active, debounce_ms)`: `pull` is "up",
+  "down" or "none"; `active` is "low" or "high", the level when the button is
+  pressed, the switch is at its named side, the beam is broken.
+- `OutputSpec(role, label, kind, pins, active, options)`: `pins` maps the
+  kind's pin names to BCM numbers (see `KINDS`). `active` is "high" or "low"
+  (None for servo and shift_register). `options` holds the kind's other
+  settings, always filled in (a servo's angles and pulses, a shift
+  register's `registers`).
+- `PinMap(machine, path, inputs, outputs, layout)`: `layout` holds the
+  machine's LAYOUT keys (the Nimatron's `rows` and `lamps_per_row`).
+
+The roles a map must wire, and which kinds may serve each, come from the
+machine's own declaration (controller/core/registry.py).
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import controller
+from controller.core.exhibit import INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND
+from controller.core.registry import NAMES, machine_class
+
+# BCM number -> physical pin of the 40-pin header, for the pins we may use.
+HEADER = {
+    2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33, 19: 35,
+    26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32, 16: 36, 20: 38, 21: 40,
+}
+HEADER = dict(sorted(HEADER.items()))
+
+# Every physical pin of the 40-pin header: a BCM number, or what else it is.
+HEADER_PINS = {pin: bcm for bcm, pin in HEADER.items()}
+HEADER_PINS.update({1: "3.3 V", 2: "5 V", 4: "5 V", 6: "GND", 9: "GND", 14: "GND", 17: "3.3 V", 20: "GND",
+                    25: "GND", 27: 0, 28: 1, 30: "GND", 34: "GND", 39: "GND"})
+# What a pin is, when a map leaves it free.
+SPECIAL = {0: "HAT EEPROM ID_SD: never use", 1: "HAT EEPROM ID_SC: never use", 2: "free (I2C SDA)",
+           3: "free (I2C SCL)", 7: "free (SPI CE1)", 8: "free (SPI CE0)", 9: "free (SPI MISO)",
+           10: "free (SPI MOSI)", 11: "free (SPI SCLK)", 14: "free (UART TX)", 15: "free (UART RX)"}
+
+# A machine's kind of output -> the kinds of hardware that can be it.
+HARDWARE_FOR = {
+    INDICATOR: ("led_pair", "servo"),
+    LAMP: ("led",),
+    RELEASE: ("solenoid", "servo"),
+    SOUND: ("buzzer",),
+    LAMP_ROWS: ("shift_register",),
+}
+
+INSTALLED_PINMAPS = Path("/etc/drnim-controller/pinmaps")
+
+
+def default_pinmap_path(machine):
+    """The pin map of `machine` when the configuration names none: the
+    checkout's `hardware/<machine>/pinmap.toml` (running from a checkout, or an
+    editable install), else the copy systemd/install.sh puts in
+    /etc/drnim-controller/pinmaps/<machine>.toml, where an exhibit's own wiring lives."""
+    if machine not in NAMES:
+        raise ValueError("unknown machine %r (known: %s)" % (machine, ", ".join(NAMES)))
+    checkout = Path(controller.__file__).resolve().parent.parent / "hardware" / machine / "pinmap.toml"
+    return checkout if checkout.exists() else INSTALLED_PINMAPS / (machine + ".toml")
+
+
+def input_roles(machine, rows=None):
+    """The input roles a map of `machine` wires, in order (`rows`: the Nimatron's)."""
+    return tuple(spec.role for spec in machine_class(machine).inputs({"rows": rows}))
+
+
+def output_roles(machine):
+    """Each output role of `machine` -> the kinds of hardware that can be it, in order."""
+    return dict((spec.role, HARDWARE_FOR[spec.kind]) for spec in machine_class(machine).OUTPUTS)
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    role: str
+    label: str
+    pin: int
+    pull: str
+    active: str
+    debounce_ms: float
+
+    @property
+    def key(self):
+        return "inputs." + self.role
+
+    @property
+    def active_high(self):
+        return self.active == "high"
+
+    @property
+    def pull_up(self):
+        """gpiozero's `pull_up`: True, False, or None (no internal pull)."""
+        return {"up": True, "down": False, "none": None}[self.pull]
+
+    @property
+    def active_state(self):
+        """gpiozero's `active_state`: only with no internal pull (gpiozero
+        refuses it together with a pull), then True when active high."""
+        return None if self.pull != "none" else self.active_high
+
+    @property
+    def debounce_s(self):
+        return self.debounce_ms / 1000
+
+    def gpiozero_kwargs(self):
+        """The keyword arguments for gpiozero's `Button` or `DigitalInputDevice`."""
+        return {"pull_up": self.pull_up, "active_state": self.active_state}
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    role: str
+    label: str
+    kind: str
+    pins: dict
+    active: str = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def key(self):
+        return "outputs." + self.role
+
+    @property
+    def active_high(self):
+        """True or False; None for a kind without an active level (servo, shift_register)."""
+        return None if self.active is None else self.active == "high"
+
+    @property
+    def pin(self):
+        """The pin of a one-pin kind (solenoid, servo, led, buzzer)."""
+        if list(self.pins) != ["pin"]:
+            raise AttributeError("a %s has pins %s, not one pin" % (self.kind, ", ".join(self.pins)))
+        return self.pins["pin"]
+
+    def servo_kwargs(self):
+        """The range arguments for gpiozero's `AngularServo` (angles -90 to 90)."""
+        from controller.hardware.pinmap.check import SERVO_ANGLE_RANGE
+        if self.kind != "servo":
+            raise AttributeError("a %s is not a servo" % self.kind)
+        return {"min_angle": SERVO_ANGLE_RANGE[0], "max_angle": SERVO_ANGLE_RANGE[1],
+                "min_pulse_width": self.options["min_pulse_ms"] / 1000,
+                "max_pulse_width": self.options["max_pulse_ms"] / 1000}
+
+
+@dataclass(frozen=True)
+class PinMap:
+    machine: str
+    path: Path
+    inputs: dict
+    outputs: dict
+    layout: dict = field(default_factory=dict)
+
+    @property
+    def rows(self):
+        """The Nimatron's rows of lamps (None for a machine without them)."""
+        return self.layout.get("rows")
+
+    @property
+    def lamps_per_row(self):
+        return self.layout.get("lamps_per_row")
+
+    def pins(self):
+        """Every BCM pin used -> its key (`inputs.trigger.pin`, `outputs.turn.left`), in file order."""
+        used = {}
+        for spec in self.inputs.values():
+            used[spec.pin] = spec.key + ".pin"
+        for spec in self.outputs.values():
+            for name, pin in spec.pins.items():
+                used[pin] = "%s.%s" % (spec.key, name)
+        return used
+
+    def free_pins(self):
+        """The BCM pins 2-27 that this map leaves free."""
+        used = self.pins()
+        return [bcm for bcm in HEADER if bcm not in used]

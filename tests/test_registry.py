@@ -1,0 +1,81 @@
+"""The machine registry: one list of machines that every shell reads, each
+machine importing only itself, and each declaring what the shells need."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_micropython
+from controller.cli import build_parser, build_simulate_parser
+from controller.core.exhibit import BUTTON, SWITCH, ConfigError
+from controller.core.registry import NAMES, UnknownMachine, machine_class
+from controller.core.scenario import run
+from controller.hardware.pinmap import default_pinmap_path, input_roles, load_pinmap, output_roles
+from controller.service.config import load_config
+
+LAZY = ("import sys\n"
+        "from controller.core.registry import machine_class\n"
+        "machine_class(sys.argv[1])\n"
+        "print(sorted(m.split('.')[-1] for m in sys.modules if m.startswith('controller.core.')))\n")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_machine_imports_only_itself(name, tmp_path, micropython):
+    script = tmp_path / "lazy.py"
+    script.write_text(LAZY)
+    cpython = subprocess.run([sys.executable, str(script), name], capture_output=True, text=True, cwd=ROOT,
+                             env={"PYTHONPATH": str(ROOT)}, timeout=60)
+    micro = run_micropython(micropython, str(script), name)
+    for result in (cpython, micro):
+        assert result.returncode == 0, result.stderr
+        loaded = json.loads(result.stdout.replace("'", '"'))
+        assert name in loaded and not set(loaded) & (set(NAMES) - {name})
+
+
+def test_an_unknown_machine_names_the_known_ones():
+    with pytest.raises(UnknownMachine, match="unknown machine 'chess' \\(known: drnim, nimatron\\)"):
+        machine_class("chess")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_machine_declares_its_state_and_settings(name):
+    cls = machine_class(name)
+    machine = cls()
+    assert cls.NAME == name and cls.TITLE
+    assert set(machine.state) == set(cls.STATE), "STATE lists every key of the state, and only those"
+    for key, setting in cls.SETTINGS.items():
+        assert setting.check(key, setting.default) == setting.default
+        if isinstance(setting.default, int) and not isinstance(setting.default, bool):
+            assert setting.high is not None, "%s.%s has no upper bound" % (name, key)
+            with pytest.raises(ConfigError, match=key):
+                cls({key: setting.high + 1})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_shell_knows_every_machine(name, tmp_path):
+    parser = build_parser()
+    assert parser.parse_args(["run", "--machine", name]).machine == name
+    assert build_simulate_parser().parse_args(["--simulate", "--machine", name]).machine == name
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\nmachine = "%s"\n[%s]\n' % (name, name))
+    assert load_config(str(config)).machine_name == name
+    pinmap = load_pinmap(default_pinmap_path(name), name)
+    assert tuple(pinmap.inputs) == input_roles(name, pinmap.rows)
+    assert tuple(pinmap.outputs) == tuple(output_roles(name))
+    assert run("machine %s\nwait 1s" % name).failures == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_declared_input_gives_events_the_machine_knows(name):
+    cls = machine_class(name)
+    machine = cls()
+    for spec in cls.inputs(machine.layout()):
+        active, inactive = spec.events
+        machine.handle(active, 1000)
+        if inactive:
+            machine.handle(inactive, 1100)
+        if spec.kind == SWITCH:
+            assert set(spec.positions.values()) == {True, False}
+        assert spec.kind in (BUTTON, SWITCH) or inactive is None
