@@ -14,6 +14,7 @@ Bad arguments get one line that names the argument, and exit status 2.
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -24,6 +25,7 @@ from controller.core.players import PLAYER_NAMES, find_player
 from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
+from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
 USAGE_ERROR = 2
@@ -41,18 +43,20 @@ class Parser(argparse.ArgumentParser):
 
 
 def heap_sizes(texts):
-    heaps = []
-    for i, text in enumerate(texts):
-        if not text.isdigit():
-            raise ArgumentError("HEAPS: heap %d is %r: a heap is a whole number, 0 or more" % (i + 1, text))
-        heaps.append(int(text))
-    return heaps
+    return [argument("HEAPS", whole, text, "heap %d" % (i + 1)) for i, text in enumerate(texts)]
 
 
 def positive(text):
     """argparse type: a whole number, 1 or more."""
-    if not text.isdigit() or int(text) < 1:
+    if not is_whole(text) or int(text) < 1:
         raise argparse.ArgumentTypeError("must be a whole number, 1 or more, not %r" % text)
+    return int(text)
+
+
+def seed(text):
+    """argparse type: a seed, a whole number from 0 to 2**32 - 1."""
+    if not is_whole(text) or int(text) > 0xFFFFFFFF:
+        raise argparse.ArgumentTypeError("must be a whole number from 0 to 4294967295, not %r" % text)
     return int(text)
 
 
@@ -86,7 +90,7 @@ def build_parser():
     add_game_arguments(play)
     play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
     play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
-    play.add_argument("--seed", type=int, help="seed for the machine's random choices (same seed, same game)")
+    play.add_argument("--seed", type=seed, help="seed for the machine's random choices (same seed, same game)")
 
     run = commands.add_parser("run", help="run the replica: the Raspberry Pi service")
     add_config_argument(run)
@@ -195,7 +199,7 @@ def run_play(args, out, read_line):
     preset = argument("GAME", find_preset, args.game)
     while not args.heaps and preset.name == "sinclair":
         answer = read_line("How many matchsticks? ").strip()
-        if answer.isdigit() and int(answer) > 0:
+        if is_whole(answer) and int(answer) > 0:
             args.heaps = [answer]
     preset, variant, heaps = game_setup(args, rng)
     opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
@@ -220,13 +224,16 @@ def config_path(args):
 
 
 def load_service_config(path, overrides=None):
+    """The configuration and its pin map, each checked and then checked against
+    each other: what `config check` accepts is exactly what `run` can run."""
     from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-    from controller.service.config import load_config
+    from controller.service.config import check_with_pinmap, load_config
     config = argument("--config", load_config, path, overrides)
     pinmap_path = config.service["pinmap"] or default_pinmap_path(config.machine_name)
     pinmap = argument("pin map", load_pinmap, pinmap_path)
     if pinmap.machine != config.machine_name:
         raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
+    argument("--config", check_with_pinmap, config, pinmap)
     return config, pinmap
 
 
@@ -255,15 +262,27 @@ def run_config_check(args, out):
 
 
 def run_status(args, out):
+    """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
+    from controller.core.exhibit import SaveError
+    from controller.core.registry import UnknownMachine, machine_class
     from controller.service.config import load_config
     from controller.service.store import StateStore
     config = argument("--config", load_config, config_path(args))
-    saved = StateStore(config.state_dir()).load()
-    if saved is None:
+    store = StateStore(config.state_dir())
+    saved, problem = store.read()
+    status = None
+    if saved is not None:
+        name = saved.get("machine") if isinstance(saved, dict) else None
+        try:
+            status = machine_class(name if name in MACHINES else config.machine_name).from_dict(saved).status()
+        except (SaveError, UnknownMachine) as error:
+            problem = str(error)
+    if problem:
+        out.write("The saved game %s is damaged (%s): the service sets it aside at its next start.\n"
+                  % (store.path, problem))
+    elif status is None:
         out.write("No saved game in %s.\n" % config.state_dir())
     else:
-        from controller.core.registry import machine_class
-        status = machine_class(saved["machine"]).from_dict(saved).status()
         out.write("Game: %s, %s" % (saved["machine"], status["mode"]))
         if "rail" in status:
             out.write(", %d of %d marbles on the rail" % (status["rail"], status["loaded"]))
@@ -274,25 +293,32 @@ def run_status(args, out):
     path = os.path.join(config.runtime_dir(), "status.json")
     try:
         with open(path) as f:
-            status = json.load(f)
+            heartbeat = json.load(f)
         import time
-        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - status["heartbeat"], status["pid"]))
-    except (OSError, ValueError, KeyError):
+        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - heartbeat["heartbeat"], heartbeat["pid"]))
+        for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
+            out.write("Service fault: %s: %s.\n" % (kind, text))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         out.write("No heartbeat in %s: the service is not running.\n" % path)
     return 0
 
 
 def run_stats(args, out):
+    """Games per day, wins and faults: read only; a damaged file is said in one line."""
+    import sqlite3
     from controller.service.config import load_config
-    from controller.service.stats import Statistics
+    from controller.service.stats import summary as read_summary
     config = argument("--config", load_config, config_path(args))
     path = os.path.join(config.state_dir(), "stats.sqlite")
     if not os.path.exists(path):
         out.write("No statistics yet in %s.\n" % path)
         return 0
-    stats = Statistics(path)
-    summary = stats.summary()
-    stats.close()
+    try:
+        summary = read_summary(path)
+    except sqlite3.Error as error:
+        sys.stderr.write("controller stats: %s is not readable statistics (%s); the service sets a damaged file "
+                         "aside at its next start\n" % (path, error))
+        return 1
     out.write("Games per day (last 14 days):\n")
     for day, count in summary["games_per_day"]:
         out.write("  %s  %d\n" % (day, count))
@@ -303,12 +329,12 @@ def run_stats(args, out):
 
 
 def rate(text):
-    """argparse type: a probability or a rate, 0 or more."""
+    """argparse type: a probability or a rate, a finite number, 0 or more."""
     try:
         value = float(text)
     except ValueError:
         value = -1
-    if value < 0:
+    if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError("must be a number, 0 or more, not %r" % text)
     return value
 
@@ -322,7 +348,7 @@ def build_simulate_parser():
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")
     parser.add_argument("--visitor", choices=("perfect", "random", "novice"), default="perfect")
-    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same run")
+    parser.add_argument("--seed", type=seed, default=0, help="the same seed gives the same run")
     parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
     parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
@@ -330,17 +356,28 @@ def build_simulate_parser():
     return parser
 
 
+def read_script(path):
+    """A script file's text; ArgumentError naming the file and what is wrong with it."""
+    if not path:
+        raise ArgumentError("--script: give the path of a script file")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as error:
+        raise ArgumentError("--script: cannot read %s: %s" % (path, error.strerror or error))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArgumentError("--script: %s:%d: not UTF-8 text" % (path, raw[:error.start].count(b"\n") + 1))
+
+
 def run_simulate(argv, out):
     args = build_simulate_parser().parse_args(argv)
     faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
-    if args.script:
+    if args.script is not None:
         from controller.core.scenario import ScriptError
         from controller.sim.script import run_script
-        try:
-            with open(args.script) as f:
-                text = f.read()
-        except OSError as error:
-            raise ArgumentError("--script: cannot read %s: %s" % (args.script, error.strerror))
+        text = read_script(args.script)
         report = lambda line: out.write(line + "\n")  # noqa: E731
         try:
             failures = run_script(text, report=report, **faults)

@@ -6,6 +6,7 @@ machine comes from `controller.core`.
 """
 
 from controller.core.rules import Game, IllegalMove, InvalidMove, Move
+from controller.core.values import is_whole
 
 DRAWN_UP_TO = 30
 
@@ -23,7 +24,7 @@ def draw(position):
 def read_move(text, position):
     """The player's move: heap:count, or a bare count when there is one heap."""
     text = text.strip()
-    if len(position) == 1 and text.isdigit():
+    if len(position) == 1 and is_whole(text):
         return Move.take(0, int(text))
     return Move.parse(text)
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from controller.core.drnim import DrNim, route, start_setting
-from controller.core.exhibit import ConfigError, UnknownEvent
+from controller.core.exhibit import ConfigError, SaveError, UnknownEvent
 from controller.core.nimatron import Nimatron
 from controller.core.scenario import run
 
@@ -98,7 +98,7 @@ def test_after_a_restart_timers_keep_the_time_they_had_left():
 
 
 def test_from_dict_refuses_another_machines_state():
-    with pytest.raises(ConfigError, match="saved state is for 'nimatron', not drnim"):
+    with pytest.raises(SaveError, match="machine: the saved game is for .nimatron., not drnim"):
         DrNim.from_dict(Nimatron().to_dict())
 
 

@@ -15,7 +15,7 @@ from conftest import ROOT
 from service_rig import Rig, write_config
 from controller.core.rules import MISERE, Subtraction
 from controller.core import solve
-from controller.service.stats import Statistics
+from controller.service.stats import summary
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +23,12 @@ def restore_pin_factory():
     saved = Device.pin_factory
     yield
     Device.pin_factory = saved
+
+
+def recorded(rig):
+    """The statistics the service has written, once its writer has caught up."""
+    assert rig.service.stats.flush()
+    return summary(rig.service.stats.path)
 
 
 def release_pulses(rig):
@@ -47,8 +53,7 @@ def test_a_complete_game_driven_by_the_trigger_pin(tmp_path):
     assert len(release_pulses(rig)) == 15
     assert not rig.pin("release").state
     assert "message: You win! You beat Dr. Nim." in rig.log
-    stats = Statistics(str(tmp_path / "state" / "stats.sqlite"))
-    assert stats.summary()["wins"] == {"player": 1}
+    assert recorded(rig)["wins"] == {"player": 1}
 
 
 def test_the_release_pulse_lasts_release_pulse_ms(tmp_path):
@@ -90,8 +95,7 @@ def test_a_jam_holds_the_game_and_lights_the_fault_lamp(tmp_path):
     rig.marble()                                   # the technician frees it
     assert rig.machine.state["fault"] is None and rig.machine.rail == 14
     assert not rig.pin("lamp_fault").state
-    stats = Statistics(str(tmp_path / "state" / "stats.sqlite"))
-    assert stats.summary()["jams"] == 1
+    assert recorded(rig)["jams"] == 1
 
 
 def test_a_glitch_is_counted_and_recorded(tmp_path):
@@ -99,8 +103,7 @@ def test_a_glitch_is_counted_and_recorded(tmp_path):
     rig.marble()
     assert rig.machine.rail == 14
     assert any("without a release" in line for line in rig.log)
-    stats = Statistics(str(tmp_path / "state" / "stats.sqlite"))
-    assert stats.summary()["faults"] == {"extra-marble": 1}
+    assert recorded(rig)["faults"] == {"extra-marble": 1}
 
 
 def test_a_bouncing_button_gives_one_press(tmp_path):
@@ -140,8 +143,7 @@ def test_a_stuck_button_is_reported_once_and_presses_once(tmp_path):
     rig.wait(20000)
     assert rig.machine.rail == 14
     assert sum("trigger held for 5 s" in line for line in rig.log) == 1
-    stats = Statistics(str(tmp_path / "state" / "stats.sqlite"))
-    assert stats.summary()["faults"] == {"stuck:trigger": 1}
+    assert recorded(rig)["faults"] == {"stuck:trigger": 1}
 
 
 def test_stopping_leaves_every_output_off(tmp_path):

@@ -39,8 +39,8 @@ Policies where machines.md leaves a choice open:
   one, the machine shows its attract pattern; any input wakes it and acts.
 """
 
-from .exhibit import (BUTTON, INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH,
-                      ConfigError, Exhibit, Input, Output, Setting, UnknownEvent, time_setting, with_settings)
+from .exhibit import (INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH, ConfigError,
+                      Exhibit, Input, Output, Setting, UnknownEvent, require, time_setting, with_settings)
 from .rules import MISERE, Subtraction
 
 LEFT = "left"
@@ -130,7 +130,7 @@ class DrNim(Exhibit):
     STATE = with_settings(Exhibit.STATE, {
         "loaded": ("whole", 1, "capacity"),
         "taken": ("whole", 0, "capacity"),
-        "flip_flops": ("flip_flops",),
+        "flip_flops": ("choice", ("LLL", "LLR", "LRL", "LRR", "RLL", "RLR", "RRL", "RRR")),
         "equalizer": ("choice", (LEFT, RIGHT)),
         "running": ("flag",),
         "turn_taken": ("whole", 0, "capacity"),
@@ -139,7 +139,7 @@ class DrNim(Exhibit):
         "queued": ("whole", 0, "capacity"),
         "planned": ("whole", 0, "capacity"),
         "fault": ("choice", (None, "jam", "check")),
-        "extra_marbles": ("whole", 0, None),
+        "extra_marbles": ("whole", 0, "capacity"),
     })
 
     def check_config(self):
@@ -153,6 +153,43 @@ class DrNim(Exhibit):
 
     def variant(self):
         return Subtraction(self.rule, 3)
+
+    def check_consistency(self, s):
+        """Counts that add up, a marble on its way only with its timer, a turn
+        under way only with its next release coming (machines.md R2, R3)."""
+        timers = s["timers"]
+        require(s["loaded"] == self.config["marbles"], "%d marbles loaded, but the settings load %d"
+                % (s["loaded"], self.config["marbles"]))
+        require(s["taken"] <= s["loaded"], "%d marbles taken of %d loaded" % (s["taken"], s["loaded"]))
+        counted = 0
+        for who, count in s["turns"]:
+            require(isinstance(count, int) and not isinstance(count, bool) and count >= 1
+                    and (who == PLAYER or count <= 3), "a turn of %r marbles for %s" % (count, who))
+            counted += count
+        counted += s["turn_taken"]
+        if s["fault"] == "check":
+            require(counted <= s["taken"], "the turns count %d marbles, more than the %d taken"
+                    % (counted, s["taken"]))
+        else:
+            require(counted == s["taken"], "the turns count %d marbles, but %d were taken" % (counted, s["taken"]))
+        over = s["mode"] == "over"
+        busy = s["running"] or s["in_flight"] or s["queued"]
+        require(not over or (s["taken"] == s["loaded"] and not busy and s["fault"] is None and s["turn"] == PLAYER),
+                "the game is over with marbles or a fault left")
+        require(over or s["fault"] == "check" or s["taken"] < s["loaded"], "the rail is empty but the game goes on")
+        require(not s["running"] or s["turn"] == MACHINE, "Dr. Nim's marbles run in the player's turn")
+        require(not s["running"] or s["in_flight"] or "machine" in timers or s["fault"] == "jam",
+                "Dr. Nim's turn runs with no marble on its way and none to come")
+        require(s["in_flight"] == ("lost" in timers or (s["in_flight"] and s["fault"] == "jam")),
+                "a marble on its way without its timer, or a timer without a marble")
+        require("machine" not in timers or (s["running"] and not s["in_flight"]), "a release planned outside "
+                "Dr. Nim's turn")
+        require(not s["queued"] or s["in_flight"], "presses queued with no marble on its way")
+        require(self.config["lenient"] or s["queued"] <= 2, "more than 3 presses waiting for marbles")
+        require(s["fault"] != "check" or not busy, "held for a check with a marble on its way")
+        require(s["retries"] <= self.config["release_retries"], "more retries left than the settings allow")
+        require(self.config["decide"] == "historic" or s["equalizer"] == LEFT,
+                "the equalizer is armed but a strategy decides")
 
     def new_game_state(self):
         """A new game: the marbles are back on the rail."""
@@ -257,14 +294,13 @@ class DrNim(Exhibit):
         a marble go while the controller was off, so the count cannot be trusted."""
         s = self.state
         if s["mode"] == "play" and (s["in_flight"] or s["queued"]):
-            s["in_flight"] = False
-            s["queued"] = 0
-            s["running"] = False
-            s["fault"] = "check"
-            for name in ("lost", "machine"):
-                self.cancel_timer(name)
+            self.hold_for_check()
             self.tell(out, "The controller restarted while a marble was on its way: check the marbles, "
                            "put them all back on the rail and press New game.", "fault")
+
+    def hold_for_check(self):
+        Exhibit.hold_for_check(self)
+        self.state.update({"in_flight": False, "queued": 0, "running": False})
 
     def pressed(self, name, now, out):
         if name != "trigger":
@@ -428,6 +464,7 @@ class DrNim(Exhibit):
         s["turns"].append([taker, s["turn_taken"]])
         s["turn_taken"] = 0
         s["running"] = False
+        s["queued"] = 0
         for name in ("machine", "lost"):
             self.cancel_timer(name)
         Exhibit.game_over(self, taker, now, out)

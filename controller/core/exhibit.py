@@ -54,6 +54,11 @@ LAMP_ROWS = "lamp_rows"
 # Timers that run while the machine is at rest: nothing worth keeping changes with them.
 RESTING_TIMERS = ("idle", "over", "attract")
 
+# The saved game's format: 1 had no version and no Nimatron fault; 2 adds both.
+SAVE_FORMAT = 2
+# No timer is set further ahead than this (each time setting is at most a day).
+TIMER_HORIZON_MS = 2 * DAY_MS
+
 
 class ConfigError(ValueError):
     """A setting with a bad value; the message names the setting."""
@@ -64,7 +69,59 @@ class UnknownEvent(ValueError):
 
 
 class SaveError(ValueError):
-    """A saved state that cannot be resumed; the message names the key."""
+    """A saved game that cannot be resumed; the message names the key and the problem."""
+
+
+def _describe(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_field(key, spec, value, limits):
+    """Check one state value against its STATE spec; SaveError naming `state.KEY`.
+
+    Specs: ("flag",), ("whole", low, high) where high is a number, None (no
+    bound) or the name of a setting in `limits` (and a fourth item: None is
+    allowed too), ("choice", options), ("list",), ("list_or_none",), ("dict",),
+    ("timers",).
+    """
+    kind = spec[0]
+    where = "state." + key
+    if kind == "flag":
+        ok = isinstance(value, bool)
+        want = "true or false"
+    elif kind == "whole":
+        high = limits[spec[2]] if isinstance(spec[2], str) else spec[2]
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= spec[1] \
+            and (high is None or value <= high) or (value is None and len(spec) > 3)
+        want = "a whole number from %d to %s" % (spec[1], "any" if high is None else high)
+    elif kind == "choice":
+        ok = value in spec[1]
+        want = "one of %s" % ", ".join(str(option) for option in spec[1])
+    elif kind == "list":
+        ok = isinstance(value, list)
+        want = "a list"
+    elif kind == "list_or_none":
+        ok = value is None or isinstance(value, list)
+        want = "a list or nothing"
+    elif kind in ("dict", "timers"):
+        ok = isinstance(value, dict)
+        want = "a table"
+        if ok and kind == "timers":
+            for name in value:
+                due = value[name]
+                if not isinstance(due, int) or isinstance(due, bool):
+                    raise SaveError("%s.%s: %s is not a time in ms" % (where, name, _describe(due)))
+    else:
+        return
+    if not ok:
+        raise SaveError("%s: %s is not %s" % (where, _describe(value), want))
+
+
+def require(condition, problem):
+    """A consistency rule of a saved state: SaveError with `problem` when it fails."""
+    if not condition:
+        raise SaveError("state: " + problem)
 
 
 class Input:
@@ -203,6 +260,7 @@ class Exhibit:
         "winner": ("choice", (None, PLAYER, MACHINE)),
         "turns": ("list",),
         "rng": ("whole", 1, 0xFFFFFFFF),
+        "fault": ("choice", (None, "check")),
     }
 
     def __init__(self, config=None):
@@ -345,16 +403,62 @@ class Exhibit:
         return min(timers.values()) if timers else None
 
     def to_dict(self):
-        return {"machine": self.NAME, "config": dict(self.config), "state": _copy(self.state)}
+        return {"format": SAVE_FORMAT, "machine": self.NAME, "config": dict(self.config),
+                "state": _copy(self.state)}
 
     @classmethod
     def from_dict(cls, data):
-        if data.get("machine") != cls.NAME:
-            raise ConfigError("saved state is for %r, not %s" % (data.get("machine"), cls.NAME))
-        machine = cls(data["config"])
+        """The machine a saved game describes, every field checked; SaveError
+        naming the first thing that is wrong, so nothing impossible resumes."""
+        data = migrate(data)
+        if data["machine"] != cls.NAME:
+            raise SaveError("machine: the saved game is for %s, not %s" % (_describe(data["machine"]), cls.NAME))
+        try:
+            machine = cls(data["config"])
+        except ConfigError as error:
+            raise SaveError("config.%s" % error)
+        machine.check_state(data["state"])
         machine.state = _copy(data["state"])
         machine.restored()
         return machine
+
+    def check_state(self, state):
+        """Every key of STATE present with a value it may hold, no other key,
+        and the values consistent with each other and with the settings."""
+        for key in self.STATE:
+            if key not in state:
+                raise SaveError("state.%s: missing" % key)
+            check_field(key, self.STATE[key], state[key], self.config)
+        for key in state:
+            if key not in self.STATE:
+                raise SaveError("state.%s: not a key of a %s game" % (_describe(key), self.NAME))
+        clock = state["clock"]
+        for name in state["timers"]:
+            due = state["timers"][name]
+            require(getattr(self, "timer_" + name, None) is not None, "a timer %r that %s does not have"
+                    % (name, self.NAME))
+            require(clock < due <= clock + TIMER_HORIZON_MS, "timer %s is due at %d, which does not follow the "
+                    "clock's %d" % (name, due, clock))
+        require(state["attract_step"] < len(self.LAMPS), "attract_step %d is beyond the %d attract lamps"
+                % (state["attract_step"], len(self.LAMPS)))
+        require(state["attract"] == ("attract" in state["timers"]), "attract and its timer disagree")
+        require((state["mode"] == "over") == (state["winner"] is not None), "mode %s with winner %s"
+                % (state["mode"], state["winner"]))
+        for turn in state["turns"]:
+            require(isinstance(turn, list) and len(turn) == 2 and turn[0] in (PLAYER, MACHINE),
+                    "turn %s is not [player|machine, what was taken]" % _describe(turn))
+        self.check_consistency(state)
+
+    def check_consistency(self, state):
+        """The machine's own rules for a state that can be (SaveError through `require`)."""
+
+    def hold_for_check(self):
+        """Hold the game in fault "check" until New game: the game in progress
+        cannot be trusted (a restart with a marble on its way, a damaged save)."""
+        self.state["fault"] = "check"
+        for name in list(self.state["timers"]):
+            if name not in RESTING_TIMERS:
+                self.cancel_timer(name)
 
     def restored(self):
         """The opponent's random generator continues where the saved game left it."""
@@ -383,6 +487,7 @@ class Exhibit:
         """Fire every timer due by `now`, earliest first, each at its own due time,
         so the outcome does not depend on how often ticks come."""
         timers = self.state["timers"]
+        self.now = now
         while timers:
             name = None
             for key in timers:
@@ -411,8 +516,12 @@ class Exhibit:
         self.timer_idle(due, out)
 
     def timer_attract(self, due, out):
-        self.state["attract_step"] = (self.state["attract_step"] + 1) % len(self.LAMPS)
-        self.set_timer("attract", due + self.config["attract_step_ms"])
+        """The next attract lamp; after a long time without a tick, every step
+        missed at once (the same lamp as stepping one by one, in no time)."""
+        step = self.config["attract_step_ms"]
+        steps = 1 + max(0, self.now - due) // step
+        self.state["attract_step"] = (self.state["attract_step"] + steps) % len(self.LAMPS)
+        self.set_timer("attract", due + steps * step)
 
     def wake(self):
         if self.state["attract"]:
@@ -453,6 +562,33 @@ class Exhibit:
         if cue:
             out.append(("sound", cue))
         out.append(("message", text))
+
+
+def migrate(data):
+    """A saved game in the current format: an older one brought up to date,
+    anything else refused with SaveError."""
+    if not isinstance(data, dict):
+        raise SaveError("not a saved game: %s instead of a table" % _describe(data))
+    for key in ("machine", "config", "state"):
+        if key not in data:
+            raise SaveError("%s: missing" % key)
+    for key in data:
+        if key not in ("format", "machine", "config", "state"):
+            raise SaveError("%s: not a key of a saved game" % _describe(key))
+    version = data.get("format", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SaveError("format: %s is not a format version" % _describe(version))
+    if version > SAVE_FORMAT:
+        raise SaveError("format: saved in format %d by a newer controller; this one reads up to %d"
+                        % (version, SAVE_FORMAT))
+    if not isinstance(data["config"], dict) or not isinstance(data["state"], dict):
+        raise SaveError("config and state must be tables")
+    if version == 1:
+        data = dict(data)
+        data["state"] = dict(data["state"])
+        data["state"].setdefault("fault", None)
+        data["format"] = 2
+    return data
 
 
 def _command(key, value):

@@ -27,8 +27,8 @@ Policies where machines.md leaves a choice open:
   own sound and message (N8), the replica's stand-in for the 1940 token.
 """
 
-from .exhibit import (BLINK, BUTTON, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit,
-                      Input, Output, Setting, UnknownEvent, time_setting, with_settings)
+from .exhibit import (BLINK, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit, Input, Output,
+                      Setting, require, time_setting, with_settings)
 from .rules import MISERE, Nim, check_position
 from .values import is_whole
 
@@ -68,11 +68,11 @@ class Nimatron(Exhibit):
         "attract_step_ms": time_setting(300, 50),
     })
     STATE = with_settings(Exhibit.STATE, {
-        "start": ("rows",),
-        "rows": ("rows",),
-        "row": ("choice_or_row",),
+        "start": ("list",),
+        "rows": ("list",),
+        "row": ("whole", 0, None, True),
         "turn_taken": ("whole", 0, "lamps"),
-        "plan": ("plan",),
+        "plan": ("list_or_none",),
     })
 
     @classmethod
@@ -89,6 +89,44 @@ class Nimatron(Exhibit):
     def variant(self):
         return Nim(self.rule)
 
+    def check_consistency(self, s):
+        """Rows that fit the lamps, turns that add up to the lamps put out, and
+        a timer for the machine's move whenever it is under way."""
+        rows, lamps = self.config["rows"], self.config["lamps"]
+        for key in ("start", "rows"):
+            value = s[key]
+            require(len(value) == rows and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= lamps
+                                               for n in value),
+                    "%s must be %d rows of 0 to %d lamps, not %s" % (key, rows, lamps, value))
+        require(all(s["rows"][i] <= s["start"][i] for i in range(rows)), "a row has more lamps than it started with")
+        counted = s["turn_taken"]
+        for who, move in s["turns"]:
+            row, _, count = str(move).partition(":")
+            require(is_whole(row) and 1 <= int(row) <= rows and is_whole(count) and int(count) >= 1,
+                    "a turn %r is not row:lamps" % (move,))
+            counted += int(count)
+        out = sum(s["start"]) - sum(s["rows"])
+        require(counted == out or s["fault"] == "check", "the turns count %d lamps, but %d are out" % (counted, out))
+        timers = s["timers"]
+        playing = s["mode"] == "play" and s["fault"] is None
+        require(s["mode"] == "play" or not any(s["rows"]), "the game is over with lamps lit")
+        require(s["mode"] == "over" or any(s["rows"]) or s["fault"], "every lamp is out but the game goes on")
+        require(not playing or s["turn"] == PLAYER or "think" in timers or "lamp" in timers,
+                "the machine's turn with no move coming")
+        plan = s["plan"]
+        require(plan is None or (s["turn"] == MACHINE and len(plan) == 2 and 0 <= plan[0] < rows
+                                 and 1 <= plan[1] <= s["rows"][plan[0]] and "lamp" in timers),
+                "the machine's move %s does not fit the rows" % (plan,))
+        require(("think" not in timers or (plan is None and s["turn"] == MACHINE))
+                and ("lamp" not in timers or plan is not None), "a move's timer without its move")
+        row = s["row"]
+        require((row is None) == (s["turn"] == MACHINE or s["turn_taken"] == 0) and (row is None or row < rows),
+                "the row %s does not fit the turn" % (row,))
+
+    def hold_for_check(self):
+        Exhibit.hold_for_check(self)
+        self.state.update({"plan": None, "row": None})
+
     def new_game_state(self):
         state = self.state
         state["timers"] = {}
@@ -102,7 +140,7 @@ class Nimatron(Exhibit):
             first = MACHINE if rng.below(2) else PLAYER
         state.update({
             "mode": "play", "start": list(position), "rows": list(position), "turn": first,
-            "row": None, "turn_taken": 0, "turns": [], "plan": None, "winner": None,
+            "row": None, "turn_taken": 0, "turns": [], "plan": None, "winner": None, "fault": None,
             "rng": rng.get_state(),
         })
         if first == MACHINE:
@@ -138,7 +176,12 @@ class Nimatron(Exhibit):
         s = self.state
         wanted = {}
         for i in range(self.config["rows"]):
-            wanted["row/%d" % (i + 1)] = s["rows"][i] if i < len(s["rows"]) else 0
+            wanted["row/%d" % (i + 1)] = 0 if s["fault"] else s["rows"][i]
+        if s["fault"]:
+            # held: the rows dark, "your turn" blinking for New game
+            for name in self.LAMPS:
+                wanted["lamp/" + name] = BLINK if name == "your_turn" else OFF
+            return wanted
         if s["attract"]:
             wanted.update(self.attract_lamps())
             return wanted
@@ -151,7 +194,9 @@ class Nimatron(Exhibit):
 
     # --- events ----------------------------------------------------------------
     def pressed(self, name, now, out):
-        if name == "handover":
+        if self.state["fault"]:
+            self.tell(out, "The last game could not be resumed: press New game.", "refuse")
+        elif name == "handover":
             self.handover(now, out)
         elif name.startswith("row") and is_whole(name[3:]) and 1 <= int(name[3:]) <= self.config["rows"]:
             self.take_lamp(int(name[3:]) - 1, now, out)

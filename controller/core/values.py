@@ -16,6 +16,12 @@ class BadValue(ValueError):
     """A typed value that is not what was asked for; the message quotes it."""
 
 
+def quoted(text):
+    """`text` quoted for a message, cut short when it is long."""
+    shown = repr(text)
+    return shown if len(shown) <= 30 else shown[:24] + "...'"
+
+
 def is_whole(text):
     """True when `text` is 1 to MAX_DIGITS ASCII digits and nothing else."""
     if not 0 < len(text) <= MAX_DIGITS:
@@ -29,7 +35,7 @@ def is_whole(text):
 def whole(text, what="a number", low=0, high=None):
     """The whole number `text` spells, in low..high (no upper bound when high is None)."""
     if not isinstance(text, str) or not is_whole(text):
-        raise BadValue("%s is %r: it must be a whole number%s" % (what, text, range_text(low, high)))
+        raise BadValue("%s is %s: it must be a whole number%s" % (what, quoted(text), range_text(low, high)))
     value = int(text)
     if value < low or (high is not None and value > high):
         raise BadValue("%s is %s: it must be%s" % (what, text, range_text(low, high)))
@@ -51,10 +57,10 @@ def duration_ms(text, what="a duration", low=0, high=DAY_MS):
     else:
         number, scale = text, 1
     if not isinstance(number, str) or not is_whole(number):
-        raise BadValue("%r is not a duration such as 500ms or 2s" % (text,))
+        raise BadValue("%s is not a duration such as 500ms or 2s" % quoted(text))
     value = int(number) * scale
     if not low <= value <= high:
-        raise BadValue("%s %r is out of range: it must be from %dms to %dms" % (what, text, low, high))
+        raise BadValue("%s %s is out of range: it must be from %dms to %dms" % (what, quoted(text), low, high))
     return value
 
 

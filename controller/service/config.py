@@ -11,6 +11,7 @@ and the problem.
 """
 
 import os
+import stat
 import tomllib
 
 from controller.core.exhibit import ConfigError, Setting, check_settings
@@ -56,18 +57,53 @@ class Config:
             or "/run/drnim-controller"
 
 
+def read_regular_file(path, what="file"):
+    """The bytes of `path`, refusing at once, with a one-line reason, anything that is
+    not a regular readable file (a folder, a FIFO that would block, a name too long)."""
+    try:
+        if "\0" in str(path):
+            raise ValueError("the path holds a NUL character")
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise ConfigError("%s: no such %s" % (path, what))
+    except OSError as error:
+        raise ConfigError("%s: cannot read it (%s)" % (path, error.strerror or error))
+    except ValueError as error:
+        raise ConfigError("%s: cannot read it (%s)" % (path, error))
+
+
+def check_folder(where, key, value):
+    """A folder setting: empty (the default), or a path that is, or can become, a folder."""
+    if not value:
+        return
+    if "\0" in value:
+        raise ConfigError("%s: service.%s: the path holds a NUL character" % (where, key))
+    try:
+        if os.path.exists(value) and not os.path.isdir(value):
+            raise ConfigError("%s: service.%s: %s is a file, not a folder" % (where, key, value))
+        os.stat(os.path.dirname(os.path.abspath(value)) or "/")
+    except OSError as error:
+        raise ConfigError("%s: service.%s: %s (%s)" % (where, key, value, error.strerror or error))
+
+
 def load_config(path=None, overrides=None):
     """Read and check a configuration file (None: every default)."""
     data = {}
     where = path or "the defaults"
     if path:
+        raw = read_regular_file(path)
         try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-        except FileNotFoundError:
-            raise ConfigError("%s: no such file" % path)
+            data = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError("%s: not UTF-8 text" % path)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError("%s: %s" % (path, error))
+        except RecursionError:
+            raise ConfigError("%s: values nested too deeply" % path)
     sections = ("service",) + NAMES
     for section in data:
         if section not in sections:
@@ -80,6 +116,10 @@ def load_config(path=None, overrides=None):
         service = check_settings(SERVICE_SETTINGS, service_given)
     except ConfigError as error:
         raise ConfigError("%s: service.%s" % (where, error))
+    for key in ("state_dir", "runtime_dir"):
+        check_folder(where, key, service[key])
+    if "\0" in service["pinmap"]:
+        raise ConfigError("%s: service.pinmap: the path holds a NUL character" % where)
     machines = {}
     for name in NAMES:
         try:
@@ -87,3 +127,15 @@ def load_config(path=None, overrides=None):
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
     return Config(service, machines, path)
+
+
+def check_with_pinmap(config, pinmap):
+    """The machine's settings against the wiring: each LAYOUT setting (the
+    Nimatron's rows and lamps) must fit what the pin map wires."""
+    where = config.path or "the defaults"
+    cls = machine_class(config.machine_name)
+    for key, setting, what in cls.LAYOUT:
+        wanted, wired = config.machine[setting], pinmap.layout[key]
+        if wanted > wired:
+            raise ConfigError("%s: %s.%s: %d, but the pin map %s wires %d (%s)" % (
+                where, config.machine_name, setting, wanted, pinmap.path, wired, what))

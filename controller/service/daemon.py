@@ -2,15 +2,30 @@
 
 gpiozero calls the board's callbacks on its own threads on a Pi (and in the
 caller's thread under MockFactory); they only put raw, timestamped edges on a
-queue. This one thread drains the queue, debounces, runs the core machine,
-saves the game, then carries out the machine's commands with the physical
-timings. It sleeps until the next thing it has to do (an edge, a machine
-timer, the end of a release pulse, a watchdog ping): it never busy-polls.
+queue. This one thread takes the edges in batches of at most `BATCH`,
+checking its deadlines after each batch (so an input that floods the queue
+cannot hold a release open), debounces them, runs the core machine, saves
+the game, then carries out the machine's commands with the physical timings.
+It sleeps until the next thing it has to do (an edge, a machine timer, the
+end of a release pulse, a watchdog ping): it never busy-polls.
 
 Order matters for crash safety: the state is saved (fsync, atomic rename)
 before the commands run, so a crash can lose a command but never leave a
 release done that the saved game does not know about; a restarted machine
-that finds a release under way holds in "check the marbles".
+that finds a release under way holds in "check the marbles". Only changes
+worth keeping are saved: the attract pattern and the idle clock write nothing.
+
+What never stops the game, each with one line in the log and a fault in
+`controller status`: a saved game that cannot be resumed (set aside under a
+time-stamped name, the machine held in fault "check" until staff press New
+game); statistics that cannot be written (they have a thread of their own);
+a state folder that turns read-only or full (the game plays on unsaved and
+every change tries again); an input that changes more often than any person
+or marble can (fault "noisy:<role>": ignored until it calms down).
+
+A stop request (SIGTERM, SIGINT) only sets a flag and puts a wake-up on the
+queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
+that arrives while the loop is inside the queue cannot deadlock the stop.
 """
 
 import faulthandler
@@ -21,20 +36,60 @@ import signal
 import sys
 import time
 
-from controller.core.exhibit import SWITCH, ConfigError
-from controller.core.registry import machine_class
+from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveError
+from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.hardware.debounce import Debouncer
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore
 
-# State that changes while nothing worth saving happens (the attract lamps).
-UNSAVED = ("clock", "attract_step", "shown")
+# Edges handled before the deadlines are looked at again.
+BATCH = 64
+# An input with more raw edges than this in a window is in a storm: no
+# button, switch or marble sensor changes that often (a bouncing contact
+# gives a few dozen edges a press, a marble two).
+STORM_EDGES = 100
+STORM_WINDOW_MS = 100
+# ...and it is calm again after a whole calm window with fewer edges than this.
+CALM_EDGES = 10
+CALM_WINDOW_MS = 1000
+# State that changes while nothing worth saving happens (the attract lamps, the clock).
+UNSAVED = ("clock", "attract", "attract_step", "shown")
 
 
 def monotonic_ms():
     return int(time.monotonic() * 1000)
+
+
+def worth_keeping(state):
+    """The part of a machine's state whose change is worth a write to the card."""
+    kept = dict((key, value) for key, value in state.items() if key not in UNSAVED)
+    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
+    return json.dumps(kept, sort_keys=True)
+
+
+class Storm:
+    """How often one input changes: counted in windows of STORM_WINDOW_MS."""
+
+    def __init__(self):
+        self.start = None
+        self.count = 0
+        self.noisy = False
+        self.dropped = 0       # edges dropped at the callback while noisy
+
+    def edge(self, stamp):
+        """Count one raw edge; True when it starts a storm."""
+        if self.start is None or stamp - self.start >= STORM_WINDOW_MS:
+            self.start = stamp
+            self.count = 0
+        self.count += 1
+        if not self.noisy and self.count > STORM_EDGES:
+            self.noisy = True
+            self.dropped = 0
+            self.start = stamp
+            return True
+        return False
 
 
 class Service:
@@ -44,17 +99,22 @@ class Service:
         self.clock = clock
         self.notifier = notifier or Notifier()
         self.log = log or (lambda text: sys.stderr.write(text + "\n"))
-        self.queue = queue.Queue()
+        self.queue = queue.SimpleQueue()
         self.stopping = False
+        self.faults = {}       # the service's own faults, by kind -> one line, for `controller status`
+        self.writes = 0        # saves written, for the benchmarks
         os.makedirs(config.state_dir(), exist_ok=True)
         self.store = StateStore(config.state_dir())
-        self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"))
+        self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
         self.machine = self.restore()
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
+        self.storms = {}
         for role in self.board.inputs:
             self.debouncers[role] = Debouncer(pinmap.inputs[role].debounce_ms, self.board.level(role))
+            self.storms[role] = Storm()
         self.held_since = {}
+        self.calm_check = {}
         self.shut_at = None
         self.next_ping = None
         self.next_heartbeat = None
@@ -63,17 +123,41 @@ class Service:
 
     # --- set-up ---------------------------------------------------------------
     def restore(self):
+        """The saved game, resumed; a new game when there is none or the settings
+        changed; the game held in "check" when the save cannot be trusted."""
         cls = machine_class(self.config.machine_name)
-        saved = self.store.load()
-        if saved and saved.get("machine") == cls.NAME and saved.get("config") == self.config.machine:
-            self.log("resuming the saved %s game" % cls.NAME)
-            return cls.from_dict(saved)
-        if saved:
-            self.log("the saved game was for other settings: starting a new game")
-        return cls(self.config.machine)
+        data, problem = self.store.read()
+        if data is None and problem is None:
+            return cls(self.config.machine)
+        if isinstance(data, dict) and data.get("machine") in NAMES and data["machine"] != cls.NAME:
+            self.log("the saved game was for %s: starting a new game" % data["machine"])
+            return cls(self.config.machine)
+        if problem is None:
+            try:
+                machine = cls.from_dict(data)
+            except SaveError as error:
+                problem = str(error)
+            else:
+                if data["config"] == self.config.machine:
+                    self.log("resuming the saved %s game" % cls.NAME)
+                    return machine
+                self.log("the saved game was for other settings: starting a new game")
+                return cls(self.config.machine)
+        aside = self.store.set_aside()
+        self.log("the saved game %s cannot be resumed (%s): kept as %s; holding in fault check until staff look "
+                 "at the machine and press New game" % (self.store.path, problem, aside or "it is (cannot rename)"))
+        self.stats.fault(self.config.machine_name, "damaged-save")
+        machine = cls(self.config.machine)
+        machine.hold_for_check()
+        return machine
 
     def post(self, role, level):
-        """Called by gpiozero for every edge: only timestamp and queue it."""
+        """Called by gpiozero for every edge: only timestamp and queue it (or,
+        for an input in a storm, count it and drop it)."""
+        storm = self.storms.get(role)
+        if storm is not None and storm.noisy:
+            storm.dropped += 1
+            return
         self.queue.put((role, level, self.clock()))
 
     def start(self):
@@ -104,38 +188,93 @@ class Service:
         self.pump()
 
     def pump(self):
-        """Handle every queued edge and everything due, without waiting."""
+        """Handle the queued edges, BATCH at a time with everything due after
+        each batch, until the queue is empty or a stop is asked for."""
         while True:
-            try:
-                self.edge(self.queue.get_nowait())
-            except queue.Empty:
-                break
-        self.due(self.clock())
+            handled = 0
+            while handled < BATCH:
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                self.edge(item)
+                handled += 1
+            self.due(self.clock())
+            if handled < BATCH or self.stopping:
+                return
 
     def edge(self, item):
         if item is None:
             return  # the wake-up that a stop request sends
         role, level, stamp = item
+        storm = self.storms[role]
+        if storm.noisy:
+            storm.dropped += 1
+            return
+        if storm.edge(stamp):
+            self.noisy(role, stamp)
+            return
         accepted = self.debouncers[role].edge(level, stamp)
         if accepted is not None:
             self.input(role, accepted, stamp)
 
+    def noisy(self, role, now):
+        """An input in a storm: reported once, ignored until it calms down."""
+        kind = "noisy:" + role
+        self.faults[kind] = "%s changed more than %d times in %d ms: ignored until it calms down (a loose wire, " \
+                            "a floating input or interference)" % (role, STORM_EDGES, STORM_WINDOW_MS)
+        self.log("fault: %s: %s" % (kind, self.faults[kind]))
+        self.stats.fault(self.config.machine_name, kind)
+        self.held_since.pop(role, None)
+        self.calm_check[role] = now + CALM_WINDOW_MS
+
+    def calm(self, role, now):
+        storm = self.storms[role]
+        if storm.dropped >= CALM_EDGES:
+            storm.dropped = 0
+            self.calm_check[role] = now + CALM_WINDOW_MS
+            return
+        del self.calm_check[role]
+        storm.noisy = False
+        storm.start = None
+        self.faults.pop("noisy:" + role, None)
+        # the input's level now is its level: no press is made of the storm's last edge
+        debouncer = self.debouncers[role]
+        debouncer.level = self.board.level(role)
+        debouncer.locked_until = None
+        self.log("%s is calm again: read as before" % role)
+
     def next_deadline(self):
-        times = [self.machine.next_deadline(), self.shut_at, self.next_ping, self.next_heartbeat]
-        times += [d.due() for d in self.debouncers.values()]
+        times = [self.machine.next_deadline(), self.next_ping, self.next_heartbeat, self.next_busy_deadline()]
+        times = [t for t in times if t is not None]
+        return min(times) if times else None
+
+    def next_busy_deadline(self):
+        """The next deadline of something under way (a pulse, a debounce, a
+        machine move...), leaving out what only runs at rest (the attract
+        lamps, the idle clock, the heartbeat): None when the machine is at rest."""
+        times = [self.shut_at] + [d.due() for d in self.debouncers.values()]
         times += [since + 1000 * self.config.service["stuck_after_s"] for since in self.held_since.values()]
+        times += list(self.calm_check.values())
+        times += [due for name, due in self.machine.state["timers"].items() if name not in RESTING_TIMERS]
         times = [t for t in times if t is not None]
         return min(times) if times else None
 
     def due(self, now):
-        for role, debouncer in self.debouncers.items():
-            if debouncer.due() is not None and debouncer.due() <= now:
-                accepted = debouncer.recheck(self.board.level(role), now)
-                if accepted is not None:
-                    self.input(role, accepted, now)
         if self.shut_at is not None and self.shut_at <= now:
             self.shut_at = None
             self.board.shut_release()
+        for role, debouncer in self.debouncers.items():
+            if debouncer.due() is not None and debouncer.due() <= now:
+                if self.storms[role].noisy:
+                    debouncer.locked_until = None     # ignored until calm: nothing to read again
+                    continue
+                accepted = debouncer.recheck(self.board.level(role), now)
+                if accepted is not None:
+                    self.input(role, accepted, now)
+        for role, at in list(self.calm_check.items()):
+            if at <= now:
+                self.calm(role, now)
         deadline = self.machine.next_deadline()
         if deadline is not None and deadline <= now:
             self.handle(("tick",), now)
@@ -175,11 +314,25 @@ class Service:
         return commands
 
     def save(self):
-        data = self.machine.to_dict()
-        kept = json.dumps(dict((k, v) for k, v in data["state"].items() if k not in UNSAVED), sort_keys=True)
-        if kept != self.saved:
-            self.store.save(data)
-            self.saved = kept
+        """Write the game when something worth keeping changed. A write that
+        fails (a full or read-only card) leaves the game playing unsaved, with
+        one line in the log; the next change tries again."""
+        kept = worth_keeping(self.machine.state)
+        if kept == self.saved:
+            return
+        try:
+            self.store.save(self.machine.to_dict())
+        except OSError as error:
+            problem = "cannot save the game in %s (%s): playing on unsaved; a restart now loses this game" % (
+                self.store.folder, error.strerror or error)
+            if self.faults.get("storage") != problem:
+                self.log("fault: storage: " + problem)
+            self.faults["storage"] = problem
+            return
+        self.saved = kept
+        self.writes += 1
+        if self.faults.pop("storage", None):
+            self.log("the game is saved again in %s" % self.store.folder)
 
     def record(self, mode, incidents):
         machine = self.machine
@@ -195,8 +348,16 @@ class Service:
             if count > incidents.get(kind, 0):
                 self.stats.fault(name, kind)
 
+    def service_faults(self):
+        """The service's own faults (storage, statistics, noisy inputs), one line each."""
+        faults = dict(self.faults)
+        if self.stats.problem:
+            faults["statistics"] = self.stats.problem
+        return faults
+
     def heartbeat(self):
-        status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name}
+        status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
+                  "service_faults": self.service_faults()}
         status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:
@@ -210,6 +371,7 @@ class Service:
 
     # --- the end -----------------------------------------------------------------
     def request_stop(self, *_):
+        """Safe in a signal handler: a flag, and a wake-up put without waiting for any lock."""
         self.stopping = True
         self.queue.put(None)
 

@@ -1,38 +1,137 @@
-"""Statistics in SQLite in the state directory: games, who won, faults."""
+"""Statistics in SQLite in the state directory: games, who won, faults.
 
+The game never waits for its statistics and never stops for them. The
+service hands each record to `Statistics`, whose own thread writes it; a
+database that is damaged, locked, read-only or full costs one line in the
+log and a fault in `controller status` (`problem`), not the game. A damaged
+file found at start is set aside under a time-stamped name and a new one
+begun; when writing works again, the log says so.
+
+`summary(path)` reads a database without changing it (for `controller stats`).
+"""
+
+import os
+import queue
 import sqlite3
+import threading
 import time
+from pathlib import Path
 
 SCHEMA = """
 create table if not exists games (ended real not null, machine text not null, winner text not null);
 create table if not exists faults (at real not null, machine text not null, kind text not null);
 """
+# A write waits this long for a lock (someone reading the file) before it is given up.
+LOCK_WAIT_S = 2.0
 
 
 class Statistics:
-    def __init__(self, path, clock=time.time):
+    def __init__(self, path, clock=time.time, log=None):
+        self.path = path
         self.clock = clock
-        # the service makes it in one thread and may use it from its loop thread
-        self.db = sqlite3.connect(path, check_same_thread=False)
-        self.db.executescript(SCHEMA)
+        self.log = log or (lambda text: None)
+        self.problem = None
+        self.queue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self.run, name="statistics", daemon=True)
+        self.thread.start()
 
+    # --- what the service calls: never blocks ------------------------------------
     def game(self, machine, winner):
-        with self.db:
-            self.db.execute("insert into games values (?, ?, ?)", (self.clock(), machine, winner))
+        self.queue.put(("insert into games values (?, ?, ?)", (self.clock(), machine, winner)))
 
     def fault(self, machine, kind):
-        with self.db:
-            self.db.execute("insert into faults values (?, ?, ?)", (self.clock(), machine, kind))
+        self.queue.put(("insert into faults values (?, ?, ?)", (self.clock(), machine, kind)))
 
-    def summary(self, days=14):
-        since = self.clock() - days * 86400
-        per_day = self.db.execute(
+    def flush(self, timeout=10):
+        """Wait until every record so far is written (or given up)."""
+        done = threading.Event()
+        self.queue.put(done)
+        return done.wait(timeout)
+
+    def close(self, timeout=10):
+        self.queue.put(None)
+        self.thread.join(timeout)
+
+    # --- the writer thread -------------------------------------------------------------
+    def run(self):
+        db = self.open()
+        while True:
+            item = self.queue.get()
+            if item is None:
+                break
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            if db is None:
+                db = self.open()
+            if db is not None:
+                self.write(db, *item)
+        if db is not None:
+            db.close()
+
+    def open(self):
+        """The database, made if missing; a damaged one set aside and begun anew; None if it cannot be."""
+        try:
+            return self.connect()
+        except sqlite3.OperationalError as error:
+            self.trouble("cannot open the statistics in %s (%s): playing on without them" % (self.path, error))
+            return None
+        except sqlite3.DatabaseError as error:
+            aside = "%s.bad-%s" % (self.path, time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())))
+            try:
+                os.replace(self.path, aside)
+            except OSError as move_error:
+                self.trouble("the statistics in %s are damaged (%s) and cannot be set aside (%s): playing on "
+                             "without them" % (self.path, error, move_error.strerror))
+                return None
+            self.log("the statistics in %s were damaged (%s): kept as %s, new statistics begun"
+                     % (self.path, error, aside))
+            try:
+                return self.connect()
+            except sqlite3.Error as again:
+                self.trouble("cannot begin new statistics in %s (%s): playing on without them" % (self.path, again))
+                return None
+
+    def connect(self):
+        db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S)
+        try:
+            db.executescript(SCHEMA)
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    def write(self, db, sql, values):
+        try:
+            with db:
+                db.execute(sql, values)
+        except sqlite3.Error as error:
+            self.trouble("cannot write the statistics in %s (%s): the game goes on, this record is lost"
+                         % (self.path, error))
+            return
+        if self.problem:
+            self.problem = None
+            self.log("statistics are written again in %s" % self.path)
+
+    def trouble(self, text):
+        """Log a problem once (until it changes), and keep it for `controller status`."""
+        if text != self.problem:
+            self.log(text)
+        self.problem = text
+
+
+def summary(path, days=14, clock=time.time):
+    """Games per day, wins and faults by kind, read without changing the file.
+    sqlite3.DatabaseError when it is not a statistics database."""
+    db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+    try:
+        since = clock() - days * 86400
+        per_day = db.execute(
             "select date(ended, 'unixepoch', 'localtime') as day, count(*) from games where ended >= ? "
             "group by day order by day", (since,)).fetchall()
-        wins = self.db.execute("select winner, count(*) from games group by winner order by winner").fetchall()
-        faults = self.db.execute("select kind, count(*) from faults group by kind order by kind").fetchall()
-        return {"games_per_day": per_day, "wins": dict(wins), "faults": dict(faults),
-                "jams": dict(faults).get("jam", 0)}
-
-    def close(self):
-        self.db.close()
+        wins = db.execute("select winner, count(*) from games group by winner order by winner").fetchall()
+        faults = db.execute("select kind, count(*) from faults group by kind order by kind").fetchall()
+    finally:
+        db.close()
+    return {"games_per_day": per_day, "wins": dict(wins), "faults": dict(faults),
+            "jams": dict(faults).get("jam", 0)}

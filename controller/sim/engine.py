@@ -162,10 +162,11 @@ class Simulation:
         while True:
             self.service.pump()
             arrival = self.marbles.next_arrival() if self.marbles else None
-            times = [t for t in [arrival, self.service.next_deadline(), self.next_glitch]
+            world = [t for t in [arrival, self.next_glitch, self.service.next_busy_deadline()]
                      + [t for t, _, _ in self.scheduled] if t is not None and t <= end]
-            if not times:
-                break
+            if not world:
+                break  # only the machine at rest until the end: one step there, however long
+            times = [t for t in world + [self.service.next_deadline()] if t is not None and t <= end]
             self.now = max(self.now, min(times))
             if self.scheduled and min(self.scheduled)[0] <= self.now:
                 _, control, active = min(self.scheduled)

@@ -13,7 +13,9 @@ Each kind of output is described in `KINDS`: its pin names, whether it has
 an active level, and its options with their ranges and defaults.
 """
 
+import os
 import re
+import stat
 import tomllib
 from pathlib import Path
 
@@ -297,9 +299,13 @@ def load_pinmap(path, machine=None):
     Raises PinMapError with a one-line message: `path:line: key: problem`.
     """
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise PinMapError("%s:1: file: cannot read it (not a regular file)" % path)
         raw = Path(path).read_bytes()
     except OSError as error:
         raise PinMapError("%s:1: file: cannot read it (%s)" % (path, error.strerror or error))
+    except ValueError as error:
+        raise PinMapError("%s:1: file: cannot read it (%s)" % (path, error))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -307,6 +313,8 @@ def load_pinmap(path, machine=None):
         raise PinMapError("%s:%d: file: not UTF-8 text" % (path, line))
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise PinMapError("%s:1: TOML syntax: values nested too deeply" % path)
     except tomllib.TOMLDecodeError as error:
         message = " ".join(str(error).split())
         m = re.search(r"at line (\d+)", message)

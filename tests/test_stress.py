@@ -1,0 +1,290 @@
+"""The service under stress: a stop always stops, an edge storm cannot hold the
+release open, the idle machine writes nothing, the whole configuration is
+checked against itself and the pin map, read-only commands change nothing,
+and every number typed is parsed safely."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import ROOT
+from service_rig import Rig, write_config
+from controller.cli import main
+from controller.service import daemon
+
+
+@pytest.fixture(autouse=True)
+def restore_pin_factory():
+    saved = Device.pin_factory
+    yield
+    Device.pin_factory = saved
+
+
+def command(*argv, stdin=""):
+    return subprocess.run([sys.executable, "-m", "controller", *argv], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+# --- 1. a stop always stops ----------------------------------------------------------------
+
+def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outputs_off(tmp_path):
+    rounds = 200
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(rounds), "2026", str(tmp_path)],
+                            capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [line.split() for line in result.stdout.splitlines() if line.startswith("ROUND")]
+    assert len(lines) == rounds
+    assert all(line[3] == "off=True" for line in lines), "every output off after every stop"
+    slowest = max(float(line[2]) for line in lines)
+    assert slowest < 1.0, "a stop took %.2f s" % slowest
+
+
+# --- 2. deadlines before edges ----------------------------------------------------------------
+
+def test_a_storm_of_edges_cannot_hold_the_release_open(tmp_path):
+    """A floating sensor line posts 40,000 edges; reading each costs the loop
+    20 us (the fake clock moves 1 ms every 50 edges handled). The release,
+    opened for 60 ms, must still shut on time."""
+    rig = Rig(tmp_path)
+    service = rig.service
+    handled = []
+    edge = service.edge
+
+    def costly_edge(item):
+        handled.append(item)
+        if len(handled) % 50 == 0:
+            rig.clock.now += 1
+        edge(item)
+    service.edge = costly_edge
+    shut = []
+    shut_release = service.board.shut_release
+    service.board.shut_release = lambda: (shut.append(rig.clock.now), shut_release())
+    rig.pin("trigger").drive_low()
+    service.pump()                                            # the release opens: 60 ms
+    opened = rig.clock.now
+    for _ in range(20000):                                    # what the callback thread queued meanwhile
+        service.queue.put(("marble_sensor", True, opened))
+        service.queue.put(("marble_sensor", False, opened))
+    service.pump()
+    assert len(handled) > 40000 and shut, "the storm was read and the release shut"
+    assert shut[0] - opened <= 62, "open %d ms for a 60 ms pulse" % (shut[0] - opened)
+    assert service.faults.get("noisy:marble_sensor")
+    assert sum("fault: noisy:marble_sensor" in line for line in rig.log) == 1
+    assert rig.machine.rail >= 13, "a storm is not a stream of marbles"
+
+
+def test_a_noisy_input_is_ignored_until_it_calms_down(tmp_path):
+    rig = Rig(tmp_path)
+    for _ in range(200):                                      # the trigger line oscillates
+        rig.service.post("trigger", True)
+        rig.service.post("trigger", False)
+    rig.service.pump()
+    assert "noisy:trigger" in rig.service.faults
+    rig.wait(300)                                             # the storm's leading edge was one press
+    rail = rig.machine.rail
+    assert rail == 14
+    for _ in range(100):
+        rig.service.post("trigger", True)
+        rig.service.post("trigger", False)
+    rig.wait(500)
+    assert rig.machine.rail == rail, "ignored while noisy"
+    rig.wait(3000)                                            # a whole calm second
+    assert "noisy:trigger" not in rig.service.faults
+    assert any("trigger is calm again" in line for line in rig.log)
+    rig.press("trigger")
+    rig.settle()
+    assert rig.machine.rail == rail - 1, "read as before once calm"
+    rig.service.stats.flush()
+
+
+# --- 3. writes only when something worth keeping changed ------------------------------------
+
+def test_no_write_while_idle_or_in_attract_and_a_handful_per_marble(tmp_path):
+    for machine in ("drnim", "nimatron"):
+        (tmp_path / machine).mkdir()
+        rig = Rig(tmp_path / machine, machine=machine)
+        writes = rig.service.writes
+        rig.wait(3600 * 1000)                                 # an idle hour: idle, then the attract lamps
+        assert rig.machine.attract
+        assert rig.service.writes == writes, "%s wrote %d times in an idle hour" % (
+            machine, rig.service.writes - writes)
+    (tmp_path / "marble").mkdir()
+    rig = Rig(tmp_path / "marble", equalizer=False)
+    writes = rig.service.writes
+    rig.take(1)
+    assert 1 <= rig.service.writes - writes <= 3, "a marble: the release and the marble"
+
+
+# --- 4. one check of the whole configuration -----------------------------------------------------
+
+def nimatron_map(tmp_path, rows=4, lamps=7):
+    text = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text()
+    text = text.replace("lamps_per_row = 7", "lamps_per_row = %d" % lamps)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("settings,words", [
+    ({"attract_step_ms": 0}, "nimatron.attract_step_ms: must be a whole number from 50 to 86400000, not 0"),
+    ({"rows": 5}, "nimatron.rows: 5, but the pin map"),
+    ({"lamps": 9}, "nimatron.lamps: 9, but the pin map"),
+    ({"idle_ms": 10**10}, "nimatron.idle_ms: must be a whole number from 1 to 86400000"),
+])
+def test_nimatron_settings_the_wiring_cannot_carry_are_refused(tmp_path, settings, words):
+    config = write_config(tmp_path, "nimatron", **settings)
+    for argv in (["config", "check", str(config)], ["run", "--config", str(config), "--pin-factory", "mock"]):
+        result = command(*argv)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+def test_a_map_with_fewer_lamps_than_the_game_is_refused(tmp_path):
+    config = write_config(tmp_path, "nimatron")
+    config.write_text(config.read_text().replace("[service]", '[service]\npinmap = "%s"' % nimatron_map(tmp_path,
+                                                                                                        lamps=3)))
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and "nimatron.lamps: 7, but the pin map" in result.stderr
+
+
+def test_three_rows_on_a_four_row_console_plays_and_ignores_the_fourth_button(tmp_path):
+    rig = Rig(tmp_path, machine="nimatron", rows=3, openings=[[1, 2, 3]], opening="first")
+    rig.press("row4")                                        # wired, but not in this game: nothing happens
+    assert rig.machine.rows == [1, 2, 3]
+    rig.press("row3")
+    assert rig.machine.rows == [1, 2, 2]
+
+
+@pytest.mark.parametrize("service,words", [
+    ({"heartbeat_s": 10**10}, "service.heartbeat_s: must be a whole number from 1 to 86400"),
+    ({"release_pulse_ms": 0}, "service.release_pulse_ms: must be a whole number from 1"),
+    ({"state_dir": "FILE"}, "service.state_dir: %s is a file, not a folder"),
+    ({"state_dir": "a\\u0000b"}, "service.state_dir: the path holds a NUL character"),
+])
+def test_service_settings_and_paths_are_checked(tmp_path, service, words):
+    (tmp_path / "FILE").write_text("not a folder")
+    config = write_config(tmp_path)
+    lines = config.read_text().splitlines()
+    for key, value in service.items():
+        lines = [line for line in lines if not line.startswith(key)]
+        value = value.replace("FILE", str(tmp_path / "FILE")) if isinstance(value, str) else value
+        lines.insert(1, '%s = "%s"' % (key, value) if isinstance(value, str) else "%s = %d" % (key, value))
+    config.write_text("\n".join(lines) + "\n")
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert words.replace("%s", str(tmp_path / "FILE")) in result.stderr
+
+
+def test_config_check_on_something_that_is_not_a_readable_file(tmp_path):
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    for path, words in ((tmp_path, "not a regular file"), (fifo, "not a regular file"),
+                        (tmp_path / ("x" * 300), "File name too long"), (tmp_path / "none.toml", "no such file")):
+        result = command("config", "check", str(path))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+# The property: whatever passes `config check` starts and plays on mock pins.
+VALUES = st.one_of(st.integers(-5, 10**9), st.sampled_from([0, 1, 50, 300, 86400000, 86400001]), st.booleans(),
+                   st.sampled_from(["random", "first", "player", "machine", "either", "strategy", "last-wins",
+                                    "perfect", "fallible:0.2", "nimx", "sinclair", "RRL", "LLX", "auto"]))
+DRNIM_KEYS = ["marbles", "capacity", "rule", "flip_flops", "equalizer", "equalizer_model", "first", "decide",
+              "opponent", "lenient", "seed", "pace_ms", "release_timeout_ms", "release_retries", "idle_ms",
+              "attract_after_game_ms", "attract_step_ms"]
+NIMATRON_KEYS = ["rows", "lamps", "rule", "opening", "first", "opponent", "seed", "think_ms", "pace_ms", "idle_ms",
+                 "attract_after_game_ms", "attract_step_ms"]
+
+
+@st.composite
+def configurations(draw):
+    machine = draw(st.sampled_from(["drnim", "nimatron"]))
+    keys = DRNIM_KEYS if machine == "drnim" else NIMATRON_KEYS
+    chosen = draw(st.dictionaries(st.sampled_from(keys), VALUES, max_size=5))
+    if machine == "nimatron" and draw(st.booleans()):
+        chosen["openings"] = draw(st.lists(st.lists(st.integers(0, 8), min_size=1, max_size=5), min_size=1,
+                                           max_size=2))
+    return machine, chosen
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=configurations())
+def test_whatever_config_check_accepts_starts_and_plays(tmp_path_factory, case):
+    machine, chosen = case
+    tmp_path = tmp_path_factory.mktemp("config")
+    path = write_config(tmp_path, machine, **chosen)
+    if main(["config", "check", str(path)], out=io.StringIO()) != 0:
+        return
+    rig = Rig(tmp_path, machine=machine, **chosen)
+    for role in sorted(rig.pinmap.inputs):
+        if role != "marble_sensor":
+            rig.press(role)
+        rig.wait(5000)
+    assert rig.machine.mode in ("play", "over")
+    rig.service.stop()
+
+
+# --- 5. read-only commands change nothing --------------------------------------------------------
+
+def test_status_on_a_damaged_save_says_so_and_renames_nothing(tmp_path):
+    write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    saved = tmp_path / "state" / "game.json"
+    saved.write_text('{"machine": "drnim", "config": {}, "state": null}')
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("The saved game %s is damaged (" % saved)
+    assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["game.json"]
+    assert saved.read_text() == '{"machine": "drnim", "config": {}, "state": null}'
+
+
+# --- 6. every number typed is parsed once, safely -----------------------------------------------
+
+@pytest.mark.parametrize("argv,words", [
+    (["solve", "nim", "3", "²"], "HEAPS: heap 2 is '²': it must be a whole number"),
+    (["solve", "nim", "3", "9" * 5000], "HEAPS: heap 2 is '9999"),
+    (["play", "drnim", "--seed", "²"], "argument --seed: must be a whole number"),
+    (["--simulate", "--jam-rate", "nan", "--autoplay", "1"], "argument --jam-rate: must be a number, 0 or more"),
+    (["--simulate", "--glitch-rate", "inf", "--autoplay", "1"], "argument --glitch-rate: must be a number"),
+    (["--simulate", "--speed", "nan"], "argument --speed: must be a number, 0 or more, not 'nan'"),
+    (["--simulate", "--script", ""], "--script: give the path of a script file"),
+    (["--simulate", "--autoplay", "²"], "argument --autoplay: must be a whole number, 1 or more"),
+])
+def test_bad_numbers_and_paths_get_one_line(argv, words):
+    result = command(*argv)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    assert len(result.stderr) < 300
+
+
+def test_typed_moves_and_the_sinclair_prompt_refuse_strange_digits():
+    result = command("play", "sinclair", "--seed", "1", stdin="²\n" + "9" * 5000 + "\n7\n²\n1\n1\n1\n1\n")
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert result.stdout.count("How many matchsticks?") == 3
+    assert "'²' is not a move" in result.stdout
+
+
+def test_a_script_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    script = tmp_path / "bad.sim"
+    script.write_bytes(b"game drnim\n\xff\xfe\n")
+    result = command("--simulate", "--script", str(script))
+    assert result.returncode == 2 and result.stderr.strip() == "controller: --script: %s:2: not UTF-8 text" % script
+
+
+def test_a_day_long_wait_runs_in_simulated_time():
+    from controller.sim.script import run_script
+    assert run_script("game drnim\nwait 86400s\nexpect attract yes\npress trigger\nexpect rail 14\n") == []
+
+
+def test_a_pin_map_nested_thousands_deep_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "pinmap.toml"
+    path.write_text('machine = "drnim"\nx = ' + "[" * 3000 + "1" + "]" * 3000 + "\n")
+    result = subprocess.run([sys.executable, "-m", "controller.hardware.pinmap", str(path)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1 and result.stdout.strip() == "%s:1: TOML syntax: values nested too deeply" % path
