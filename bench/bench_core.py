@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from controller.core import solve  # noqa: E402
 from controller.core.players import Perfect  # noqa: E402
-from controller.core.rules import Nim, Rosebushes  # noqa: E402
+from controller.core.rules import Moore, Nim, Rosebushes  # noqa: E402
 from mpy_heap import smallest_heap  # noqa: E402
 
 
@@ -45,6 +45,42 @@ def rosebushes_full_solve():
         seconds = time.perf_counter() - start
         print("Rosebushes k=2, 5 heaps of 0..16, %s play: %d positions, %d P-positions, %.2f s"
               % (rule, positions, losing, seconds))
+
+
+def rosebushes_closed_form_near_2_63():
+    rng = random.Random(5)
+    for rule in ("normal", "misere"):
+        variant = Rosebushes(rule, k=3)
+        times = []
+        for _ in range(200):
+            heaps = tuple(2**63 - rng.randrange(1000) for _ in range(4))
+            start = time.perf_counter()
+            solve.mover_wins(variant, heaps)
+            moves = list(solve.winning_moves(variant, heaps))
+            times.append(time.perf_counter() - start)
+        print("Rosebushes k=3, 4 heaps near 2**63, %s play, closed form, who wins and every winning move: "
+              "median %.1f us, max %.1f us (200 positions)" % (rule, 1e6 * statistics.median(times), 1e6 * max(times)))
+
+
+def moore_winning_move_count():
+    rng = random.Random(9)
+    for count, k in ((4, 2), (30, 3), (100, 2), (60, 3)):
+        heaps = tuple(rng.randrange(2**63) for _ in range(count))
+        start = time.perf_counter()
+        moves = solve.winning_move_count(Moore(k=k), heaps)
+        seconds = time.perf_counter() - start
+        print("winning_move_count, Moore's Nim_%d, %d heaps below 2**63: %d winning moves (%d digits) in %.3f s"
+              % (k, count, moves, len(str(moves)), seconds))
+
+
+def rosebushes_search_six_heaps_of_30():
+    variant = Rosebushes("normal", k=3)
+    solve.forget(variant)
+    start = time.perf_counter()
+    wins = solve.mover_wins(variant, (30,) * 6)
+    print("Rosebushes k=3, (30, 30, 30, 30, 30, 30), exact search: mover %s, %d positions, %.1f s"
+          % ("wins" if wins else "loses", len(solve._memo(variant)), time.perf_counter() - start))
+    solve.forget(variant)
 
 
 def integer_programme_against_closed_form():
@@ -82,5 +118,8 @@ def smallest_micropython_heap():
 if __name__ == "__main__":
     perfect_move_in_big_nim()
     rosebushes_full_solve()
+    rosebushes_closed_form_near_2_63()
+    moore_winning_move_count()
+    rosebushes_search_six_heaps_of_30()
     integer_programme_against_closed_form()
     smallest_micropython_heap()

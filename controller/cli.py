@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sys
+import time
 
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
@@ -134,20 +135,47 @@ def game_setup(args, rng=None):
     return preset, variant, heaps
 
 
+class Progress:
+    """An exact search's progress on a terminal: nothing for the first second
+    (`delay`), then "searching exactly: N positions" on one line of the
+    stream, rewritten in place; nothing at all when the stream is not a
+    terminal. The core calls it with the positions searched so far."""
+
+    def __init__(self, stream=None, clock=None, delay=1.0):
+        self.stream = stream or sys.stderr
+        self.clock = clock or time.monotonic
+        self.delay = delay
+        self.start = self.clock()
+        self.terminal = self.stream.isatty()
+        self.shown = False
+        self.searched = 0
+
+    def __call__(self, searched):
+        self.searched = searched
+        if self.terminal and self.clock() - self.start >= self.delay:
+            self.shown = True  # first: Ctrl-C may come in the middle of the write
+            self.stream.write("\rsearching exactly: {:,} positions".format(searched))
+            self.stream.flush()
+
+    def clear(self):
+        """Rub the progress line out, so what follows starts a clean line."""
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
 def run_solve(args, out):
     preset, variant, heaps = game_setup(args)
-    if args.method == "ip":
-        wins, moves, complete = solve_by_ip(variant, heaps)
-    else:
-        wins = solver.mover_wins(variant, heaps)
-        moves = []
-        complete = True
-        for move in solver.winning_moves(variant, heaps):
-            if len(moves) == args.limit:
-                complete = False
-                break
-            moves.append(move)
-        moves.sort()
+    progress = Progress()
+    try:
+        wins, moves, complete, count = solve_position(args, variant, heaps, progress)
+    except KeyboardInterrupt:
+        progress.clear()
+        sys.stderr.write("controller: stopped by Ctrl-C after searching {:,} positions\n".format(progress.searched))
+        return 130
+    finally:
+        progress.clear()
     if args.json:
         out.write(json.dumps({
             "game": preset.name,
@@ -155,6 +183,7 @@ def run_solve(args, out):
             "position": list(heaps),
             "mover_wins": wins,
             "winning_moves": [{"move": str(m), "leaves": list(variant.apply(heaps, m))} for m in moves],
+            "winning_move_count": count,
             "complete": complete,
             "method": args.method,
         }) + "\n")
@@ -168,14 +197,31 @@ def run_solve(args, out):
         return 0
     if args.method == "ip":
         out.write("The player to move wins. The integer programme's move, changing the fewest heaps:\n")
+    elif complete:
+        out.write("The player to move wins with %d winning move%s:\n" % (count, "" if count == 1 else "s"))
     else:
-        out.write("The player to move wins with %s%d winning move%s:\n"
-                  % ("" if complete else "more than ", len(moves), "" if len(moves) == 1 else "s"))
+        out.write("The player to move wins with %d winning moves; the first %d:\n" % (count, len(moves)))
     for move in moves:
         out.write("  %-12s take %s, leaving %s\n" % (move, describe_takes(move), position_text(variant.apply(heaps, move))))
     if not complete and args.method == "exact":
-        out.write("  ... and more: raise --limit to list them.\n")
+        out.write("  ... and %d more: raise --limit to list them.\n" % (count - len(moves)))
     return 0
+
+
+def solve_position(args, variant, heaps, progress):
+    """Who wins, the winning moves listed (up to --limit), whether that is all of them, and how many there are."""
+    if args.method == "ip":
+        wins, moves, complete = solve_by_ip(variant, heaps)
+        return wins, moves, complete, solver.winning_move_count(variant, heaps)
+    wins = solver.mover_wins(variant, heaps, progress)
+    count = solver.winning_move_count(variant, heaps, progress)
+    moves = []
+    for move in solver.winning_moves(variant, heaps, progress):
+        if len(moves) == args.limit:
+            break
+        moves.append(move)
+    moves.sort()
+    return wins, moves, len(moves) == count, count
 
 
 def describe_takes(move):
@@ -294,7 +340,6 @@ def run_status(args, out):
     try:
         with open(path) as f:
             heartbeat = json.load(f)
-        import time
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - heartbeat["heartbeat"], heartbeat["pid"]))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))

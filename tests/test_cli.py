@@ -64,9 +64,106 @@ def test_solve_rule_flags_and_presets_defaults():
 
 def test_solve_limits_astronomical_lists_and_says_so():
     code, text = run("solve", "moore", *[str(2**62 - 1)] * 4, "--k", "2", "--limit", "5")
-    assert code == 0 and "more than 5 winning moves" in text and "raise --limit" in text
+    assert code == 0 and "wins with 27670116110564327416 winning moves; the first 5:" in text
+    assert "... and 27670116110564327411 more: raise --limit to list them." in text
     data = json.loads(run("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json", "--limit", "3")[1])
-    assert data["complete"] is False and len(data["winning_moves"]) == 3
+    assert data["complete"] is False and len(data["winning_moves"]) == 3 and data["winning_move_count"] == 16
+
+
+@pytest.mark.parametrize("argv,count", [
+    (["nim", "3", "4", "5"], 1), (["nim", "1", "3", "5", "7"], 0), (["drnim", "--normal"], 1),
+    (["moore", "3", "4", "5", "--k", "2"], 1), (["moore", *[str(2**62 - 1)] * 4, "--k", "2"], 27670116110564327416),
+    (["rosebushes", "1", "2", "3", "4", "--k", "2", "--misere"], None),
+])
+def test_solve_json_counts_the_winning_moves(argv, count):
+    data = json.loads(run("solve", *argv, "--json")[1])
+    if count is None:
+        count = len(data["winning_moves"])
+    assert data["winning_move_count"] == count
+    assert data["complete"] == (len(data["winning_moves"]) == count)
+
+
+def test_solve_rosebushes_near_2_63_answers_at_once_with_its_winning_moves():
+    heaps = [str(2**63 - 1), str(2**63 - 2), str(2**63 - 4)]
+    start = time.monotonic()
+    result = command("solve", "rosebushes", *heaps, "--k", "2", "--json")
+    assert result.returncode == 0 and time.monotonic() - start < 20
+    data = json.loads(result.stdout)
+    assert data["mover_wins"] is True and data["winning_move_count"] == 2
+    assert [m["move"] for m in data["winning_moves"]] == ["1:1", "2:1,3:1"]
+    assert data["winning_moves"][1]["leaves"] == [2**63 - 1, 2**63 - 3, 2**63 - 5]
+    code, text = run("solve", "rosebushes", *heaps, "--k", "2", "--misere")
+    assert "wins with 2 winning moves:" in text and "leaving (9223372036854775806, 9223372036854775806, " in text
+
+
+def test_solve_refuses_a_search_it_cannot_finish_at_once_with_its_estimate():
+    start = time.monotonic()
+    result = command("solve", "rosebushes", *["100"] * 7, "--k", "3")
+    assert time.monotonic() - start < 20
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "may visit 26075972546 positions" in result.stderr
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_shows_on_a_terminal_only_after_a_second():
+    from controller.cli import Progress
+    now = [100.0]
+    stream = Terminal()
+    progress = Progress(stream, clock=lambda: now[0])
+    progress(2048)
+    assert stream.getvalue() == "" and progress.searched == 2048
+    now[0] += 1.5
+    progress(1234567)
+    assert stream.getvalue() == "\rsearching exactly: 1,234,567 positions"
+    progress.clear()
+    assert stream.getvalue().endswith("\r\033[K")
+    pipe = io.StringIO()
+    quiet = Progress(pipe, clock=lambda: now[0] - 10)
+    quiet(4096)
+    quiet.clear()
+    assert pipe.getvalue() == "" and quiet.searched == 4096
+
+
+def test_ctrl_c_stops_a_long_search_cleanly():
+    """stderr is a terminal, so progress shows after a second; then Ctrl-C: one line, exit 130.
+    SIGINT is reset in the child: a suite started from a background job has it ignored."""
+    import os
+    import pty
+    import select
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "controller", "solve", "rosebushes", *["30"] * 6, "--k", "3"],
+                               stdout=subprocess.PIPE, stderr=slave, text=True, cwd=ROOT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"positions" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 1)[0]:
+                seen += os.read(master, 4096)
+        assert b"searching exactly: " in seen, seen
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=30)
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        process.kill()
+        os.close(master)
+    assert process.returncode == 130 and stdout == ""
+    text = seen.decode()
+    last = text.split("\x1b[K")[-1]
+    assert last.startswith("controller: stopped by Ctrl-C after searching ") and last.endswith(" positions\r\n")
+    assert last.count("\n") == 1 and "Traceback" not in text
 
 
 @pytest.mark.parametrize("argv,words", [
@@ -137,8 +234,10 @@ def test_end_of_input_ends_the_game_cleanly():
 
 
 def test_ctrl_c_ends_the_game_cleanly():
+    # A suite started from a background job inherits SIGINT ignored: give the child the default back.
     process = subprocess.Popen([sys.executable, "-m", "controller", "play", "drnim"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert "How many do you take?" in process.stdout.read(1) + _read_until(process, "take? ")
         process.send_signal(signal.SIGINT)

@@ -75,6 +75,9 @@ def test_vector_results_are_right(cpython_results):
             assert entry["mover_wins"] == bool(entry["winning_moves"])
             for text in entry["winning_moves"]:
                 assert not solve.mover_wins(variant, variant.apply(position, Move.parse(text)))
+        assert entry["winning_move_count"] == len(entry["winning_moves"]), entry
+    assert cpython_results["counts"] == [27670116110564327416] + [
+        len(list(solve.winning_moves(make_variant(case["variant"]), tuple(case["heaps"])))) for case in data["counts"][1:]]
     assert [m[1] for m in cpython_results["moves"]] == ["2:3", "1:1,3:2", "4:10", "1:1,3:2"]
     assert all(message.startswith("illegal move '") for message in cpython_results["illegal"])
     for played, case in zip(cpython_results["games"], data["games"]):

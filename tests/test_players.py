@@ -59,7 +59,7 @@ def test_fallible_errs_at_about_the_rate_asked():
     assert 0.05 < errors / 20000 < 0.085
 
 
-@pytest.mark.parametrize("text", ["2", "-0.1", "x", "1.5", "0.1.2", ""])
+@pytest.mark.parametrize("text", ["2", "-0.1", "x", "1.5", "0.1.2", "", "0.²", "²", "1" * 5000])
 def test_fallible_refuses_a_bad_probability(text):
     with pytest.raises(UnknownPlayer, match="probability must be a number from 0 to 1"):
         find_player("fallible:" + text if text else "fallible:.")

@@ -33,6 +33,7 @@ def test_move_text_counts_heaps_from_one():
 @pytest.mark.parametrize("text,words", [
     ("", "is not a move"), ("2", "is not a move"), ("a:1", "is not a move"), ("1:-2", "is not a move"),
     ("0:1", "heaps are numbered from 1"), ("1:0", "take at least 1"), ("1:1,1:2", "named twice"),
+    ("²:1", "is not a move"), ("1:³", "is not a move"), ("1:" + "9" * 5000, "is not a move"),
 ])
 def test_bad_move_text_is_refused_with_a_reason(text, words):
     with pytest.raises(InvalidMove, match=words):
@@ -127,3 +128,37 @@ def test_game_saves_to_a_dict_and_restores():
     game.push(Move.parse("2:4"))
     again = Game.from_dict(game.to_dict())
     assert again.position == game.position and again.stack == game.stack and again.variant == game.variant
+
+
+def test_peek_on_a_game_with_no_moves_raises_index_error_as_python_chess_does():
+    game = Game(Nim(), (1, 2))
+    with pytest.raises(IndexError, match="no moves"):
+        game.peek()
+    game.push(Move.parse("2:2"))
+    assert game.peek() == Move.parse("2:2")
+    game.pop()
+    with pytest.raises(IndexError):
+        game.peek()
+
+
+@pytest.mark.parametrize("make,name,message", [
+    (lambda v: Subtraction(MISERE, v), "max_take", "max-take is %r: it must be 1 or more"),
+    (lambda v: Moore(MISERE, v), "k", "k is %r: it must be 1 or more"),
+    (lambda v: Rosebushes(MISERE, v), "k", "k is %r: it must be 1 or more"),
+])
+def test_families_with_a_parameter_share_one_base(make, name, message):
+    from controller.core.rules import OneParameter
+    variant = make(4)
+    assert isinstance(variant, OneParameter) and getattr(variant, name) == 4
+    assert variant.spec() == {"family": variant.family, "rule": MISERE, name: 4}
+    assert repr(variant) == "%s(%s=4, rule='misere')" % (type(variant).__name__, name)
+    assert "4" in variant.title and make_variant(variant.spec()) == variant
+    for bad in (0, -1, "3", 2.0):
+        with pytest.raises(ValueError) as error:
+            make(bad)
+        assert str(error.value) == message % (bad,)
+    with pytest.raises(ValueError, match="unknown rule"):
+        make(2).__class__("sideways", 2)
+    assert Subtraction().title == "take 1 to 3 from one heap"
+    assert Moore(k=3).title == "take any numbers from each of 1 to 3 heaps"
+    assert Rosebushes().k == 2 and Rosebushes().title == "take one from each of 1 to 2 heaps"

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import brute
 from controller.core import solve
-from controller.core.rules import MISERE, NORMAL, Moore, Nim, Rosebushes, Subtraction
+from controller.core.rules import MISERE, NORMAL, Moore, Nim, Rosebushes, Subtraction, Variant
 
 VARIANTS = [
     Subtraction(NORMAL), Subtraction(MISERE), Subtraction(NORMAL, max_take=2), Subtraction(MISERE, max_take=4),
@@ -89,6 +89,89 @@ def test_search_refuses_positions_too_big_rather_than_exhaust_memory(monkeypatch
         solve.mover_wins(Moore(MISERE, k=2), (40, 41, 42, 43))
 
 
+def test_search_refuses_at_once_with_its_estimate(monkeypatch):
+    """The estimate is made before the search starts: nothing is searched."""
+    variant = Rosebushes(NORMAL, k=3)
+    solve.forget(variant)
+    with pytest.raises(solve.SearchTooLarge) as error:
+        solve.mover_wins(variant, (100,) * 7)
+    assert str(error.value) == (
+        "no proven closed form for Rosebushes (take one from each of 1 to 3 heaps; whoever takes the last object "
+        "wins) at (100, 100, 100, 100, 100, 100, 100), and an exact search may visit 26075972546 positions, "
+        "more than the limit of 2000000")
+    assert "\n" not in str(error.value)
+    assert not solve._memos.get(solve._spec_key(variant))
+    assert solve.search_estimate((100,) * 7) == 26075972546
+    with pytest.raises(solve.SearchTooLarge, match="may visit more than 9223372036854775809 positions"):
+        solve.mover_wins(variant, (2**63,) * 40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 7), max_size=5))
+def test_search_estimate_counts_the_sorted_positions_below_the_root(heaps):
+    below = set()
+    for position in itertools.product(*[range(h + 1) for h in heaps]):
+        below.add(tuple(sorted(position)))
+    assert solve.search_estimate(heaps) == len(below)
+
+
+def test_search_reports_progress_to_a_callback():
+    variant = Rosebushes(MISERE, k=2)
+    solve.forget(variant)
+    seen = []
+    assert solve.mover_wins(variant, (12, 13, 14, 15, 16, 17), seen.append) is not None
+    assert len(seen) > 3 and seen == sorted(seen) and seen[-1] <= len(solve._memo(variant))
+    assert seen[0] == solve.PROGRESS_EVERY
+
+
+def test_the_memo_belongs_to_the_solver_one_per_spec_and_forget_frees_it():
+    assert not hasattr(Variant(), "memo")
+    one, two = Rosebushes(MISERE, k=2), Rosebushes(MISERE, k=2)
+    solve.forget()
+    assert not solve._memos
+    solve.mover_wins(one, (1, 2, 3, 4))
+    assert solve._memos[solve._spec_key(two)] is solve._memo(one), "equal variants share one memo"
+    solve.mover_wins(Rosebushes(NORMAL, k=2), (1, 2, 3, 4))
+    solve.forget(two)
+    assert solve._spec_key(one) not in solve._memos and len(solve._memos) == 1
+    solve.forget()
+    assert not solve._memos
+
+
+def test_nim_sum_is_public():
+    assert solve.nim_sum((1, 3, 5, 7)) == 0 and solve.nim_sum((3, 4, 5)) == 2 and solve.nim_sum(()) == 0
+    assert solve.nim_sum(h for h in (2**63, 1)) == 2**63 + 1
+    assert not hasattr(solve, "_xor")
+
+
+# --- winning_move_count -----------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=repr)
+@settings(max_examples=60, deadline=None)
+@given(position=st.lists(st.integers(0, 7), min_size=1, max_size=4).map(tuple))
+def test_winning_move_count_is_the_number_of_winning_moves(variant, position):
+    assert solve.winning_move_count(variant, position) == len(list(solve.winning_moves(variant, position)))
+
+
+@pytest.mark.parametrize("heaps,k,count", [
+    ((255, 255, 255, 255), 2, 1528), ((63, 63, 63, 63, 63), 3, 6025), ((1000, 999, 700, 513, 77), 2, 106),
+])
+def test_moore_count_matches_the_listing_on_larger_positions(heaps, k, count):
+    assert solve.winning_move_count(Moore(k=k), heaps) == count == len(list(solve.winning_moves(Moore(k=k), heaps)))
+
+
+def test_counts_astronomical_numbers_of_moves_without_listing_them():
+    assert solve.winning_move_count(Moore(k=2), (2**62 - 1,) * 4) == 27670116110564327416
+    rng = random.Random(11)
+    heaps = tuple(rng.randrange(2**63) for _ in range(30))
+    assert solve.winning_move_count(Moore(k=3), heaps) > 10**20
+    nim = tuple(rng.randrange(2**63) for _ in range(10000))
+    total = solve.nim_sum(nim)
+    assert solve.winning_move_count(Nim(), nim) == sum(1 for h in nim if h ^ total < h)
+    assert solve.winning_move_count(Subtraction(NORMAL, max_take=10**18), (10**18 + 5, 3)) == 1
+    assert solve.winning_move_count(Subtraction(MISERE, max_take=10**18), (10**18 + 5,)) == 1
+
+
 def test_rosebushes_parity_rule_observed_for_five_bushes_up_to_16_and_k_2():
     """Observed on data, not proven: in normal-play Rosebushes with k = 2, a
     position of five bushes of at most 16 roses, sorted, loses for the mover
@@ -103,3 +186,59 @@ def test_rosebushes_parity_rule_observed_for_five_bushes_up_to_16_and_k_2():
         assert solve.mover_wins(variant, position) == (pattern not in patterns), position
         count += 1
     assert count == 20349
+
+
+# --- Rosebushes closed forms ---------------------------------------------------
+
+# The exhaustive range of each closed form: for k, every sorted position of
+# `heaps` heaps (empty ones included, so fewer non-empty heaps too) of 0 to
+# `largest` objects. With k = 1 any number of heaps has a closed form; with
+# k >= 2 at most k+1 non-empty heaps.
+CLOSED_RANGES = {1: (5, 7), 2: (3, 16), 3: (4, 8), 4: (5, 5)}
+
+
+@pytest.mark.parametrize("rule", [NORMAL, MISERE])
+@pytest.mark.parametrize("k", sorted(CLOSED_RANGES))
+def test_rosebushes_closed_forms_agree_with_brute_force_over_their_range(k, rule):
+    """Who wins, every winning move and their count, against the brute force of
+    tests/brute.py, for every position of CLOSED_RANGES[k] (252 to 969 sorted positions a case)."""
+    variant = Rosebushes(rule, k)
+    spec = variant.spec()
+    heaps, largest = CLOSED_RANGES[k]
+    for position in itertools.combinations_with_replacement(range(largest + 1), heaps):
+        assert solve._rosebushes_closed(variant, position) is not None, position
+        assert solve.mover_wins(variant, position) == brute.mover_wins(spec, position), position
+        moves = {m.takes for m in solve.winning_moves(variant, position)}
+        assert moves == brute.winning_takes(spec, position), position
+        assert solve.winning_move_count(variant, position) == len(moves), position
+
+
+def test_rosebushes_with_more_than_k_plus_1_heaps_is_still_searched():
+    variant = Rosebushes(NORMAL, k=2)
+    assert solve._rosebushes_closed(variant, (1, 2, 3, 4)) is None
+    assert solve._rosebushes_closed(Rosebushes(NORMAL, k=1), (1, 2, 3, 4)) is False
+    assert solve.mover_wins(variant, (1, 2, 3, 4)) == brute.mover_wins(variant.spec(), (1, 2, 3, 4))
+
+
+@pytest.mark.parametrize("variant,position,wins,expected", [
+    # k = 1: the total decides, and in a winning position every move wins.
+    (Rosebushes(NORMAL, k=1), (2**63 - 1, 2**63, 5), False, []),
+    (Rosebushes(MISERE, k=1), (2**63 - 1, 2**63, 5), True, ["1:1", "2:1", "3:1"]),
+    # At most k heaps: normal play, one from each odd heap.
+    (Rosebushes(NORMAL, k=3), (2**63 - 1, 2**63 - 2, 2**63 - 3), True, ["1:1,3:1"]),
+    (Rosebushes(NORMAL, k=3), (2**63, 2**63 - 2, 0, 2**62), False, []),
+    (Rosebushes(MISERE, k=3), (2**63, 2**63 - 2, 2**62), False, []),
+    (Rosebushes(MISERE, k=3), (2**63 - 1, 1, 0, 1), True, ["2:1,4:1"]),
+    # k+1 heaps of mixed parities: one from each odd heap, or one from each even heap.
+    (Rosebushes(NORMAL, k=2), (2**63 - 1, 2**63 - 2, 2**63 - 4), True, ["1:1", "2:1,3:1"]),
+    (Rosebushes(MISERE, k=2), (2**63 - 1, 2**63 - 2, 2**63 - 4), True, ["1:1", "2:1,3:1"]),
+    # Misère, k heaps equal the smallest: the other one must have the other parity.
+    (Rosebushes(MISERE, k=2), (2**63 - 2, 2**63 - 2, 2**63 - 1), False, []),
+    (Rosebushes(MISERE, k=2), (2**63 - 3, 2**63 - 3, 2**63 - 1), True, ["1:1,2:1", "3:1"]),
+])
+def test_rosebushes_closed_forms_answer_heaps_near_2_63_at_once(variant, position, wins, expected):
+    solve.forget(variant)
+    assert solve.mover_wins(variant, position) == wins
+    assert sorted(str(m) for m in solve.winning_moves(variant, position)) == expected
+    assert solve.winning_move_count(variant, position) == len(expected)
+    assert not solve._memos.get(solve._spec_key(variant)), "a closed form needs no search"

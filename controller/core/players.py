@@ -8,6 +8,7 @@ builds one from its name, such as ``perfect`` or ``fallible:0.1``.
 
 from .rng import Random
 from .rules import Move
+from .values import is_whole
 from . import solve
 
 
@@ -101,7 +102,7 @@ def parse_probability(text):
     """'0.1' -> 100000 parts per million, exactly, without floats."""
     text = str(text).strip()
     whole, _, fraction = text.partition(".")
-    if not (whole or fraction) or not (whole or "0").isdigit() or (fraction and not fraction.isdigit()):
+    if not (whole or fraction) or not is_whole(whole or "0") or (fraction and not is_whole(fraction)):
         raise UnknownPlayer("fallible:%s: the probability must be a number from 0 to 1" % text)
     per_million = int(whole or "0") * 1000000 + int((fraction + "000000")[:6])
     if per_million > 1000000:
@@ -149,9 +150,7 @@ class Nimx(Player):
     families = ("nim", "moore")
 
     def choose(self, variant, position):
-        total = 0
-        for size in position:
-            total ^= size
+        total = solve.nim_sum(position)
         for heap, size in enumerate(position):
             if size and size ^ total < size:
                 return Move.take(heap, size - (size ^ total))
@@ -175,9 +174,7 @@ class Applet(Player):
     families = ("nim", "moore")
 
     def choose(self, variant, position):
-        odd = 0
-        for size in position:
-            odd ^= size & 15
+        odd = solve.nim_sum(size & 15 for size in position)
         if odd == 0:
             for heap, size in enumerate(position):
                 if size:
@@ -211,9 +208,7 @@ class Praxis(Player):
     families = ("nim", "moore")
 
     def choose(self, variant, position):
-        total = 0
-        for size in position:
-            total ^= size
+        total = solve.nim_sum(position)
         if total == 0:
             return variant.random_move(position, self.rng)
         for heap, size in enumerate(position):

@@ -8,6 +8,8 @@ one registry (`find_variant`).
 Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
 
+from .values import is_whole
+
 NORMAL = "normal"
 MISERE = "misere"
 RULES = (NORMAL, MISERE)
@@ -71,7 +73,7 @@ class Move:
         pairs = []
         for part in text.strip().split(","):
             fields = part.strip().split(":")
-            if len(fields) != 2 or not fields[0].strip().isdigit() or not fields[1].strip().isdigit():
+            if len(fields) != 2 or not is_whole(fields[0].strip()) or not is_whole(fields[1].strip()):
                 raise InvalidMove("%r is not a move: write heap:count, such as 2:3 or 1:1,3:2" % text)
             pairs.append((int(fields[0]) - 1, int(fields[1])))
         return cls(pairs)
@@ -130,7 +132,6 @@ class Variant:
         if rule not in RULES:
             raise ValueError("unknown rule %r: use normal or misere" % rule)
         self.rule = rule
-        self.memo = {}
 
     @property
     def misere(self):
@@ -207,23 +208,40 @@ class Variant:
         return 1 - last_mover if self.misere else last_mover
 
 
-class Subtraction(Variant):
+class OneParameter(Variant):
+    """A family with one whole-number parameter, 1 or more: Subtraction's
+    max_take, Moore's and Rosebushes' k. Subclasses name it (`parameter`, the
+    attribute and spec key; `label`, its name in messages) and give `template`,
+    the title with %d for it."""
+
+    parameter = "k"
+    label = "k"
+    template = ""
+
+    def __init__(self, rule, value):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError("%s is %r: it must be 1 or more" % (self.label, value))
+        Variant.__init__(self, rule)
+        setattr(self, self.parameter, value)
+        self.title = self.template % value
+
+    def spec(self):
+        spec = Variant.spec(self)
+        spec[self.parameter] = getattr(self, self.parameter)
+        return spec
+
+
+class Subtraction(OneParameter):
     """Take 1 to m objects from one heap: Dr. Nim and the Sinclair matchstick game (m = 3)."""
 
     family = "subtraction"
     aliases = ("take-away",)
+    parameter = "max_take"
+    label = "max-take"
+    template = "take 1 to %d from one heap"
 
     def __init__(self, rule=NORMAL, max_take=3):
-        if not isinstance(max_take, int) or max_take < 1:
-            raise ValueError("max-take is %r: it must be 1 or more" % (max_take,))
-        Variant.__init__(self, rule)
-        self.max_take = max_take
-        self.title = "take 1 to %d from one heap" % max_take
-
-    def spec(self):
-        spec = Variant.spec(self)
-        spec["max_take"] = self.max_take
-        return spec
+        OneParameter.__init__(self, rule, max_take)
 
     def most_from_one_heap(self, size):
         return min(size, self.max_take)
@@ -260,23 +278,15 @@ class Nim(Variant):
                 yield Move.take(heap, count)
 
 
-class Moore(Variant):
+class Moore(OneParameter):
     """Moore's Nim_k: take any positive numbers from each of 1 to k heaps."""
 
     family = "moore"
     aliases = ("nimk", "nim-k")
+    template = "take any numbers from each of 1 to %d heaps"
 
     def __init__(self, rule=NORMAL, k=2):
-        if not isinstance(k, int) or k < 1:
-            raise ValueError("k is %r: it must be 1 or more" % (k,))
-        Variant.__init__(self, rule)
-        self.k = k
-        self.title = "take any numbers from each of 1 to %d heaps" % k
-
-    def spec(self):
-        spec = Variant.spec(self)
-        spec["k"] = self.k
-        return spec
+        OneParameter.__init__(self, rule, k)
 
     def shape_error(self, position, move):
         if len(move.takes) > self.k:
@@ -301,23 +311,15 @@ def _counts(position, heaps):
             yield (count,) + rest
 
 
-class Rosebushes(Variant):
+class Rosebushes(OneParameter):
     """Take exactly one object from each of 1 to k non-empty heaps."""
 
     family = "rosebushes"
     aliases = ("rosebush",)
+    template = "take one from each of 1 to %d heaps"
 
     def __init__(self, rule=NORMAL, k=2):
-        if not isinstance(k, int) or k < 1:
-            raise ValueError("k is %r: it must be 1 or more" % (k,))
-        Variant.__init__(self, rule)
-        self.k = k
-        self.title = "take one from each of 1 to %d heaps" % k
-
-    def spec(self):
-        spec = Variant.spec(self)
-        spec["k"] = self.k
-        return spec
+        OneParameter.__init__(self, rule, k)
 
     def most_from_one_heap(self, size):
         return min(size, 1)
@@ -408,7 +410,10 @@ class Game:
         return move
 
     def peek(self):
-        return self.stack[-1] if self.stack else None
+        """The last move played; IndexError when there is none, as in python-chess."""
+        if not self.stack:
+            raise IndexError("no move to peek at: the game has no moves yet")
+        return self.stack[-1]
 
     def legal_moves(self):
         return self.variant.legal_moves(self.position)

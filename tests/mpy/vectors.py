@@ -30,6 +30,7 @@ def solved(variant, heaps):
         "position": list(heaps),
         "mover_wins": solve.mover_wins(variant, heaps),
         "winning_moves": sorted(str(m) for m in solve.winning_moves(variant, heaps)),
+        "winning_move_count": solve.winning_move_count(variant, heaps),
     }
 
 
@@ -49,13 +50,15 @@ def play(case):
 def main(path):
     with open(path) as f:
         data = json.load(f)
-    out = {"solved": [], "moves": [], "illegal": [], "games": [], "rng": []}
+    out = {"solved": [], "counts": [], "moves": [], "illegal": [], "games": [], "rng": []}
     for sweep in data["sweeps"]:
         variant = make_variant(sweep["variant"])
         for heaps in positions(sweep["heaps"], sweep["max"]):
             out["solved"].append(solved(variant, heaps))
     for case in data["positions"]:
         out["solved"].append(solved(make_variant(case["variant"]), tuple(case["heaps"])))
+    for case in data["counts"]:
+        out["counts"].append(solve.winning_move_count(make_variant(case["variant"]), tuple(case["heaps"])))
     for text in data["moves"]:
         move = Move.parse(text)
         out["moves"].append([text, str(move), repr(move), list(move.takes)])
