@@ -39,7 +39,7 @@ import time
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveError
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
-from controller.hardware.debounce import Debouncer
+from controller.core.debounce import Debouncer
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore

@@ -3,7 +3,8 @@
 gpiozero's `bounce_time` behaves differently on each pin backend and
 `MockPin` ignores it, so every edge reaches us raw and is filtered here, in
 the controller thread, with times passed in: the same code and the same
-result on a Pi, in a test and in the simulator.
+result on a Pi, in a test, in the simulator and on the Pico firmware (it is
+core code: pure, in the MicroPython subset).
 
 Leading edge: the first change is accepted at once (a press feels
 immediate), then the input is locked for `debounce_ms`; at the end of the
