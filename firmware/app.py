@@ -24,7 +24,10 @@ from runner import Lines, Runner
 
 from controller.core.protocol import PRODUCTION, encode
 
-micropython.alloc_emergency_exception_buf(100)
+# Room to report an exception raised in an interrupt. Every board port has
+# it; the unix port that runs the emulated board does not.
+if hasattr(micropython, "alloc_emergency_exception_buf"):
+    micropython.alloc_emergency_exception_buf(100)
 SAVE_PATH = "/game.json"
 # After a fatal error: the time the host gets to read the report before the reset.
 REPORT_MS = 200
@@ -69,7 +72,7 @@ async def serial(runner, clock, stream, take):
     while True:
         data = await reader.read(1)
         if not data:
-            raise SystemExit("the serial line closed")
+            raise SystemExit()     # the host closed the line (the emulated board's end)
         lines.byte(data[0])
 
 
@@ -89,14 +92,20 @@ def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
     runner = None
     try:
         dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
-        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, world=world and world(clock), path=path)
+        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path)
+        if world:
+            runner.world = world(clock)
         asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, take and take(runner)))
+    except SystemExit:
+        if runner is not None:
+            runner.outputs.safe()
+        raise
     except BaseException as error:
         if runner is not None:
             runner.outputs.safe()
         write(encode({"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error),
-                           "at": clock()}))
-        if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                      "at": clock()}))
+        if isinstance(error, KeyboardInterrupt):
             raise
         time.sleep_ms(REPORT_MS)
         machine.reset()

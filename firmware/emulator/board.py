@@ -112,11 +112,17 @@ def main(argv):
         def world(clock):
             return World(config, clock)
 
-        def take(runner):
-            return runner.line
+        emulator = Emulator(write, options["--flash"], options["--clock"])
 
-        app.run(source, write, options["--flash"], world, take)
-        return 0
+        def take(runner):
+            emulator.runner, emulator.world = runner, runner.world
+            return emulator.take
+
+        while True:
+            try:
+                app.run(source, write, options["--flash"], world, take)
+            except machine.Reset:
+                machine.reset_pins()
     emulator = Emulator(write, options["--flash"], options["--clock"])
     emulator.boot(0)
     lines = Lines(emulator.take)
