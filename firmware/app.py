@@ -78,15 +78,16 @@ async def serial(runner, clock, stream, take):
 
 async def main(runner, clock, flag, dog, stream, take):
     runner.start(clock())
-    asyncio.create_task(marbles(runner, clock, flag))
-    asyncio.create_task(serial(runner, clock, stream, take or runner.line))
-    await poll(runner, clock, dog)
+    # gathered, so an error in any task reaches run()'s handler instead of ending that task alone
+    await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag),
+                         serial(runner, clock, stream, take or runner.line))
 
 
 def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
     """The board's life. The emulated board passes its serial stream, its
     marble world (`world(clock)` makes it) and `take(raw, length)`, which sees
     each line first."""
+    asyncio.new_event_loop()        # no task left from an earlier run (the emulated board restarts without a reset)
     clock = Clock()
     flag = asyncio.ThreadSafeFlag()
     runner = None

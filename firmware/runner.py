@@ -71,6 +71,7 @@ class Runner:
         self.inputs = Inputs(config.INPUTS, events)
         self.sensor = MarbleSensor(config.SENSOR, flag, ticks_ms, ticks_diff) if config.SENSOR else None
         self.emit = self.handle     # bound once: polling allocates nothing
+        self.deadline = None
         self.now = 0
         self.machine = None
         self.saved = None
@@ -127,8 +128,7 @@ class Runner:
                 self.handle(("marble",), now)
                 seen -= 1
         self.outputs.due(now)
-        deadline = self.machine.next_deadline()
-        if deadline is not None and deadline <= now:
+        if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
 
     def next_due(self, resting=True):
@@ -153,6 +153,7 @@ class Runner:
     def handle(self, event, now):
         machine = self.machine
         commands = machine.handle(event, now)
+        self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
         self.send(encode({"kind": "event", "event": event, "at": now}))
         self.save(now)
         for command in commands:

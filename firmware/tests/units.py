@@ -262,6 +262,89 @@ def test_a_whole_game_ends_in_one_game_over_line():
     assert board.runner.world.view()["tray"] == 5
 
 
+def test_an_idle_board_allocates_nothing_in_its_loop():
+    import gc
+    remove(SCRATCH + "/idle.json")
+    board = Board("idle.json", world=False).start()
+    board.runner.step(1)
+    gc.collect()
+    gc.disable()
+    before = gc.mem_alloc()
+    for now in range(10, 5000, 10):
+        board.runner.step(now)
+    allocated = gc.mem_alloc() - before
+    gc.enable()
+    assert allocated == 0, allocated
+
+
+# --- the board's main program (firmware/app.py) --------------------------------------
+def run_app(mode, lines, fail_on=None, world=None):
+    """app.run on a file of host lines, in `mode`; (what it wrote, the watchdogs, how it ended)."""
+    import app
+    remove(SCRATCH + "/app.json")
+    machine.reset_pins()
+    machine.WDT.started.clear()
+    config.MODE = mode
+    with open(SCRATCH + "/lines.txt", "wb") as f:
+        f.write(b"".join(text + b"\n" for text in lines))
+    written = []
+
+    def write(text):
+        if fail_on and fail_on in text and not [w for w in written if fail_on in w]:
+            written.append(text)
+            raise OSError(5)
+        written.append(text)
+    ended = None
+    try:
+        with open(SCRATCH + "/lines.txt", "rb") as stream:
+            app.run(stream, write, SCRATCH + "/app.json", world)
+    except machine.Reset:
+        ended = "reset"
+    except SystemExit:
+        ended = "exit"
+    finally:
+        config.MODE = "development"
+    return written, machine.WDT.started, ended
+
+
+def test_production_mode_starts_a_watchdog_within_the_rp2040s_limit_and_feeds_it():
+    written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
+    assert ended == "exit" and len(dogs) == 1 and dogs[0].timeout <= 8388 and dogs[0].feeds >= 1
+    assert decode(written[0])["mode"] == "production"
+    written, dogs, ended = run_app("development", [b'{"kind":"state"}'])
+    assert dogs == []
+
+
+class Visitor:
+    """A world with a visitor who presses the trigger at once."""
+
+    def __init__(self, clock):
+        self.pressed = False
+
+    def run(self, now):
+        if not self.pressed:
+            self.pressed = True
+            PINS[config.INPUTS[0][1]].drive(0)
+
+    def next_due(self):
+        return None
+
+    def busy(self):
+        return False
+
+    def new_game(self, machine):
+        pass
+
+
+def test_an_error_puts_the_release_safe_reports_it_and_resets_the_board():
+    assert config.INPUTS[0][0] == "trigger"
+    written, dogs, ended = run_app("development", [], fail_on='"command":["release"]', world=Visitor)
+    assert ended == "reset", (ended, written[-3:])
+    assert decode(written[-1])["fault"] == "crash" and "OSError" in decode(written[-1])["text"]
+    release = [spec for spec in config.OUTPUTS if spec[0] == "release"][0]
+    assert PINS[release[2][0]].value() == 0
+
+
 def main():
     passed = failed = 0
     for name in sorted(globals()):
