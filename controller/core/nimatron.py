@@ -28,7 +28,7 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import (BLINK, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit, Input, Output,
-                      Setting, require, time_setting, with_settings)
+                      Setting, time_setting, with_settings)
 from .rules import MISERE, Nim, check_position
 from .values import is_whole
 
@@ -92,6 +92,7 @@ class Nimatron(Exhibit):
     def check_consistency(self, s):
         """Rows that fit the lamps, turns that add up to the lamps put out, and
         a timer for the machine's move whenever it is under way."""
+        from .saves import require
         rows, lamps = self.config["rows"], self.config["lamps"]
         for key in ("start", "rows"):
             value = s[key]

@@ -36,7 +36,8 @@ import signal
 import sys
 import time
 
-from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveError
+from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
+from controller.core.saves import SaveError
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
