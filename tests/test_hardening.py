@@ -15,7 +15,6 @@ from service_rig import Rig, write_config
 from controller.cli import main
 from controller.core.drnim import DrNim
 from controller.core.exhibit import SAVE_FORMAT
-from controller.core.saves import SaveError
 from controller.core.nimatron import Nimatron
 
 

@@ -29,7 +29,7 @@ Policies where machines.md leaves a choice open:
 
 from .exhibit import (BLINK, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit, Input, Output,
                       Setting, time_setting, with_settings)
-from .rules import MISERE, Nim, check_position
+from .rules import Nim, check_position
 from .values import is_whole
 
 # The original's console, and the most rows and lamps a replica may have.
