@@ -391,8 +391,9 @@ class NoGPIO(ConfigError):
 def pin_factory_for(name):
     """The gpiozero pin factory for a backend name, or ConfigError saying why not."""
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
-        return MockFactory(pin_class=MockPWMPin)
+        from gpiozero.pins.mock import MockFactory
+        from controller.sim.pins import BoundedPin
+        return MockFactory(pin_class=BoundedPin)
     if name == "lgpio" and not any(entry.startswith("gpiochip") for entry in _listdir("/dev")):
         raise NoGPIO("this machine has no GPIO (no /dev/gpiochip*): to bench-test the controller "
                      "without hardware, use 'controller --simulate'")
