@@ -158,27 +158,65 @@ def test_a_fuzz_of_bad_lines_gets_one_error_each_and_changes_nothing(micropython
         assert "Traceback" not in error["error"] and "could not do it" not in error["error"], error
 
 
+class PtyBoard:
+    """The emulated board as `controller firmware --emulate` connects to it:
+    the board on a pseudo-terminal's master, pyserial on the slave in raw mode."""
+
+    def __init__(self, micropython, config, flash, *args):
+        master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.board = subprocess.Popen([micropython, "-X", "heapsize=2m", str(BOARD), "--flash", str(flash), *args],
+                                      stdin=master, stdout=master, stderr=subprocess.PIPE, cwd=ROOT,
+                                      env=dict(os.environ, MICROPYPATH=micropath(config)))
+        os.close(master)
+        self.port = serial.Serial(os.ttyname(self.slave), timeout=30)
+
+    def send(self, **message):
+        self.port.write(line(**message) + b"\n")
+
+    def until(self, done):
+        """The lines up to the first that `done` accepts (a slow machine gets 30 s a line)."""
+        answers = []
+        while not answers or not done(answers[-1]):
+            text = self.port.readline()
+            assert text.endswith(b"\n"), "no answer in 30 s: %r" % text
+            answers.append(json.loads(text))
+        return answers
+
+    def close(self):
+        self.port.close()
+        self.board.kill()
+        self.board.wait()
+        os.close(self.slave)
+
+
 def test_the_emulated_board_talks_to_pyserial_over_a_raw_pseudo_terminal(micropython, configs, tmp_path):
-    """As `controller firmware --emulate` connects: the board on the pty's
-    master, pyserial on the slave in raw mode."""
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    board = subprocess.Popen([micropython, "-X", "heapsize=2m", str(BOARD), "--flash", str(tmp_path / "game.json")],
-                             stdin=master, stdout=master, stderr=subprocess.PIPE, cwd=ROOT,
-                             env=dict(os.environ, MICROPYPATH=micropath(configs["nimatron", "development"])))
-    os.close(master)
+    board = PtyBoard(micropython, configs["nimatron", "development"], tmp_path / "game.json")
     try:
-        with serial.Serial(os.ttyname(slave), timeout=20) as port:
-            assert json.loads(port.readline())["kind"] == "hello"
-            port.write(line(kind="inject", event=["press", "row4"], id=5) + b"\n")
-            answers = []
-            while not answers or answers[-1].get("id") != 5:
-                answers.append(json.loads(port.readline()))
-            assert {"kind": "command", "command": ["row", 4, 6], "at": 0} in answers
+        assert board.until(lambda a: True)[0]["kind"] == "hello"
+        board.send(kind="inject", event=["press", "row4"], id=5)
+        answers = board.until(lambda a: a.get("id") == 5)
+        assert {"kind": "command", "command": ["row", 4, 6], "at": 0} in answers
     finally:
-        board.kill()
-        board.wait()
-        os.close(slave)
+        board.close()
+
+
+def test_on_a_real_clock_marbles_fall_in_time_and_a_power_cut_resumes(micropython, configs, tmp_path):
+    """The firmware's own asyncio main (firmware/app.py), as on a Pico."""
+    board = PtyBoard(micropython, configs["drnim", "development"], tmp_path / "game.json", "--clock", "real")
+    try:
+        assert board.until(lambda a: a["kind"] == "hello")[-1]["clock"] == "real"
+        board.send(kind="inject", event=["press", "trigger"])
+        board.until(lambda a: a.get("event") == ["marble"])
+        board.send(kind="advance", ms=5)
+        assert "keeps its own time" in board.until(lambda a: a["kind"] == "error")[-1]["error"]
+        board.send(kind="world", power_cut=True)
+        assert board.until(lambda a: a["kind"] == "hello")[-1]["resumed"] == "saved"
+        board.send(kind="state", id="after")
+        state = board.until(lambda a: a.get("id") == "after")[-1]
+        assert state["status"]["rail"] == 14 and state["world"]["tray"] == 1 and state["status"]["fault"] is None
+    finally:
+        board.close()
 
 
 # --- the [pico] section ---------------------------------------------------------------
