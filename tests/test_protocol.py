@@ -134,3 +134,14 @@ def test_no_line_breaks_the_parser(line):
         request(line)
     except ProtocolError as error:
         assert "\n" not in str(error)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=80) | st.sampled_from([b'{"kind":"command","command":["release"],"at":5}',
+                                                 b'{"kind":"hello","protocol":1}']).map(lambda b: b[:len(b) // 2]))
+def test_no_board_line_breaks_the_host(line):
+    """A host reading a board's noise (boot text, a line cut by a reset) gets one ProtocolError, never a crash."""
+    try:
+        reply(line)
+    except ProtocolError as error:
+        assert "\n" not in str(error)
