@@ -25,7 +25,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service import daemon
 from controller.service.config import load_config
-from controller.sim.engine import EdgePin
+from controller.sim.engine import EdgePin, rest_inputs
 
 FALL_S = 0.03
 
@@ -47,7 +47,7 @@ class World:
     def fall(self):
         self.write("marble")
         self.sensor.drive_low()
-        time.sleep(0.003)
+        time.sleep(0.012)           # a marble breaks the beam for 10-20 ms
         self.sensor.drive_high()
 
 
@@ -76,6 +76,7 @@ def main(config_path, log_path, seed):
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     factory = MockFactory(pin_class=MockPWMPin)
     world = World(factory, pinmap, log_path)
+    rest_inputs(factory, pinmap)
     factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=world.released)
     service = daemon.Service(config, pinmap, pin_factory=factory, log=lambda text: None)
     service.start()

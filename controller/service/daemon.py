@@ -111,7 +111,8 @@ class Service:
         self.debouncers = {}
         self.storms = {}
         for role in self.board.inputs:
-            self.debouncers[role] = Debouncer(pinmap.inputs[role].debounce_ms, self.board.level(role))
+            spec = pinmap.inputs[role]
+            self.debouncers[role] = Debouncer(spec.debounce_ms, self.board.level(role), spec.min_pulse_ms)
             self.storms[role] = Storm()
         self.held_since = {}
         self.calm_check = {}
@@ -239,9 +240,7 @@ class Service:
         storm.start = None
         self.faults.pop("noisy:" + role, None)
         # the input's level now is its level: no press is made of the storm's last edge
-        debouncer = self.debouncers[role]
-        debouncer.level = self.board.level(role)
-        debouncer.locked_until = None
+        self.debouncers[role].reset(self.board.level(role))
         self.log("%s is calm again: read as before" % role)
 
     def next_deadline(self):
@@ -267,7 +266,7 @@ class Service:
         for role, debouncer in self.debouncers.items():
             if debouncer.due() is not None and debouncer.due() <= now:
                 if self.storms[role].noisy:
-                    debouncer.locked_until = None     # ignored until calm: nothing to read again
+                    debouncer.reset(debouncer.level)     # ignored until calm: nothing to read again
                     continue
                 accepted = debouncer.recheck(self.board.level(role), now)
                 if accepted is not None:

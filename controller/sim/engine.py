@@ -21,7 +21,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
 from controller.core.marbles import Marbles
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.hardware.pinmap import default_pinmap_path, display_registers, load_pinmap
 from controller.service.config import SERVICE_SETTINGS, Config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
@@ -44,6 +44,17 @@ class EdgePin(MockPWMPin):
         if changed and value and self.on_rise is not None:
             self.on_rise()
         return changed
+
+
+def rest_inputs(factory, pinmap):
+    """The external resistors of a pin map's inputs on mock pins: a pin with no
+    internal pull floats, so each such input (the marble sensor, with its
+    10 kΩ pull-up to 3.3 V) is driven to its level at rest before the service
+    reads it."""
+    for spec in pinmap.inputs.values():
+        if spec.pull == "none":
+            pin = factory.pin(spec.pin)
+            (pin.drive_low if spec.active_high else pin.drive_high)()
 
 
 class Chip74HC595:
@@ -102,6 +113,7 @@ class Simulation:
 
     def start_service(self):
         """Start the service (again, after a simulated restart: it resumes its saved game)."""
+        rest_inputs(self.factory, self.pinmap)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=lambda: self.now,
                                notifier=Notifier({}), log=self.note)
         original = self.service.handle
@@ -280,9 +292,11 @@ class Simulation:
         return shown
 
     def rows(self, display=0):
-        """The Nimatron's lit lamps per row, decoded from the shift-register pins."""
+        """The Nimatron's lit lamps per row, decoded from the shift-register pins
+        (display 0 the console's, from U1's QA; 1 the spectators', from U5's)."""
         lamps, rows = self.pinmap.lamps_per_row, self.pinmap.rows
-        bits = self.chip.outputs[display * rows * lamps:(display + 1) * rows * lamps]
+        start = display * 8 * display_registers(rows, lamps)
+        bits = self.chip.outputs[start:start + rows * lamps]
         return [sum(bits[r * lamps:(r + 1) * lamps]) for r in range(rows)]
 
     def close(self):
