@@ -151,7 +151,16 @@ class Simulation:
                 self.note("world: the marble jammed in the chute")
                 return True
             return False
-        self.marbles.released(self.now, jams)
+        if self.marbles.released(self.now, jams):
+            self.spike()
+
+    def spike(self):
+        """The solenoid firing puts a spike of microseconds on the sensor line:
+        on the simulated clock, both edges at the same millisecond."""
+        sensor = self.factory.pin(self.pinmap.inputs["marble_sensor"].pin)
+        self.note("world: the release spiked the sensor line")
+        sensor.drive_low()
+        sensor.drive_high()
 
     def draw_glitch(self):
         if self.glitch_rate <= 0 or self.marbles is None:
