@@ -359,7 +359,8 @@ def test_a_missing_kind(tmp_path):
     ("inputs__marble_sensor", "pin = 8\nmin_pulse = 2", "min_pulse =", "inputs.marble_sensor.min_pulse",
      "unknown key for a sensor (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("outputs__release", 'kind = "servo"\npin = 18\nactive = "high"', 'active = "high"', "outputs.release.active",
-     "unknown key for kind 'servo' (known: label, kind, pin, closed_angle, open_angle, min_pulse_ms, max_pulse_ms)"),
+     "unknown key for kind 'servo' (known: label, kind, pin, closed_angle, open_angle, seconds_per_60, min_pulse_ms, "
+     "max_pulse_ms)"),
     ("outputs__turn", 'kind = "servo"\npin = 12\nclosed_angle = 0', "closed_angle", "outputs.turn.closed_angle",
      "unknown key for kind 'servo' (known: label, kind, pin, left_angle, right_angle,"),
     ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolor = "red"', "color", "outputs.lamp_fault.color",
@@ -536,7 +537,9 @@ def test_the_commented_servo_examples_load(tmp_path):
     pinmap = load_pinmap(path)
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     assert (release.kind, release.pins, release.active) == ("servo", {"pin": 18}, None)
-    assert release.options == {"closed_angle": 0, "open_angle": 60, "min_pulse_ms": 0.5, "max_pulse_ms": 2.4}
+    assert release.options == {"closed_angle": 0, "open_angle": 60, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
+                               "max_pulse_ms": 2.4}
+    assert release.travel_ms() == 100
     assert (turn.kind, turn.pins) == ("servo", {"pin": 12})
     assert turn.options == {"left_angle": -45, "right_angle": 45, "min_pulse_ms": 1.0, "max_pulse_ms": 2.0}
     assert 11 in pinmap.free_pins()

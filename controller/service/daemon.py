@@ -40,6 +40,7 @@ from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveErr
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
+from controller.service.config import release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore
@@ -309,7 +310,7 @@ class Service:
                 self.log("message: " + command[1])
             self.board.apply(command)
             if command == ("release",):
-                self.shut_at = now + self.config.service["release_pulse_ms"]
+                self.shut_at = now + release_open_ms(self.config, self.pinmap)
         return commands
 
     def save(self):

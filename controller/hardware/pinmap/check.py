@@ -41,6 +41,7 @@ SENSOR_KEYS = INPUT_KEYS + ("min_pulse_ms",)
 
 SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
+SERVO_SPEED_RANGE = (0.02, 2.0)   # s per 60 degrees, from the servo's datasheet (an SG90: 0.1)
 REGISTERS_RANGE = (1, 256)
 
 
@@ -103,7 +104,8 @@ KINDS = {
         Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
         Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
     ), angles={
-        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60)),
+        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60),
+                  Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
     "shift_register": Kind(("data", "clock", "latch"), options=(

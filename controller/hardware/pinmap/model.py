@@ -143,6 +143,14 @@ class OutputSpec:
             raise AttributeError("a %s has pins %s, not one pin" % (self.kind, ", ".join(self.pins)))
         return self.pins["pin"]
 
+    def travel_ms(self):
+        """How long a servo release takes to swing from closed to open, in whole ms
+        (its angle over its datasheet speed, `seconds_per_60`)."""
+        if self.kind != "servo" or "seconds_per_60" not in self.options:
+            raise AttributeError("a %s %s has no servo travel" % (self.kind, self.role))
+        o = self.options
+        return -(-abs(o["open_angle"] - o["closed_angle"]) * o["seconds_per_60"] * 1000 // 60)
+
     def servo_kwargs(self):
         """The range arguments for gpiozero's `AngularServo` (angles -90 to 90)."""
         from controller.hardware.pinmap.check import SERVO_ANGLE_RANGE
