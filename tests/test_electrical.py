@@ -143,3 +143,15 @@ def test_a_bad_min_pulse(tmp_path, value, problem):
 
 def test_errors_are_value_errors():
     assert issubclass(PinMapError, ValueError)
+
+
+def test_the_example_in_the_hardware_readme_is_what_the_loader_says(tmp_path):
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    example = next(line for line in readme.splitlines() if "outputs.turn.resistor" in line)
+    text = default_pinmap_path("drnim").read_text()
+    turn = text.index("[outputs.turn]")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text[:turn] + text[turn:].replace('colour = "red"', 'colour = "blue"', 1))
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path)
+    assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)
