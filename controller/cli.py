@@ -314,7 +314,7 @@ def run_config_check(args, out):
 
 def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
-    from controller.core.exhibit import SaveError
+    from controller.core.saves import SaveError
     from controller.core.registry import UnknownMachine, machine_class
     from controller.service.config import load_config
     from controller.service.store import StateStore

@@ -8,11 +8,7 @@ one registry (`find_variant`).
 Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
 
-from .values import is_whole
-
-NORMAL = "normal"
-MISERE = "misere"
-RULES = (NORMAL, MISERE)
+from .endings import MISERE, NORMAL, RULES
 
 
 class InvalidMove(ValueError):
@@ -70,6 +66,7 @@ class Move:
     @classmethod
     def parse(cls, text):
         """Read the text form, such as ``2:3`` or ``1:1,3:2``."""
+        from .values import is_whole  # only a typed move loads the reader of typed values
         pairs = []
         for part in text.strip().split(","):
             fields = part.strip().split(":")

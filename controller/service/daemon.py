@@ -36,7 +36,8 @@ import signal
 import sys
 import time
 
-from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveError
+from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
+from controller.core.saves import SaveError
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
@@ -401,8 +402,9 @@ def pin_factory_for(name):
         return entry_point_factory(override)
     name = override.lower() or name
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
-        return MockFactory(pin_class=MockPWMPin)
+        from gpiozero.pins.mock import MockFactory
+        from controller.sim.pins import BoundedPin
+        return MockFactory(pin_class=BoundedPin)
     if name == "lgpio" and not any(entry.startswith("gpiochip") for entry in _listdir("/dev")):
         raise NoGPIO("this machine has no GPIO (no /dev/gpiochip*): to bench-test the controller "
                      "without hardware, use 'controller --simulate'")
