@@ -6,7 +6,7 @@ import io
 import re
 
 import pytest
-from gpiozero import Device, DigitalOutputDevice
+from gpiozero import DigitalOutputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from stop_rig import output_levels
@@ -15,13 +15,6 @@ from controller.hardware.devices import LampPanel, ServoRelease
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service.safe_off import SERVO_CLOSE_S, switch_off
 from controller.sim.engine import Chip74HC595
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def left_on(factory, pinmap):
