@@ -312,7 +312,8 @@ class Service:
                 self.log("message: " + command[1])
             self.board.apply(command)
             if command == ("release",):
-                self.shut_at = now + self.config.service["release_pulse_ms"]
+                # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
+                self.shut_at = self.clock() + self.config.service["release_pulse_ms"]
         return commands
 
     def save(self):
