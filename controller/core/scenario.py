@@ -40,7 +40,7 @@ lost, double, spike)`, `view()` (what a person can check, in plain words),
 """
 
 from .debounce import MIN_PULSE_MS, Debouncer
-from .exhibit import BUTTON, RELEASE, RESTING_TIMERS, SWITCH, ConfigError
+from .exhibit import RELEASE, RESTING_TIMERS, SWITCH, ConfigError
 from .marbles import Marbles
 from .registry import NAMES, machine_class
 from .values import BadValue, duration_ms, whole, wholes
