@@ -8,6 +8,7 @@ and the self-test. The package holds:
     positions.py  where each key of the TOML text is, for error messages
     check.py      load_pinmap(): read and check a map, one-line errors
     electrical.py the electrical rule check: each pin's current, the header's total
+    parts.py      the parts a map calls for (LEDs by colour, resistors by value, chips)
     docs.py       the generated tables of wiring.md
     command.py    python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
