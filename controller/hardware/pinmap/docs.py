@@ -124,7 +124,7 @@ def current_table(pinmap):
         ma = electrical.pin_ma(spec)
         if ma:
             out.append("| `%s` | %.1f mA |" % (spec.role, ma))
-    out.append("| **all together** (every LED lit, an LED pair counting one; at most %d) | **%.1f mA** |"
+    out.append("| **all together** (every LED lit, an LED pair counting one; at most %d mA) | **%.1f mA** |"
                % (electrical.HEADER_MAX_MA, electrical.header_ma(pinmap.outputs)))
     for spec in pinmap.outputs.values():
         if spec.kind == "shift_register":
