@@ -297,3 +297,13 @@ def test_the_emulated_board_opens_a_serial_device_given_by_path(micropython, con
         board.kill()
         board.wait()
         os.close(slave)
+
+
+def test_a_day_long_wait_passes_without_an_error(micropython, configs, tmp_path):
+    """Past the runner's STEP_LIMIT the rest of the wait passes at once (it once refused half-way)."""
+    answers = emulate(micropython, configs["drnim", "development"], [
+        line(kind="advance", ms=86400000), line(kind="inject", event=["press", "trigger"]),
+        line(kind="advance", ms=600000, settle=True), line(kind="state", id=1)], tmp_path / "game.json")
+    advanced = [a for a in answers if a["kind"] == "advanced"]
+    assert advanced[0]["now"] == 86400000 and not [a for a in answers if a["kind"] == "error"]
+    assert answers[-1]["status"]["rail"] == 14 and answers[-1]["status"]["attract"] is False
