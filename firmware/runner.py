@@ -214,7 +214,9 @@ class Runner:
         self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 
     def send(self, text):
+        """One line to the host: `write` takes text as it comes, lines end with a newline."""
         self.write(text)
+        self.write("\n")
 
     # --- the host's lines -----------------------------------------------------------
     def line(self, raw, length=0):
@@ -236,7 +238,8 @@ class Runner:
     def answer(self, ident, message):
         if ident is not None:
             message["id"] = ident
-        self.send(encode(message))
+        protocol.dump(message, self.write)     # piece by piece: a state reply is never held whole
+        self.write("\n")
 
     def ask_state(self, message, ident):
         reply = {"kind": "state", "game": self.machine.to_dict(), "status": self.machine.status(),

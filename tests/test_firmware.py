@@ -288,7 +288,7 @@ def test_the_emulated_board_opens_a_serial_device_given_by_path(micropython, con
         with os.fdopen(master, "r+b", buffering=0) as end:
             end.write(line(kind="state", id=1) + b"\n")
             received = b""
-            while b'"id":1' not in received:
+            while b'"id":1' not in received or not received.endswith(b"\n"):
                 assert select.select([end], [], [], 30)[0], "no answer in 30 s"
                 received += end.read(4096)
         answers = [json.loads(text) for text in received.splitlines()]

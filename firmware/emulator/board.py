@@ -77,6 +77,7 @@ class Emulator:
         if ident is not None:
             reply["id"] = ident
         self.write(encode(reply))
+        self.write("\n")
         if cut:
             self.runner.outputs.safe()
             if self.clock != HOST_CLOCK:
@@ -97,11 +98,10 @@ class Flag:
 
 
 def writer(stream):
-    """One line at a time to the host. The unix port's files write at once,
-    unbuffered (and flushing a terminal fails: there is nothing to sync)."""
+    """Text to the host as the firmware gives it. The unix port's files write
+    at once, unbuffered (and flushing a terminal fails: there is nothing to sync)."""
     def write(text):
         stream.write(text.encode())
-        stream.write(b"\n")
     return write
 
 
