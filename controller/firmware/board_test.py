@@ -1,0 +1,214 @@
+"""`controller firmware test`: scenario scripts played on a board through the protocol.
+
+The scripts are the simulator's (controller/core/scenario.py reads them, both
+dialects); here is only the world they act on: a board in development mode.
+A press, a switch or a marble is an `inject` line, time passes with `advance`
+lines (the emulated board runs on the host's clock, so a script plays there
+exactly as in the simulator and as fast as the link allows), and `world`
+lines set the emulated marbles (fall time, lost and double releases, jams and
+glitches by rate and seed).
+
+What an `expect` checks is read as a person would read the board: the
+indicators' sides and the lamps from the output commands the board gave
+(the same commands that drive its pins), and the game (rail, turns, winner,
+fault) from the board's own state, asked after every step.
+"""
+
+from controller.core.exhibit import BUTTON, RELEASE
+from controller.core.registry import machine_class
+from controller.core.scenario import FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, summary_of
+from controller.core.protocol import DEVELOPMENT, HOST_CLOCK
+from controller.firmware.board import Board, BoardError
+from controller.firmware.link import Link
+
+# The emulated board starts in well under a second; a real one is already running,
+# and says hello only if it starts while the port is open.
+HELLO_S = 20.0
+HELLO_QUIET_S = 1.0
+# On a board's own clock, a script waits for the machine to come to rest, polling this often.
+SETTLE_POLL_S = 0.1
+
+
+class BoardWorld:
+    """The world of a script played on a board; `connect(machine)` gives a Board running that machine."""
+
+    def __init__(self, connect, seed=0, jam_rate=0.0, glitch_rate=0.0):
+        self.connect = connect
+        self.faults = {"seed": seed, "jam_rate": jam_rate, "glitch_rate": glitch_rate}
+        self.board = None
+        self.machine = None
+        self.commands = []
+        self.outputs = {}
+        self.releases = 0
+
+    # --- what the board says, as it says it --------------------------------------------
+    def seen(self, message):
+        if message["kind"] != "command":
+            return
+        command = message["command"]
+        self.commands.append(" ".join(str(part) for part in command))
+        if command[0] in ("flip_flop", "row"):
+            self.outputs["%s_%s" % (command[0], command[1])] = command[2]
+        elif command[0] in ("equalizer", "turn"):
+            self.outputs[command[0]] = command[1]
+
+    def refresh(self):
+        """The machine as the board holds it now, and the world's count of releases."""
+        state = self.board.ask("state")
+        self.machine = type(self.machine).from_dict(state["game"])
+        self.releases = state.get("world", {}).get("releases", 0)
+
+    def advance(self, ms, settle=False):
+        """Time passes: on the host's clock, an advance line; on the board's own, in real time."""
+        board = self.board
+        if board.clock == HOST_CLOCK:
+            board.ask("advance", ms=ms, settle=settle)
+            return
+        if not settle:
+            board.pass_time(ms / 1000)
+            return
+        waited = 0
+        while board.ask("state").get("busy") and waited < ms:
+            board.pass_time(SETTLE_POLL_S)
+            waited += int(SETTLE_POLL_S * 1000)
+
+    def inject(self, *event):
+        self.board.ask("inject", event=list(event))
+
+    # --- the script's world --------------------------------------------------------------
+    def start(self, cls, settings):
+        self.machine = cls(settings)  # a bad setting is the script's error, found before the board is asked
+        if self.board is None or self.board.hello.get("machine") != cls.NAME:
+            self.board = self.connect(cls.NAME)
+            self.board.on_line = self.seen
+        self.commands = []
+        self.outputs = {}
+        if self.board.clock == HOST_CLOCK:
+            # the emulated marbles: a full rail, the scripts' fall time, the command line's faults
+            self.board.ask("world", fall_ms=FALL_MS, seed=self.faults["seed"], jam_rate=str(self.faults["jam_rate"]),
+                           glitch_rate=str(self.faults["glitch_rate"]))
+        self.board.ask("new_game", settings=settings)
+        self.refresh()
+
+    def press(self, role):
+        self.inject("press", role)
+        self.advance(PRESS_MS)
+        self.inject("release", role)
+        self.advance(GAP_MS)
+        self.refresh()
+
+    def switch(self, spec, active):
+        position = [word for word, side in spec.positions.items() if side == active][0]
+        self.inject("switch", spec.events[0][1], position)
+        self.refresh()
+
+    def drop_marble(self):
+        """A marble dropped past the gate by hand: the emulated world drops one; a real board is told its sensor saw one."""
+        if self.board.clock == HOST_CLOCK:
+            self.board.ask("world", drop=True)
+        else:
+            self.inject("marble")
+        self.refresh()
+
+    def power(self):
+        self.inject("power")
+        self.refresh()
+
+    def wait(self, ms):
+        self.advance(ms)
+        self.refresh()
+
+    def settle(self):
+        self.advance(SETTLE_LIMIT_MS, settle=True)
+        self.refresh()
+
+    def set_world(self, fall_ms=None, lost=None, double=None):
+        if self.board.clock != HOST_CLOCK:
+            raise BoardError("a real board's marbles fall as they fall: a 'world' line needs the emulated board "
+                             "(--emulate)")
+        given = {"fall_ms": fall_ms, "lost": lost and list(lost), "double": double and list(double)}
+        self.board.ask("world", **dict((key, value) for key, value in given.items() if value is not None))
+        self.refresh()
+
+    def view(self):
+        """What a person can check: the game from the board's state, the indicators and lamps from its outputs."""
+        machine = self.machine
+        view = {"turn": machine.turn, "winner": machine.winner or "none", "fault": machine.fault or "none",
+                "mode": machine.mode, "attract": "yes" if machine.attract else "no",
+                "turns": [":".join(str(p) for p in turn) for turn in machine.turns],
+                "releases": str(self.releases)}
+        if machine.has_output(RELEASE):
+            outputs = self.outputs
+            view["rail"] = str(machine.rail)
+            view["equalizer"] = "on" if outputs.get("equalizer") == "right" else "off"
+            view["controls"] = {"turn": outputs.get("turn"), "equalizer": outputs.get("equalizer")}
+            for i in (1, 2, 3):
+                view["controls"]["flip_flop_%d" % i] = outputs.get("flip_flop_%d" % i)
+            view["turn"] = "player" if outputs.get("turn") == "right" else "machine"
+        else:
+            view["rows"] = ",".join(str(self.outputs.get("row_%d" % (i + 1), 0))
+                                    for i in range(machine.config["rows"]))
+        return view
+
+    def summary(self):
+        return summary_of(self.view())
+
+
+def run_scripts(scripts, connect, report, **faults):
+    """Play each (name, text) of `scripts` on the board; a dict name -> failures
+    (a list; an unreadable script raises ScriptError naming it and its line;
+    a board that fails mid-script is one failure naming the step)."""
+    world = BoardWorld(connect, **faults)
+    results = {}
+    for name, text in scripts:
+        script = Script(world, report)
+        try:
+            script.play(text)
+        except ScriptError as error:
+            raise ScriptError("%s: %s" % (name, error))
+        except BoardError as error:
+            script.failures.append("%s (the script stopped there)" % error)
+            report("%s: %s" % (name, error))
+            world.board = None
+        results[name] = script.failures
+    return results
+
+
+class Connector:
+    """`connect(machine)`: a Board running `machine`, in development mode: on the
+    port (the board must already run that machine), or emulated (started anew
+    for each machine the scripts ask for)."""
+
+    def __init__(self, port=None, emulate=False, report=None):
+        self.port = port
+        self.emulate = emulate
+        self.report = report or (lambda line: None)
+        self.link = None
+        self.emulator = None
+
+    def __call__(self, machine):
+        if self.emulate:
+            from controller.firmware.emulator import Emulator
+            self.close()
+            self.emulator = Emulator(machine, clock=HOST_CLOCK)
+            self.link = Link(self.emulator.port, report=self.report)
+        elif self.link is None:
+            self.link = Link(self.port, report=self.report)
+        board = Board(self.link)
+        hello = board.wait_hello(HELLO_S) if self.emulate else board.identify(HELLO_QUIET_S)
+        board.clock = hello.get("clock")
+        if hello.get("machine") != machine:
+            raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"
+                             % (self.link.port, hello.get("machine"), machine))
+        if hello.get("mode") not in (DEVELOPMENT, None):
+            raise BoardError("the board on %s runs in %s mode, which takes no injected events: deploy a build "
+                             "made with --development" % (self.link.port, hello.get("mode")))
+        return board
+
+    def close(self):
+        if self.link:
+            self.link.close()
+            self.link = None
+        if self.emulator:
+            self.emulator.stop()
+            self.emulator = None
