@@ -41,7 +41,7 @@ Policies where machines.md leaves a choice open:
 
 from .exhibit import (INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH, ConfigError,
                       Exhibit, Input, Output, Setting, UnknownEvent, require, time_setting, with_settings)
-from .rules import MISERE, Subtraction
+from .endings import MISERE
 
 LEFT = "left"
 RIGHT = "right"
@@ -149,9 +149,11 @@ class DrNim(Exhibit):
         setting = c["flip_flops"]
         if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
-        self.make_opponent((c["marbles"],))
+        if c["decide"] == "strategy":
+            self.make_opponent((c["marbles"],))
 
     def variant(self):
+        from .rules import Subtraction
         return Subtraction(self.rule, 3)
 
     def check_consistency(self, s):
@@ -195,7 +197,7 @@ class DrNim(Exhibit):
         """A new game: the marbles are back on the rail."""
         state = self.state
         state["timers"] = {}
-        state["rng"] = self.opponent.rng.get_state()
+        state["rng"] = self.rng_state()
         c = self.config
         flip_flops = c["flip_flops"]
         if flip_flops == "auto":

@@ -27,8 +27,8 @@ may hold. The whole state is a plain dict (`to_dict`, `from_dict`) at any
 moment, and a restored machine resumes exactly.
 """
 
-from .rules import MISERE, NORMAL
-from .values import DAY_MS
+from .endings import MISERE, NORMAL
+from .limits import DAY_MS
 
 ON = "on"
 OFF = "off"
@@ -265,6 +265,7 @@ class Exhibit:
 
     def __init__(self, config=None):
         self.config = check_settings(self.SETTINGS, config or {})
+        self.opponent = None
         self.check_config()
         self.state = {"attract": False, "attract_step": 0, "timers": {}, "shown": {}, "clock": 0}
         self.new_game_state()
@@ -462,10 +463,21 @@ class Exhibit:
 
     def restored(self):
         """The opponent's random generator continues where the saved game left it."""
-        self.opponent.rng.set_state(self.state["rng"])
+        if self.opponent is not None:
+            self.opponent.rng.set_state(self.state["rng"])
+
+    def rng_state(self):
+        """The opponent's generator as the state keeps it. A machine with no
+        opponent (historic Dr. Nim) keeps the seed's starting state, so a
+        board that never uses an opponent never loads the opponents."""
+        if self.opponent is None:
+            from .rng import Random
+            return Random(self.config["seed"]).get_state()
+        return self.opponent.rng.get_state()
 
     def make_opponent(self, position):
-        """The `opponent` setting as a core player, checked against the game it will play."""
+        """The `opponent` setting as a core player, checked against the game it
+        will play; imported here, when a machine's settings ask for one."""
         from .players import find_player
         from .rng import Random
         try:

@@ -142,16 +142,23 @@ def decode(line):
         raise ProtocolError("line too long: %d characters, at most %d" % (len(text), MAX_LINE))
     if not text:
         raise ProtocolError("empty line: a line is one JSON object with a \"kind\"")
-    parser = _Parser(text)
-    value = parser.value(0)
-    parser.space()
-    if parser.at < len(text):
-        parser.fail("more after the end of the object")
+    value = load(text)
     if not isinstance(value, dict):
         raise ProtocolError("not an object: %s (a line is one JSON object with a \"kind\")" % quoted(text))
     kind = value.get("kind")
     if not isinstance(kind, str):
         raise ProtocolError("no \"kind\" in %s" % quoted(text))
+    return value
+
+
+def load(text):
+    """One JSON value (a saved game, a line's object) in the protocol's
+    subset; ProtocolError saying what is wrong and at which column."""
+    parser = _Parser(text)
+    value = parser.value(0)
+    parser.space()
+    if parser.at < len(text):
+        parser.fail("more after the end of the value")
     return value
 
 

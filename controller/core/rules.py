@@ -8,11 +8,8 @@ one registry (`find_variant`).
 Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
 
+from .endings import MISERE, NORMAL, RULES
 from .values import is_whole
-
-NORMAL = "normal"
-MISERE = "misere"
-RULES = (NORMAL, MISERE)
 
 
 class InvalidMove(ValueError):

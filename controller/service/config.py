@@ -15,6 +15,7 @@ import stat
 import tomllib
 
 from controller.core.exhibit import ConfigError, Setting, check_settings
+from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
@@ -124,9 +125,20 @@ def load_config(path=None, overrides=None):
     for name in NAMES:
         try:
             machines[name] = machine_class(name)(data.get(name, {})).config
+            check_opponent_name(machines[name]["opponent"])
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
     return Config(service, machines, path)
+
+
+def check_opponent_name(name):
+    """The opponent's name, checked even where no opponent plays (historic
+    Dr. Nim, whose machine loads no opponent): a typo is caught before the
+    day someone switches to a strategy."""
+    try:
+        find_player(name)
+    except ValueError as error:
+        raise ConfigError("opponent: %s" % error)
 
 
 def check_with_pinmap(config, pinmap):
