@@ -72,22 +72,33 @@ class Board:
 
     def ask(self, kind, **fields):
         """The board's reply to the request `kind` with `fields`."""
-        self.last_id += 1
-        ident = self.last_id
-        request = dict(fields, kind=kind, id=ident)
+        return self.ask_all([(kind, fields)])
+
+    def ask_all(self, requests):
+        """Send every (kind, fields) request at once, then take the replies in
+        order (the board reads its lines in turn): one wait for the link's
+        round trip instead of one per request. The last reply; a refusal of
+        any of them raises BoardRefused naming it."""
         resets = self.link.resets
-        if not self.link.send(request):
-            raise BoardError("the board on %s is not there (%s)" % (self.link.port, self.link.gone))
+        pending = []
+        for kind, fields in requests:
+            self.last_id += 1
+            pending.append((self.last_id, kind))
+            if not self.link.send(dict(fields, kind=kind, id=self.last_id)):
+                raise BoardError("the board on %s is not there (%s)" % (self.link.port, self.link.gone))
         deadline = time.monotonic() + self.reply_s
-        while True:
+        while pending:
+            ident, kind = pending[0]
             message = self.link.receive(max(0.0, deadline - time.monotonic()))
             if self.link.resets != resets:
                 raise BoardReset("the board on %s started again while it was asked %r" % (self.link.port, kind))
             if message is None:
                 raise BoardError("the board on %s did not answer %r within %d s"
                                  % (self.link.port, kind, self.reply_s))
-            if message.get("id") == ident:
-                if message["kind"] == "error":
-                    raise BoardRefused("the board refused %r: %s" % (kind, message.get("error")))
-                return message
-            self.on_line(message)
+            if message.get("id") != ident:
+                self.on_line(message)
+                continue
+            if message["kind"] == "error":
+                raise BoardRefused("the board refused %r: %s" % (kind, message.get("error")))
+            pending.pop(0)
+        return message

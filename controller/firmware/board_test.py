@@ -27,6 +27,7 @@ HELLO_S = 20.0
 HELLO_QUIET_S = 1.0
 # On a board's own clock, a script waits for the machine to come to rest, polling this often.
 SETTLE_POLL_S = 0.1
+START_GAP_MS = 1000
 
 
 class BoardWorld:
@@ -39,24 +40,29 @@ class BoardWorld:
         self.machine = None
         self.commands = []
         self.outputs = {}
-        self.releases = 0
+        self.status = {}
+        self.released = 0
 
     # --- what the board says, as it says it --------------------------------------------
     def seen(self, message):
+        if message["kind"] == "status":
+            self.status = message["status"]
         if message["kind"] != "command":
             return
         command = message["command"]
         self.commands.append(" ".join(str(part) for part in command))
-        if command[0] in ("flip_flop", "row"):
+        if command[0] == "release":
+            self.released += 1
+        elif command[0] in ("flip_flop", "row"):
             self.outputs["%s_%s" % (command[0], command[1])] = command[2]
         elif command[0] in ("equalizer", "turn"):
             self.outputs[command[0]] = command[1]
 
     def refresh(self):
-        """The machine as the board holds it now, and the world's count of releases."""
+        """The machine as the board holds it now; the releases since the last world line."""
         state = self.board.ask("state")
         self.machine = type(self.machine).from_dict(state["game"])
-        self.releases = state.get("world", {}).get("releases", 0)
+        return state.get("world", {}).get("releases", self.released)
 
     def advance(self, ms, settle=False):
         """Time passes: on the host's clock, an advance line; on the board's own, in real time."""
@@ -83,24 +89,30 @@ class BoardWorld:
             self.board.on_line = self.seen
         self.commands = []
         self.outputs = {}
+        self.released = 0
         if self.board.clock == HOST_CLOCK:
-            # the emulated marbles: a full rail, the scripts' fall time, the command line's faults
+            # a second between games, as the core's scenario runner leaves: the inputs' debouncing
+            # must not take a new game's first marble for the last one's bounce
+            self.advance(START_GAP_MS)
+            # the emulated marbles: the scripts' fall time, the command line's faults
             self.board.ask("world", fall_ms=FALL_MS, seed=self.faults["seed"], jam_rate=str(self.faults["jam_rate"]),
                            glitch_rate=str(self.faults["glitch_rate"]))
         self.board.ask("new_game", settings=settings)
-        self.refresh()
 
     def press(self, role):
-        self.inject("press", role)
-        self.advance(PRESS_MS)
-        self.inject("release", role)
-        self.advance(GAP_MS)
-        self.refresh()
+        """Held PRESS_MS, then a pause of GAP_MS: on the host's clock, four lines sent at once."""
+        if self.board.clock != HOST_CLOCK:
+            self.inject("press", role)
+            self.advance(PRESS_MS)
+            self.inject("release", role)
+            self.advance(GAP_MS)
+            return
+        self.board.ask_all([("inject", {"event": ["press", role]}), ("advance", {"ms": PRESS_MS}),
+                            ("inject", {"event": ["release", role]}), ("advance", {"ms": GAP_MS})])
 
     def switch(self, spec, active):
         position = [word for word, side in spec.positions.items() if side == active][0]
         self.inject("switch", spec.events[0][1], position)
-        self.refresh()
 
     def drop_marble(self):
         """A marble dropped past the gate by hand: the emulated world drops one; a real board is told its sensor saw one."""
@@ -108,19 +120,15 @@ class BoardWorld:
             self.board.ask("world", drop=True)
         else:
             self.inject("marble")
-        self.refresh()
 
     def power(self):
         self.inject("power")
-        self.refresh()
 
     def wait(self, ms):
         self.advance(ms)
-        self.refresh()
 
     def settle(self):
         self.advance(SETTLE_LIMIT_MS, settle=True)
-        self.refresh()
 
     def set_world(self, fall_ms=None, lost=None, double=None):
         if self.board.clock != HOST_CLOCK:
@@ -128,30 +136,40 @@ class BoardWorld:
                              "(--emulate)")
         given = {"fall_ms": fall_ms, "lost": lost and list(lost), "double": double and list(double)}
         self.board.ask("world", **dict((key, value) for key, value in given.items() if value is not None))
-        self.refresh()
+        if lost is not None or double is not None:
+            self.released = 0
 
     def view(self):
-        """What a person can check: the game from the board's state, the indicators and lamps from its outputs."""
+        """What a person can check: the game from the board's state (asked now), the
+        indicators and lamps from its outputs."""
+        releases = self.refresh()
         machine = self.machine
-        view = {"turn": machine.turn, "winner": machine.winner or "none", "fault": machine.fault or "none",
-                "mode": machine.mode, "attract": "yes" if machine.attract else "no",
-                "turns": [":".join(str(p) for p in turn) for turn in machine.turns],
-                "releases": str(self.releases)}
-        if machine.has_output(RELEASE):
-            outputs = self.outputs
-            view["rail"] = str(machine.rail)
+        return self.shown({"turn": machine.turn, "winner": machine.winner, "fault": machine.fault,
+                           "mode": machine.mode, "attract": machine.attract, "rail": machine.rail
+                           if machine.has_output(RELEASE) else None},
+                          {"turns": [":".join(str(p) for p in turn) for turn in machine.turns],
+                           "releases": str(releases)})
+
+    def summary(self):
+        """The step's one line, from the status lines the board sent (no question asked)."""
+        return summary_of(self.shown(self.status, {}))
+
+    def shown(self, status, view):
+        """`view` with what a status table and the outputs show, in a script's words."""
+        view.update({"turn": status.get("turn"), "winner": status.get("winner") or "none",
+                     "fault": status.get("fault") or "none", "mode": status.get("mode"),
+                     "attract": "yes" if status.get("attract") else "no"})
+        outputs = self.outputs
+        if self.machine.has_output(RELEASE):
+            view["rail"] = str(status.get("rail"))
             view["equalizer"] = "on" if outputs.get("equalizer") == "right" else "off"
             view["controls"] = {"turn": outputs.get("turn"), "equalizer": outputs.get("equalizer")}
             for i in (1, 2, 3):
                 view["controls"]["flip_flop_%d" % i] = outputs.get("flip_flop_%d" % i)
             view["turn"] = "player" if outputs.get("turn") == "right" else "machine"
         else:
-            view["rows"] = ",".join(str(self.outputs.get("row_%d" % (i + 1), 0))
-                                    for i in range(machine.config["rows"]))
+            view["rows"] = ",".join(str(outputs.get("row_%d" % (i + 1), 0)) for i in range(self.machine.config["rows"]))
         return view
-
-    def summary(self):
-        return summary_of(self.view())
 
 
 def run_scripts(scripts, connect, report, **faults):
@@ -192,10 +210,17 @@ class Connector:
             self.close()
             self.emulator = Emulator(machine, clock=HOST_CLOCK)
             self.link = Link(self.emulator.port, report=self.report)
+            self.link.try_open()
+            self.emulator.start()
         elif self.link is None:
             self.link = Link(self.port, report=self.report)
         board = Board(self.link)
-        hello = board.wait_hello(HELLO_S) if self.emulate else board.identify(HELLO_QUIET_S)
+        try:
+            hello = board.wait_hello(HELLO_S) if self.emulate else board.identify(HELLO_QUIET_S)
+        except BoardError:
+            if self.emulator:
+                self.emulator.check()  # the emulator's own last words say more
+            raise
         board.clock = hello.get("clock")
         if hello.get("machine") != machine:
             raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"

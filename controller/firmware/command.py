@@ -127,6 +127,9 @@ def run_monitor(args, out):
         else:
             port = args.port
         link = Link(port, report=say)
+        if emulator:
+            link.try_open()
+            emulator.start()
 
         def write(line):
             out.write(line + "\n")
@@ -159,7 +162,7 @@ def run_test(args, out):
             scripts.append((path, read_script(path)))
         except ArgumentError as error:
             raise ArgumentError(str(error).replace("--script", "SCRIPT", 1))
-    connect = Connector(args.port, args.emulate)
+    connect = Connector(args.port, args.emulate, report=say)
     report = lambda line: out.write(line + "\n")  # noqa: E731
     try:
         results = run_scripts(scripts, connect, report, seed=args.seed, jam_rate=args.jam_rate,

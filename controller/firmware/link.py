@@ -23,8 +23,7 @@ BAUD = 115200
 RETRY_S = 0.25
 # One read waits at most this long, so a deadline is kept to within it.
 POLL_S = 0.05
-# A board's line is kept up to this many bytes (a state reply carries the whole game).
-LONGEST_LINE = 65536
+LONGEST_LINE = protocol.MAX_BOARD_LINE
 
 
 class Link:
