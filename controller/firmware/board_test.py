@@ -113,6 +113,7 @@ class BoardWorld:
     def switch(self, spec, active):
         position = [word for word, side in spec.positions.items() if side == active][0]
         self.inject("switch", spec.events[0][1], position)
+        self.advance(GAP_MS)  # a person's hand leaves the lever, as in the simulator
 
     def drop_marble(self):
         """A marble dropped past the gate by hand: the emulated world drops one; a real board is told its sensor saw one."""
@@ -189,7 +190,15 @@ def run_scripts(scripts, connect, report, **faults):
             report("%s: %s" % (name, error))
             world.board = None
         results[name] = script.failures
+        report("%s: %s" % (name, outcome(script.failures)))
     return results
+
+
+def outcome(failures):
+    """A script's result in the words of `controller --simulate --script`."""
+    if not failures:
+        return "every expectation holds"
+    return "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")
 
 
 class Connector:

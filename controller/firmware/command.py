@@ -172,11 +172,7 @@ def run_test(args, out):
         return USAGE_ERROR
     finally:
         connect.close()
-    failed = 0
-    for path, failures in results.items():
-        out.write("%s: %s\n" % (path, "every expectation holds" if not failures
-                                 else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
-        failed += bool(failures)
+    failed = sum(1 for failures in results.values() if failures)
     out.write("%d script%s: %d held, %d failed\n" % (len(results), "" if len(results) == 1 else "s",
                                                       len(results) - failed, failed))
     return 1 if failed else 0
