@@ -24,7 +24,10 @@ from runner import Lines, Runner
 
 from controller.core.protocol import PRODUCTION, encode
 
-micropython.alloc_emergency_exception_buf(100)
+# Room to report an exception raised in an interrupt. Every board port has
+# it; the unix port that runs the emulated board does not.
+if hasattr(micropython, "alloc_emergency_exception_buf"):
+    micropython.alloc_emergency_exception_buf(100)
 SAVE_PATH = "/game.json"
 # After a fatal error: the time the host gets to read the report before the reset.
 REPORT_MS = 200
@@ -69,34 +72,41 @@ async def serial(runner, clock, stream, take):
     while True:
         data = await reader.read(1)
         if not data:
-            raise SystemExit("the serial line closed")
+            raise SystemExit()     # the host closed the line (the emulated board's end)
         lines.byte(data[0])
 
 
 async def main(runner, clock, flag, dog, stream, take):
     runner.start(clock())
-    asyncio.create_task(marbles(runner, clock, flag))
-    asyncio.create_task(serial(runner, clock, stream, take or runner.line))
-    await poll(runner, clock, dog)
+    # gathered, so an error in any task reaches run()'s handler instead of ending that task alone
+    await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag),
+                         serial(runner, clock, stream, take or runner.line))
 
 
 def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
     """The board's life. The emulated board passes its serial stream, its
     marble world (`world(clock)` makes it) and `take(raw, length)`, which sees
     each line first."""
+    asyncio.new_event_loop()        # no task left from an earlier run (the emulated board restarts without a reset)
     clock = Clock()
     flag = asyncio.ThreadSafeFlag()
     runner = None
     try:
         dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
-        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, world=world and world(clock), path=path)
+        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path)
+        if world:
+            runner.world = world(clock)
         asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, take and take(runner)))
+    except SystemExit:
+        if runner is not None:
+            runner.outputs.safe()
+        raise
     except BaseException as error:
         if runner is not None:
             runner.outputs.safe()
         write(encode({"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error),
-                           "at": clock()}))
-        if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                      "at": clock()}))
+        if isinstance(error, KeyboardInterrupt):
             raise
         time.sleep_ms(REPORT_MS)
         machine.reset()

@@ -32,6 +32,16 @@ UNSAVED = ("clock", "attract", "attract_step", "shown")
 STEP_LIMIT = 100000
 
 
+def worth_keeping(state):
+    """The part of a state whose change is worth a flash write, to compare with `==`."""
+    kept = {}
+    for key in state:
+        if key not in UNSAVED:
+            kept[key] = state[key]
+    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
+    return kept
+
+
 class Lines:
     """Bytes from the serial port cut into lines for `take(line)`; a line
     longer than the protocol's MAX_LINE is dropped as it comes (the buffer
@@ -71,6 +81,7 @@ class Runner:
         self.inputs = Inputs(config.INPUTS, events)
         self.sensor = MarbleSensor(config.SENSOR, flag, ticks_ms, ticks_diff) if config.SENSOR else None
         self.emit = self.handle     # bound once: polling allocates nothing
+        self.deadline = None
         self.now = 0
         self.machine = None
         self.saved = None
@@ -127,8 +138,7 @@ class Runner:
                 self.handle(("marble",), now)
                 seen -= 1
         self.outputs.due(now)
-        deadline = self.machine.next_deadline()
-        if deadline is not None and deadline <= now:
+        if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
 
     def next_due(self, resting=True):
@@ -153,6 +163,7 @@ class Runner:
     def handle(self, event, now):
         machine = self.machine
         commands = machine.handle(event, now)
+        self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
         self.send(encode({"kind": "event", "event": event, "at": now}))
         self.save(now)
         for command in commands:
@@ -187,24 +198,18 @@ class Runner:
     def save(self, now):
         """Write the game to flash when something worth keeping changed; a
         write that fails leaves the game playing unsaved, reported once."""
-        state = self.machine.state
-        kept = {}
-        for key in state:
-            if key not in UNSAVED:
-                kept[key] = state[key]
-        kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-        kept = encode(kept)
-        if kept == self.saved:
+        if worth_keeping(self.machine.state) == self.saved:
             return
+        data = self.machine.to_dict()
         try:
-            flash.save(self.path, encode(self.machine.to_dict()))
+            flash.save(self.path, data)
         except OSError as error:
             if self.storage is None:
                 self.fault("storage", "cannot save the game (%s): playing on unsaved" % error, now)
             self.storage = error
             return
         self.storage = None
-        self.saved = kept
+        self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 
     def send(self, text):
         self.write(text)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from service_rig import Rig, write_config
 from controller.cli import main
 from controller.core.drnim import DrNim
-from controller.core.exhibit import SAVE_FORMAT, SaveError
+from controller.core.exhibit import SAVE_FORMAT
 from controller.core.nimatron import Nimatron
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import ROOT
 from controller.core.drnim import DrNim, route, start_setting
-from controller.core.exhibit import ConfigError, SaveError, UnknownEvent
+from controller.core.exhibit import ConfigError, UnknownEvent
+from controller.core.saves import SaveError
 from controller.core.nimatron import Nimatron
 from controller.core.scenario import run
 

@@ -4,7 +4,6 @@ MicroPython interpreter, and a whole Dr. Nim game runs in a small heap."""
 
 import ast
 import json
-import shutil
 import subprocess
 import sys
 
@@ -104,9 +103,9 @@ def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_p
 
 
 @pytest.mark.parametrize("machine,settings,needs,spares", [
-    ("drnim", {}, {"drnim", "exhibit"}, {"rules", "players", "solve", "presets", "values", "working"}),
+    ("drnim", {}, {"drnim", "exhibit"}, {"rules", "players", "solve", "presets", "values", "working", "saves"}),
     ("drnim", {"decide": "strategy", "opponent": "fallible:0.2"}, {"drnim", "players", "solve"}, {"presets"}),
-    ("nimatron", {}, {"nimatron", "players"}, {"presets", "working"}),
+    ("nimatron", {}, {"nimatron", "players", "solve_nim"}, {"presets", "working", "saves", "search", "solve_moore", "values"}),
 ])
 def test_a_machine_loads_only_what_its_settings_use(micropython, machine, settings, needs, spares):
     """A board's heap holds the code its game needs: historic Dr. Nim plays

@@ -40,7 +40,7 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import (INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH, ConfigError,
-                      Exhibit, Input, Output, Setting, UnknownEvent, require, time_setting, with_settings)
+                      Exhibit, Input, Output, Setting, UnknownEvent, time_setting, with_settings)
 from .endings import MISERE
 
 LEFT = "left"
@@ -159,6 +159,7 @@ class DrNim(Exhibit):
     def check_consistency(self, s):
         """Counts that add up, a marble on its way only with its timer, a turn
         under way only with its next release coming (machines.md R2, R3)."""
+        from .saves import require
         timers = s["timers"]
         require(s["loaded"] == self.config["marbles"], "%d marbles loaded, but the settings load %d"
                 % (s["loaded"], self.config["marbles"]))

@@ -8,7 +8,6 @@ builds one from its name, such as ``perfect`` or ``fallible:0.1``.
 
 from .rng import Random
 from .rules import Move
-from .values import is_whole
 from . import solve
 
 
@@ -100,6 +99,7 @@ class Fallible(Perfect):
 
 def parse_probability(text):
     """'0.1' -> 100000 parts per million, exactly, without floats."""
+    from .values import is_whole
     text = str(text).strip()
     whole, _, fraction = text.partition(".")
     if not (whole or fraction) or not is_whole(whole or "0") or (fraction and not is_whole(fraction)):

@@ -61,41 +61,43 @@ def encode(message):
     """`message` (dicts, lists, tuples, text, whole numbers, true/false/None)
     as one line of JSON without the newline: keys sorted, ASCII only."""
     parts = []
-    _encode(message, parts, 0)
+    dump(message, parts.append)
     return "".join(parts)
 
 
-def _encode(value, parts, depth):
+def dump(value, write, depth=0):
+    """`value` as `encode` writes it, given piece by piece to `write` (a
+    file's), so a board saves its game without holding its text whole."""
     if depth > MAX_DEPTH + 20:
         raise ProtocolError("cannot send a value nested more than %d deep" % (MAX_DEPTH + 20))
     if value is None:
-        parts.append("null")
+        write("null")
     elif value is True:
-        parts.append("true")
+        write("true")
     elif value is False:
-        parts.append("false")
+        write("false")
     elif isinstance(value, int):
-        parts.append(str(value))
+        write(str(value))
     elif isinstance(value, str):
-        parts.append(_string(value))
+        _string(value, write)
     elif isinstance(value, (list, tuple)):
-        parts.append("[")
+        write("[")
         for i, item in enumerate(value):
             if i:
-                parts.append(",")
-            _encode(item, parts, depth + 1)
-        parts.append("]")
+                write(",")
+            dump(item, write, depth + 1)
+        write("]")
     elif isinstance(value, dict):
-        parts.append("{")
+        write("{")
         for i, key in enumerate(sorted(value)):
             if not isinstance(key, str):
                 raise ProtocolError("cannot send the key %s: keys are text" % quoted(key))
             if i:
-                parts.append(",")
-            parts.append(_string(key))
-            parts.append(":")
-            _encode(value[key], parts, depth + 1)
-        parts.append("}")
+                write(",")
+            _string(key, write)
+            write(":")
+            dump(value[key], write, depth + 1)
+        write("}")
     else:
         raise ProtocolError("cannot send %s: only text, whole numbers, true, false, null, lists and tables"
                             % quoted(value))
@@ -105,12 +107,15 @@ ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 UNESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _string(text):
+def _string(text, write):
     for char in text:
         if char in ESCAPES or not " " <= char <= "~":
             break
     else:
-        return '"' + text + '"'
+        write('"')
+        write(text)
+        write('"')
+        return
     out = ['"']
     for char in text:
         code = ord(char)
@@ -124,7 +129,7 @@ def _string(text):
         else:
             out.append("\\u%04x" % code)
     out.append('"')
-    return "".join(out)
+    write("".join(out))
 
 
 # --- parsing -----------------------------------------------------------------

@@ -9,7 +9,6 @@ Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
 
 from .endings import MISERE, NORMAL, RULES
-from .values import is_whole
 
 
 class InvalidMove(ValueError):
@@ -67,6 +66,7 @@ class Move:
     @classmethod
     def parse(cls, text):
         """Read the text form, such as ``2:3`` or ``1:1,3:2``."""
+        from .values import is_whole  # only a typed move loads the reader of typed values
         pairs = []
         for part in text.strip().split(","):
             fields = part.strip().split(":")

@@ -16,7 +16,7 @@ is simulated: `advance(ms)` runs as fast as the computer allows.
 import random
 import tempfile
 
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
 from controller.core.marbles import Marbles
@@ -25,6 +25,7 @@ from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service.config import SERVICE_SETTINGS, Config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
+from controller.sim.pins import BoundedPin
 
 PRESS_MS = 100
 GAP_MS = 100
@@ -32,7 +33,7 @@ BEAM_MS = 12
 BOUNCES = 4
 
 
-class EdgePin(MockPWMPin):
+class EdgePin(BoundedPin):
     """A mock output pin that tells the world when it goes high."""
 
     def __init__(self, factory, info, on_rise=None):
@@ -69,7 +70,7 @@ class Simulation:
     """One virtual machine. `settings` are the machine's (as in config.toml)."""
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
-                 fall_ms=250, state_dir=None):
+                 fall_ms=250, state_dir=None, keep_commands=False):
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -77,9 +78,12 @@ class Simulation:
         self.bounce = bounce
         self.now = 0
         self.log = []
-        self.commands = []
+        # Every command, as text, for a script's `expect commands`; off for a soak or
+        # the drawing, where the list would grow for as long as the run lasts.
+        self.commands = [] if keep_commands else None
         self.scheduled = []     # (time, control, active): the edges of buttons tap() is working
-        self.glitches = 0
+        self.glitches = 0       # the world's own counts, to set beside what the machine saw
+        self.jams = 0
         cls = machine_class(machine)
         machine_settings = cls(settings).config
         self.folder = None if state_dir else tempfile.TemporaryDirectory(prefix="drnim-sim-")
@@ -88,7 +92,7 @@ class Simulation:
                                                     "runtime_dir": folder})
         self.config = Config(service, {machine: machine_settings})
         self.pinmap = load_pinmap(default_pinmap_path(machine))
-        self.factory = MockFactory(pin_class=MockPWMPin)
+        self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
         self.marbles = None
         if cls.has_output(RELEASE):
@@ -108,7 +112,8 @@ class Simulation:
 
         def handle(event, now):
             commands = original(event, now)
-            self.commands.extend(" ".join(str(p) for p in c) for c in commands)
+            if self.commands is not None:
+                self.commands.extend(" ".join(str(p) for p in c) for c in commands)
             if event[0] != "tick" or commands:
                 self.note("%7.1f s  %-28s -> %s" % (now / 1000, " ".join(str(p) for p in event),
                                                    "; ".join(" ".join(str(p) for p in c) for c in commands
@@ -136,6 +141,7 @@ class Simulation:
         """The release pin went high: one marble leaves the rail, if there is one."""
         def jams():
             if self.rng.random() < self.jam_rate:
+                self.jams += 1
                 self.note("world: the marble jammed in the chute")
                 return True
             return False

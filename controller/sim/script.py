@@ -34,7 +34,7 @@ class SimWorld:
         return self.sim.commands
 
     def start(self, cls, settings):
-        simulation = Simulation(cls.NAME, settings, **self.options)
+        simulation = Simulation(cls.NAME, settings, keep_commands=True, **self.options)
         self.close()
         self.sim = simulation
 

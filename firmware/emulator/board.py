@@ -67,15 +67,23 @@ class Emulator:
                 raise ProtocolError("world: power_cut is not true or false")
             self.world.configure(message)
             self.runner.step(self.runner.now)
-            if cut:
-                self.runner.outputs.safe()
-                self.boot(self.runner.now)
             reply = {"kind": "ok", "asked": "world"}
         except ValueError as error:
             reply = {"kind": "error", "error": str(error)}
+            cut = False
         if ident is not None:
             reply["id"] = ident
         self.write(encode(reply))
+        if cut:
+            self.runner.outputs.safe()
+            if self.clock != HOST_CLOCK:
+                raise PowerCut()
+            self.boot(self.runner.now)
+
+
+class PowerCut(SystemExit):
+    """On a real clock, a `world` line cut the power: the firmware stops where
+    it is (a SystemExit, so it reports no crash) and boots again from its flash."""
 
 
 class Flag:
@@ -109,14 +117,23 @@ def main(argv):
     if options["--clock"] != HOST_CLOCK:
         import app
 
+        emulator = Emulator(write, options["--flash"], options["--clock"])
+
         def world(clock):
-            return World(config, clock)
+            fresh = World(config, clock)
+            if emulator.world:
+                fresh.marbles = emulator.world.marbles      # the marbles stay where the power cut left them
+            return fresh
 
         def take(runner):
-            return runner.line
+            emulator.runner, emulator.world = runner, runner.world
+            return emulator.take
 
-        app.run(source, write, options["--flash"], world, take)
-        return 0
+        while True:
+            try:
+                app.run(source, write, options["--flash"], world, take)
+            except (machine.Reset, PowerCut):
+                machine.reset_pins()
     emulator = Emulator(write, options["--flash"], options["--clock"])
     emulator.boot(0)
     lines = Lines(emulator.take)

@@ -97,13 +97,16 @@ class Timer:
 
 
 class WDT:
-    """Counts feeds; the emulator has no hardware to reset."""
+    """Counts feeds; the emulator has no hardware to reset. `WDT.started`
+    holds every watchdog the firmware started, for the tests."""
+    started = []
 
     def __init__(self, id=0, timeout=5000):
         if not 1 <= timeout <= 8388:
             raise ValueError("WDT timeout %d ms is beyond the RP2040's 8388" % timeout)
         self.timeout = timeout
         self.feeds = 0
+        WDT.started.append(self)
 
     def feed(self):
         self.feeds += 1
