@@ -111,3 +111,15 @@ def test_a_port_that_never_comes_is_waited_for_in_one_line(tmp_path):
     assert monitor.text["err"].decode() == said
     assert said == "controller firmware: the board on %s is not there (No such file or directory): waiting for it\n" \
         % (tmp_path / "nothing")
+
+
+def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "--config", str(config))
+    try:
+        shown = monitor.until("state: play, 15 of 15 marbles on the rail")
+    finally:
+        assert monitor.stop() == 0
+    assert "board: drnim, protocol 1, development mode; a new game" in shown
+    assert b"Traceback" not in monitor.text["err"]

@@ -38,8 +38,9 @@ class Emulator:
         self.errors = open(folder / "stderr.txt", "w+b")
         self.command = [micropython, "-X", "heapsize=" + heap, str(ENTRY), "--clock", clock,
                         "--flash", str(folder / "game.json")]
+        # .frozen: the modules built into the interpreter (asyncio), found first as on a board
         self.env = dict(os.environ, MICROPYPATH=os.pathsep.join(
-            [str(folder), str(ENTRY.parent), str(FIRMWARE), str(ROOT)]))
+            [".frozen", str(folder), str(ENTRY.parent), str(FIRMWARE), str(ROOT)]))
         self.process = None
 
     def start(self):
