@@ -9,10 +9,12 @@ import io
 import json
 import os
 import stat
+import subprocess
 import sys
 
 import pytest
 
+from conftest import ROOT
 from controller.cli import main
 from controller.firmware.build import board_sources
 
@@ -105,3 +107,48 @@ def test_the_board_gets_the_core_and_the_firmware_but_not_the_emulator_or_tests(
     names = [name for _, name in board_sources()]
     assert "controller/core/drnim.py" in names and "controller/core/protocol.py" in names
     assert not any(name.startswith(("emulator/", "tests/")) for name in names)
+
+
+def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, capsys, micropython):
+    out_dir = tmp_path / "build"
+    status, out = run("firmware", "build", "--machine", "nimatron", "--out", str(out_dir))
+    assert status == 0, capsys.readouterr().err
+    manifest = json.loads((out_dir / "build.json").read_text())
+    assert manifest["machine"] == "nimatron" and manifest["mode"] == "production"
+    assert out == "Built the nimatron firmware (production mode) in %s: %d files.\n" % (out_dir, len(manifest["files"]))
+    assert {"main.py", "board_config.mpy", "runner.mpy", "controller/core/nimatron.mpy",
+            "controller/core/protocol.mpy"} <= set(manifest["files"])
+    assert sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()) == \
+        sorted(manifest["files"] + ["build.json"]), "nothing else: no source, no generated leftovers"
+    # the compiled files load on MicroPython (with the emulator's machine module for the pins)
+    loaded = subprocess.run(
+        [micropython, "-c", "import board_config, runner; from controller.core import nimatron; "
+         "print(board_config.MACHINE, board_config.MODE)"],
+        cwd=out_dir, capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (out_dir, ROOT / "firmware" / "emulator")))
+    assert loaded.stdout == "nimatron production\n", loaded.stdout + loaded.stderr
+
+
+def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys):
+    out_dir = tmp_path / "build"
+    assert run("firmware", "build", "--out", str(out_dir))[0] == 0
+    assert run("firmware", "build", "--development", "--out", str(out_dir))[0] == 0
+    assert json.loads((out_dir / "build.json").read_text())["mode"] == "development"
+
+
+def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert run("firmware", "build", "--out", str(tmp_path))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: --out: %s holds files that are not a firmware build; " \
+        "choose an empty or new folder\n" % tmp_path
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
+    firmware = tmp_path / "firmware"
+    firmware.mkdir()
+    (firmware / "drivers.py").write_text("def poll(:\n    pass\n")
+    monkeypatch.setattr("controller.firmware.build.FIRMWARE", firmware)
+    assert run("firmware", "build", "--out", str(tmp_path / "build"))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: cannot compile %s:1: SyntaxError: invalid syntax\n" \
+        % (firmware / "drivers.py")
