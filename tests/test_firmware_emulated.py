@@ -65,3 +65,21 @@ def test_jams_by_rate_and_seed_reach_the_emulated_marbles(tmp_path):
     status, out = firmware_test("--emulate", "--jam-rate", "1", "--seed", "3", str(script))
     assert status == 1
     assert "expect fault none: FAILED, got jam" in out
+
+
+def test_a_board_on_its_own_clock_plays_a_script_in_real_time(tmp_path):
+    """The path a real board takes: its hello went before the port was opened, so
+    its state tells what it runs; waits are real, and marbles fall in real time."""
+    from controller.firmware.emulator import Emulator
+    script = tmp_path / "real.txt"
+    script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 14\nexpect turn player\n"
+                      "press trigger\nexpect rail 13\nexpect releases 2\n")
+    board = Emulator("drnim", clock="real")
+    try:
+        board.start()
+        status, out = firmware_test("--port", board.port, str(script))
+    finally:
+        board.stop()
+    assert "line 3: press trigger  (rail 14, turn player, equalizer off, winner none, fault none)" in out
+    assert out.endswith("every expectation holds\n1 script: 1 held, 0 failed\n")
+    assert status == 0

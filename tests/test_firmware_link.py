@@ -60,11 +60,16 @@ def test_a_board_that_resets_is_reported_in_one_line(port, link):
 
 def test_noise_and_an_endless_line_are_reported_and_skipped(port, link):
     link.send({"kind": "state"})
-    port.write("MicroPython v1.24 boot text\n" + "x" * 70000 + "\n" + HELLO)
+    port.write("Traceback (most recent call last):\n  File \"app.py\", line 9\nMemoryError:\n" + "x" * 70000 + "\n"
+               + HELLO + "MPY: soft reboot\n" + HELLO)
     assert link.receive(5)["kind"] == "hello"
-    assert len(link.said) == 2
+    assert link.receive(5)["kind"] == "hello"
+    assert len(link.said) == 4, "one line for each run of noise"
     assert link.said[0].startswith("the board on %s sent a line that is not the protocol (" % port.path)
+    assert link.said[0].endswith("): 'Traceback (most recent call last):'")
     assert link.said[1] == "the board on %s sent a line over 65536 bytes: skipped" % port.path
+    assert link.said[2].endswith("): 'MPY: soft reboot'")
+    assert link.said[3].startswith("the board on %s started again" % port.path)
 
 
 def test_a_pulled_cable_is_reported_once_and_the_board_found_again(port, link):

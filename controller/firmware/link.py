@@ -35,6 +35,7 @@ class Link:
         self.serial = None
         self.buffer = b""
         self.skipping = False  # inside a line too long to keep, until its end
+        self.noisy = False     # the last line was not the protocol
         self.gone = None       # why the port went, while it is away
         self.next_try = 0.0
         self.hello = None      # the board's last hello line
@@ -144,8 +145,13 @@ class Link:
         try:
             message = protocol.reply(line)
         except ValueError as error:
-            self.report("the board on %s sent a line that is not the protocol (%s)" % (self.port, error))
+            # one line for a run of them (a traceback, boot text): the first says what it is
+            if not self.noisy:
+                self.report("the board on %s sent a line that is not the protocol (%s): %s"
+                            % (self.port, error, shown(line)))
+            self.noisy = True
             return None
+        self.noisy = False
         if message.get("kind") == "hello":
             if self.hello is not None:
                 self.resets += 1
@@ -156,6 +162,12 @@ class Link:
 
 def describe_hello(hello):
     return "%s, protocol %s, %s mode" % (hello.get("machine"), hello.get("protocol"), hello.get("mode"))
+
+
+def shown(line):
+    """A line as it came, cut short, for a report."""
+    text = line.decode("ascii", "replace").strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def reason(error):
