@@ -105,7 +105,8 @@ def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_p
 @pytest.mark.parametrize("machine,settings,needs,spares", [
     ("drnim", {}, {"drnim", "exhibit"}, {"rules", "players", "solve", "presets", "values", "working", "saves"}),
     ("drnim", {"decide": "strategy", "opponent": "fallible:0.2"}, {"drnim", "players", "solve"}, {"presets"}),
-    ("nimatron", {}, {"nimatron", "players", "solve_nim"}, {"presets", "working", "saves", "search", "solve_moore", "values"}),
+    ("nimatron", {}, {"nimatron", "players", "solve_nim"}, {"presets", "working", "saves", "search", "solve_moore", "values", "families", "record",
+                                                          "historic_players"}),
 ])
 def test_a_machine_loads_only_what_its_settings_use(micropython, machine, settings, needs, spares):
     """A board's heap holds the code its game needs: historic Dr. Nim plays

@@ -6,7 +6,7 @@ import io
 import re
 
 import pytest
-from gpiozero import Device, DigitalOutputDevice
+from gpiozero import DigitalOutputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from stop_rig import output_levels
@@ -15,13 +15,6 @@ from controller.hardware.devices import LampPanel, ServoRelease
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service.safe_off import SERVO_CLOSE_S, switch_off
 from controller.sim.engine import Chip74HC595
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def left_on(factory, pinmap):
@@ -57,9 +50,9 @@ def test_the_nimatron_chain_is_shifted_full_of_zeros_and_latched():
     assert all(chip.outputs)
     done, failed = switch_off(pinmap, factory)
     assert failed == []
-    assert not any(chip.outputs) and len(chip.outputs) == 56
+    assert not any(chip.outputs) and len(chip.outputs) == 64, "8 registers"
     assert not any(output_levels(factory, pinmap).values())
-    assert "lamps all 56 outputs off (BCM 10, 11, 8)" in done
+    assert "lamps all 64 outputs off (BCM 10, 11, 8)" in done
 
 
 def servo_pinmap(tmp_path):

@@ -81,6 +81,23 @@ def test_a_storm_of_edges_cannot_hold_the_release_open(tmp_path):
     assert rig.machine.rail >= 13, "a storm is not a stream of marbles"
 
 
+def test_a_late_loop_does_not_shorten_the_release_pulse(tmp_path):
+    """The loop reads the trigger's edge 20 ms after it happened (a storm, a
+    slow save): the release must still stay open its whole 60 ms from the
+    moment it opens, or the solenoid may not let the marble go."""
+    rig = Rig(tmp_path)
+    rig.pin("trigger").drive_low()                            # stamped at 0 ms
+    rig.clock.now = 20
+    rig.service.pump()                                        # read 20 ms late: the release opens
+    assert rig.pin("release").state
+    rig.clock.now = 75
+    rig.service.pump()
+    assert rig.pin("release").state, "the pulse was cut short by the loop's lateness"
+    rig.clock.now = 80
+    rig.service.pump()
+    assert not rig.pin("release").state
+
+
 def test_a_noisy_input_is_ignored_until_it_calms_down(tmp_path):
     rig = Rig(tmp_path)
     for _ in range(200):                                      # the trigger line oscillates

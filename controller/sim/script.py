@@ -56,8 +56,8 @@ class SimWorld:
     def settle(self):
         self.sim.settle()
 
-    def set_world(self, fall_ms=None, lost=None, double=None):
-        self.sim.marbles.set_world(fall_ms, lost, double)
+    def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
+        self.sim.marbles.set_world(fall_ms, lost, double, spike)
 
     def view(self):
         """What a person can check, read from the machine and, for what it shows, from the pins."""

@@ -52,6 +52,9 @@ class World:
         self.sensor = None
         if config.SENSOR:
             self.sensor = config.SENSOR
+            role, number, pull, active_high, debounce_ms = config.SENSOR
+            if pull is None:
+                PINS[number].level = 0 if active_high else 1    # its external pull resistor: the beam is clear
         for role, kind, pins, active_high, options in config.OUTPUTS:
             if role == "release":
                 self.opens = options[1] if kind == "servo" else (1 if active_high else 0)
