@@ -131,13 +131,14 @@ class BoardWorld:
     def settle(self):
         self.advance(SETTLE_LIMIT_MS, settle=True)
 
-    def set_world(self, fall_ms=None, lost=None, double=None):
+    def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
         if self.board.clock != HOST_CLOCK:
             raise BoardError("a real board's marbles fall as they fall: a 'world' line needs the emulated board "
                              "(--emulate)")
-        given = {"fall_ms": fall_ms, "lost": lost and list(lost), "double": double and list(double)}
-        self.board.ask("world", **dict((key, value) for key, value in given.items() if value is not None))
-        if lost is not None or double is not None:
+        given = {"fall_ms": fall_ms, "lost": lost, "double": double, "spike": spike}
+        self.board.ask("world", **dict((key, list(value) if key != "fall_ms" else value)
+                                       for key, value in given.items() if value is not None))
+        if lost is not None or double is not None or spike is not None:
             self.released = 0
 
     def view(self):
