@@ -130,10 +130,10 @@ def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, c
 
 
 def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys):
-    out_dir = tmp_path / "build"
-    assert run("firmware", "build", "--out", str(out_dir))[0] == 0
+    out_dir = fake_build(tmp_path / "build", files=("old.mpy",))
     assert run("firmware", "build", "--development", "--out", str(out_dir))[0] == 0
     assert json.loads((out_dir / "build.json").read_text())["mode"] == "development"
+    assert not (out_dir / "old.mpy").exists()
 
 
 def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys):

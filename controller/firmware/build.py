@@ -32,15 +32,17 @@ HOST_ONLY = ("tests", "emulator")
 
 
 def board_sources():
-    """(source path, path on the board) for every file the board needs, core first."""
-    sources = [(ROOT / "controller" / "__init__.py", "controller/__init__.py")]
-    for path in sorted((ROOT / "controller" / "core").glob("*.py")):
-        sources.append((path, "controller/core/" + path.name))
+    """(source path, path on the board) for every file the board needs: the
+    firmware's first (the files most often edited, so their mistakes show soonest), then the core."""
+    sources = []
     if FIRMWARE.is_dir():
         for path in sorted(FIRMWARE.rglob("*.py")):
             relative = path.relative_to(FIRMWARE)
             if relative.parts[0] not in HOST_ONLY:
                 sources.append((path, relative.as_posix()))
+    sources.append((ROOT / "controller" / "__init__.py", "controller/__init__.py"))
+    for path in sorted((ROOT / "controller" / "core").glob("*.py")):
+        sources.append((path, "controller/core/" + path.name))
     return sources
 
 
