@@ -215,6 +215,19 @@ class CoreWorld:
         return summary_of(self.view())
 
 
+def read_controls(view, side):
+    """Dr. Nim's five controls into `view`, as a person reads them off the
+    front panel: `side(role)` is an indicator's side (left, right or None),
+    read by each world from what drives it (pins, a board's output commands)."""
+    view["controls"] = dict((role, side(role)) for role in CONTROLS)
+    view["equalizer"] = "on" if side("equalizer") == "right" else "off"
+    view["turn"] = "player" if side("turn") == "right" else "machine"
+    return view
+
+
+CONTROLS = ("turn", "equalizer", "flip_flop_1", "flip_flop_2", "flip_flop_3")
+
+
 def summary_of(view):
     """One line of what a view shows, for a script's report."""
     if "rail" in view:

@@ -16,7 +16,8 @@ fault) from the board's own state, asked after every step.
 
 from controller.core.exhibit import BUTTON, RELEASE
 from controller.core.registry import machine_class
-from controller.core.scenario import FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, summary_of
+from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, read_controls,
+                                      summary_of)
 from controller.core.protocol import DEVELOPMENT, HOST_CLOCK
 from controller.firmware.board import Board, BoardError
 from controller.firmware.link import Link
@@ -164,11 +165,7 @@ class BoardWorld:
         outputs = self.outputs
         if self.machine.has_output(RELEASE):
             view["rail"] = str(status.get("rail"))
-            view["equalizer"] = "on" if outputs.get("equalizer") == "right" else "off"
-            view["controls"] = {"turn": outputs.get("turn"), "equalizer": outputs.get("equalizer")}
-            for i in (1, 2, 3):
-                view["controls"]["flip_flop_%d" % i] = outputs.get("flip_flop_%d" % i)
-            view["turn"] = "player" if outputs.get("turn") == "right" else "machine"
+            read_controls(view, outputs.get)
         else:
             view["rows"] = ",".join(str(outputs.get("row_%d" % (i + 1), 0)) for i in range(self.machine.config["rows"]))
         return view
