@@ -74,11 +74,13 @@ class Board:
         """The board's reply to the request `kind` with `fields`."""
         return self.ask_all([(kind, fields)])
 
-    def ask_all(self, requests):
+    def ask_all(self, requests, restarts=False):
         """Send every (kind, fields) request at once, then take the replies in
         order (the board reads its lines in turn): one wait for the link's
         round trip instead of one per request. The last reply; a refusal of
-        any of them raises BoardRefused naming it."""
+        any of them raises BoardRefused naming it. A board that starts again
+        meanwhile raises BoardReset, unless the requests restart it
+        (`restarts`): then its new hello line is waited for too."""
         resets = self.link.resets
         pending = []
         for kind, fields in requests:
@@ -87,18 +89,27 @@ class Board:
             if not self.link.send(dict(fields, kind=kind, id=self.last_id)):
                 raise BoardError("the board on %s is not there (%s)" % (self.link.port, self.link.gone))
         deadline = time.monotonic() + self.reply_s
-        while pending:
-            ident, kind = pending[0]
-            message = self.link.receive(max(0.0, deadline - time.monotonic()))
-            if self.link.resets != resets:
-                raise BoardReset("the board on %s started again while it was asked %r" % (self.link.port, kind))
-            if message is None:
-                raise BoardError("the board on %s did not answer %r within %d s"
-                                 % (self.link.port, kind, self.reply_s))
-            if message.get("id") != ident:
-                self.on_line(message)
-                continue
-            if message["kind"] == "error":
-                raise BoardRefused("the board refused %r: %s" % (kind, message.get("error")))
-            pending.pop(0)
+        reply = None
+        self.link.restarting = restarts
+        try:
+            while pending or (restarts and self.link.resets == resets):
+                reply = self.take_reply(pending, resets, restarts, deadline) or reply
+        finally:
+            self.link.restarting = False
+        return reply
+
+    def take_reply(self, pending, resets, restarts, deadline):
+        """One line from the board: the reply to the first pending request (returned), or another line."""
+        kind = pending[0][1] if pending else "to start again"
+        message = self.link.receive(max(0.0, deadline - time.monotonic()))
+        if not restarts and self.link.resets != resets:
+            raise BoardReset("the board on %s started again while it was asked %r" % (self.link.port, kind))
+        if message is None:
+            raise BoardError("the board on %s did not answer %r within %d s" % (self.link.port, kind, self.reply_s))
+        if not pending or message.get("id") != pending[0][0]:
+            self.on_line(message)
+            return None
+        if message["kind"] == "error":
+            raise BoardRefused("the board refused %r: %s" % (kind, message.get("error")))
+        pending.pop(0)
         return message

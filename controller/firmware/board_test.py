@@ -6,7 +6,9 @@ A press, a switch or a marble is an `inject` line, time passes with `advance`
 lines (the emulated board runs on the host's clock, so a script plays there
 exactly as in the simulator and as fast as the link allows), and `world`
 lines set the emulated marbles (fall time, lost and double releases, jams and
-glitches by rate and seed).
+glitches by rate and seed). A script's `power` cuts the emulated board's power:
+it starts again from its flash, as the simulator's service does from its saved
+game.
 
 What an `expect` checks is read as a person would read the board: the
 indicators' sides and the lamps from the output commands the board gave
@@ -124,7 +126,14 @@ class BoardWorld:
             self.inject("marble")
 
     def power(self):
-        self.inject("power")
+        """The controller restarts: the emulated board loses its power and starts again from
+        its flash, as the simulator's service does from its saved game; a real board is told."""
+        if self.board.clock != HOST_CLOCK:
+            self.inject("power")
+            return
+        self.board.ask_all([("world", {"power_cut": True})], restarts=True)
+        # what the board resumed (a game, or a hold in "check"): its lines after the hello, then its state
+        self.status = self.board.ask("state")["status"]
 
     def wait(self, ms):
         self.advance(ms)

@@ -40,6 +40,7 @@ class Link:
         self.next_try = 0.0
         self.hello = None      # the board's last hello line
         self.resets = 0
+        self.restarting = False  # a restart the host asked for: not reported as a reset
         self.opens = 0         # how many times the port was opened
         self.closed = False
 
@@ -155,6 +156,7 @@ class Link:
         if message.get("kind") == "hello":
             if self.hello is not None:
                 self.resets += 1
+            if self.hello is not None and not self.restarting:
                 self.report("the board on %s started again (a reset): %s" % (self.port, describe_hello(message)))
             self.hello = message
         return message
