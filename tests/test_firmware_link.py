@@ -5,6 +5,7 @@ resets, a cable pulled and plugged in again, noise on the wire."""
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from serial_rig import Port
 from controller.firmware.link import Link
@@ -106,3 +107,39 @@ def test_a_port_that_is_not_there_yet_is_waited_for(tmp_path):
         port.close()
     finally:
         link.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(noise=st.lists(st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode),
+                                st.sampled_from([HELLO[:30].encode(), b'{"kind":"event","at":', b"\xff\xfe{",
+                                                 b'{"kind":"zap"}', b'[1,2]', b'{"kind":"event","at":1e9}'])),
+                      max_size=6))
+def test_whatever_the_board_sends_the_link_reports_and_reads_on(noise):
+    """Random, truncated and malformed lines from the board: never an exception,
+    at most one report per run of noise, and the next good line arrives intact."""
+    port, link = FUZZ["port"], FUZZ["link"]
+    link.said.clear()
+    port.write(b"\n".join(noise) + b'\n{"at":7,"event":["marble"],"kind":"event"}\n')
+    message = link.receive(5)
+    while message is not None and message != {"at": 7, "event": ["marble"], "kind": "event"}:
+        message = link.receive(5)  # a noise line that happened to be good protocol
+    assert message == {"at": 7, "event": ["marble"], "kind": "event"}
+    assert all(line.startswith("the board on %s " % port.path) and "\n" not in line for line in link.said)
+    assert len(link.said) <= len(noise) + 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fuzz_port(tmp_path_factory):
+    """One port for every fuzz example: a pty pair per example would be most of the time."""
+    port = Port(tmp_path_factory.mktemp("fuzz") / "ttyACM0")
+    said = []
+    link = Link(port.path, report=said.append, retry_s=0.05)
+    link.said = said
+    link.try_open()
+    FUZZ.update(port=port, link=link)
+    yield
+    link.close()
+    port.close()
+
+
+FUZZ = {}
