@@ -2,7 +2,7 @@
 
     controller firmware build [--machine M] [--out DIR] [--development]
     controller firmware deploy --port PORT [--machine M] [--build DIR]
-    controller firmware monitor (--port PORT | --emulate) [--machine M] [--config PATH]
+    controller firmware monitor (--port PORT | --emulate [--machine M]) [--config PATH]
     controller firmware test (--port PORT | --emulate) SCRIPT... [--seed N] [--jam-rate R] [--glitch-rate R]
 
 Every failure is one line on stderr, "controller firmware: ...", with exit
@@ -47,6 +47,7 @@ def add_parser(commands):
     monitor = actions.add_parser("monitor", help="show a board's events and state live; record its games "
                                  "in the statistics (Ctrl-C stops)")
     add_board_arguments(monitor)
+    monitor.add_argument("--machine", choices=MACHINES, default=MACHINES[0], help="the emulated board's machine")
     monitor.add_argument("--config", metavar="PATH", help="whose statistics the games go into (default: %s "
                          "when it exists)" % DEFAULT_CONFIG)
 
@@ -65,8 +66,6 @@ def add_board_arguments(parser):
     where.add_argument("--port", help="the board's serial port, such as /dev/ttyACM0")
     where.add_argument("--emulate", action="store_true",
                        help="the real firmware under the micropython interpreter, on a pseudo-terminal")
-    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
-                        help="the emulated board's machine (a script's machine line changes it)")
 
 
 def run(args, out):
