@@ -6,6 +6,7 @@ the pin maps that configures it."""
 import json
 import os
 import random
+import select
 import subprocess
 import tty
 
@@ -249,3 +250,60 @@ def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, 
         load_pico(path, "drnim")
     number = written[:written.index("\n" + line, start - 1) + 1].count("\n") + 1
     assert str(caught.value).startswith("%s:%d: %s" % (path, number, problem)), caught.value
+
+
+def test_jams_and_glitches_come_by_rate_and_seed(micropython, configs, tmp_path):
+    settle = line(kind="advance", ms=600000, settle=True)
+    answers = emulate(micropython, configs["drnim", "development"], [
+        line(kind="world", jam_rate="1", seed=3), line(kind="inject", event=["press", "trigger"]), settle,
+        line(kind="state", id="jammed"),
+        line(kind="world", free_jam=True, jam_rate="0"), settle, line(kind="state", id="freed"),
+        line(kind="world", glitch_rate="2", seed=5), line(kind="advance", ms=3000),
+        line(kind="world", glitch_rate="0"), line(kind="state", id="glitched"),
+        line(kind="world", jam_rate="1.5"), line(kind="world", glitch_rate="fast"),
+    ], tmp_path / "game.json")
+    states = dict((a["id"], a) for a in answers if a["kind"] == "state")
+    # the first release and its two retries, each marble stuck in the chute
+    assert states["jammed"]["status"]["fault"] == "jam"
+    assert states["jammed"]["world"]["jammed"] == states["jammed"]["world"]["releases"] == 3
+    # freed, all three come down: one for the press, two extra
+    assert states["freed"]["status"]["fault"] is None and states["freed"]["world"]["tray"] == 3
+    assert states["freed"]["game"]["state"]["extra_marbles"] == 2
+    glitches = states["glitched"]["game"]["state"]["extra_marbles"] - 2
+    assert 1 <= glitches <= 12                                  # about 2 a second for 3 s
+    assert states["glitched"]["world"]["tray"] == 3             # a glitch is no marble
+    faults = [a["fault"] for a in answers if a["kind"] == "fault"]
+    assert faults[0] == "jam" and faults.count("extra-marble") == glitches + 2
+    assert [a["error"] for a in answers if a["kind"] == "error"] == [
+        "world: jam_rate '1.5' is more than 1", "world: glitch_rate 'fast' is not a rate such as \"0.1\""]
+
+
+def test_the_emulated_board_opens_a_serial_device_given_by_path(micropython, configs, tmp_path):
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    board = subprocess.Popen([micropython, "-X", "heapsize=2m", str(BOARD), "--flash", str(tmp_path / "game.json"),
+                              "--port", os.ttyname(slave)], stderr=subprocess.PIPE, cwd=ROOT,
+                             env=dict(os.environ, MICROPYPATH=micropath(configs["drnim", "development"])))
+    try:
+        with os.fdopen(master, "r+b", buffering=0) as end:
+            end.write(line(kind="state", id=1) + b"\n")
+            received = b""
+            while b'"id":1' not in received:
+                assert select.select([end], [], [], 30)[0], "no answer in 30 s"
+                received += end.read(4096)
+        answers = [json.loads(text) for text in received.splitlines()]
+        assert answers[0]["kind"] == "hello" and answers[-1]["status"]["rail"] == 15
+    finally:
+        board.kill()
+        board.wait()
+        os.close(slave)
+
+
+def test_a_day_long_wait_passes_without_an_error(micropython, configs, tmp_path):
+    """Past the runner's STEP_LIMIT the rest of the wait passes at once (it once refused half-way)."""
+    answers = emulate(micropython, configs["drnim", "development"], [
+        line(kind="advance", ms=86400000), line(kind="inject", event=["press", "trigger"]),
+        line(kind="advance", ms=600000, settle=True), line(kind="state", id=1)], tmp_path / "game.json")
+    advanced = [a for a in answers if a["kind"] == "advanced"]
+    assert advanced[0]["now"] == 86400000 and not [a for a in answers if a["kind"] == "error"]
+    assert answers[-1]["status"]["rail"] == 14 and answers[-1]["status"]["attract"] is False

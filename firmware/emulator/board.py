@@ -94,11 +94,11 @@ class Flag:
 
 
 def writer(stream):
+    """One line at a time to the host. The unix port's files write at once,
+    unbuffered (and flushing a terminal fails: there is nothing to sync)."""
     def write(text):
         stream.write(text.encode())
         stream.write(b"\n")
-        if hasattr(stream, "flush"):
-            stream.flush()
     return write
 
 
