@@ -42,6 +42,9 @@ def soak(machine, games):
         played = int(line.split()[1].rstrip(":"))
         if played == min(CHECKPOINT, games) or played == games:
             memory[played] = resident_mib()
+        if played % CHECKPOINT == 0:
+            print("  %s: %d games, %.0f s, %.1f MiB" % (machine, played, time.perf_counter() - start, resident_mib()),
+                  flush=True)
     start = time.perf_counter()
     try:
         summary = autoplay(sim, games, "novice", SEED, after_game)
