@@ -16,7 +16,7 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed
-	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
+	for script in bench/bench_*.py bench/firmware_heap.py; do $(PY) $$script || exit 1; done
 
 # The bench simulator: the virtual replica drawn in the terminal (--machine nimatron for the other).
 simulate: $(VENV)/.installed

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from controller.core import solve  # noqa: E402
+from controller.core import search, solve  # noqa: E402
 from controller.core.players import Perfect  # noqa: E402
 from controller.core.rules import Moore, Nim, Rosebushes  # noqa: E402
 from mpy_heap import smallest_heap  # noqa: E402
@@ -79,7 +79,7 @@ def rosebushes_search_six_heaps_of_30():
     start = time.perf_counter()
     wins = solve.mover_wins(variant, (30,) * 6)
     print("Rosebushes k=3, (30, 30, 30, 30, 30, 30), exact search: mover %s, %d positions, %.1f s"
-          % ("wins" if wins else "loses", len(solve._memo(variant)), time.perf_counter() - start))
+          % ("wins" if wins else "loses", len(search._memo(variant)), time.perf_counter() - start))
     solve.forget(variant)
 
 

@@ -4,6 +4,7 @@
     controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
     controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
+    controller safe-off [--config PATH]
     controller status [--config PATH]
     controller stats [--config PATH]
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
@@ -103,6 +104,10 @@ def build_parser():
     config_commands.required = True
     check = config_commands.add_parser("check", help="check a configuration file and its pin map")
     check.add_argument("path", metavar="PATH", nargs="?", help="default: %s when it exists" % DEFAULT_CONFIG)
+
+    safe_off = commands.add_parser("safe-off", help="every output of the pin map off (the unit runs it after "
+                                   "every stop, crash or watchdog kill)")
+    add_config_argument(safe_off)
 
     status = commands.add_parser("status", help="the running game, the last heartbeat and any fault")
     add_config_argument(status)
@@ -309,7 +314,7 @@ def run_config_check(args, out):
 
 def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
-    from controller.core.exhibit import SaveError
+    from controller.core.saves import SaveError
     from controller.core.registry import UnknownMachine, machine_class
     from controller.service.config import load_config
     from controller.service.store import StateStore
@@ -464,6 +469,9 @@ def main(argv=None, out=None, read_line=input):
             return run_service(args, out)
         if args.command == "config":
             return run_config_check(args, out)
+        if args.command == "safe-off":
+            from controller.service import safe_off
+            return safe_off.run(config_path(args), out, sys.stderr)
         if args.command == "status":
             return run_status(args, out)
         if args.command == "stats":

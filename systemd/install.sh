@@ -13,8 +13,20 @@
 #   /etc/sysusers.d/drnim-controller.conf        the drnim user, in groups gpio and dialout
 #   /etc/drnim-controller/config.toml            the configuration (only if missing)
 #   /etc/systemd/system/drnim-controller.service the unit
+#   dtparam=strict_gpiod in the Pi's boot configuration (see below)
 #
-# Environment: PYTHON (default python3), the interpreter for the virtualenv.
+# strict_gpiod makes the kernel turn a GPIO line back into an input when the
+# process holding it lets go or dies, so that the gate resistors switch the
+# solenoid and the lamps off even if the controller is killed mid-pulse (the
+# unit's ExecStopPost also drives them off). It takes effect at the next
+# reboot. Only that step, without root if the file is writable:
+#
+#   sudo systemd/install.sh strict-gpiod on    # add it (what the install does)
+#   sudo systemd/install.sh strict-gpiod off   # remove exactly the lines it added
+#
+# Environment: PYTHON (default python3), the interpreter for the virtualenv;
+# BOOT_CONFIG, the boot configuration (default /boot/firmware/config.txt, or
+# /boot/config.txt on a Raspberry Pi OS older than bookworm).
 set -euo pipefail
 
 readonly NAME=drnim-controller
@@ -27,6 +39,77 @@ PYTHON=${PYTHON:-python3}
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
+
+# The lines strict_gpiod_on adds, between these two markers, so that
+# strict_gpiod_off removes exactly them. [all]: after a [pi4] or [cm5]
+# section, a plain line would apply to that model only.
+readonly STRICT_BEGIN="# >>> drnim-controller: outputs off if the controller dies (systemd/install.sh strict-gpiod off removes this)"
+readonly STRICT_END="# <<< drnim-controller"
+
+# The boot configuration, or nothing when this is not a Raspberry Pi.
+boot_config() {
+    if [[ -n ${BOOT_CONFIG:-} ]]; then
+        [[ -f $BOOT_CONFIG ]] || die "BOOT_CONFIG=$BOOT_CONFIG: no such file"
+        printf '%s\n' "$BOOT_CONFIG"
+        return
+    fi
+    local candidate
+    for candidate in /boot/firmware/config.txt /boot/config.txt; do
+        if [[ -f $candidate ]]; then
+            printf '%s\n' "$candidate"
+            return
+        fi
+    done
+}
+
+strict_gpiod_on() {
+    local config
+    config=$(boot_config)
+    if [[ -z $config ]]; then
+        say "No boot configuration (/boot/firmware/config.txt or /boot/config.txt): not a Raspberry Pi? strict_gpiod not set"
+        return
+    fi
+    if grep -qxF "$STRICT_BEGIN" "$config"; then
+        say "dtparam=strict_gpiod is already set in $config"
+    elif grep -Eq '^[[:space:]]*dtparam=([^#]*,)?strict_gpiod(=on)?[[:space:]]*(,|$)' "$config"; then
+        say "dtparam=strict_gpiod is already set in $config (by you: strict-gpiod off will leave it)"
+    else
+        [[ -w $config ]] || die "cannot write $config: run as root (sudo)"
+        # A file whose last line has no newline gets one, so the block starts on a line of its own.
+        [[ ! -s $config || -z $(tail -c 1 "$config") ]] || printf '\n' >>"$config"
+        printf '%s\n[all]\ndtparam=strict_gpiod\n%s\n' "$STRICT_BEGIN" "$STRICT_END" >>"$config"
+        say "Added dtparam=strict_gpiod to $config: GPIO outputs go back to inputs (off) when the controller dies; takes effect at the next reboot"
+    fi
+}
+
+strict_gpiod_off() {
+    local config
+    config=$(boot_config)
+    [[ -n $config ]] || die "no boot configuration (/boot/firmware/config.txt or /boot/config.txt); set BOOT_CONFIG"
+    if ! grep -qxF "$STRICT_BEGIN" "$config"; then
+        say "$config has no dtparam=strict_gpiod added by install.sh: nothing to remove"
+        return
+    fi
+    [[ -w $config && -w $(dirname -- "$config") ]] || die "cannot write $config: run as root (sudo)"
+    local new=$config.drnim-new
+    awk -v begin="$STRICT_BEGIN" -v end="$STRICT_END" '
+        $0 == begin { inside = 1; next }
+        inside && $0 == end { inside = 0; next }
+        !inside { print }' "$config" >"$new"
+    chmod --reference="$config" -- "$new" 2>/dev/null || true
+    mv -- "$new" "$config"
+    say "Removed the dtparam=strict_gpiod that install.sh added from $config; takes effect at the next reboot"
+}
+
+if [[ ${1:-} == strict-gpiod ]]; then
+    case ${2:-} in
+        on) strict_gpiod_on ;;
+        off) strict_gpiod_off ;;
+        *) die "usage: $0 strict-gpiod on|off" ;;
+    esac
+    exit 0
+fi
+[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, or $0 strict-gpiod on|off)"
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
@@ -90,7 +173,10 @@ for machine in drnim nimatron; do
     fi
 done
 
-# 5. The unit; enable it and start it, or restart it if it was running so
+# 5. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
+strict_gpiod_on
+
+# 6. The unit; enable it and start it, or restart it if it was running so
 # that the new code and unit take effect.
 say "Installing $UNIT"
 install -m 0644 "$CHECKOUT/systemd/$NAME.service" "$UNIT"

@@ -15,7 +15,7 @@ from saves import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
 from service_rig import Rig, write_config
 from controller.cli import main
 from controller.core.drnim import DrNim
-from controller.core.exhibit import SAVE_FORMAT, SaveError
+from controller.core.exhibit import SAVE_FORMAT
 from controller.core.nimatron import Nimatron
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import ROOT
 from controller.core.drnim import DrNim, route, start_setting
-from controller.core.exhibit import ConfigError, SaveError, UnknownEvent
+from controller.core.exhibit import ConfigError, UnknownEvent
+from controller.core.saves import SaveError
 from controller.core.nimatron import Nimatron
 from controller.core.scenario import run
 
@@ -37,7 +38,7 @@ def test_saving_and_restoring_after_every_event_changes_nothing(path):
     (DrNim, {"pace_ms": -5}, "pace_ms: must be a whole number from 50 to 86400000, not -5"),
     (DrNim, {"colour": "red"}, "colour: unknown setting (known: attract_after_game_ms"),
     (DrNim, {"decide": "strategy", "opponent": "nimx"}, "opponent: nimx plays only nim and moore games"),
-    (DrNim, {"opponent": "hal"}, "opponent: unknown opponent 'hal'"),
+    (DrNim, {"decide": "strategy", "opponent": "hal"}, "opponent: unknown opponent 'hal'"),
     (Nimatron, {"openings": [[1, 2, 3]]}, "openings: opening 1 [1, 2, 3] must be 4 rows of 0 to 7 lamps"),
     (Nimatron, {"openings": [[1, 2, 3, 9]]}, "must be 4 rows of 0 to 7 lamps"),
     (Nimatron, {"openings": [[1, -2, 3, 4]]}, "openings: opening 1: heap 2 is -2"),

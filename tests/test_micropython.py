@@ -4,7 +4,6 @@ MicroPython interpreter, and a whole Dr. Nim game runs in a small heap."""
 
 import ast
 import json
-import shutil
 import subprocess
 import sys
 
@@ -101,6 +100,21 @@ def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_p
     assert result.returncode == 0, result.stderr
     moves, winner = result.stdout.split(" winner ")
     assert sum(int(m.split(":")[1]) for m in moves.split()) == 15
+
+
+@pytest.mark.parametrize("machine,settings,needs,spares", [
+    ("drnim", {}, {"drnim", "exhibit"}, {"rules", "players", "solve", "presets", "values", "working", "saves"}),
+    ("drnim", {"decide": "strategy", "opponent": "fallible:0.2"}, {"drnim", "players", "solve"}, {"presets"}),
+    ("nimatron", {}, {"nimatron", "players", "solve_nim"}, {"presets", "working", "saves", "search", "solve_moore", "values", "families", "record",
+                                                          "historic_players"}),
+])
+def test_a_machine_loads_only_what_its_settings_use(micropython, machine, settings, needs, spares):
+    """A board's heap holds the code its game needs: historic Dr. Nim plays
+    without the rules, the solver or any opponent."""
+    loaded = run_micropython(micropython, str(ROOT / "tests" / "mpy" / "loaded.py"), machine, json.dumps(settings))
+    assert loaded.returncode == 0, loaded.stderr
+    modules = set(loaded.stdout.split())
+    assert needs <= modules and not spares & modules, modules
 
 
 @pytest.mark.parametrize("machine", ["drnim", "nimatron"])

@@ -361,7 +361,7 @@ def test_unknown_keys(tmp_path, table, body, needle, key, problem):
 
 def test_an_unknown_top_level_key(tmp_path):
     text = drnim_text(top='machine = "drnim"\nrows = 4')
-    expect_error(tmp_path, text, 2, "rows", "unknown key for Dr. Nim (known: machine, inputs, outputs)")
+    expect_error(tmp_path, text, 2, "rows", "unknown key for Dr. Nim (known: machine, inputs, outputs, pico)")
 
 
 @pytest.mark.parametrize("body,needle,problem", [

@@ -4,7 +4,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import brute
-from controller.core import solve
 from controller.core.players import Applet, Fallible, Nimx, Perfect, Praxis, Sinclair, UnknownPlayer, find_player
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, Game, Moore, Move, Nim, Rosebushes, Subtraction

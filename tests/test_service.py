@@ -224,6 +224,7 @@ def test_config_check_accepts_the_shipped_configuration():
     ("[drnim\n", "Expected ']'"),
     ("[lights]\n", "[lights]: unknown section"),
     ("[nimatron]\nopenings = [[9, 9, 9, 9]]\n", "nimatron.openings: opening 1"),
+    ("[drnim]\nopponent = \"hal\"\n", "drnim.opponent: unknown opponent 'hal'"),
     ("[service]\npinmap = \"/nowhere/pinmap.toml\"\n", "pin map:"),
 ])
 def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import brute
-from controller.core import solve
+from controller.core import search, solve, solve_rosebushes
 from controller.core.rules import MISERE, NORMAL, Moore, Nim, Rosebushes, Subtraction, Variant
 
 VARIANTS = [
@@ -100,7 +100,7 @@ def test_search_refuses_at_once_with_its_estimate(monkeypatch):
         "wins) at (100, 100, 100, 100, 100, 100, 100), and an exact search may visit 26075972546 positions, "
         "more than the limit of 2000000")
     assert "\n" not in str(error.value)
-    assert not solve._memos.get(solve._spec_key(variant))
+    assert not search._memos.get(search._spec_key(variant))
     assert solve.search_estimate((100,) * 7) == 26075972546
     with pytest.raises(solve.SearchTooLarge, match="may visit more than 9223372036854775809 positions"):
         solve.mover_wins(variant, (2**63,) * 40)
@@ -120,22 +120,22 @@ def test_search_reports_progress_to_a_callback():
     solve.forget(variant)
     seen = []
     assert solve.mover_wins(variant, (12, 13, 14, 15, 16, 17), seen.append) is not None
-    assert len(seen) > 3 and seen == sorted(seen) and seen[-1] <= len(solve._memo(variant))
-    assert seen[0] == solve.PROGRESS_EVERY
+    assert len(seen) > 3 and seen == sorted(seen) and seen[-1] <= len(search._memo(variant))
+    assert seen[0] == search.PROGRESS_EVERY
 
 
 def test_the_memo_belongs_to_the_solver_one_per_spec_and_forget_frees_it():
     assert not hasattr(Variant(), "memo")
     one, two = Rosebushes(MISERE, k=2), Rosebushes(MISERE, k=2)
     solve.forget()
-    assert not solve._memos
+    assert not search._memos
     solve.mover_wins(one, (1, 2, 3, 4))
-    assert solve._memos[solve._spec_key(two)] is solve._memo(one), "equal variants share one memo"
+    assert search._memos[search._spec_key(two)] is search._memo(one), "equal variants share one memo"
     solve.mover_wins(Rosebushes(NORMAL, k=2), (1, 2, 3, 4))
     solve.forget(two)
-    assert solve._spec_key(one) not in solve._memos and len(solve._memos) == 1
+    assert search._spec_key(one) not in search._memos and len(search._memos) == 1
     solve.forget()
-    assert not solve._memos
+    assert not search._memos
 
 
 def test_nim_sum_is_public():
@@ -206,7 +206,7 @@ def test_rosebushes_closed_forms_agree_with_brute_force_over_their_range(k, rule
     spec = variant.spec()
     heaps, largest = CLOSED_RANGES[k]
     for position in itertools.combinations_with_replacement(range(largest + 1), heaps):
-        assert solve._rosebushes_closed(variant, position) is not None, position
+        assert solve_rosebushes.wins(variant, position) is not None, position
         assert solve.mover_wins(variant, position) == brute.mover_wins(spec, position), position
         moves = {m.takes for m in solve.winning_moves(variant, position)}
         assert moves == brute.winning_takes(spec, position), position
@@ -215,8 +215,8 @@ def test_rosebushes_closed_forms_agree_with_brute_force_over_their_range(k, rule
 
 def test_rosebushes_with_more_than_k_plus_1_heaps_is_still_searched():
     variant = Rosebushes(NORMAL, k=2)
-    assert solve._rosebushes_closed(variant, (1, 2, 3, 4)) is None
-    assert solve._rosebushes_closed(Rosebushes(NORMAL, k=1), (1, 2, 3, 4)) is False
+    assert solve_rosebushes.wins(variant, (1, 2, 3, 4)) is None
+    assert solve_rosebushes.wins(Rosebushes(NORMAL, k=1), (1, 2, 3, 4)) is False
     assert solve.mover_wins(variant, (1, 2, 3, 4)) == brute.mover_wins(variant.spec(), (1, 2, 3, 4))
 
 
@@ -241,4 +241,4 @@ def test_rosebushes_closed_forms_answer_heaps_near_2_63_at_once(variant, positio
     assert solve.mover_wins(variant, position) == wins
     assert sorted(str(m) for m in solve.winning_moves(variant, position)) == expected
     assert solve.winning_move_count(variant, position) == len(expected)
-    assert not solve._memos.get(solve._spec_key(variant)), "a closed form needs no search"
+    assert not search._memos.get(search._spec_key(variant)), "a closed form needs no search"

@@ -40,8 +40,8 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import (INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH, ConfigError,
-                      Exhibit, Input, Output, Setting, UnknownEvent, require, time_setting, with_settings)
-from .rules import MISERE, Subtraction
+                      Exhibit, Input, Output, Setting, UnknownEvent, time_setting, with_settings)
+from .endings import MISERE
 
 LEFT = "left"
 RIGHT = "right"
@@ -149,14 +149,17 @@ class DrNim(Exhibit):
         setting = c["flip_flops"]
         if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
-        self.make_opponent((c["marbles"],))
+        if c["decide"] == "strategy":
+            self.make_opponent((c["marbles"],))
 
     def variant(self):
+        from .rules import Subtraction
         return Subtraction(self.rule, 3)
 
     def check_consistency(self, s):
         """Counts that add up, a marble on its way only with its timer, a turn
         under way only with its next release coming (machines.md R2, R3)."""
+        from .saves import require
         timers = s["timers"]
         require(s["loaded"] == self.config["marbles"], "%d marbles loaded, but the settings load %d"
                 % (s["loaded"], self.config["marbles"]))
@@ -195,7 +198,7 @@ class DrNim(Exhibit):
         """A new game: the marbles are back on the rail."""
         state = self.state
         state["timers"] = {}
-        state["rng"] = self.opponent.rng.get_state()
+        state["rng"] = self.rng_state()
         c = self.config
         flip_flops = c["flip_flops"]
         if flip_flops == "auto":

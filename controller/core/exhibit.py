@@ -27,8 +27,8 @@ may hold. The whole state is a plain dict (`to_dict`, `from_dict`) at any
 moment, and a restored machine resumes exactly.
 """
 
-from .rules import MISERE, NORMAL
-from .values import DAY_MS
+from .endings import MISERE, NORMAL
+from .limits import DAY_MS
 
 ON = "on"
 OFF = "off"
@@ -57,7 +57,6 @@ RESTING_TIMERS = ("idle", "over", "attract")
 # The saved game's format: 1 had no version and no Nimatron fault; 2 adds both.
 SAVE_FORMAT = 2
 # No timer is set further ahead than this (each time setting is at most a day).
-TIMER_HORIZON_MS = 2 * DAY_MS
 
 
 class ConfigError(ValueError):
@@ -66,62 +65,6 @@ class ConfigError(ValueError):
 
 class UnknownEvent(ValueError):
     """An event the machine does not know."""
-
-
-class SaveError(ValueError):
-    """A saved game that cannot be resumed; the message names the key and the problem."""
-
-
-def _describe(value):
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def check_field(key, spec, value, limits):
-    """Check one state value against its STATE spec; SaveError naming `state.KEY`.
-
-    Specs: ("flag",), ("whole", low, high) where high is a number, None (no
-    bound) or the name of a setting in `limits` (and a fourth item: None is
-    allowed too), ("choice", options), ("list",), ("list_or_none",), ("dict",),
-    ("timers",).
-    """
-    kind = spec[0]
-    where = "state." + key
-    if kind == "flag":
-        ok = isinstance(value, bool)
-        want = "true or false"
-    elif kind == "whole":
-        high = limits[spec[2]] if isinstance(spec[2], str) else spec[2]
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= spec[1] \
-            and (high is None or value <= high) or (value is None and len(spec) > 3)
-        want = "a whole number from %d to %s" % (spec[1], "any" if high is None else high)
-    elif kind == "choice":
-        ok = value in spec[1]
-        want = "one of %s" % ", ".join(str(option) for option in spec[1])
-    elif kind == "list":
-        ok = isinstance(value, list)
-        want = "a list"
-    elif kind == "list_or_none":
-        ok = value is None or isinstance(value, list)
-        want = "a list or nothing"
-    elif kind in ("dict", "timers"):
-        ok = isinstance(value, dict)
-        want = "a table"
-        if ok and kind == "timers":
-            for name in value:
-                due = value[name]
-                if not isinstance(due, int) or isinstance(due, bool):
-                    raise SaveError("%s.%s: %s is not a time in ms" % (where, name, _describe(due)))
-    else:
-        return
-    if not ok:
-        raise SaveError("%s: %s is not %s" % (where, _describe(value), want))
-
-
-def require(condition, problem):
-    """A consistency rule of a saved state: SaveError with `problem` when it fails."""
-    if not condition:
-        raise SaveError("state: " + problem)
 
 
 class Input:
@@ -265,6 +208,7 @@ class Exhibit:
 
     def __init__(self, config=None):
         self.config = check_settings(self.SETTINGS, config or {})
+        self.opponent = None
         self.check_config()
         self.state = {"attract": False, "attract_step": 0, "timers": {}, "shown": {}, "clock": 0}
         self.new_game_state()
@@ -404,53 +348,25 @@ class Exhibit:
 
     def to_dict(self):
         return {"format": SAVE_FORMAT, "machine": self.NAME, "config": dict(self.config),
-                "state": _copy(self.state)}
+                "state": plain_copy(self.state)}
 
     @classmethod
     def from_dict(cls, data):
-        """The machine a saved game describes, every field checked; SaveError
-        naming the first thing that is wrong, so nothing impossible resumes."""
-        data = migrate(data)
-        if data["machine"] != cls.NAME:
-            raise SaveError("machine: the saved game is for %s, not %s" % (_describe(data["machine"]), cls.NAME))
-        try:
-            machine = cls(data["config"])
-        except ConfigError as error:
-            raise SaveError("config.%s" % error)
-        machine.check_state(data["state"])
-        machine.state = _copy(data["state"])
-        machine.restored()
-        return machine
+        """The machine a saved game describes, every field checked (saves.py,
+        loaded only when a game is restored); SaveError naming the first
+        thing that is wrong, so nothing impossible resumes."""
+        from .saves import restore
+        return restore(cls, data)
 
     def check_state(self, state):
         """Every key of STATE present with a value it may hold, no other key,
         and the values consistent with each other and with the settings."""
-        for key in self.STATE:
-            if key not in state:
-                raise SaveError("state.%s: missing" % key)
-            check_field(key, self.STATE[key], state[key], self.config)
-        for key in state:
-            if key not in self.STATE:
-                raise SaveError("state.%s: not a key of a %s game" % (_describe(key), self.NAME))
-        clock = state["clock"]
-        for name in state["timers"]:
-            due = state["timers"][name]
-            require(getattr(self, "timer_" + name, None) is not None, "a timer %r that %s does not have"
-                    % (name, self.NAME))
-            require(clock < due <= clock + TIMER_HORIZON_MS, "timer %s is due at %d, which does not follow the "
-                    "clock's %d" % (name, due, clock))
-        require(state["attract_step"] < len(self.LAMPS), "attract_step %d is beyond the %d attract lamps"
-                % (state["attract_step"], len(self.LAMPS)))
-        require(state["attract"] == ("attract" in state["timers"]), "attract and its timer disagree")
-        require((state["mode"] == "over") == (state["winner"] is not None), "mode %s with winner %s"
-                % (state["mode"], state["winner"]))
-        for turn in state["turns"]:
-            require(isinstance(turn, list) and len(turn) == 2 and turn[0] in (PLAYER, MACHINE),
-                    "turn %s is not [player|machine, what was taken]" % _describe(turn))
-        self.check_consistency(state)
+        from .saves import check_state
+        check_state(self, state)
 
     def check_consistency(self, state):
-        """The machine's own rules for a state that can be (SaveError through `require`)."""
+        """The machine's own rules for a state that can be (SaveError through
+        saves.require, imported where it is used: only a restore loads saves.py)."""
 
     def hold_for_check(self):
         """Hold the game in fault "check" until New game: the game in progress
@@ -462,10 +378,21 @@ class Exhibit:
 
     def restored(self):
         """The opponent's random generator continues where the saved game left it."""
-        self.opponent.rng.set_state(self.state["rng"])
+        if self.opponent is not None:
+            self.opponent.rng.set_state(self.state["rng"])
+
+    def rng_state(self):
+        """The opponent's generator as the state keeps it. A machine with no
+        opponent (historic Dr. Nim) keeps the seed's starting state, so a
+        board that never uses an opponent never loads the opponents."""
+        if self.opponent is None:
+            from .rng import Random
+            return Random(self.config["seed"]).get_state()
+        return self.opponent.rng.get_state()
 
     def make_opponent(self, position):
-        """The `opponent` setting as a core player, checked against the game it will play."""
+        """The `opponent` setting as a core player, checked against the game it
+        will play; imported here, when a machine's settings ask for one."""
         from .players import find_player
         from .rng import Random
         try:
@@ -564,41 +491,15 @@ class Exhibit:
         out.append(("message", text))
 
 
-def migrate(data):
-    """A saved game in the current format: an older one brought up to date,
-    anything else refused with SaveError."""
-    if not isinstance(data, dict):
-        raise SaveError("not a saved game: %s instead of a table" % _describe(data))
-    for key in ("machine", "config", "state"):
-        if key not in data:
-            raise SaveError("%s: missing" % key)
-    for key in data:
-        if key not in ("format", "machine", "config", "state"):
-            raise SaveError("%s: not a key of a saved game" % _describe(key))
-    version = data.get("format", 1)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise SaveError("format: %s is not a format version" % _describe(version))
-    if version > SAVE_FORMAT:
-        raise SaveError("format: saved in format %d by a newer controller; this one reads up to %d"
-                        % (version, SAVE_FORMAT))
-    if not isinstance(data["config"], dict) or not isinstance(data["state"], dict):
-        raise SaveError("config and state must be tables")
-    if version == 1:
-        data = dict(data)
-        data["state"] = dict(data["state"])
-        data["state"].setdefault("fault", None)
-        data["format"] = 2
-    return data
-
-
 def _command(key, value):
     parts = key.split("/")
     return tuple(int(p) if p.isdigit() else p for p in parts) + (value,)
 
 
-def _copy(value):
+def plain_copy(value):
+    """A deep copy of plain data (tuples become lists, as JSON has them)."""
     if isinstance(value, dict):
-        return dict((k, _copy(v)) for k, v in value.items())
+        return dict((k, plain_copy(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
+        return [plain_copy(v) for v in value]
     return value

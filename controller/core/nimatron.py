@@ -28,9 +28,8 @@ Policies where machines.md leaves a choice open:
 """
 
 from .exhibit import (BLINK, LAMP, LAMP_ROWS, MACHINE, OFF, ON, PLAYER, SOUND, ConfigError, Exhibit, Input, Output,
-                      Setting, require, time_setting, with_settings)
-from .rules import MISERE, Nim, check_position
-from .values import is_whole
+                      Setting, time_setting, with_settings)
+from .rules import Nim, check_position
 
 # The original's console, and the most rows and lamps a replica may have.
 ROWS = 4
@@ -92,6 +91,8 @@ class Nimatron(Exhibit):
     def check_consistency(self, s):
         """Rows that fit the lamps, turns that add up to the lamps put out, and
         a timer for the machine's move whenever it is under way."""
+        from .saves import require
+        from .values import is_whole
         rows, lamps = self.config["rows"], self.config["lamps"]
         for key in ("start", "rows"):
             value = s[key]
@@ -198,10 +199,17 @@ class Nimatron(Exhibit):
             self.tell(out, "The last game could not be resumed: press New game.", "refuse")
         elif name == "handover":
             self.handover(now, out)
-        elif name.startswith("row") and is_whole(name[3:]) and 1 <= int(name[3:]) <= self.config["rows"]:
-            self.take_lamp(int(name[3:]) - 1, now, out)
+        elif self.row_of(name) is not None:
+            self.take_lamp(self.row_of(name), now, out)
         else:
             Exhibit.pressed(self, name, now, out)
+
+    def row_of(self, button):
+        """The row (from 0) whose button is called `button`, or None."""
+        for row in range(self.config["rows"]):
+            if button == "row%d" % (row + 1):
+                return row
+        return None
 
     def new_game_text(self):
         return "New game: %s. %s" % (" ".join(str(n) for n in self.state["rows"]),

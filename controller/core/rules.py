@@ -8,11 +8,7 @@ one registry (`find_variant`).
 Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
 
-from .values import is_whole
-
-NORMAL = "normal"
-MISERE = "misere"
-RULES = (NORMAL, MISERE)
+from .endings import MISERE, NORMAL, RULES
 
 
 class InvalidMove(ValueError):
@@ -70,6 +66,7 @@ class Move:
     @classmethod
     def parse(cls, text):
         """Read the text form, such as ``2:3`` or ``1:1,3:2``."""
+        from .values import is_whole  # only a typed move loads the reader of typed values
         pairs = []
         for part in text.strip().split(","):
             fields = part.strip().split(":")
@@ -125,7 +122,6 @@ class Variant:
     """
 
     family = ""
-    aliases = ()
     title = ""
 
     def __init__(self, rule=NORMAL):
@@ -208,62 +204,10 @@ class Variant:
         return 1 - last_mover if self.misere else last_mover
 
 
-class OneParameter(Variant):
-    """A family with one whole-number parameter, 1 or more: Subtraction's
-    max_take, Moore's and Rosebushes' k. Subclasses name it (`parameter`, the
-    attribute and spec key; `label`, its name in messages) and give `template`,
-    the title with %d for it."""
-
-    parameter = "k"
-    label = "k"
-    template = ""
-
-    def __init__(self, rule, value):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError("%s is %r: it must be 1 or more" % (self.label, value))
-        Variant.__init__(self, rule)
-        setattr(self, self.parameter, value)
-        self.title = self.template % value
-
-    def spec(self):
-        spec = Variant.spec(self)
-        spec[self.parameter] = getattr(self, self.parameter)
-        return spec
-
-
-class Subtraction(OneParameter):
-    """Take 1 to m objects from one heap: Dr. Nim and the Sinclair matchstick game (m = 3)."""
-
-    family = "subtraction"
-    aliases = ("take-away",)
-    parameter = "max_take"
-    label = "max-take"
-    template = "take 1 to %d from one heap"
-
-    def __init__(self, rule=NORMAL, max_take=3):
-        OneParameter.__init__(self, rule, max_take)
-
-    def most_from_one_heap(self, size):
-        return min(size, self.max_take)
-
-    def shape_error(self, position, move):
-        if len(move.takes) != 1:
-            return "take from one heap only"
-        if move.takes[0][1] > self.max_take:
-            return "take at most %d" % self.max_take
-        return None
-
-    def legal_moves(self, position):
-        for heap, size in enumerate(position):
-            for count in range(1, min(size, self.max_take) + 1):
-                yield Move.take(heap, count)
-
-
 class Nim(Variant):
     """Take any number of objects from one heap (Bouton's Nim): the Nimatron, Marienbad, Nimx."""
 
     family = "nim"
-    aliases = ("bouton",)
     title = "take any number from one heap"
     k = 1
 
@@ -278,86 +222,31 @@ class Nim(Variant):
                 yield Move.take(heap, count)
 
 
-class Moore(OneParameter):
-    """Moore's Nim_k: take any positive numbers from each of 1 to k heaps."""
+# The families by name, with where each lives: Nim here, the others in
+# families.py, imported only when a game of theirs is made.
+FAMILIES = (("subtraction", ("take-away",), "families", "Subtraction"), ("nim", ("bouton",), "rules", "Nim"),
+            ("moore", ("nimk", "nim-k"), "families", "Moore"), ("rosebushes", ("rosebush",), "families", "Rosebushes"))
 
-    family = "moore"
-    aliases = ("nimk", "nim-k")
-    template = "take any numbers from each of 1 to %d heaps"
-
-    def __init__(self, rule=NORMAL, k=2):
-        OneParameter.__init__(self, rule, k)
-
-    def shape_error(self, position, move):
-        if len(move.takes) > self.k:
-            return "take from at most %d heaps" % self.k
-        return None
-
-    def legal_moves(self, position):
-        heaps = [i for i, h in enumerate(position) if h]
-        for size in range(1, min(self.k, len(heaps)) + 1):
-            for chosen in combinations(heaps, size):
-                for counts in _counts(position, chosen):
-                    yield Move(zip(chosen, counts))
+# Names importable from here that live in another module (PEP 562, also in
+# MicroPython): every `from .rules import Moore` keeps working, and only
+# loads families.py when it runs.
+ELSEWHERE = {"OneParameter": "families", "Subtraction": "families", "Moore": "families", "Rosebushes": "families",
+             "Game": "record", "Outcome": "record"}
 
 
-def _counts(position, heaps):
-    """Every tuple of takes (1..size) for the given heaps."""
-    if not heaps:
-        yield ()
-        return
-    for rest in _counts(position, heaps[1:]):
-        for count in range(1, position[heaps[0]] + 1):
-            yield (count,) + rest
-
-
-class Rosebushes(OneParameter):
-    """Take exactly one object from each of 1 to k non-empty heaps."""
-
-    family = "rosebushes"
-    aliases = ("rosebush",)
-    template = "take one from each of 1 to %d heaps"
-
-    def __init__(self, rule=NORMAL, k=2):
-        OneParameter.__init__(self, rule, k)
-
-    def most_from_one_heap(self, size):
-        return min(size, 1)
-
-    def shape_error(self, position, move):
-        if len(move.takes) > self.k:
-            return "take from at most %d heaps" % self.k
-        for heap, count in move.takes:
-            if count != 1:
-                return "take exactly one from each heap"
-        return None
-
-    def legal_moves(self, position):
-        heaps = [i for i, h in enumerate(position) if h]
-        for size in range(1, min(self.k, len(heaps)) + 1):
-            for chosen in combinations(heaps, size):
-                yield Move([(heap, 1) for heap in chosen])
-
-    def random_move(self, position, rng):
-        heaps = [i for i, h in enumerate(position) if h]
-        if not heaps:
-            return None
-        chosen = []
-        for _ in range(rng.between(1, min(self.k, len(heaps)))):
-            chosen.append(heaps.pop(rng.below(len(heaps))))
-        return Move([(heap, 1) for heap in chosen])
-
-
-VARIANTS = (Subtraction, Nim, Moore, Rosebushes)
+def __getattr__(name):
+    if name not in ELSEWHERE:
+        raise AttributeError(name)
+    return getattr(__import__(ELSEWHERE[name], globals(), None, (name,), 1), name)
 
 
 def find_variant(name):
     """The variant class called `name` or one of its aliases."""
     wanted = name.strip().lower()
-    for cls in VARIANTS:
-        if wanted == cls.family or wanted in cls.aliases:
-            return cls
-    raise ValueError("unknown game family %r: choose from %s" % (name, ", ".join(c.family for c in VARIANTS)))
+    for family, aliases, module, cls in FAMILIES:
+        if wanted == family or wanted in aliases:
+            return Nim if module == "rules" else __getattr__(cls)
+    raise ValueError("unknown game family %r: choose from %s" % (name, ", ".join(f[0] for f in FAMILIES)))
 
 
 def make_variant(spec):
@@ -368,75 +257,3 @@ def make_variant(spec):
         if key != "family":
             kwargs[key] = spec[key]
     return cls(**kwargs)
-
-
-class Outcome:
-    """How a finished game ended: `winner` is 0 (the first mover) or 1."""
-
-    def __init__(self, winner, last_mover):
-        self.winner = winner
-        self.last_mover = last_mover
-
-    def __repr__(self):
-        return "Outcome(winner=%d, last_mover=%d)" % (self.winner, self.last_mover)
-
-
-class Game:
-    """A game in progress: the start position and the stack of moves played.
-
-    Player 0 moves first. `turn` is the player to move now.
-    """
-
-    def __init__(self, variant, heaps):
-        self.variant = variant
-        self.start = check_position(heaps)
-        self.position = self.start
-        self.stack = []
-
-    @property
-    def turn(self):
-        return len(self.stack) % 2
-
-    def push(self, move):
-        self.position = self.variant.apply(self.position, move)
-        self.stack.append(move)
-
-    def pop(self):
-        move = self.stack.pop()
-        heaps = list(self.position)
-        for heap, count in move.takes:
-            heaps[heap] += count
-        self.position = tuple(heaps)
-        return move
-
-    def peek(self):
-        """The last move played; IndexError when there is none, as in python-chess."""
-        if not self.stack:
-            raise IndexError("no move to peek at: the game has no moves yet")
-        return self.stack[-1]
-
-    def legal_moves(self):
-        return self.variant.legal_moves(self.position)
-
-    def is_over(self):
-        return self.variant.is_over(self.position)
-
-    def outcome(self):
-        """None while moves remain; else who won."""
-        if not self.is_over():
-            return None
-        if not self.stack:
-            # Nothing was ever taken: in misère play the mover wins by convention.
-            return Outcome(0 if self.variant.misere else 1, 1)
-        last = (len(self.stack) - 1) % 2
-        return Outcome(self.variant.winner_at_end(last), last)
-
-    def to_dict(self):
-        return {"variant": self.variant.spec(), "start": list(self.start), "moves": [str(m) for m in self.stack]}
-
-    @classmethod
-    def from_dict(cls, data):
-        game = cls(make_variant(data["variant"]), data["start"])
-        for text in data["moves"]:
-            game.push(Move.parse(text))
-        return game

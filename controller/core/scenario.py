@@ -37,7 +37,7 @@ lost, double)`, `view()` (what a person can check, in plain words),
 `summary()`, `machine` and `commands` (every command since the start, as text).
 """
 
-from .exhibit import BUTTON, RELEASE, RESTING_TIMERS, SWITCH, ConfigError
+from .exhibit import RELEASE, RESTING_TIMERS, SWITCH, ConfigError
 from .marbles import Marbles
 from .registry import NAMES, machine_class
 from .values import BadValue, duration_ms, whole, wholes

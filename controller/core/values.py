@@ -8,8 +8,9 @@ Here only ASCII digits count, a number has at most `MAX_DIGITS` of them, and
 every value is checked against a named range; the error quotes the text.
 """
 
+from .limits import DAY_MS
+
 MAX_DIGITS = 100
-DAY_MS = 86400000
 
 
 class BadValue(ValueError):

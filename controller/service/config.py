@@ -15,6 +15,7 @@ import stat
 import tomllib
 
 from controller.core.exhibit import ConfigError, Setting, check_settings
+from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
@@ -26,7 +27,7 @@ SERVICE_SETTINGS = {
     "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
     "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
     "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
-    "release_pulse_ms": Setting(60, 1, 1000),   # how long the release solenoid stays energised
+    "release_pulse_ms": Setting(60, 1, 1000),   # how long the release solenoid stays energised (see below)
     "stuck_after_s": Setting(30, 1, 86400),     # a button held this long is reported as stuck
     "heartbeat_s": Setting(5, 1, 86400),        # how often the status file for `controller status` is written
 }
@@ -127,15 +128,37 @@ def load_config(path=None, overrides=None):
     for name in NAMES:
         try:
             machines[name] = machine_class(name)(data.get(name, {})).config
+            check_opponent_name(machines[name]["opponent"])
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
     return Config(service, machines, path)
 
 
+def check_opponent_name(name):
+    """The opponent's name, checked even where no opponent plays (historic
+    Dr. Nim, whose machine loads no opponent): a typo is caught before the
+    day someone switches to a strategy."""
+    try:
+        find_player(name)
+    except ValueError as error:
+        raise ConfigError("opponent: %s" % error)
+
+
+# A solenoid held on longer than this heats up; a marble needs far less.
+SOLENOID_PULSE_MAX_MS = 500
+
+
 def check_with_pinmap(config, pinmap):
     """The machine's settings against the wiring: each LAYOUT setting (the
-    Nimatron's rows and lamps) must fit what the pin map wires."""
+    Nimatron's rows and lamps) must fit what the pin map wires, and a solenoid
+    release is never held on longer than SOLENOID_PULSE_MAX_MS."""
     where = config.path or "the defaults"
+    pulse = config.service["release_pulse_ms"]
+    for spec in pinmap.outputs.values():
+        if spec.kind == "solenoid" and pulse > SOLENOID_PULSE_MAX_MS:
+            raise ConfigError("%s: service.release_pulse_ms: %d, but the pin map %s releases with a solenoid (%s): "
+                              "at most %d ms, or the coil heats up" % (where, pulse, pinmap.path, spec.key,
+                                                                        SOLENOID_PULSE_MAX_MS))
     cls = machine_class(config.machine_name)
     for key, setting, what in cls.LAYOUT:
         wanted, wired = config.machine[setting], pinmap.layout[key]

@@ -36,10 +36,12 @@ import signal
 import sys
 import time
 
-from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError, SaveError
+from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
+from controller.core.saves import SaveError
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
+from controller.service.config import PIN_FACTORIES
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore
@@ -390,7 +392,16 @@ class NoGPIO(ConfigError):
 
 
 def pin_factory_for(name):
-    """The gpiozero pin factory for a backend name, or ConfigError saying why not."""
+    """The gpiozero pin factory for a backend name, or ConfigError saying why not.
+
+    GPIOZERO_PIN_FACTORY, gpiozero's own variable, overrides the name when it is
+    set, so that `controller run` and `controller safe-off` always drive the same
+    pins: one of our names, or any gpiozero pin-factory entry point (a third
+    party's backend, a test's pins)."""
+    override = os.environ.get("GPIOZERO_PIN_FACTORY", "")
+    if override and override.lower() not in PIN_FACTORIES:
+        return entry_point_factory(override)
+    name = override.lower() or name
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
         from controller.sim.pins import BoundedPin
@@ -411,6 +422,20 @@ def pin_factory_for(name):
     except Exception as error:
         raise NoGPIO("the %s GPIO backend found no GPIO here (%s): without hardware, use "
                      "'controller --simulate'" % (name, str(error).splitlines()[0] if str(error) else error))
+
+
+def entry_point_factory(name):
+    """The pin factory that a gpiozero_pin_factories entry point `name` makes."""
+    from importlib.metadata import entry_points
+    found = [entry for entry in entry_points(group="gpiozero_pin_factories") if entry.name.lower() == name.lower()]
+    if not found:
+        raise NoGPIO("GPIOZERO_PIN_FACTORY=%r: no gpiozero pin factory has that name (installed: %s)" % (
+            name, ", ".join(sorted(entry.name for entry in entry_points(group="gpiozero_pin_factories")))))
+    try:
+        return found[0].load()()
+    except Exception as error:
+        raise NoGPIO("GPIOZERO_PIN_FACTORY=%r: the pin factory %s failed (%s)" % (
+            name, found[0].value, str(error).splitlines()[0] if str(error) else type(error).__name__))
 
 
 def _listdir(path):

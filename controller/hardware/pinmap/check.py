@@ -173,7 +173,7 @@ class _Checker:
         if expect is not None and name != expect:
             self.fail("machine", "%r, but this should be the pin map of %s (machine = %r)"
                       % (name, machine_class(expect).TITLE, expect))
-        known = ("machine", "inputs", "outputs") + tuple(entry[0] for entry in cls.LAYOUT)
+        known = ("machine", "inputs", "outputs", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
         for key in data:
             if key not in known:
                 self.fail(key, "unknown key for %s (known: %s)" % (cls.TITLE, ", ".join(known)))

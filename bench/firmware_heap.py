@@ -1,0 +1,185 @@
+"""The smallest MicroPython heap in which the firmware plays a complete game.
+
+The firmware (firmware/), the core and the generated board_config.py are
+compiled with mpy-cross, as `controller firmware build` deploys them, and the
+emulated board (firmware/emulator/board.py, also compiled) plays the game of
+firmware/emulator/games/<machine>.jsonl over the line protocol. The heap is
+found by bisection on `micropython -X heapsize`: a run counts when the game
+ends with the machine's verdict and no error line.
+
+The figure includes the emulator's fake `machine` module and marble world,
+which a real board does not carry: their share is printed apart, so the
+firmware's own figure is the total less that share (the last line gives the
+larger total of the two machines, the conservative reading).
+
+Usage: python bench/firmware_heap.py
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.hardware.pinmap.pico import write_board_config  # noqa: E402
+
+FIRMWARE = ROOT / "firmware"
+EMULATOR = FIRMWARE / "emulator"
+EMULATOR_ONLY = ("machine", "world")
+
+PROBE = """
+import gc, sys
+gc.collect()
+before = gc.mem_alloc()
+last = before
+for name in sys.argv[1:]:
+    __import__(name)
+    gc.collect()
+    now = gc.mem_alloc()
+    print(name, now - last)
+    last = now
+"""
+
+
+def tool(name):
+    return shutil.which(name, path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+
+
+def compile_tree(mpy_cross, build, machine):
+    """Every file the emulated board imports, compiled, in four folders of `build`."""
+    folders = {"config": build / "config", "emulator": build / "emulator", "firmware": build / "firmware",
+               "root": build / "root"}
+    sources = [(path, folders["firmware"] / path.name) for path in FIRMWARE.glob("*.py")]
+    sources += [(path, folders["emulator"] / path.name) for path in EMULATOR.glob("*.py")]
+    sources += [(path, folders["root"] / path.relative_to(ROOT))
+                for path in [ROOT / "controller" / "__init__.py"] + sorted((ROOT / "controller" / "core").glob("*.py"))]
+    config = write_board_config(build / "generated", machine, mode="development")
+    sources.append((config, folders["config"] / "board_config.py"))
+    for source, target in sources:
+        target = target.with_suffix(".mpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([mpy_cross, "-o", str(target), str(source)], check=True)
+    return ":".join([".frozen"] + [str(folders[k]) for k in ("config", "emulator", "firmware", "root")])
+
+
+def plays(micropython, path, kib, game, flash):
+    """True when the emulated board finishes the game in a heap of `kib` KiB."""
+    if flash.exists():
+        flash.unlink()
+    try:
+        result = subprocess.run([micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--flash", str(flash)],
+                                input=game, capture_output=True, timeout=120, env={"MICROPYPATH": path},
+                                cwd=flash.parent)
+    except subprocess.TimeoutExpired:
+        return False
+    if result.returncode != 0:
+        return False
+    answers = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    return (any(a.get("kind") == "game_over" for a in answers)
+            and not any(a.get("kind") == "error" for a in answers))
+
+
+def smallest(micropython, path, game, flash):
+    low, high = 4, 1024
+    if not plays(micropython, path, high, game, flash):
+        raise SystemExit("the emulated board does not finish its game even in %d KiB" % high)
+    while low < high:
+        middle = (low + high) // 2
+        if plays(micropython, path, middle, game, flash):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def sources():
+    """Module name -> source file, for every module the emulated board may load."""
+    found = {path.stem: path for path in list(FIRMWARE.glob("*.py")) + list(EMULATOR.glob("*.py"))}
+    for path in (ROOT / "controller" / "core").glob("*.py"):
+        found["controller.core." + path.stem] = path
+    found["board_config"] = None  # generated: it imports nothing
+    return found
+
+
+def machine_modules(machine):
+    """The core modules the machine loads with its default settings, in
+    CPython (the same on the board: a test checks which modules load)."""
+    listing = subprocess.run([sys.executable, "-c", "import sys\nfrom controller.core.registry import machine_class\n"
+                              "machine_class(%r)({}).handle(('power',), 0)\nprint(' '.join(sys.modules))" % machine],
+                             capture_output=True, text=True, check=True, cwd=ROOT)
+    return sorted(name for name in listing.stdout.split() if name.startswith("controller.core."))
+
+
+def load_order(machine, files):
+    """The modules a game loads, each after the modules it imports at its top
+    (so the cost of each is its own): the board's, the machine's, the rng's."""
+    import ast
+    seen, order = set(), []
+
+    def visit(name):
+        if name in seen or name not in files:
+            return
+        seen.add(name)
+        if files[name] is not None:
+            for node in ast.parse(files[name].read_text()).body:
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        visit(alias.name)
+                elif isinstance(node, ast.ImportFrom):
+                    package = "controller.core." if node.level else ""
+                    if node.module:
+                        visit(package + node.module)
+                    for alias in node.names:
+                        visit(package + (node.module + "." if node.module and not node.level else "") + alias.name)
+        order.append(name)
+
+    for name in ["board"] + machine_modules(machine):
+        visit(name)
+    return [name for name in order if name != "board"]
+
+
+def module_costs(micropython, path, build, machine):
+    """What importing each module the board loads costs, in bytes of heap, in load order."""
+    probe = build / "probe.py"
+    probe.write_text(PROBE)
+    names = load_order(machine, sources())
+    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + names, capture_output=True, text=True,
+                            env={"MICROPYPATH": path}, cwd=build)
+    costs = []
+    for line in result.stdout.splitlines():
+        name, cost = line.split()
+        costs.append((name, int(cost)))
+    return costs
+
+
+def main():
+    micropython, mpy_cross = tool("micropython"), tool("mpy-cross")
+    if not micropython or not mpy_cross:
+        print("firmware heap: skipped (micropython and mpy-cross come with the test extra)")
+        return 0
+    figures = {}
+    for machine in ("drnim", "nimatron"):
+        with tempfile.TemporaryDirectory() as folder:
+            build = Path(folder)
+            path = compile_tree(mpy_cross, build, machine)
+            game = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
+            kib = smallest(micropython, path, game, build / "game.json")
+            costs = module_costs(micropython, path, build, machine)
+            emulator = sum(cost for name, cost in costs if name in EMULATOR_ONLY)
+            figures[machine] = kib
+            print("%s: a complete game on the emulated board in %d KiB of heap "
+                  "(of which the emulator's fake machine module and marble world: %.1f KiB)"
+                  % (machine, kib, emulator / 1024))
+            print("  what importing each module costs, KiB: " + ", ".join(
+                "%s %.1f" % (name, cost / 1024) for name, cost in costs))
+    print("firmware heap: %d KiB" % max(figures.values()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

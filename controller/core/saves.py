@@ -1,0 +1,140 @@
+"""Saved games: the format, its migration, and the check that lets nothing
+impossible resume. Every field is checked for type and range against the
+machine's STATE declaration, then for consistency with the settings and with
+each other (each machine adds its own rules in `check_consistency`).
+
+Loaded only when a saved game is read back, so a board's heap carries it
+only at start-up; the Pi service, the firmware and the tests share it.
+"""
+
+from .exhibit import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy
+from .limits import DAY_MS
+
+TIMER_HORIZON_MS = 2 * DAY_MS
+
+
+class SaveError(ValueError):
+    """A saved game that cannot be resumed; the message names the key and the problem."""
+
+
+def _describe(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_field(key, spec, value, limits):
+    """Check one state value against its STATE spec; SaveError naming `state.KEY`.
+
+    Specs: ("flag",), ("whole", low, high) where high is a number, None (no
+    bound) or the name of a setting in `limits` (and a fourth item: None is
+    allowed too), ("choice", options), ("list",), ("list_or_none",), ("dict",),
+    ("timers",).
+    """
+    kind = spec[0]
+    where = "state." + key
+    if kind == "flag":
+        ok = isinstance(value, bool)
+        want = "true or false"
+    elif kind == "whole":
+        high = limits[spec[2]] if isinstance(spec[2], str) else spec[2]
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= spec[1] \
+            and (high is None or value <= high) or (value is None and len(spec) > 3)
+        want = "a whole number from %d to %s" % (spec[1], "any" if high is None else high)
+    elif kind == "choice":
+        ok = value in spec[1]
+        want = "one of %s" % ", ".join(str(option) for option in spec[1])
+    elif kind == "list":
+        ok = isinstance(value, list)
+        want = "a list"
+    elif kind == "list_or_none":
+        ok = value is None or isinstance(value, list)
+        want = "a list or nothing"
+    elif kind in ("dict", "timers"):
+        ok = isinstance(value, dict)
+        want = "a table"
+        if ok and kind == "timers":
+            for name in value:
+                due = value[name]
+                if not isinstance(due, int) or isinstance(due, bool):
+                    raise SaveError("%s.%s: %s is not a time in ms" % (where, name, _describe(due)))
+    else:
+        return
+    if not ok:
+        raise SaveError("%s: %s is not %s" % (where, _describe(value), want))
+
+
+def require(condition, problem):
+    """A consistency rule of a saved state: SaveError with `problem` when it fails."""
+    if not condition:
+        raise SaveError("state: " + problem)
+
+
+def restore(cls, data):
+    """The machine of class `cls` a saved game describes, every field checked;
+    SaveError naming the first thing that is wrong."""
+    data = migrate(data)
+    if data["machine"] != cls.NAME:
+        raise SaveError("machine: the saved game is for %s, not %s" % (_describe(data["machine"]), cls.NAME))
+    try:
+        machine = cls(data["config"])
+    except ConfigError as error:
+        raise SaveError("config.%s" % error)
+    machine.check_state(data["state"])
+    machine.state = plain_copy(data["state"])
+    machine.restored()
+    return machine
+
+
+def check_state(machine, state):
+    """Every key of the machine's STATE present with a value it may hold, no
+    other key, and the values consistent with each other and the settings."""
+    for key in machine.STATE:
+        if key not in state:
+            raise SaveError("state.%s: missing" % key)
+        check_field(key, machine.STATE[key], state[key], machine.config)
+    for key in state:
+        if key not in machine.STATE:
+            raise SaveError("state.%s: not a key of a %s game" % (_describe(key), machine.NAME))
+    clock = state["clock"]
+    for name in state["timers"]:
+        due = state["timers"][name]
+        require(getattr(machine, "timer_" + name, None) is not None, "a timer %r that %s does not have"
+                % (name, machine.NAME))
+        require(clock < due <= clock + TIMER_HORIZON_MS, "timer %s is due at %d, which does not follow the "
+                "clock's %d" % (name, due, clock))
+    require(state["attract_step"] < len(machine.LAMPS), "attract_step %d is beyond the %d attract lamps"
+            % (state["attract_step"], len(machine.LAMPS)))
+    require(state["attract"] == ("attract" in state["timers"]), "attract and its timer disagree")
+    require((state["mode"] == "over") == (state["winner"] is not None), "mode %s with winner %s"
+            % (state["mode"], state["winner"]))
+    for turn in state["turns"]:
+        require(isinstance(turn, list) and len(turn) == 2 and turn[0] in (PLAYER, MACHINE),
+                "turn %s is not [player|machine, what was taken]" % _describe(turn))
+    machine.check_consistency(state)
+
+
+def migrate(data):
+    """A saved game in the current format: an older one brought up to date,
+    anything else refused with SaveError."""
+    if not isinstance(data, dict):
+        raise SaveError("not a saved game: %s instead of a table" % _describe(data))
+    for key in ("machine", "config", "state"):
+        if key not in data:
+            raise SaveError("%s: missing" % key)
+    for key in data:
+        if key not in ("format", "machine", "config", "state"):
+            raise SaveError("%s: not a key of a saved game" % _describe(key))
+    version = data.get("format", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SaveError("format: %s is not a format version" % _describe(version))
+    if version > SAVE_FORMAT:
+        raise SaveError("format: saved in format %d by a newer controller; this one reads up to %d"
+                        % (version, SAVE_FORMAT))
+    if not isinstance(data["config"], dict) or not isinstance(data["state"], dict):
+        raise SaveError("config and state must be tables")
+    if version == 1:
+        data = dict(data)
+        data["state"] = dict(data["state"])
+        data["state"].setdefault("fault", None)
+        data["format"] = 2
+    return data

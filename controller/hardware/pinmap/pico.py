@@ -1,0 +1,154 @@
+"""The `[pico]` section of a pin map: the same machine on a Raspberry Pi Pico
+or Pico 2 running the firmware (firmware/), and the config module the build
+generates from it for the board.
+
+The section gives, for every role of the map, its GP number, or a table of
+them for a role with several pins (an LED pair's left and right, a shift
+register's data, clock and latch). Everything else (labels, pulls, active
+levels, debounce times, kinds, servo angles, the Nimatron's rows) is the
+map's own: one file, one truth. It is checked here, after `load_pinmap` has
+checked the rest, with the same one-line errors: `path:line: key: problem`.
+"""
+
+import tomllib
+from pathlib import Path
+
+from controller.core.exhibit import SENSOR
+from controller.core.registry import machine_class
+from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
+from controller.hardware.pinmap.model import default_pinmap_path
+from controller.hardware.pinmap.positions import key_lines, line_of
+
+# The GP pins a Pico and a Pico 2 bring out for general use (GP23-25 and 29
+# run the board's power supply, LED and VSYS sense, or the Pico W's radio).
+PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
+RELEASE_PULSE_MS = (60, 1, 1000)      # default, lowest, highest: as the Pi service's release_pulse_ms
+POLL_MS = 10
+WATCHDOG_MS = 5000                    # below the RP2040's longest, 8388 ms
+SERVO_FRAME_MS = 20
+
+
+def load_pico(path, machine=None):
+    """(the checked PinMap, its [pico] pins: role -> {pin name: GP number},
+    the section's options); PinMapError naming the line and key."""
+    pinmap = load_pinmap(path, machine)
+    text = Path(path).read_text()
+    lines = key_lines(text)
+    section = tomllib.loads(text).get("pico")
+
+    def fail(key, problem):
+        raise PinMapError("%s:%d: %s: %s" % (path, line_of(lines, key), key, problem))
+
+    if not isinstance(section, dict):
+        fail("pico", "missing: a [pico] table with the GP number of every role, for the Pico firmware")
+    options = {"release_pulse_ms": section.get("release_pulse_ms", RELEASE_PULSE_MS[0])}
+    value = options["release_pulse_ms"]
+    if isinstance(value, bool) or not isinstance(value, int) or not RELEASE_PULSE_MS[1] <= value <= RELEASE_PULSE_MS[2]:
+        fail("pico.release_pulse_ms", "must be a whole number of ms from %d to %d, not %r"
+             % (RELEASE_PULSE_MS[1], RELEASE_PULSE_MS[2], value))
+    names = {}
+    for role in pinmap.inputs:
+        names[role] = ("pin",)
+    for role, spec in pinmap.outputs.items():
+        names[role] = KINDS[spec.kind].pins
+    for key in section:
+        if key not in names and key != "release_pulse_ms":
+            fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
+    pins = {}
+    used = {}
+    for role, wanted in names.items():
+        key = "pico." + role
+        if role not in section:
+            fail(key, "missing (its GP number%s)" % ("" if wanted == ("pin",) else ": { %s }" % ", ".join(
+                "%s = N" % name for name in wanted)))
+        given = section[role]
+        if wanted == ("pin",):
+            given = {"pin": given}
+        elif not isinstance(given, dict) or sorted(given) != sorted(wanted):
+            fail(key, "must be a table of %s, not %r" % (", ".join(wanted), given))
+        pins[role] = {}
+        for name in wanted:
+            number = given[name]
+            where = key if name == "pin" else "%s.%s" % (key, name)
+            if isinstance(number, bool) or not isinstance(number, int) or number not in PICO_PINS:
+                fail(where, "%r is not a GP pin of the Pico (use 0-22, 26-28)" % (number,))
+            if number in used:
+                fail(where, "GP%d is already used by %s" % (number, used[number]))
+            used[number] = where
+            pins[role][name] = number
+    return pinmap, pins, options
+
+
+def _duty(spec, angle):
+    """A servo angle as the PWM duty_u16 at 50 Hz, worked out here so the board needs no floats."""
+    low, high = spec.options["min_pulse_ms"], spec.options["max_pulse_ms"]
+    pulse = low + (angle + 90) / 180 * (high - low)
+    return round(pulse / SERVO_FRAME_MS * 65535)
+
+
+def board_config(path, machine=None, mode="production"):
+    """The text of `board_config.py` for the board, from the pin map at `path`."""
+    pinmap, pins, options = load_pico(path, machine)
+    cls = machine_class(pinmap.machine)
+    sensor = None
+    inputs = []
+    for spec in cls.inputs(pinmap.layout):
+        found = pinmap.inputs[spec.role]
+        line = (spec.role, pins[spec.role]["pin"], None if found.pull == "none" else found.pull,
+                found.active == "high", int(round(found.debounce_ms)))
+        if spec.kind == SENSOR:
+            sensor = line
+        else:
+            inputs.append(line)
+    outputs = []
+    for spec in cls.OUTPUTS:
+        found = pinmap.outputs[spec.role]
+        extra = None
+        if found.kind == "servo":
+            angles = [name for name in found.options if name.endswith("_angle")]
+            extra = tuple(_duty(found, found.options[name]) for name in angles)
+        elif found.kind == "shift_register":
+            lamps = pinmap.rows * pinmap.lamps_per_row
+            outputs_there = 8 * found.options["registers"]
+            # the spectators' display starts on a register of its own when the chain has room for it
+            spectators = -(-lamps // 8) * 8
+            extra = (found.options["registers"], pinmap.rows, pinmap.lamps_per_row,
+                     spectators if spectators + lamps <= outputs_there else lamps)
+        outputs.append((spec.role, found.kind, tuple(pins[spec.role][name] for name in KINDS[found.kind].pins),
+                        found.active_high, extra))
+    lines = [
+        '"""The board\'s pins and settings, generated from %s by `controller firmware build`:'
+        % _shown(pinmap.path),
+        'edit the pin map\'s [pico] section, not this file."""',
+        "",
+        "MACHINE = %r" % pinmap.machine,
+        "MODE = %r" % mode,
+        "LAYOUT = %r" % dict(pinmap.layout),
+        "SETTINGS = {}",
+        "POLL_MS = %d" % POLL_MS,
+        "WATCHDOG_MS = %d" % WATCHDOG_MS,
+        "RELEASE_PULSE_MS = %d" % options["release_pulse_ms"],
+        "# role, GP pin, pull, active high, debounce ms",
+        "INPUTS = (",
+    ] + ["    %r," % (line,) for line in inputs] + [
+        ")",
+        "SENSOR = %r" % (sensor,),
+        "# role, kind, GP pins, active high, servo duties (u16) or the lamp chain's registers, rows, lamps, "
+        "spectators' first output",
+        "OUTPUTS = (",
+    ] + ["    %r," % (line,) for line in outputs] + [")", ""]
+    return "\n".join(lines)
+
+
+def _shown(path):
+    path = Path(path)
+    return "/".join(path.parts[-3:]) if len(path.parts) >= 3 else str(path)
+
+
+def write_board_config(folder, machine, path=None, mode="production"):
+    """Write `board_config.py` into `folder` from `machine`'s pin map (or the
+    one at `path`); returns the file's path."""
+    target = Path(folder) / "board_config.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(board_config(path or default_pinmap_path(machine), machine, mode))
+    return target

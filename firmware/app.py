@@ -1,0 +1,112 @@
+"""The board's main program on a real Pico: asyncio tasks around the Runner.
+
+- `poll`: every POLL_MS, everything due (inputs, outputs, machine timers);
+  it also feeds the watchdog, so a loop that stops stops feeding it;
+- `marbles`: woken by the sensor's ThreadSafeFlag, counts the marbles at once;
+- `serial`: the host's lines from USB serial, one byte at a time into a
+  fixed buffer, so no line can make the board allocate without bound.
+
+In production mode `machine.WDT` resets a board whose loop hangs. Any error
+that escapes reaches `run`'s handler: it puts every output safe (the release
+shut first), reports the error in one line, and resets the board, which
+resumes the saved game (or holds in "check" if a release was under way).
+"""
+
+import sys
+
+import asyncio
+import machine
+import micropython
+import time
+
+import board_config as config
+from runner import Lines, Runner
+
+from controller.core.protocol import PRODUCTION, encode
+
+# Room to report an exception raised in an interrupt. Every board port has
+# it; the unix port that runs the emulated board does not.
+if hasattr(micropython, "alloc_emergency_exception_buf"):
+    micropython.alloc_emergency_exception_buf(100)
+SAVE_PATH = "/game.json"
+# After a fatal error: the time the host gets to read the report before the reset.
+REPORT_MS = 200
+
+
+class Clock:
+    """Milliseconds since start that never wrap (ticks_ms wraps after about 12 days)."""
+
+    def __init__(self):
+        self.last = time.ticks_ms()
+        self.ms = 0
+
+    def __call__(self):
+        ticks = time.ticks_ms()
+        self.ms += time.ticks_diff(ticks, self.last)
+        self.last = ticks
+        return self.ms
+
+
+def write_line(text):
+    sys.stdout.write(text)
+    sys.stdout.write("\n")
+
+
+async def poll(runner, clock, dog):
+    while True:
+        runner.step(clock())
+        if dog:
+            dog.feed()
+        await asyncio.sleep_ms(config.POLL_MS)
+
+
+async def marbles(runner, clock, flag):
+    while True:
+        await flag.wait()
+        runner.step(clock())
+
+
+async def serial(runner, clock, stream, take):
+    reader = asyncio.StreamReader(stream)
+    lines = Lines(lambda raw, length: (runner.step(clock()), take(raw, length)))
+    while True:
+        data = await reader.read(1)
+        if not data:
+            raise SystemExit()     # the host closed the line (the emulated board's end)
+        lines.byte(data[0])
+
+
+async def main(runner, clock, flag, dog, stream, take):
+    runner.start(clock())
+    # gathered, so an error in any task reaches run()'s handler instead of ending that task alone
+    await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag),
+                         serial(runner, clock, stream, take or runner.line))
+
+
+def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
+    """The board's life. The emulated board passes its serial stream, its
+    marble world (`world(clock)` makes it) and `take(raw, length)`, which sees
+    each line first."""
+    asyncio.new_event_loop()        # no task left from an earlier run (the emulated board restarts without a reset)
+    clock = Clock()
+    flag = asyncio.ThreadSafeFlag()
+    runner = None
+    try:
+        dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
+        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path)
+        if world:
+            runner.world = world(clock)
+        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, take and take(runner)))
+    except SystemExit:
+        if runner is not None:
+            runner.outputs.safe()
+        raise
+    except BaseException as error:
+        if runner is not None:
+            runner.outputs.safe()
+        write(encode({"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error),
+                      "at": clock()}))
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        time.sleep_ms(REPORT_MS)
+        machine.reset()

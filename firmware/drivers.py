@@ -1,0 +1,332 @@
+"""The board's inputs and outputs on `machine.Pin`, each built from a line of
+the generated `board_config` (the pin map's [pico] section).
+
+Inputs: buttons and switches are polled (every POLL_MS) and debounced by the
+core's Debouncer, the same rule as the Pi service's; the marble sensor is
+counted by a Pin.irq handler that only bumps a counter and sets a flag, so no
+falling marble is missed however busy the loop is, and nothing is allocated
+in the interrupt.
+
+Outputs: each carries out the commands of one output role of the machine
+(an indicator's side, a lamp, the release, the buzzer, the Nimatron's rows on
+a 74HC595 chain). Timed things (the release pulse, a beep, blinking lamps)
+end in `due(now)`, which the loop calls at `next_due()`; `safe()` puts every
+output off with the release shut, whatever happened before.
+"""
+
+from machine import PWM, Pin
+
+from controller.core.debounce import Debouncer
+
+PULLS = {"up": Pin.PULL_UP, "down": Pin.PULL_DOWN, None: None}
+BLINK_MS = 400
+# A beep for each sound cue: (on ms, off ms, count), as the Pi service's buzzer.
+BEEPS = {"marble": (30, 0, 1), "lamp": (30, 0, 1), "refuse": (80, 80, 2), "extra": (50, 50, 2),
+         "new_game": (100, 0, 1), "win": (200, 100, 3), "nim_champ": (100, 50, 8), "lose": (600, 0, 1),
+         "fault": (100, 100, 5)}
+SERVO_HZ = 50
+
+
+def input_pin(number, pull):
+    return Pin(number, Pin.IN, PULLS[pull])
+
+
+class Inputs:
+    """The polled buttons and switches: `poll(now, emit)` calls emit(event, now)
+    for each newly accepted level (events: role -> (when active, when not))."""
+
+    def __init__(self, specs, events):
+        self.items = []
+        for role, number, pull, active_high, debounce_ms in specs:
+            pin = input_pin(number, pull)
+            level = pin.value() == active_high
+            self.items.append((pin, active_high, Debouncer(debounce_ms, level), events[role]))
+
+    def poll(self, now, emit):
+        for pin, active_high, debouncer, events in self.items:
+            level = pin.value() == active_high
+            accepted = debouncer.edge(level, now)
+            if accepted is None and debouncer.locked_until is not None and now >= debouncer.locked_until:
+                accepted = debouncer.recheck(level, now)
+            if accepted is not None:
+                event = events[0] if accepted else events[1]
+                if event is not None:
+                    emit(event, now)
+
+    def next_due(self):
+        """When a lock ends and a pin must be read again, or None."""
+        due = None
+        for item in self.items:
+            end = item[2].locked_until
+            if end is not None and (due is None or end < due):
+                due = end
+        return due
+
+
+class MarbleSensor:
+    """The gate's beam: the interrupt counts marbles (edges at least
+    `debounce_ms` apart) and sets `flag`; the loop takes the count."""
+
+    def __init__(self, spec, flag, ticks_ms, ticks_diff):
+        role, number, pull, active_high, debounce_ms = spec
+        self.flag = flag
+        self.ticks_ms = ticks_ms
+        self.ticks_diff = ticks_diff
+        self.debounce_ms = debounce_ms
+        self.count = 0
+        self.taken = 0
+        self.last = None
+        self.pin = input_pin(number, pull)
+        self.pin.irq(self.seen, Pin.IRQ_RISING if active_high else Pin.IRQ_FALLING)
+
+    def seen(self, pin):
+        now = self.ticks_ms()
+        if self.last is None or self.ticks_diff(now, self.last) >= self.debounce_ms:
+            self.last = now
+            self.count += 1
+            self.flag.set()
+
+    def take(self):
+        """Marbles seen since the last take."""
+        seen = self.count - self.taken
+        self.taken += seen
+        return seen
+
+
+class Level:
+    """One output pin with its active level."""
+
+    def __init__(self, number, active_high):
+        self.active_high = active_high
+        self.pin = Pin(number, Pin.OUT, value=0 if active_high else 1)
+
+    def set(self, on):
+        self.pin.value(1 if on == self.active_high else 0)
+
+
+class Servo:
+    """A hobby servo on PWM at 50 Hz; `duties` maps a position to its duty_u16."""
+
+    def __init__(self, number, duties):
+        self.duties = duties
+        self.pwm = PWM(Pin(number), freq=SERVO_HZ, duty_u16=0)
+
+    def move(self, position):
+        self.pwm.duty_u16(self.duties[position])
+
+    def rest(self):
+        self.pwm.duty_u16(0)
+
+
+class Output:
+    """The base of every output: nothing timed, off is off."""
+    due_at = None
+
+    def due(self, now):
+        pass
+
+    def safe(self):
+        self.off()
+
+
+class Indicator(Output):
+    """A two-sided control (flip-flop, equalizer, turn): an LED pair or a servo flipper."""
+
+    def __init__(self, kind, pins, active_high, options):
+        if kind == "servo":
+            self.servo = Servo(pins[0], {"left": options[0], "right": options[1]})
+            self.leds = None
+        else:
+            self.servo = None
+            self.leds = (Level(pins[0], active_high), Level(pins[1], active_high))
+
+    def carry_out(self, now, side):
+        if self.servo:
+            self.servo.move(side)
+        else:
+            self.leds[0].set(side == "left")
+            self.leds[1].set(side == "right")
+
+    def off(self):
+        if self.servo:
+            self.servo.rest()
+        else:
+            self.leds[0].set(False)
+            self.leds[1].set(False)
+
+
+class Lamp(Output):
+    """A status lamp: on, off or blinking."""
+
+    def __init__(self, kind, pins, active_high, options):
+        self.level = Level(pins[0], active_high)
+        self.lit = False
+
+    def carry_out(self, now, state):
+        self.due_at = now + BLINK_MS if state == "blink" else None
+        self.show(state != "off")
+
+    def show(self, lit):
+        self.lit = lit
+        self.level.set(lit)
+
+    def due(self, now):
+        if self.due_at is not None and now >= self.due_at:
+            self.due_at += BLINK_MS * (1 + (now - self.due_at) // BLINK_MS)
+            self.show(not self.lit)
+
+    def off(self):
+        self.due_at = None
+        self.show(False)
+
+
+class Release(Output):
+    """The marble release: a solenoid pulsed for `pulse_ms`, or a servo gate opened for as long."""
+
+    def __init__(self, kind, pins, active_high, options, pulse_ms):
+        self.pulse_ms = pulse_ms
+        if kind == "servo":
+            self.servo = Servo(pins[0], {"closed": options[0], "open": options[1]})
+            self.servo.move("closed")
+        else:
+            self.servo = None
+            self.level = Level(pins[0], active_high)
+
+    def carry_out(self, now):
+        self.due_at = now + self.pulse_ms
+        if self.servo:
+            self.servo.move("open")
+        else:
+            self.level.set(True)
+
+    def due(self, now):
+        if self.due_at is not None and now >= self.due_at:
+            self.off()
+
+    def off(self):
+        self.due_at = None
+        if self.servo:
+            self.servo.move("closed")
+        else:
+            self.level.set(False)
+
+
+class Buzzer(Output):
+    """An active buzzer beeping each cue's pattern."""
+
+    def __init__(self, kind, pins, active_high, options):
+        self.level = Level(pins[0], active_high)
+        self.beeps = 0
+        self.on_ms = self.off_ms = 0
+        self.sounding = False
+
+    def carry_out(self, now, cue):
+        self.on_ms, self.off_ms, self.beeps = BEEPS.get(cue, (50, 0, 1))
+        self.sound(now, True)
+
+    def sound(self, now, on):
+        self.sounding = on
+        self.level.set(on)
+        if on:
+            self.beeps -= 1
+            self.due_at = now + self.on_ms
+        else:
+            self.due_at = now + self.off_ms if self.beeps > 0 else None
+
+    def due(self, now):
+        if self.due_at is not None and now >= self.due_at:
+            self.sound(now, not self.sounding)
+
+    def off(self):
+        self.beeps = 0
+        self.sound(0, False)
+
+
+class LampRows(Output):
+    """The Nimatron's rows on a chain of 74HC595s: the console's lamps row by
+    row from output 0, the spectators' display the same from `spectators`."""
+
+    def __init__(self, kind, pins, active_high, options):
+        self.data, self.clock, self.latch = Level(pins[0], True), Level(pins[1], True), Level(pins[2], True)
+        registers, rows, self.per_row, self.spectators = options
+        self.bits = bytearray(registers)
+        self.lit = bytearray(rows)
+
+    def carry_out(self, now, row, lit):
+        self.lit[row - 1] = lit
+        self.write()
+
+    def write(self):
+        bits = self.bits
+        for i in range(len(bits)):
+            bits[i] = 0
+        for row in range(len(self.lit)):
+            for lamp in range(self.lit[row]):
+                for at in (row * self.per_row + lamp, self.spectators + row * self.per_row + lamp):
+                    bits[at >> 3] |= 1 << (at & 7)
+        for i in range(8 * len(bits) - 1, -1, -1):    # the last output first
+            self.data.set(bits[i >> 3] >> (i & 7) & 1)
+            self.clock.set(True)
+            self.clock.set(False)
+        self.data.set(False)
+        self.latch.set(True)
+        self.latch.set(False)
+
+    def off(self):
+        for i in range(len(self.lit)):
+            self.lit[i] = 0
+        self.write()
+
+
+KINDS = {"indicator": Indicator, "lamp": Lamp, "sound": Buzzer, "lamp_rows": LampRows}
+
+
+class Outputs:
+    """Every output of the machine, reached by the head of its commands
+    (``("flip_flop", 1)`` for ``("flip_flop", 1, "left")``)."""
+
+    def __init__(self, specs, declared, pulse_ms):
+        self.by_command = {}
+        self.devices = []
+        self.release = None
+        for role, kind, pins, active_high, options in specs:
+            spec = declared[role]
+            if spec.kind == "release":
+                device = self.release = Release(kind, pins, active_high, options, pulse_ms)
+            else:
+                device = KINDS[spec.kind](kind, pins, active_high, options)
+            self.by_command[spec.command] = device
+            self.devices.append(device)
+
+    def apply(self, command, now):
+        """Carry out one command; False when no output does it (a message, an
+        output this board has no pin for)."""
+        for size in (2, 1):
+            device = self.by_command.get(command[:size])
+            if device is not None:
+                device.carry_out(now, *command[size:])
+                return True
+        return False
+
+    def due(self, now):
+        for device in self.devices:
+            device.due(now)
+
+    def next_due(self):
+        due = None
+        for device in self.devices:
+            at = device.due_at
+            if at is not None and (due is None or at < due):
+                due = at
+        return due
+
+    def pulsing(self):
+        """True while the release is open."""
+        return self.release is not None and self.release.due_at is not None
+
+    def safe(self):
+        """The release shut first, then everything else off."""
+        if self.release is not None:
+            self.release.safe()
+        for device in self.devices:
+            device.safe()

@@ -1,0 +1,136 @@
+"""The emulated board: the real firmware (firmware/app.py, runner.py,
+drivers.py and the core) on the fake `machine` module, in the marble world,
+talking the line protocol on stdin/stdout or on a serial device by path.
+
+    MICROPYPATH=CONFIG:firmware/emulator:firmware:REPO micropython firmware/emulator/board.py \\
+        [--port /dev/pts/N] [--flash game.json] [--clock host|real]
+
+CONFIG is a folder holding the generated `board_config.py`
+(controller.hardware.pinmap.pico.write_board_config). On the host's clock
+(the default, for tests and scripts) time passes only with `advance` lines,
+and the emulator reads and answers one line at a time; on a real clock it
+runs the firmware's own asyncio main (firmware/app.py), as a Pico does.
+
+Besides the protocol it takes `world` lines (PROTOCOL.md), and in them
+`"power_cut": true`: the board loses power and starts again from its flash,
+in the same world, as a real one would.
+"""
+
+import sys
+
+import machine
+
+import board_config as config
+from runner import Lines, Runner
+from world import World
+
+from controller.core.protocol import HOST_CLOCK, ProtocolError, decode, encode
+
+
+class Emulator:
+    def __init__(self, write, path, clock):
+        self.write = write
+        self.path = path
+        self.clock = clock
+        self.world = None
+        self.runner = None
+
+    def boot(self, now):
+        """Power on: fresh pins, the firmware started from its flash, the world hooked to the new pins."""
+        machine.reset_pins()
+        runner = Runner(config, self.write, Flag(), lambda: runner.now, lambda a, b: a - b, HOST_CLOCK,
+                        path=self.path)
+        marbles = self.world.marbles if self.world else None
+        self.world = World(config, lambda: runner.now)
+        if marbles is not None:
+            self.world.marbles = marbles
+        runner.world = self.world
+        self.runner = runner
+        runner.start(now)
+
+    def take(self, raw, length):
+        if raw is not None and b'"world"' in raw:
+            self.world_line(raw)
+        else:
+            self.runner.line(raw, length)
+
+    def world_line(self, raw):
+        ident = None
+        try:
+            message = decode(raw)
+            if message["kind"] != "world":
+                self.runner.line(raw, len(raw))
+                return
+            ident = message.get("id")
+            cut = message.pop("power_cut", False)
+            if not isinstance(cut, bool):
+                raise ProtocolError("world: power_cut is not true or false")
+            self.world.configure(message)
+            self.runner.step(self.runner.now)
+            if cut:
+                self.runner.outputs.safe()
+                self.boot(self.runner.now)
+            reply = {"kind": "ok", "asked": "world"}
+        except ValueError as error:
+            reply = {"kind": "error", "error": str(error)}
+        if ident is not None:
+            reply["id"] = ident
+        self.write(encode(reply))
+
+
+class Flag:
+    """The sensor's flag on the host's clock: the runner takes the count at each step."""
+
+    def set(self):
+        pass
+
+
+def writer(stream):
+    def write(text):
+        stream.write(text.encode())
+        stream.write(b"\n")
+        if hasattr(stream, "flush"):
+            stream.flush()
+    return write
+
+
+def main(argv):
+    options = {"--port": None, "--flash": "game.json", "--clock": HOST_CLOCK}
+    i = 0
+    while i < len(argv):
+        if argv[i] not in options or i + 1 >= len(argv):
+            sys.stderr.write("usage: board.py [--port PATH] [--flash PATH] [--clock host|real]\n")
+            return 2
+        options[argv[i]] = argv[i + 1]
+        i += 2
+    port = options["--port"]
+    source = open(port, "rb") if port else sys.stdin.buffer
+    write = writer(open(port, "wb") if port else sys.stdout.buffer)
+    if options["--clock"] != HOST_CLOCK:
+        import app
+
+        def world(clock):
+            return World(config, clock)
+
+        emulator = Emulator(write, options["--flash"], options["--clock"])
+
+        def take(runner):
+            emulator.runner, emulator.world = runner, runner.world
+            return emulator.take
+
+        while True:
+            try:
+                app.run(source, write, options["--flash"], world, take)
+            except machine.Reset:
+                machine.reset_pins()
+    emulator = Emulator(write, options["--flash"], options["--clock"])
+    emulator.boot(0)
+    lines = Lines(emulator.take)
+    byte = bytearray(1)
+    while source.readinto(byte):
+        lines.byte(byte[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,121 @@
+"""A fake `machine` module for the emulated board (firmware/emulator/), on
+MICROPYPATH ahead of the unix port's own: the firmware's drivers run on it
+unchanged. Never copied to a board (the build takes only firmware/*.py).
+
+Pins keep their level; `drive(level)` is the outside world moving an input
+(a button, the marble beam) and fires the pin's IRQ on the matching edge,
+at once, as a real interrupt would. An output's `watch` callback lets the
+world see what the firmware does (the release opening).
+"""
+
+PINS = {}
+
+
+class Reset(Exception):
+    """`reset()` on the emulated board: the emulator starts the firmware again."""
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, id, mode=IN, pull=None, value=None):
+        self.id = id
+        self.mode = mode
+        self.pull = pull
+        self.level = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
+        self.handler = None
+        self.trigger = 0
+        self.watch = None
+        PINS[id] = self
+
+    def value(self, level=None):
+        if level is None:
+            return self.level
+        level = 1 if level else 0
+        if level != self.level:
+            self.level = level
+            if self.watch:
+                self.watch(self, level)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING):
+        self.handler = handler
+        self.trigger = trigger
+
+    def drive(self, level):
+        """The world sets an input's level; the IRQ fires on a matching edge."""
+        level = 1 if level else 0
+        if level == self.level:
+            return
+        self.level = level
+        if self.handler and self.trigger & (Pin.IRQ_RISING if level else Pin.IRQ_FALLING):
+            self.handler(self)
+
+
+class PWM:
+    def __init__(self, pin, freq=50, duty_u16=0):
+        self.pin = pin
+        self.hz = freq
+        self.duty = duty_u16
+        self.pin.pwm = self
+
+    def freq(self, hz=None):
+        if hz is None:
+            return self.hz
+        self.hz = hz
+
+    def duty_u16(self, duty=None):
+        if duty is None:
+            return self.duty
+        if duty != self.duty:
+            self.duty = duty
+            if self.pin.watch:
+                self.pin.watch(self.pin, duty)
+
+    def deinit(self):
+        self.duty = 0
+
+
+class Timer:
+    PERIODIC = 1
+    ONE_SHOT = 0
+
+    def __init__(self, id=-1, **kwargs):
+        self.callback = None
+        if kwargs:
+            self.init(**kwargs)
+
+    def init(self, mode=PERIODIC, period=-1, freq=-1, callback=None):
+        self.callback = callback
+
+    def deinit(self):
+        self.callback = None
+
+
+class WDT:
+    """Counts feeds; the emulator has no hardware to reset. `WDT.started`
+    holds every watchdog the firmware started, for the tests."""
+    started = []
+
+    def __init__(self, id=0, timeout=5000):
+        if not 1 <= timeout <= 8388:
+            raise ValueError("WDT timeout %d ms is beyond the RP2040's 8388" % timeout)
+        self.timeout = timeout
+        self.feeds = 0
+        WDT.started.append(self)
+
+    def feed(self):
+        self.feeds += 1
+
+
+def reset():
+    raise Reset()
+
+
+def reset_pins():
+    """Forget every pin: the board starts again."""
+    PINS.clear()

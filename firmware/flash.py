@@ -1,0 +1,30 @@
+"""The saved game in the board's flash, crash-safe: written to a new file,
+then renamed over the old one (LittleFS renames atomically), so a power cut
+leaves either the old game or the new one, never half of one."""
+
+import os
+
+
+def save(path, text):
+    """Write `text` safely; OSError (a full flash) is the caller's."""
+    temporary = path + ".new"
+    with open(temporary, "w") as f:
+        f.write(text)
+    os.rename(temporary, path)
+
+
+def read(path):
+    """The saved text, or None when there is none or it cannot be read."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def set_aside(path):
+    """Keep a save that cannot be resumed as PATH.bad, for a look later."""
+    try:
+        os.rename(path, path + ".bad")
+    except OSError:
+        pass

@@ -1,0 +1,273 @@
+"""The board's controller: the core machine between the drivers and the
+serial line, the same for a real board and the emulated one.
+
+It feeds the machine its events (polled inputs, counted marbles, timer
+ticks, and in development mode the host's injected ones), saves the game
+before it carries out the machine's commands (so a reset can lose a command
+but never a release the saved game does not know about), and reports every
+event, command, status change, fault and game's end over the line protocol
+(controller/core/protocol.py, firmware/PROTOCOL.md).
+
+At start it resumes the saved game as the Pi service does: no save, or one
+for the other machine, is a new game; a save that cannot be resumed is set
+aside and the game held in fault "check"; a game resumed with a release under
+way holds in "check" too (the machine's own rule, on the ("power",) event).
+
+Time is the caller's: `step(now)` does everything due at `now`. A real board
+calls it from its asyncio tasks with its own clock; on the host's clock
+(the emulated board) time passes only in `advance` lines.
+"""
+
+import flash
+from drivers import Inputs, MarbleSensor, Outputs
+
+from controller.core import protocol
+from controller.core.exhibit import RESTING_TIMERS
+from controller.core.protocol import HOST_CLOCK, ProtocolError, encode
+from controller.core.registry import NAMES, machine_class
+
+# State that changes while nothing worth a flash write happens (the attract lamps, the clock).
+UNSAVED = ("clock", "attract", "attract_step", "shown")
+# Steps one `advance` may take before it gives up with an error (a wedge is worse than a refusal).
+STEP_LIMIT = 100000
+
+
+class Lines:
+    """Bytes from the serial port cut into lines for `take(line)`; a line
+    longer than the protocol's MAX_LINE is dropped as it comes (the buffer
+    never grows) and `take(None, length)` is told once, at its end."""
+
+    def __init__(self, take):
+        self.take = take
+        self.buffer = bytearray(protocol.MAX_LINE + 2)
+        self.size = 0
+
+    def byte(self, value):
+        if value == 10:
+            size, self.size = self.size, 0
+            if size > len(self.buffer):
+                self.take(None, size)
+            else:
+                self.take(bytes(self.buffer[:size]), size)
+        elif self.size < len(self.buffer):
+            self.buffer[self.size] = value
+            self.size += 1
+        else:
+            self.size += 1
+
+
+class Runner:
+    def __init__(self, config, write, flag, ticks_ms, ticks_diff, clock=protocol.REAL_CLOCK, world=None,
+                 path="game.json"):
+        self.config = config
+        self.write = write
+        self.clock = clock
+        self.world = world
+        self.path = path
+        self.cls = machine_class(config.MACHINE)
+        declared = dict((spec.role, spec) for spec in self.cls.OUTPUTS)
+        self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS)
+        events = dict((spec.role, spec.events) for spec in self.cls.inputs(config.LAYOUT))
+        self.inputs = Inputs(config.INPUTS, events)
+        self.sensor = MarbleSensor(config.SENSOR, flag, ticks_ms, ticks_diff) if config.SENSOR else None
+        self.emit = self.handle     # bound once: polling allocates nothing
+        self.deadline = None
+        self.now = 0
+        self.machine = None
+        self.saved = None
+        self.storage = None
+
+    # --- start ------------------------------------------------------------------
+    def start(self, now):
+        self.now = now
+        machine, resumed, problem = self.restore()
+        self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
+        if self.world and resumed != "saved":
+            self.world.new_game(machine)
+        self.begin(machine, now)
+        if problem:
+            self.fault("damaged-save", problem, now)
+
+    def restore(self):
+        """(machine, how: new, saved or check, the problem with the save or None)."""
+        text = flash.read(self.path)
+        if text is None:
+            return self.cls(self.config.SETTINGS), "new", None
+        try:
+            data = protocol.load(text)
+            if isinstance(data, dict) and data.get("machine") in NAMES and data["machine"] != self.cls.NAME:
+                return self.cls(self.config.SETTINGS), "new", None
+            return self.cls.from_dict(data), "saved", None
+        except Exception as error:
+            flash.set_aside(self.path)
+            machine = self.cls(self.config.SETTINGS)
+            machine.hold_for_check()
+            return machine, "check", "the saved game cannot be resumed (%s): kept as %s.bad; held until staff " \
+                                     "press New game" % (error, self.path)
+
+    def begin(self, machine, now):
+        """Play `machine` from now: its outputs all sent afresh."""
+        self.machine = machine
+        self.saved = None
+        self.shown_status = None
+        self.last_fault = machine.fault
+        self.incidents = machine.incidents()
+        self.playing = machine.mode == "play"
+        self.handle(("power",), now)
+
+    # --- the loop's work ------------------------------------------------------------
+    def step(self, now):
+        """Everything due at `now`: the world (emulated), inputs, marbles, outputs, timers."""
+        self.now = now
+        if self.world:
+            self.world.run(now)
+        self.inputs.poll(now, self.emit)
+        if self.sensor:
+            seen = self.sensor.take()
+            while seen:
+                self.handle(("marble",), now)
+                seen -= 1
+        self.outputs.due(now)
+        if self.deadline is not None and self.deadline <= now:
+            self.handle(("tick",), now)
+
+    def next_due(self, resting=True):
+        """When `step` next has something to do (leaving out the machine's
+        resting timers unless `resting`), or None."""
+        timers = self.machine.state["timers"]
+        times = [due for name, due in timers.items() if resting or name not in RESTING_TIMERS]
+        times += [self.outputs.next_due(), self.inputs.next_due(), self.world and self.world.next_due()]
+        due = None
+        for at in times:
+            if at is not None and at is not False and (due is None or at < due):
+                due = at
+        return due
+
+    def busy(self):
+        """True while something is under way that a script waits for."""
+        for name in self.machine.state["timers"]:
+            if name not in RESTING_TIMERS:
+                return True
+        return self.outputs.pulsing() or bool(self.world and self.world.busy())
+
+    def handle(self, event, now):
+        machine = self.machine
+        commands = machine.handle(event, now)
+        self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
+        self.send(encode({"kind": "event", "event": event, "at": now}))
+        self.save(now)
+        for command in commands:
+            self.outputs.apply(command, now)
+            self.send(encode({"kind": "command", "command": command, "at": now}))
+        self.report(now)
+
+    def report(self, now):
+        """Status changes, new faults and incidents, a game's end: a line each."""
+        machine = self.machine
+        status = encode(machine.status())
+        if status != self.shown_status:
+            self.shown_status = status
+            self.send('{"at":%d,"kind":"status","status":%s}' % (now, status))
+        fault = machine.fault
+        if fault and fault != self.last_fault:
+            self.fault(fault, "the machine holds in fault %s" % fault, now)
+        self.last_fault = fault
+        incidents = machine.incidents()
+        for kind in incidents:
+            if incidents[kind] > self.incidents.get(kind, 0):
+                self.fault(kind, "%s: %d this game" % (kind, incidents[kind]), now)
+        self.incidents = incidents
+        if self.playing and machine.mode == "over":
+            self.send(encode({"kind": "game_over", "machine": machine.NAME, "winner": machine.winner,
+                              "turns": machine.turns, "at": now}))
+        self.playing = machine.mode == "play"
+
+    def fault(self, kind, text, now):
+        self.send(encode({"kind": "fault", "fault": kind, "text": text, "at": now}))
+
+    def save(self, now):
+        """Write the game to flash when something worth keeping changed; a
+        write that fails leaves the game playing unsaved, reported once."""
+        state = self.machine.state
+        kept = {}
+        for key in state:
+            if key not in UNSAVED:
+                kept[key] = state[key]
+        kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
+        kept = encode(kept)
+        if kept == self.saved:
+            return
+        try:
+            flash.save(self.path, encode(self.machine.to_dict()))
+        except OSError as error:
+            if self.storage is None:
+                self.fault("storage", "cannot save the game (%s): playing on unsaved" % error, now)
+            self.storage = error
+            return
+        self.storage = None
+        self.saved = kept
+
+    def send(self, text):
+        self.write(text)
+
+    # --- the host's lines -----------------------------------------------------------
+    def line(self, raw, length=0):
+        """One line from the host (None: one too long, of `length` bytes): its
+        reply, or one error line; never raises."""
+        ident = None
+        try:
+            if raw is None:
+                raise ProtocolError("line too long: %d bytes, at most %d" % (length, protocol.MAX_LINE))
+            message = protocol.request(raw, self.config.MODE, self.clock)
+            ident = message.get("id")
+            getattr(self, "ask_" + message["kind"])(message, ident)
+        except ValueError as error:
+            self.answer(ident, {"kind": "error", "error": str(error)})
+        except Exception as error:
+            self.answer(ident, {"kind": "error", "error": "the board could not do it: %s %s"
+                                                          % (type(error).__name__, error)})
+
+    def answer(self, ident, message):
+        if ident is not None:
+            message["id"] = ident
+        self.send(encode(message))
+
+    def ask_state(self, message, ident):
+        reply = {"kind": "state", "game": self.machine.to_dict(), "status": self.machine.status(),
+                 "busy": self.busy(), "now": self.now}
+        if self.world:
+            reply["world"] = self.world.view()
+        self.answer(ident, reply)
+
+    def ask_new_game(self, message, ident):
+        machine = self.cls(message.get("settings", {}))
+        machine.state["clock"] = self.now
+        if self.world:
+            self.world.new_game(machine)
+        self.begin(machine, self.now)
+        self.answer(ident, {"kind": "ok", "asked": "new_game"})
+
+    def ask_inject(self, message, ident):
+        self.handle(protocol.machine_event(self.machine, message["event"]), self.now)
+        self.answer(ident, {"kind": "ok", "asked": "inject"})
+
+    def ask_advance(self, message, ident):
+        """Time passes on the host's clock: everything due happens at its own
+        time; `settle` stops early once nothing is under way."""
+        if self.clock != HOST_CLOCK:
+            raise ProtocolError("advance: this board keeps its own time")
+        until = self.now + message["ms"]
+        settle = message.get("settle", False)
+        steps = 0
+        while not (settle and not self.busy()):
+            due = self.next_due(not settle)
+            if due is None or due > until:
+                break
+            steps += 1
+            if steps > STEP_LIMIT:
+                raise ProtocolError("advance: stopped at %d ms after %d steps: something is due again and again"
+                                    % (self.now, STEP_LIMIT))
+            self.step(max(due, self.now))
+        if not settle:
+            self.step(until)
+        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})

@@ -1,0 +1,362 @@
+"""The firmware's own tests, run under the real `micropython` on the fake
+`machine` module (tests/test_firmware.py runs them and checks the last line,
+`N passed, N failed`). Each test drives pins as the world would and looks at
+what a visitor or a technician would see: lamps, the release, the saved game,
+the lines sent to the host.
+
+Usage: MICROPYPATH=.frozen:CONFIG:firmware/emulator:firmware:REPO micropython units.py SCRATCH_FOLDER
+(CONFIG holds a generated development-mode board_config.py for Dr. Nim).
+"""
+
+import sys
+
+import machine
+from machine import PINS
+
+import board_config as config
+import flash
+from drivers import Inputs, LampRows, MarbleSensor, Outputs, Release
+from runner import Lines, Runner
+from world import World
+
+from controller.core.protocol import decode, encode, load
+
+SCRATCH = sys.argv[1]
+
+
+class Board:
+    """A runner on fresh fake pins, on the host's clock, with its lines kept."""
+
+    def __init__(self, name="game.json", world=True):
+        machine.reset_pins()
+        self.sent = []
+        self.path = SCRATCH + "/" + name
+        self.runner = Runner(config, self.sent.append, Flag(), lambda: self.runner.now, lambda a, b: a - b, "host",
+                             path=self.path)
+        if world:
+            self.runner.world = World(config, lambda: self.runner.now)
+
+    def start(self, now=0):
+        self.runner.start(now)
+        return self
+
+    def pin(self, role):
+        for spec in config.INPUTS + (config.SENSOR,):
+            if spec[0] == role:
+                return PINS[spec[1]]
+        for spec in config.OUTPUTS:
+            if spec[0] == role:
+                return [PINS[n] for n in spec[2]]
+
+    def lines(self, kind):
+        return [decode(text) for text in self.sent if ('"kind":"%s"' % kind) in text]
+
+    def ask(self, message):
+        before = len(self.sent)
+        self.runner.line(encode(message).encode())
+        return [decode(text) for text in self.sent[before:]]
+
+
+class Flag:
+    def __init__(self):
+        self.times = 0
+
+    def set(self):
+        self.times += 1
+
+
+def remove(path):
+    for name in (path, path + ".new", path + ".bad"):
+        try:
+            import os
+            os.remove(name)
+        except OSError:
+            pass
+
+
+# --- drivers -----------------------------------------------------------------------
+def test_a_bouncing_press_is_one_press_and_its_release_one_release():
+    machine.reset_pins()
+    seen = []
+    inputs = Inputs([("trigger", 2, "up", False, 20)], {"trigger": (("press", "trigger"), ("release", "trigger"))})
+    pin = PINS[2]
+    for now, level in ((1000, 0), (1002, 1), (1004, 0), (1010, 1), (1012, 0)):
+        pin.drive(level)
+        inputs.poll(now, lambda event, at: seen.append((event, at)))
+    assert seen == [(("press", "trigger"), 1000)], seen
+    inputs.poll(1020, lambda event, at: seen.append((event, at)))     # the lock ends: still pressed
+    pin.drive(1)
+    inputs.poll(1030, lambda event, at: seen.append((event, at)))
+    assert seen[1:] == [(("release", "trigger"), 1030)], seen
+
+
+def test_a_tap_shorter_than_the_lock_is_not_lost():
+    machine.reset_pins()
+    seen = []
+    inputs = Inputs([("new_game", 5, "up", False, 20)], {"new_game": (("press", "new_game"), ("release", "new_game"))})
+    PINS[5].drive(0)
+    inputs.poll(100, lambda event, at: seen.append(event))
+    PINS[5].drive(1)
+    assert inputs.next_due() == 120
+    inputs.poll(120, lambda event, at: seen.append(event))
+    assert seen == [("press", "new_game"), ("release", "new_game")], seen
+
+
+def test_the_sensor_counts_each_marble_once_in_its_interrupt():
+    machine.reset_pins()
+    flag = Flag()
+    clock = [0]
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2), flag, lambda: clock[0], lambda a, b: a - b)
+    pin = PINS[6]
+    for at in (10, 11, 50, 300):
+        clock[0] = at
+        pin.drive(0)
+        pin.drive(1)
+    assert sensor.take() == 3          # the edge at 11 ms is the first marble's bounce
+    assert sensor.take() == 0 and flag.times == 3
+
+
+def test_the_solenoid_opens_for_its_pulse_and_the_servo_gate_moves_between_its_angles():
+    machine.reset_pins()
+    release = Release("solenoid", (7,), True, None, 60)
+    release.carry_out(1000)
+    assert PINS[7].value() == 1 and release.due_at == 1060
+    release.due(1059)
+    assert PINS[7].value() == 1
+    release.due(1060)
+    assert PINS[7].value() == 0 and release.due_at is None
+    gate = Release("servo", (8,), None, (4915, 6007), 60)
+    assert PINS[8].pwm.duty_u16() == 4915
+    gate.carry_out(0)
+    assert PINS[8].pwm.duty_u16() == 6007
+    gate.safe()
+    assert PINS[8].pwm.duty_u16() == 4915
+
+
+def test_the_lamp_chain_lights_both_displays():
+    machine.reset_pins()
+    rows = LampRows("shift_register", (19, 18, 17), None, (8, 4, 7, 32))
+    shifted = []
+    PINS[18].watch = lambda pin, level: level and shifted.append(PINS[19].value())
+    latched = []
+    PINS[17].watch = lambda pin, level: level and latched.append(list(shifted))
+    rows.carry_out(0, 2, 3)
+    outputs = list(reversed(latched[-1]))        # output 0 is shifted last
+    lit = [i for i in range(64) if outputs[i]]
+    assert lit == [7, 8, 9, 39, 40, 41], lit
+    rows.off()
+    assert len(latched[-1]) == 128 and not any(latched[-1][64:])
+
+
+def test_every_output_goes_safe_with_the_release_shut():
+    board = Board("safe.json").start()
+    outputs = board.runner.outputs
+    outputs.apply(("release",), 0)
+    outputs.apply(("lamp", "fault", "blink"), 0)
+    outputs.apply(("flip_flop", 1, "left"), 0)
+    assert board.pin("release")[0].value() == 1
+    outputs.safe()
+    for role, kind, pins, active_high, options in config.OUTPUTS:
+        for number in pins:
+            assert PINS[number].value() == 0, role
+    assert outputs.next_due() is None
+
+
+# --- the runner --------------------------------------------------------------------
+def test_the_game_is_saved_after_each_counted_marble_and_a_reset_resumes_it():
+    remove(SCRATCH + "/resume.json")
+    board = Board("resume.json").start()
+    board.pin("trigger").drive(0)
+    board.runner.step(1000)
+    board.ask({"kind": "advance", "ms": 600000, "settle": True})
+    saved = load(flash.read(board.path))
+    assert saved["state"]["taken"] == 1 and not saved["state"]["in_flight"]
+    again = Board("resume.json").start(5)
+    assert again.lines("hello")[0]["resumed"] == "saved"
+    assert again.runner.machine.rail == 14 and again.runner.machine.fault is None
+
+
+def test_a_reset_with_a_release_under_way_holds_in_check():
+    remove(SCRATCH + "/check.json")
+    board = Board("check.json").start()
+    board.ask({"kind": "inject", "event": ["press", "trigger"]})      # released, the marble not yet seen
+    again = Board("check.json").start(0)
+    assert again.runner.machine.fault == "check"
+    assert [line["fault"] for line in again.lines("fault")] == ["check"]
+    assert again.pin("lamp_fault")[0].value() == 1
+
+
+def test_a_damaged_save_is_set_aside_and_the_board_holds_in_check():
+    remove(SCRATCH + "/bad.json")
+    with open(SCRATCH + "/bad.json", "w") as f:
+        f.write('{"format": 2, "machine": "drnim", "config": {}, "state": {"taken": -')
+    board = Board("bad.json").start()
+    assert board.lines("hello")[0]["resumed"] == "check"
+    kinds = [line["fault"] for line in board.lines("fault")]
+    assert kinds == ["damaged-save"], kinds
+    assert flash.read(SCRATCH + "/bad.json.bad") is not None
+    assert board.runner.machine.fault == "check"
+
+
+def test_a_save_of_the_other_machine_starts_a_new_game():
+    remove(SCRATCH + "/other.json")
+    with open(SCRATCH + "/other.json", "w") as f:
+        f.write('{"format": 2, "machine": "nimatron", "config": {}, "state": {}}')
+    board = Board("other.json").start()
+    assert board.lines("hello")[0]["resumed"] == "new" and board.runner.machine.fault is None
+
+
+def test_a_flash_that_cannot_be_written_is_reported_once_and_the_game_goes_on():
+    board = Board("no/such/folder/game.json").start()
+    board.ask({"kind": "inject", "event": ["press", "trigger"]})
+    board.ask({"kind": "advance", "ms": 600000, "settle": True})
+    assert [line["fault"] for line in board.lines("fault")] == ["storage"]
+    assert board.runner.machine.rail == 14
+
+
+def test_a_refused_line_is_one_error_and_changes_nothing():
+    remove(SCRATCH + "/refuse.json")
+    board = Board("refuse.json").start()
+    before = encode(board.runner.machine.to_dict())
+    for text in (b'{"kind":"inject","event":["press","nobody"]}', b'{"kind":"new_game","settings":{"marbles":0}}',
+                 b'{"kind":"new_game","settings":{"colour":"red"}}', b"garbage", b'{"kind":"advance","ms":-5}',
+                 b'{"kind":"inject","event":["switch","turn","up"],"id":9}'):
+        replies = []
+        board.runner.send = replies.append
+        board.runner.line(text)
+        assert len(replies) == 1 and decode(replies[0])["kind"] == "error", (text, replies)
+    assert decode(replies[0])["id"] == 9
+    assert encode(board.runner.machine.to_dict()) == before
+
+
+def test_a_line_too_long_is_refused_once_and_the_next_line_is_read():
+    taken = []
+    lines = Lines(lambda raw, length: taken.append((raw, length)))
+    for byte in b"x" * 5000 + b"\n" + b'{"kind":"state"}\n':
+        lines.byte(byte)
+    assert taken == [(None, 5000), (b'{"kind":"state"}', 16)], taken
+
+
+def test_a_new_game_from_the_host_takes_its_settings_and_reloads_the_marbles():
+    remove(SCRATCH + "/new.json")
+    board = Board("new.json").start()
+    replies = board.ask({"kind": "new_game", "settings": {"marbles": 11, "rule": "last-wins"}, "id": 4})
+    assert replies[-1] == {"kind": "ok", "asked": "new_game", "id": 4}
+    assert board.runner.machine.rail == 11 and board.runner.world.view()["rail"] == 11
+
+
+def test_a_whole_game_ends_in_one_game_over_line():
+    remove(SCRATCH + "/whole.json")
+    board = Board("whole.json").start()
+    board.ask({"kind": "new_game", "settings": {"marbles": 5, "capacity": 5, "equalizer": False}})
+    machine_ = board.runner.machine
+    while machine_.mode == "play":
+        board.ask({"kind": "inject", "event": ["press", "trigger"]})
+        board.ask({"kind": "advance", "ms": 600000, "settle": True})
+        if machine_.mode == "play":
+            board.ask({"kind": "inject", "event": ["switch", "turn", "machine"]})
+            board.ask({"kind": "inject", "event": ["press", "trigger"]})
+            board.ask({"kind": "advance", "ms": 600000, "settle": True})
+    over = board.lines("game_over")
+    assert len(over) == 1 and over[0]["winner"] == machine_.winner and over[0]["machine"] == "drnim"
+    assert board.runner.world.view()["tray"] == 5
+
+
+def test_an_idle_board_allocates_nothing_in_its_loop():
+    import gc
+    remove(SCRATCH + "/idle.json")
+    board = Board("idle.json", world=False).start()
+    board.runner.step(1)
+    gc.collect()
+    gc.disable()
+    before = gc.mem_alloc()
+    for now in range(10, 5000, 10):
+        board.runner.step(now)
+    allocated = gc.mem_alloc() - before
+    gc.enable()
+    assert allocated == 0, allocated
+
+
+# --- the board's main program (firmware/app.py) --------------------------------------
+def run_app(mode, lines, fail_on=None, world=None):
+    """app.run on a file of host lines, in `mode`; (what it wrote, the watchdogs, how it ended)."""
+    import app
+    remove(SCRATCH + "/app.json")
+    machine.reset_pins()
+    machine.WDT.started.clear()
+    config.MODE = mode
+    with open(SCRATCH + "/lines.txt", "wb") as f:
+        f.write(b"".join(text + b"\n" for text in lines))
+    written = []
+
+    def write(text):
+        if fail_on and fail_on in text and not [w for w in written if fail_on in w]:
+            written.append(text)
+            raise OSError(5)
+        written.append(text)
+    ended = None
+    try:
+        with open(SCRATCH + "/lines.txt", "rb") as stream:
+            app.run(stream, write, SCRATCH + "/app.json", world)
+    except machine.Reset:
+        ended = "reset"
+    except SystemExit:
+        ended = "exit"
+    finally:
+        config.MODE = "development"
+    return written, machine.WDT.started, ended
+
+
+def test_production_mode_starts_a_watchdog_within_the_rp2040s_limit_and_feeds_it():
+    written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
+    assert ended == "exit" and len(dogs) == 1 and dogs[0].timeout <= 8388 and dogs[0].feeds >= 1
+    assert decode(written[0])["mode"] == "production"
+    written, dogs, ended = run_app("development", [b'{"kind":"state"}'])
+    assert dogs == []
+
+
+class Visitor:
+    """A world with a visitor who presses the trigger at once."""
+
+    def __init__(self, clock):
+        self.pressed = False
+
+    def run(self, now):
+        if not self.pressed:
+            self.pressed = True
+            PINS[config.INPUTS[0][1]].drive(0)
+
+    def next_due(self):
+        return None
+
+    def busy(self):
+        return False
+
+    def new_game(self, machine):
+        pass
+
+
+def test_an_error_puts_the_release_safe_reports_it_and_resets_the_board():
+    assert config.INPUTS[0][0] == "trigger"
+    written, dogs, ended = run_app("development", [], fail_on='"command":["release"]', world=Visitor)
+    assert ended == "reset", (ended, written[-3:])
+    assert decode(written[-1])["fault"] == "crash" and "OSError" in decode(written[-1])["text"]
+    release = [spec for spec in config.OUTPUTS if spec[0] == "release"][0]
+    assert PINS[release[2][0]].value() == 0
+
+
+def main():
+    passed = failed = 0
+    for name in sorted(globals()):
+        if name.startswith("test_"):
+            try:
+                globals()[name]()
+                passed += 1
+            except Exception as error:
+                failed += 1
+                print("FAILED %s: %s %s" % (name, type(error).__name__, error))
+                sys.print_exception(error)
+    print("%d passed, %d failed" % (passed, failed))
+
+
+main()

@@ -1,0 +1,24 @@
+"""Read host lines with the core's protocol and print, one line each, what a
+board makes of them: the checked request, or the error line it sends back.
+Runs unchanged under CPython and MicroPython; the tests compare the outputs
+byte for byte (the encoder sorts keys, so both runtimes write the same text).
+Usage: protocol_cases.py FILE   (one host line a line; MODE CLOCK on the first)
+"""
+
+import sys
+
+from controller.core.drnim import DrNim
+from controller.core.protocol import ProtocolError, encode, machine_event, request
+
+with open(sys.argv[1], "rb") as f:
+    lines = f.read().split(b"\n")
+mode, clock = lines[0].decode().split()
+machine = DrNim()
+for line in lines[1:]:
+    try:
+        message = request(line, mode, clock)
+        if message["kind"] == "inject":
+            message["event"] = machine_event(machine, message["event"])
+        print(encode(message))
+    except ProtocolError as error:
+        print(encode({"kind": "error", "error": str(error)}))
