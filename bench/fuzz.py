@@ -1,6 +1,6 @@
-"""Fuzz the inputs a person or a damaged card can hand the controller: random
-and mutated configurations, pin maps, scripts and saved games. Prints figures;
-asserts nothing.
+"""Fuzz the inputs a person, a damaged card or a host can hand the controller:
+random and mutated configurations, pin maps, scripts, saved games and the
+firmware's protocol lines. Prints figures; asserts nothing.
 
     .venv/bin/python bench/fuzz.py [INPUTS] [--seed N] [--only TARGET]     (default 100,000 inputs)
 
@@ -14,7 +14,7 @@ input fails when it gives
   (or one of those with a message on more than one line);
 - a hang: longer than the target's time limit;
 - a silent change of the game: a saved game accepted that resumes an
-  impossible state (tests/saves.py `possible`), or one that then fails to play.
+  impossible state (tests/saved_games.py `possible`), or one that then fails to play.
 
 TARGETS is a table: a new input (the firmware's protocol, say) is one more
 Target with its valid seeds, its runner and its errors. The suite runs a few
@@ -42,7 +42,9 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from controller.cli import ArgumentError, load_service_config, read_script  # noqa: E402
 from controller.core import scenario  # noqa: E402
-from controller.core.exhibit import SaveError  # noqa: E402
+from controller.core import protocol  # noqa: E402
+from controller.core.exhibit import ConfigError  # noqa: E402
+from controller.core.saves import SaveError  # noqa: E402
 from controller.core.registry import NAMES, machine_class  # noqa: E402
 from controller.core.scenario import ScriptError  # noqa: E402
 from controller.hardware.boards import Board  # noqa: E402
@@ -51,7 +53,7 @@ from controller.service.daemon import Service  # noqa: E402
 from controller.service.store import StateStore  # noqa: E402
 from controller.sim.pins import BoundedPin  # noqa: E402
 from controller.sim.script import run_script  # noqa: E402
-from saves import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible  # noqa: E402
+from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible  # noqa: E402
 
 # Strange values: edges of ranges, what isdigit() accepts and int() refuses,
 # non-finite floats, other types, characters a file should not hold.
@@ -305,6 +307,31 @@ def play_a_little(machine, rng, events=12):
             machine.handle(rng.choice(choices), now)
 
 
+def protocol_seeds():
+    return ['{"kind":"state","id":1}', '{"kind":"new_game","settings":{"marbles":15,"equalizer":true},"id":"a"}',
+            '{"kind":"new_game","settings":{"openings":[[1,3,5,7]],"rule":"last-wins"}}',
+            '{"kind":"inject","event":["press","trigger"],"id":1}', '{"kind":"inject","event":["marble"]}',
+            '{"kind":"inject","event":["switch","turn","machine"]}', '{"kind":"inject","event":["press","row2"]}',
+            '{"kind":"advance","ms":600000,"settle":true}', '{"kind":"advance","ms":500}']
+
+
+def run_protocol(raw):
+    """A line from the host, as a board in development mode on the host's clock
+    takes it (firmware/runner.py): checked, then carried out on each machine."""
+    message = protocol.request(raw, protocol.DEVELOPMENT, protocol.HOST_CLOCK)
+    for name in NAMES:
+        cls = machine_class(name)
+        machine = cls(message["settings"]) if message["kind"] == "new_game" and "settings" in message else cls()
+        machine.handle(("power",), 0)
+        if message["kind"] == "inject":
+            try:
+                event = protocol.machine_event(machine, message["event"])
+            except protocol.ProtocolError:
+                continue    # an event of the other machine
+            machine.handle(event, 100)
+        possible(machine)
+
+
 def strip_comments(text):
     return "\n".join(line.split("#")[0].rstrip() for line in text.splitlines() if line.split("#")[0].strip())
 
@@ -316,6 +343,7 @@ TARGETS = [
     Target("script (core)", script_seeds, run_core_script, (ArgumentError, ScriptError), share=0.22),
     Target("script (simulator)", script_seeds, run_sim_script, (ArgumentError, ScriptError), share=0.03,
            limit_s=20.0),
+    Target("firmware protocol", protocol_seeds, run_protocol, (protocol.ProtocolError, ConfigError), share=0.1),
 ]
 
 

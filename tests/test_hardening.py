@@ -11,7 +11,7 @@ import pytest
 from gpiozero import Device
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from saves import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
+from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
 from service_rig import Rig, write_config
 from controller.cli import main
 from controller.core.drnim import DrNim

@@ -280,8 +280,15 @@ class Script:
     def marble(self, number, words):
         if len(words) != 1:
             self.cannot(number, words)
+        self.has_marbles(number, words)
         self.world.drop_marble()
         return True
+
+    def has_marbles(self, number, words):
+        """`marble` and `world` act on marbles: refused, in one line, for a machine without them."""
+        machine = self.world.machine
+        if not machine.has_output(RELEASE):
+            raise ScriptError("line %d: %s: %s has no marbles" % (number, words[0], machine.TITLE))
 
     def power(self, number, words):
         if len(words) != 1:
@@ -296,6 +303,7 @@ class Script:
         return True
 
     def set_world(self, number, words):
+        self.has_marbles(number, words)
         given = {}
         for word in words[1:]:
             key, _, value = word.partition("=")
