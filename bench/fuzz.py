@@ -384,9 +384,10 @@ def fuzz(inputs, seed=0, only=None, report=print):
     """Run `inputs` inputs shared among the targets; returns {target: (tried, {problem: example})}."""
     targets = [t for t in TARGETS if only is None or t.name == only]
     total_share = sum(t.share for t in targets)
+    counts = [max(1, int(inputs * t.share / total_share)) for t in targets]
+    counts[0] += max(0, inputs - sum(counts))       # the rounding's remainder, so the total is `inputs`
     results = {}
-    for target in targets:
-        count = max(1, round(inputs * target.share / total_share))
+    for target, count in zip(targets, counts):
         rng = random.Random("%d:%s" % (seed, target.name))
         seeds = target.seeds()
         problems = {}
