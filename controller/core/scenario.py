@@ -154,14 +154,15 @@ class CoreWorld:
         while True:
             timers = self.machine.state["timers"]
             busy = [due for name, due in timers.items() if name not in RESTING_TIMERS]
-            resting = [due for name, due in timers.items() if name in RESTING_TIMERS]
             falling = self.marbles.falling
             if settle and not falling and not busy:
                 return
-            times = falling + busy + ([] if settle else resting)
+            times = falling + busy
             if not times or min(times) > until:
+                # only resting timers (idle, attract) until the end: one late tick there does
+                # what each of theirs would, so a day's wait takes no longer than a second's
                 if not settle:
-                    self.now = until
+                    self.now = max(self.now, until)
                     self.send(("tick",))
                 return
             self.now = max(self.now, min(times))
@@ -303,8 +304,15 @@ class Script:
     def marble(self, number, words):
         if len(words) != 1:
             self.cannot(number, words)
+        self.has_marbles(number, words)
         self.world.drop_marble()
         return True
+
+    def has_marbles(self, number, words):
+        """`marble` and `world` act on marbles: refused, in one line, for a machine without them."""
+        machine = self.world.machine
+        if not machine.has_output(RELEASE):
+            raise ScriptError("line %d: %s: %s has no marbles" % (number, words[0], machine.TITLE))
 
     def power(self, number, words):
         if len(words) != 1:
@@ -319,6 +327,7 @@ class Script:
         return True
 
     def set_world(self, number, words):
+        self.has_marbles(number, words)
         given = {}
         for word in words[1:]:
             key, _, value = word.partition("=")
