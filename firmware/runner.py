@@ -263,8 +263,12 @@ class Runner:
         time; `settle` stops early once nothing is under way."""
         if self.clock != HOST_CLOCK:
             raise ProtocolError("advance: this board keeps its own time")
-        until = self.now + message["ms"]
-        settle = message.get("settle", False)
+        self.advance(message["ms"], message.get("settle", False))
+        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})
+
+    def advance(self, ms, settle=False):
+        """`ms` pass on the host's clock, each thing due at its own time."""
+        until = self.now + ms
         steps = 0
         while steps < STEP_LIMIT and not (settle and not self.busy()):
             due = self.next_due(not settle)
@@ -274,4 +278,3 @@ class Runner:
             self.step(max(due, self.now))
         if not settle:
             self.step(until)
-        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})

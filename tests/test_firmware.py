@@ -77,7 +77,7 @@ def test_a_complete_game_on_the_emulated_board_is_reported_once(micropython, con
     assert answers[0]["kind"] == "hello" and answers[0]["machine"] == machine and answers[0]["clock"] == "host"
     over = [a for a in answers if a["kind"] == "game_over"]
     assert len(over) == 1 and over[0]["winner"] == "machine"
-    assert not [a for a in answers if a["kind"] == "error"]
+    assert not [a for a in answers if a["kind"] in ("error", "fault")]
     final = answers[-1]
     assert final["id"] == "end" and final["game"]["state"]["mode"] == "over"
     if machine == "drnim":
@@ -307,3 +307,15 @@ def test_a_day_long_wait_passes_without_an_error(micropython, configs, tmp_path)
     advanced = [a for a in answers if a["kind"] == "advanced"]
     assert advanced[0]["now"] == 86400000 and not [a for a in answers if a["kind"] == "error"]
     assert answers[-1]["status"]["rail"] == 14 and answers[-1]["status"]["attract"] is False
+
+
+def test_the_solenoids_spike_on_the_sensor_line_is_no_marble(micropython, configs, tmp_path):
+    answers = emulate(micropython, configs["drnim", "development"], [
+        line(kind="world", spike=[1, 2]), line(kind="inject", event=["press", "trigger"]),
+        line(kind="advance", ms=600000, settle=True), line(kind="advance", ms=100), line(kind="world", drop=True),
+        line(kind="state", id=1),
+    ], tmp_path / "game.json")
+    assert answers[-1]["status"]["rail"] == 13 and answers[-1]["world"]["tray"] == 2
+    marbles = [a["at"] for a in answers if a.get("event") == ["marble"]]
+    assert marbles == [312, 424]        # each when the beam comes back, 12 ms after it broke
+    assert [a["fault"] for a in answers if a["kind"] == "fault"] == ["extra-marble"]     # the one dropped by hand

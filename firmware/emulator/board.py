@@ -22,7 +22,7 @@ import machine
 
 import board_config as config
 from runner import Lines, Runner
-from world import World
+from world import BEAM_MS, World
 
 from controller.core.protocol import HOST_CLOCK, ProtocolError, decode, encode
 
@@ -66,7 +66,10 @@ class Emulator:
             if not isinstance(cut, bool):
                 raise ProtocolError("world: power_cut is not true or false")
             self.world.configure(message)
-            self.runner.step(self.runner.now)
+            if message.get("drop") and self.clock == HOST_CLOCK:
+                self.runner.advance(BEAM_MS)       # the dropped marble passes the beam, as in the simulator
+            else:
+                self.runner.step(self.runner.now)
             reply = {"kind": "ok", "asked": "world"}
         except ValueError as error:
             reply = {"kind": "error", "error": str(error)}

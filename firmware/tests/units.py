@@ -102,17 +102,19 @@ def test_a_tap_shorter_than_the_lock_is_not_lost():
     assert seen == [("press", "new_game"), ("release", "new_game")], seen
 
 
-def test_the_sensor_counts_each_marble_once_in_its_interrupt():
+def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     machine.reset_pins()
     flag = Flag()
     clock = [0]
-    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2), flag, lambda: clock[0], lambda a, b: a - b)
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), flag, lambda: clock[0], lambda a, b: a - b)
     pin = PINS[6]
-    for at in (10, 11, 50, 300):
-        clock[0] = at
+    # (broken at, clear at): a marble, its bounce 1 ms later, a spike (both edges in one ms), two marbles
+    for broken, clear in ((10, 22), (23, 24), (100, 100), (300, 312), (400, 415)):
+        clock[0] = broken
         pin.drive(0)
+        clock[0] = clear
         pin.drive(1)
-    assert sensor.take() == 3          # the edge at 11 ms is the first marble's bounce
+    assert sensor.take() == 3
     assert sensor.take() == 0 and flag.times == 3
 
 
