@@ -1,7 +1,7 @@
 """The soak: autoplay with jams, glitches and bounce on, on both machines, for
 as many games as a museum sees in months. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/soak.py [GAMES]          (GAMES per machine, default 10,000)
+    .venv/bin/python bench/soak.py [GAMES] [MACHINE]    (GAMES per machine, default 10,000; both machines)
 
 For each machine: games per second, the closing summary (faults by kind,
 what the world did, games that ended with marbles left), and the resident
@@ -42,6 +42,9 @@ def soak(machine, games):
         played = int(line.split()[1].rstrip(":"))
         if played == min(CHECKPOINT, games) or played == games:
             memory[played] = resident_mib()
+        if played % CHECKPOINT == 0:
+            print("  %s: %d games, %.0f s, %.1f MiB" % (machine, played, time.perf_counter() - start, resident_mib()),
+                  flush=True)
     start = time.perf_counter()
     try:
         summary = autoplay(sim, games, "novice", SEED, after_game)
@@ -59,9 +62,10 @@ def soak(machine, games):
 
 def main(argv):
     games = int(argv[0]) if argv else 10000
+    machines = argv[1:] or NAMES
     print("soak: %d games per machine, novice visitor, jam rate %.2f, glitch rate %.2f/s, bounce on, seed %d"
           % (games, FAULTS["jam_rate"], FAULTS["glitch_rate"], SEED))
-    for machine in NAMES:
+    for machine in machines:
         soak(machine, games)
 
 

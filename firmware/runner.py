@@ -249,8 +249,9 @@ class Runner:
         self.answer(ident, reply)
 
     def ask_new_game(self, message, ident):
+        # made at clock 0: the power event in begin() moves its timers to now, so a machine
+        # that starts by thinking thinks its whole think_ms however long the board has run
         machine = self.cls(message.get("settings", {}))
-        machine.state["clock"] = self.now
         if self.world:
             self.world.new_game(machine)
         self.begin(machine, self.now)

@@ -11,6 +11,7 @@ import pytest
 from gpiozero import Device
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
 from service_rig import Rig, write_config
 from controller.cli import main
 from controller.core.drnim import DrNim
@@ -23,24 +24,6 @@ def restore_pin_factory():
     saved = Device.pin_factory
     yield
     Device.pin_factory = saved
-
-
-def played_save(machine_class, events):
-    """A valid saved game: a machine with the default settings after some events."""
-    machine = machine_class()
-    now = 0
-    machine.handle(("power",), now)
-    for event in events:
-        now += 400
-        machine.handle(event, now)
-        if machine.next_deadline() is not None and machine.next_deadline() <= now + 300:
-            now = machine.next_deadline()
-            machine.handle(("tick",), now)
-    return json.loads(json.dumps(machine.to_dict()))
-
-
-DRNIM_EVENTS = [("press", "trigger"), ("marble",), ("press", "trigger"), ("marble",), ("switch", "turn", "machine")]
-NIMATRON_EVENTS = [("press", "row2"), ("press", "row2"), ("press", "handover")]
 
 
 def start_with(tmp_path, machine, text):
@@ -101,6 +84,14 @@ def test_an_unreadable_save_is_never_fatal(tmp_path, text):
     assert sum("cannot be resumed" in line for line in rig.log) == 1
 
 
+def test_a_save_nested_thousands_deep_is_set_aside_not_a_crash(tmp_path):
+    """Found by bench/fuzz.py: json raises RecursionError, not ValueError, and
+    the service died at start (a restart loop under systemd)."""
+    rig = start_with(tmp_path, "drnim", b'{"state": ' + b"[" * 100000)
+    assert rig.machine.fault == "check" and len(aside(tmp_path)) == 1
+    assert sum("cannot be resumed (not JSON that can be read (nested too deeply))" in line for line in rig.log) == 1
+
+
 def test_the_nimatron_holds_too_with_its_rows_dark(tmp_path):
     data = played_save(Nimatron, NIMATRON_EVENTS)
     data["state"]["rows"] = [9, 9, 9, 9]
@@ -137,17 +128,6 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.
                     max_leaves=6)
 
 
-def places(value, path=()):
-    """Every place in a decoded save: (path, value)."""
-    yield path, value
-    if isinstance(value, dict):
-        for key in value:
-            yield from places(value[key], path + (key,))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from places(item, path + (i,))
-
-
 @st.composite
 def damaged_saves(draw):
     """A valid save of either machine, then damaged: a value of another type or
@@ -179,18 +159,6 @@ def damaged_saves(draw):
         target = parent[last] if isinstance(parent[last], dict) else damaged["state"]
         target[draw(st.text(min_size=1, max_size=8))] = draw(JSON)
     return machine, data, json.dumps(damaged).encode()
-
-
-def possible(machine):
-    """What must hold of any game that plays, checked apart from the save check."""
-    state = machine.state
-    if machine.NAME == "drnim":
-        assert state["loaded"] == machine.config["marbles"] and 0 <= machine.rail <= state["loaded"]
-        assert sum(count for _, count in state["turns"]) + state["turn_taken"] <= state["taken"]
-    else:
-        assert len(state["rows"]) == machine.config["rows"]
-        assert all(0 <= n <= machine.config["lamps"] for n in state["rows"])
-    machine.check_state(state)
 
 
 @settings(max_examples=int(os.environ.get("DAMAGED_SAVES", "120")), deadline=None,

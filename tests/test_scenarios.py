@@ -73,6 +73,8 @@ def test_scenarios_give_identical_commands_and_working_under_micropython(micropy
     ("machine drnim\npress row 2", "line 2: this machine has no control 'row 2'"),
     ("machine drnim\nswitch turn sideways", "line 2: cannot set turn sideways"),
     ("machine drnim\nexpect rail", "line 2: cannot read 'expect rail'"),
+    # found by bench/fuzz.py: an UnknownEvent traceback
+    ("machine nimatron\nmarble", "line 2: marble: the Nimatron has no marbles"),
 ])
 def test_malformed_scripts_name_the_line(text, words):
     with pytest.raises(ScriptError, match=words):

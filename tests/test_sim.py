@@ -57,6 +57,9 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
     # a second game line with a bad setting: its message, not the first machine's closed pins
     ("game drnim\npress trigger\ngame drnim marbles=99\n", "line 3: marbles: must be 1 to 15"),
     ("game drnim\nworld double=1,x\n", "line 2: double: item 2 is 'x'"),
+    # found by bench/fuzz.py: marbles on a machine without them were a traceback
+    ("game nimatron\nmarble\n", "line 2: marble: the Nimatron has no marbles"),
+    ("game nimatron\nworld fall=300\n", "line 2: world: the Nimatron has no marbles"),
 ])
 def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     script = tmp_path / "bad.sim"

@@ -299,6 +299,33 @@ def test_a_day_long_wait_runs_in_simulated_time():
     assert run_script("game drnim\nwait 86400s\nexpect attract yes\npress trigger\nexpect rail 14\n") == []
 
 
+def test_a_day_long_wait_on_the_core_alone_runs_in_simulated_time():
+    """Found by bench/fuzz.py: the core's script world stepped every attract
+    lamp of a long wait (216,000 steps for a day)."""
+    from controller.core import scenario
+    played = scenario.run("game nimatron\nwait 86400s\nexpect attract yes\npress row4\nexpect attract no\n")
+    assert played.failures == []
+    assert len(played.trace) < 100, "a day's wait stepped lamp by lamp: %d events" % len(played.trace)
+
+
+@pytest.mark.parametrize("what", ["config", "pin map"])
+def test_a_number_of_thousands_of_digits_in_a_toml_file_gets_one_line(tmp_path, what):
+    """Found by bench/fuzz.py: tomllib refuses such a number with a bare ValueError."""
+    path = tmp_path / "file.toml"
+    if what == "config":
+        path.write_text("[service]\nheartbeat_s = %s\n" % ("9" * 5000))
+        result = command("config", "check", str(path))
+        assert result.returncode == 2, result.stderr
+        words = "%s: a number too long to read (more than 4300 digits)" % path
+        assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    else:
+        path.write_text('machine = "drnim"\nx = %s\n' % ("9" * 5000))
+        result = subprocess.run([sys.executable, "-m", "controller.hardware.pinmap", str(path)], capture_output=True,
+                                text=True, cwd=ROOT, timeout=60)
+        assert result.returncode == 1, result.stderr
+        assert result.stdout.strip() == "%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path
+
+
 def test_a_pin_map_nested_thousands_deep_is_refused_in_one_line(tmp_path):
     path = tmp_path / "pinmap.toml"
     path.write_text('machine = "drnim"\nx = ' + "[" * 3000 + "1" + "]" * 3000 + "\n")

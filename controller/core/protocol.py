@@ -22,6 +22,8 @@ PROTOCOL = 1
 # The longest line a board reads, in bytes without the newline: a new game's
 # settings with a dozen Nimatron openings fit in a third of it.
 MAX_LINE = 1024
+# The longest line a host reads: a board's `state` reply carries the whole saved game.
+MAX_BOARD_LINE = 65536
 # Lists and objects inside each other, at most (a Nimatron opening list is 3 deep).
 MAX_DEPTH = 6
 # Digits in a number, at most: every count and time fits, and no big integer is made.
@@ -131,20 +133,21 @@ def _string(text, write):
 
 
 # --- parsing -----------------------------------------------------------------
-def decode(line):
-    """One line (text or bytes, the newline optional) as a table with a text
-    "kind"; ProtocolError saying what is wrong and at which column."""
+def decode(line, limit=MAX_LINE):
+    """One line (text or bytes, the newline optional, at most `limit` long) as
+    a table with a text "kind"; ProtocolError saying what is wrong and at
+    which column."""
     if isinstance(line, (bytes, bytearray)):
-        if len(line) > MAX_LINE + 2:
-            raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), MAX_LINE))
+        if len(line) > limit + 2:
+            raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), limit))
         for i, byte in enumerate(line):
             if byte > 0x7E or (byte < 0x20 and byte not in (9, 10, 13)):
                 raise ProtocolError("column %d: byte 0x%02x: a line is printable ASCII (write \\u escapes)"
                                     % (i + 1, byte))
         line = line.decode()
     text = line.strip()
-    if len(text) > MAX_LINE:
-        raise ProtocolError("line too long: %d characters, at most %d" % (len(text), MAX_LINE))
+    if len(text) > limit:
+        raise ProtocolError("line too long: %d characters, at most %d" % (len(text), limit))
     if not text:
         raise ProtocolError("empty line: a line is one JSON object with a \"kind\"")
     value = load(text)
@@ -425,7 +428,7 @@ def hello(machine, mode, clock, **more):
 def reply(line):
     """A board's line, read by a host: the table, or ProtocolError for a line
     that is not one (a board's boot text, noise on the wire)."""
-    message = decode(line)
+    message = decode(line, MAX_BOARD_LINE)
     if message["kind"] not in BOARD_KINDS:
         raise ProtocolError("unknown kind %s (a board sends %s)" % (quoted(message["kind"]), ", ".join(BOARD_KINDS)))
     return message

@@ -154,14 +154,15 @@ class CoreWorld:
         while True:
             timers = self.machine.state["timers"]
             busy = [due for name, due in timers.items() if name not in RESTING_TIMERS]
-            resting = [due for name, due in timers.items() if name in RESTING_TIMERS]
             falling = self.marbles.falling
             if settle and not falling and not busy:
                 return
-            times = falling + busy + ([] if settle else resting)
+            times = falling + busy
             if not times or min(times) > until:
+                # only resting timers (idle, attract) until the end: one late tick there does
+                # what each of theirs would, so a day's wait takes no longer than a second's
                 if not settle:
-                    self.now = until
+                    self.now = max(self.now, until)
                     self.send(("tick",))
                 return
             self.now = max(self.now, min(times))
@@ -213,6 +214,19 @@ class CoreWorld:
 
     def summary(self):
         return summary_of(self.view())
+
+
+def read_controls(view, side):
+    """Dr. Nim's five controls into `view`, as a person reads them off the
+    front panel: `side(role)` is an indicator's side (left, right or None),
+    read by each world from what drives it (pins, a board's output commands)."""
+    view["controls"] = dict((role, side(role)) for role in CONTROLS)
+    view["equalizer"] = "on" if side("equalizer") == "right" else "off"
+    view["turn"] = "player" if side("turn") == "right" else "machine"
+    return view
+
+
+CONTROLS = ("turn", "equalizer", "flip_flop_1", "flip_flop_2", "flip_flop_3")
 
 
 def summary_of(view):
@@ -290,8 +304,15 @@ class Script:
     def marble(self, number, words):
         if len(words) != 1:
             self.cannot(number, words)
+        self.has_marbles(number, words)
         self.world.drop_marble()
         return True
+
+    def has_marbles(self, number, words):
+        """`marble` and `world` act on marbles: refused, in one line, for a machine without them."""
+        machine = self.world.machine
+        if not machine.has_output(RELEASE):
+            raise ScriptError("line %d: %s: %s has no marbles" % (number, words[0], machine.TITLE))
 
     def power(self, number, words):
         if len(words) != 1:
@@ -306,6 +327,7 @@ class Script:
         return True
 
     def set_world(self, number, words):
+        self.has_marbles(number, words)
         given = {}
         for word in words[1:]:
             key, _, value = word.partition("=")

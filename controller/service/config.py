@@ -109,6 +109,9 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: not UTF-8 text" % path)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError("%s: %s" % (path, error))
+        except ValueError:
+            # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
+            raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
         except RecursionError:
             raise ConfigError("%s: values nested too deeply" % path)
     sections = ("service",) + NAMES

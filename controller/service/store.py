@@ -54,6 +54,8 @@ class StateStore:
             return None, "not UTF-8 text"
         except ValueError as error:
             return None, "not JSON (%s)" % " ".join(str(error).split())
+        except RecursionError:
+            return None, "not JSON that can be read (nested too deeply)"
 
     def set_aside(self, clock=time.time):
         """Rename the saved game to game.json.bad-YYYYmmdd-HHMMSS (and -2, -3...

@@ -391,6 +391,9 @@ def load_pinmap(path, machine=None):
         m = re.search(r"at line (\d+)", message)
         line = int(m.group(1)) if m else max(1, len(text.splitlines()))
         raise PinMapError("%s:%d: TOML syntax: %s" % (path, line, message))
+    except ValueError:
+        # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
+        raise PinMapError("%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path)
     checker = _Checker(path, text)
     machine, inputs, outputs, layout = checker.check(data, machine)
     return PinMap(machine, Path(path), inputs, outputs, layout)
