@@ -65,9 +65,8 @@ async def marbles(runner, clock, flag):
         runner.step(clock())
 
 
-async def serial(runner, clock, stream, take):
+async def serial(stream, lines):
     reader = asyncio.StreamReader(stream)
-    lines = Lines(lambda raw, length: (runner.step(clock()), take(raw, length)))
     while True:
         data = await reader.read(1)
         if not data:
@@ -75,11 +74,10 @@ async def serial(runner, clock, stream, take):
         lines.byte(data[0])
 
 
-async def main(runner, clock, flag, dog, stream, take):
+async def main(runner, clock, flag, dog, stream, lines):
     runner.start(clock())
     # gathered, so an error in any task reaches run()'s handler instead of ending that task alone
-    await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag),
-                         serial(runner, clock, stream, take or runner.line))
+    await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag), serial(stream, lines))
 
 
 def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
@@ -92,10 +90,13 @@ def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
     runner = None
     try:
         dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
+        lines = Lines(None)     # its buffer before the machine's code loads, while the heap is in one piece
         runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path)
         if world:
             runner.world = world(clock)
-        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, take and take(runner)))
+        line = take and take(runner) or runner.line
+        lines.take = lambda raw, length: (runner.step(clock()), line(raw, length))
+        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, lines))
     except SystemExit:
         if runner is not None:
             runner.outputs.safe()

@@ -23,7 +23,7 @@ from drivers import Inputs, MarbleSensor, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
-from controller.core.protocol import HOST_CLOCK, ProtocolError, encode
+from controller.core.protocol import HOST_CLOCK, ProtocolError, dump
 from controller.core.registry import NAMES, machine_class
 
 # State that changes while nothing worth a flash write happens (the attract lamps, the clock).
@@ -93,7 +93,8 @@ class Runner:
     def start(self, now):
         self.now = now
         machine, resumed, problem = self.restore()
-        self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
+        self.write(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
+        self.write("\n")
         if self.world and resumed != "saved":
             self.world.new_game(machine)
         self.begin(machine, now)
@@ -166,20 +167,20 @@ class Runner:
         machine = self.machine
         commands = machine.handle(event, now)
         self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
-        self.send(encode({"kind": "event", "event": event, "at": now}))
+        self.send({"kind": "event", "event": event, "at": now})
         self.save(now)
         for command in commands:
             self.outputs.apply(command, now)
-            self.send(encode({"kind": "command", "command": command, "at": now}))
+            self.send({"kind": "command", "command": command, "at": now})
         self.report(now)
 
     def report(self, now):
         """Status changes, new faults and incidents, a game's end: a line each."""
         machine = self.machine
-        status = encode(machine.status())
+        status = machine.status()
         if status != self.shown_status:
             self.shown_status = status
-            self.send('{"at":%d,"kind":"status","status":%s}' % (now, status))
+            self.send({"kind": "status", "status": status, "at": now})
         fault = machine.fault
         if fault and fault != self.last_fault:
             self.fault(fault, "the machine holds in fault %s" % fault, now)
@@ -190,12 +191,12 @@ class Runner:
                 self.fault(kind, "%s: %d this game" % (kind, incidents[kind]), now)
         self.incidents = incidents
         if self.playing and machine.mode == "over":
-            self.send(encode({"kind": "game_over", "machine": machine.NAME, "winner": machine.winner,
-                              "turns": machine.turns, "at": now}))
+            self.send({"kind": "game_over", "machine": machine.NAME, "winner": machine.winner,
+                       "turns": machine.turns, "at": now})
         self.playing = machine.mode == "play"
 
     def fault(self, kind, text, now):
-        self.send(encode({"kind": "fault", "fault": kind, "text": text, "at": now}))
+        self.send({"kind": "fault", "fault": kind, "text": text, "at": now})
 
     def save(self, now):
         """Write the game to flash when something worth keeping changed; a
@@ -213,9 +214,10 @@ class Runner:
         self.storage = None
         self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 
-    def send(self, text):
-        """One line to the host: `write` takes text as it comes, lines end with a newline."""
-        self.write(text)
+    def send(self, message):
+        """One line to the host, written piece by piece as `answer` does: no
+        line is ever built whole, so sending makes no garbage but the pieces."""
+        dump(message, self.write)
         self.write("\n")
 
     # --- the host's lines -----------------------------------------------------------

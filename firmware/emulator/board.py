@@ -138,8 +138,8 @@ def main(argv):
             except (machine.Reset, PowerCut):
                 machine.reset_pins()
     emulator = Emulator(write, options["--flash"], options["--clock"])
+    lines = Lines(emulator.take)        # its buffer first, while the heap is in one piece
     emulator.boot(0)
-    lines = Lines(emulator.take)
     byte = bytearray(1)
     while source.readinto(byte):
         lines.byte(byte[0])
