@@ -18,6 +18,8 @@ calls it from its asyncio tasks with its own clock; on the host's clock
 (the emulated board) time passes only in `advance` lines.
 """
 
+import gc
+
 import flash
 from drivers import Inputs, MarbleSensor, Outputs
 
@@ -76,6 +78,7 @@ class Runner:
         self.clock = clock
         self.world = world
         self.path = path
+        gc.collect()
         self.cls = machine_class(config.MACHINE)
         declared = dict((spec.role, spec) for spec in self.cls.OUTPUTS)
         self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS)
@@ -93,13 +96,13 @@ class Runner:
     def start(self, now):
         self.now = now
         machine, resumed, problem = self.restore()
-        self.write(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
-        self.write("\n")
+        self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
         if self.world and resumed != "saved":
             self.world.new_game(machine)
         self.begin(machine, now)
         if problem:
             self.fault("damaged-save", problem, now)
+        gc.collect()
 
     def restore(self):
         """(machine, how: new, saved or check, the problem with the save or None)."""

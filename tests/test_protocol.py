@@ -91,7 +91,7 @@ def test_a_board_line_round_trips_and_the_host_reads_it():
     assert reply(line) == {"kind": "command", "command": ["row", 2, 5], "at": 12500}
     game = DrNim().to_dict()
     assert decode(encode({"kind": "state", "game": game}))["game"] == json.loads(json.dumps(game))
-    assert reply(hello("drnim", "production", "real", resumed="new")) == {
+    assert reply(encode(hello("drnim", "production", "real", resumed="new"))) == {
         "kind": "hello", "protocol": 1, "machine": "drnim", "mode": "production", "clock": "real", "resumed": "new"}
     with pytest.raises(ProtocolError, match="unknown kind 'inject'"):
         reply('{"kind":"inject","event":["marble"]}')

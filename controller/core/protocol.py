@@ -419,10 +419,11 @@ def machine_event(machine, words):
 
 # --- board lines -------------------------------------------------------------
 def hello(machine, mode, clock, **more):
-    """The line a board sends when it starts or resets."""
+    """The message a board sends when it starts or resets, as a table: the
+    board writes it piece by piece with `dump`, never as one text."""
     message = {"kind": "hello", "protocol": PROTOCOL, "machine": machine, "mode": mode, "clock": clock}
     message.update(more)
-    return encode(message)
+    return message
 
 
 def reply(line):
