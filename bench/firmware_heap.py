@@ -7,10 +7,18 @@ firmware/emulator/games/<machine>.jsonl over the line protocol. The heap is
 found by bisection on `micropython -X heapsize`: a run counts when the game
 ends with the machine's verdict and no error line.
 
-The figure includes the emulator's fake `machine` module and marble world,
-which a real board does not carry: their share is printed apart, so the
-firmware's own figure is the total less that share (the last line gives the
-larger total of the two machines, the conservative reading).
+The bisected heap includes the emulator's fake `machine` module and marble
+world, which a real board does not carry: their share (what importing them
+costs, measured apart) is printed, and the firmware's own figure is the
+bisected heap less that share, rounded up. The last line gives the larger
+firmware's own figure of the two machines.
+
+A second figure, labelled ROMFS, is for boards whose MicroPython (1.25 or
+newer) has a ROMFS partition: the same files in a VfsRom image (built with
+mpremote's writer, as `mpremote romfs deploy` would write it) run their
+bytecode in place. The unix port holds the image in its heap, so that figure
+is the bisected heap less the image's size (and less the emulator's share);
+on a board the image sits in flash. It is for comparison only.
 
 Usage: python bench/firmware_heap.py
 """
@@ -67,12 +75,50 @@ def compile_tree(mpy_cross, build, machine):
     return ":".join([".frozen"] + [str(folders[k]) for k in ("config", "emulator", "firmware", "root")])
 
 
-def plays(micropython, path, kib, game, flash):
-    """True when the emulated board finishes the game in a heap of `kib` KiB."""
+# The emulated board with the compiled files mounted from a ROMFS image (argv[1]).
+ROM_BOARD = """
+import sys, vfs
+with open(sys.argv[1], "rb") as f:
+    image = f.read()
+vfs.mount(vfs.VfsRom(image), "/rom")
+sys.path.insert(0, "/rom")
+import board
+sys.exit(board.main(sys.argv[2:]))
+"""
+
+
+def romfs_image(build):
+    """The compiled firmware, core and board config of `build` in one ROMFS
+    image; None when mpremote (its writer) is missing."""
+    try:
+        from mpremote.romfs import VfsRomWriter
+    except ImportError:
+        return None
+    writer = VfsRomWriter()
+
+    def add(folder):
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir():
+                writer.opendir(entry.name)
+                add(entry)
+                writer.closedir()
+            elif entry.suffix == ".mpy":
+                writer.mkfile(entry.name, entry.read_bytes())
+
+    for name in ("config", "firmware", "root"):
+        add(build / name)
+    image = build / "image.romfs"
+    image.write_bytes(writer.finalise())
+    (build / "rom_board.py").write_text(ROM_BOARD)
+    return image
+
+
+def plays(micropython, path, kib, game, flash, command=("-m", "board")):
+    """True when the emulated board (started by `command`) finishes the game in a heap of `kib` KiB."""
     if flash.exists():
         flash.unlink()
     try:
-        result = subprocess.run([micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--flash", str(flash)],
+        result = subprocess.run([micropython, "-X", "heapsize=%dk" % kib] + list(command) + ["--flash", str(flash)],
                                 input=game, capture_output=True, timeout=120, env={"MICROPYPATH": path},
                                 cwd=flash.parent)
     except subprocess.TimeoutExpired:
@@ -84,13 +130,13 @@ def plays(micropython, path, kib, game, flash):
             and not any(a.get("kind") == "error" for a in answers))
 
 
-def smallest(micropython, path, game, flash):
+def smallest(micropython, path, game, flash, command=("-m", "board")):
     low, high = 4, 1024
-    if not plays(micropython, path, high, game, flash):
+    if not plays(micropython, path, high, game, flash, command):
         raise SystemExit("the emulated board does not finish its game even in %d KiB" % high)
     while low < high:
         middle = (low + high) // 2
-        if plays(micropython, path, middle, game, flash):
+        if plays(micropython, path, middle, game, flash, command):
             high = middle
         else:
             low = middle + 1
@@ -171,12 +217,20 @@ def main():
             kib = smallest(micropython, path, game, build / "game.json")
             costs = module_costs(micropython, path, build, machine)
             emulator = sum(cost for name, cost in costs if name in EMULATOR_ONLY)
-            figures[machine] = kib
-            print("%s: a complete game on the emulated board in %d KiB of heap "
-                  "(of which the emulator's fake machine module and marble world: %.1f KiB)"
-                  % (machine, kib, emulator / 1024))
+            figures[machine] = kib - emulator // 1024
+            print("%s: a complete game on the emulated board in %d KiB of heap, of which the emulator's fake "
+                  "machine module and marble world %.1f KiB: the firmware's own %d KiB"
+                  % (machine, kib, emulator / 1024, figures[machine]))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs))
+            image = romfs_image(build)
+            if image is not None:
+                rom = smallest(micropython, ".frozen:" + str(build / "emulator"), game, build / "game.json",
+                               (str(build / "rom_board.py"), str(image)))
+                size = image.stat().st_size
+                print("  ROMFS, for comparison: %d KiB of heap with the %.1f KiB image in it: the firmware's own "
+                      "%d KiB with its code run in place from a board's ROMFS"
+                      % (rom, size / 1024, rom - size // 1024 - emulator // 1024))
     print("firmware heap: %d KiB" % max(figures.values()))
     return 0
 
