@@ -125,7 +125,10 @@ def plays(micropython, path, kib, game, flash, command=("-m", "board")):
         return False
     if result.returncode != 0:
         return False
-    answers = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    try:
+        answers = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    except ValueError:
+        return False        # a line broken off by a MemoryError: the heap was too small
     return (any(a.get("kind") == "game_over" for a in answers)
             and not any(a.get("kind") == "error" for a in answers))
 

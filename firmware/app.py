@@ -104,9 +104,12 @@ def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
     except BaseException as error:
         if runner is not None:
             runner.outputs.safe()
-        write(encode({"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error),
-                      "at": clock()}))
-        write("\n")
+        report = {"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error), "at": clock()}
+        if runner is not None:
+            runner.send(report)     # after a line the error broke off, on a line of its own
+        else:
+            write(encode(report))
+            write("\n")
         if isinstance(error, KeyboardInterrupt):
             raise
         time.sleep_ms(REPORT_MS)

@@ -91,6 +91,7 @@ class Runner:
         self.machine = None
         self.saved = None
         self.storage = None
+        self.broken = False     # True while a line is being written: an error there leaves it unended
 
     # --- start ------------------------------------------------------------------
     def start(self, now):
@@ -218,9 +219,15 @@ class Runner:
         self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 
     def send(self, message):
-        """One line to the host, written piece by piece as `answer` does: no
-        line is ever built whole, so sending makes no garbage but the pieces."""
+        """One line to the host, written piece by piece: no line is ever built
+        whole, so sending makes no garbage but the pieces. A line an error
+        broke off (no memory for a piece) is ended before the next one, so the
+        error line that follows it is whole."""
+        if self.broken:
+            self.write("\n")
+        self.broken = True
         dump(message, self.write)
+        self.broken = False
         self.write("\n")
 
     # --- the host's lines -----------------------------------------------------------
@@ -243,8 +250,7 @@ class Runner:
     def answer(self, ident, message):
         if ident is not None:
             message["id"] = ident
-        protocol.dump(message, self.write)     # piece by piece: a state reply is never held whole
-        self.write("\n")
+        self.send(message)     # piece by piece: a state reply is never held whole
 
     def ask_state(self, message, ident):
         reply = {"kind": "state", "game": self.machine.to_dict(), "status": self.machine.status(),

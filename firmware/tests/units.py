@@ -26,14 +26,19 @@ SCRATCH = sys.argv[1]
 
 class Sent:
     """What the firmware writes, kept a line at a time; `fail_on`: raise OSError
-    once at the end of the first line holding that text (a serial port that fails)."""
+    once at the end of the first line holding that text (a serial port that fails);
+    `no_memory_at`: raise MemoryError once instead of writing that piece."""
 
-    def __init__(self, fail_on=None):
+    def __init__(self, fail_on=None, no_memory_at=None):
         self.lines = []
         self.piece = []
         self.fail_on = fail_on
+        self.no_memory_at = no_memory_at
 
     def write(self, text):
+        if text == self.no_memory_at:
+            self.no_memory_at = None
+            raise MemoryError("memory allocation failed")
         if text != "\n":
             self.piece.append(text)
             return
@@ -251,6 +256,20 @@ def test_a_refused_line_is_one_error_and_changes_nothing():
         assert len(replies) == 1 and decode(replies[0])["kind"] == "error", (text, replies)
     assert decode(replies[0])["id"] == 9
     assert encode(board.runner.machine.to_dict()) == before
+
+
+def test_a_reply_broken_off_by_a_memory_error_is_followed_by_a_whole_error_line():
+    remove(SCRATCH + "/broken.json")
+    board = Board("broken.json").start()
+    board.out.no_memory_at = "game"     # the key's text, as the state reply writes it
+    count = len(board.sent)
+    board.runner.line(b'{"kind":"state","id":3}')
+    replies = board.sent[count:]
+    assert len(replies) == 2 and replies[0] == '{"busy":false,"', replies
+    assert decode(replies[1]) == {"kind": "error", "id": 3, "error": "the board could not do it: MemoryError memory "
+                                                                      "allocation failed"}, replies
+    board.runner.line(b'{"kind":"state"}')
+    assert decode(board.sent[-1], 65536)["kind"] == "state"     # the next reply is whole
 
 
 def test_a_line_too_long_is_refused_once_and_the_next_line_is_read():
