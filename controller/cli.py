@@ -82,6 +82,7 @@ def build_parser():
     commands.required = True
 
     solve = commands.add_parser("solve", help="who wins a position, and every winning move")
+    solve.set_defaults(action=run_solve)
     add_game_arguments(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--method", choices=("exact", "ip"), default="exact",
@@ -90,12 +91,14 @@ def build_parser():
                        help="list at most this many winning moves (Nim_k can have astronomically many)")
 
     play = commands.add_parser("play", help="play a game in the terminal")
+    play.set_defaults(action=run_play)
     add_game_arguments(play)
     play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
     play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
     play.add_argument("--seed", type=seed, help="seed for the machine's random choices (same seed, same game)")
 
     run = commands.add_parser("run", help="run the replica: the Raspberry Pi service")
+    run.set_defaults(action=run_service)
     add_config_argument(run)
     run.add_argument("--machine", choices=MACHINES, help="overrides service.machine")
     run.add_argument("--pin-factory", choices=PIN_FACTORIES, help="overrides service.pin_factory")
@@ -104,15 +107,19 @@ def build_parser():
     config_commands = config.add_subparsers(dest="config_command", metavar="check", parser_class=Parser)
     config_commands.required = True
     check = config_commands.add_parser("check", help="check a configuration file and its pin map")
+    check.set_defaults(action=run_config_check)
     check.add_argument("path", metavar="PATH", nargs="?", help="default: %s when it exists" % DEFAULT_CONFIG)
 
     safe_off = commands.add_parser("safe-off", help="every output of the pin map off (the unit runs it after "
                                    "every stop, crash or watchdog kill)")
+    safe_off.set_defaults(action=run_safe_off)
     add_config_argument(safe_off)
 
     status = commands.add_parser("status", help="the running game, the last heartbeat and any fault")
+    status.set_defaults(action=run_status)
     add_config_argument(status)
     stats = commands.add_parser("stats", help="games per day, wins by side, faults by kind")
+    stats.set_defaults(action=run_stats)
     add_config_argument(stats)
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
@@ -247,7 +254,9 @@ def solve_by_ip(variant, heaps):
     return True, [Move(takes)], False
 
 
-def run_play(args, out, read_line):
+def run_play(args, out):
+    """The terminal game; it reads the visitor's answers with `args.read_line` (input, or a test's)."""
+    read_line = args.read_line
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     rng = Random(seed)
     preset = argument("GAME", find_preset, args.game)
@@ -313,6 +322,11 @@ def run_config_check(args, out):
     out.write("%s: good: %s, pin map %s, GPIO backend %s\n" % (
         path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"]))
     return 0
+
+
+def run_safe_off(args, out):
+    from controller.service import safe_off
+    return safe_off.run(config_path(args), out, sys.stderr)
 
 
 def run_status(args, out):
@@ -466,23 +480,8 @@ def main(argv=None, out=None, read_line=input):
         if "--simulate" in argv:
             return run_simulate(argv, out)
         args = build_parser().parse_args(argv)
-        if args.command == "solve":
-            return run_solve(args, out)
-        if args.command == "run":
-            return run_service(args, out)
-        if args.command == "config":
-            return run_config_check(args, out)
-        if args.command == "safe-off":
-            from controller.service import safe_off
-            return safe_off.run(config_path(args), out, sys.stderr)
-        if args.command == "status":
-            return run_status(args, out)
-        if args.command == "stats":
-            return run_stats(args, out)
-        if args.command == "firmware":
-            from controller.firmware.command import run as run_firmware
-            return run_firmware(args, out)
-        return run_play(args, out, read_line)
+        args.read_line = read_line
+        return args.action(args, out)
     except ArgumentError as error:
         sys.stderr.write("controller: %s\n" % error)
         return USAGE_ERROR

@@ -28,11 +28,13 @@ def default_build(machine):
 def add_parser(commands):
     """The `firmware` subcommand and its own subcommands, on cli.py's parser."""
     firmware = commands.add_parser("firmware", help="the Pico firmware: build, deploy, monitor, test")
+    firmware.set_defaults(action=run)
     actions = firmware.add_subparsers(dest="firmware_command", metavar="build|deploy|monitor|test",
                                       parser_class=type(firmware))
     actions.required = True
 
     build = actions.add_parser("build", help="compile the core and firmware/ for the board, with its pin config")
+    build.set_defaults(firmware_action=run_build)
     build.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
     build.add_argument("--out", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
     build.add_argument("--development", action="store_true",
@@ -40,18 +42,21 @@ def add_parser(commands):
                             "(default: production, for an exhibit)")
 
     deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
+    deploy.set_defaults(firmware_action=run_deploy)
     deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0")
     deploy.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
     deploy.add_argument("--build", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
 
     monitor = actions.add_parser("monitor", help="show a board's events and state live; record its games "
                                  "in the statistics (Ctrl-C stops)")
+    monitor.set_defaults(firmware_action=run_monitor)
     add_board_arguments(monitor)
     monitor.add_argument("--machine", choices=MACHINES, default=MACHINES[0], help="the emulated board's machine")
     monitor.add_argument("--config", metavar="PATH", help="whose statistics the games go into (default: %s "
                          "when it exists)" % DEFAULT_CONFIG)
 
     test = actions.add_parser("test", help="run scenario scripts on a board in development mode")
+    test.set_defaults(firmware_action=run_test)
     add_board_arguments(test)
     test.add_argument("scripts", metavar="SCRIPT", nargs="+", help="scenario scripts, as controller --simulate "
                       "--script runs (tests/scenarios/*.txt)")
@@ -71,18 +76,10 @@ def add_board_arguments(parser):
 def run(args, out):
     """Run `controller firmware ...`; the exit status."""
     try:
-        if args.firmware_command == "build":
-            return run_build(args, out)
-        if args.firmware_command == "deploy":
-            return run_deploy(args, out)
-        if args.firmware_command == "monitor":
-            return run_monitor(args, out)
-        if args.firmware_command == "test":
-            return run_test(args, out)
+        return args.firmware_action(args, out)
     except (FirmwareError, BoardError) as error:
         sys.stderr.write("controller firmware: %s\n" % error)
         return 1
-    raise AssertionError(args.firmware_command)
 
 
 def run_build(args, out):
