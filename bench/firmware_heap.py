@@ -20,7 +20,13 @@ bytecode in place. The unix port holds the image in its heap, so that figure
 is the bisected heap less the image's size (and less the emulator's share);
 on a board the image sits in flash. It is for comparison only.
 
-Usage: python bench/firmware_heap.py
+The `micropython` of the test extra is the unix port, 64-bit: its objects
+are larger than a Pico's (32-bit words, 16-byte heap blocks, not 32). Name a
+32-bit build to measure at a board's word size, e.g. one made from
+MicroPython's source with `make -C ports/unix BUILD=build-32 CFLAGS_EXTRA=-m32
+LDFLAGS_EXTRA=-m32 MICROPY_PY_FFI=0 MICROPY_PY_SSL=0 FROZEN_MANIFEST=`.
+
+Usage: python bench/firmware_heap.py [MICROPYTHON]
 """
 
 import json
@@ -207,7 +213,7 @@ def module_costs(micropython, path, build, machine):
 
 
 def main():
-    micropython, mpy_cross = tool("micropython"), tool("mpy-cross")
+    micropython, mpy_cross = sys.argv[1] if len(sys.argv) > 1 else tool("micropython"), tool("mpy-cross")
     if not micropython or not mpy_cross:
         print("firmware heap: skipped (micropython and mpy-cross come with the test extra)")
         return 0
