@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test bench play simulate install-pi clean
+.PHONY: test bench play simulate install-pi clean firmware-test
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ simulate: $(VENV)/.installed
 
 play: $(VENV)/.installed
 	$(VENV)/bin/controller play drnim
+
+# The Pico firmware on the emulated board: every scenario, then the firmware's own tests.
+firmware-test: $(VENV)/.installed
+	$(VENV)/bin/controller firmware test --emulate tests/scenarios/*.txt tests/scenarios/*.sim
+	$(PY) -m pytest -q tests/test_firmware*.py tests/test_protocol.py
 
 # On a Raspberry Pi: install and start the service (see README).
 install-pi:

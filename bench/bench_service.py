@@ -77,6 +77,7 @@ def latency(samples=900):
         release = factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=WatchedPin)
         trigger = factory.pin(pinmap.inputs["trigger"].pin)
         sensor = factory.pin(pinmap.inputs["marble_sensor"].pin)
+        sensor.drive_high()     # the sensor's external pull-up: the beam is clear
         service = Service(config, pinmap, pin_factory=factory, notifier=Notifier({}), log=lambda text: None)
         loop = threading.Thread(target=service.run, daemon=True)
         loop.start()

@@ -7,6 +7,7 @@
     controller safe-off [--config PATH]
     controller status [--config PATH]
     controller stats [--config PATH]
+    controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -113,6 +114,8 @@ def build_parser():
     add_config_argument(status)
     stats = commands.add_parser("stats", help="games per day, wins by side, faults by kind")
     add_config_argument(stats)
+    from controller.firmware.command import add_parser as add_firmware_parser
+    add_firmware_parser(commands)
     return parser
 
 
@@ -476,6 +479,9 @@ def main(argv=None, out=None, read_line=input):
             return run_status(args, out)
         if args.command == "stats":
             return run_stats(args, out)
+        if args.command == "firmware":
+            from controller.firmware.command import run as run_firmware
+            return run_firmware(args, out)
         return run_play(args, out, read_line)
     except ArgumentError as error:
         sys.stderr.write("controller: %s\n" % error)

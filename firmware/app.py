@@ -47,9 +47,8 @@ class Clock:
         return self.ms
 
 
-def write_line(text):
+def write_out(text):
     sys.stdout.write(text)
-    sys.stdout.write("\n")
 
 
 async def poll(runner, clock, dog):
@@ -83,7 +82,7 @@ async def main(runner, clock, flag, dog, stream, take):
                          serial(runner, clock, stream, take or runner.line))
 
 
-def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
+def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
     """The board's life. The emulated board passes its serial stream, its
     marble world (`world(clock)` makes it) and `take(raw, length)`, which sees
     each line first."""
@@ -106,6 +105,7 @@ def run(stream=None, write=write_line, path=SAVE_PATH, world=None, take=None):
             runner.outputs.safe()
         write(encode({"kind": "fault", "fault": "crash", "text": "%s: %s" % (type(error).__name__, error),
                       "at": clock()}))
+        write("\n")
         if isinstance(error, KeyboardInterrupt):
             raise
         time.sleep_ms(REPORT_MS)

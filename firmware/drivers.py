@@ -64,27 +64,35 @@ class Inputs:
 
 
 class MarbleSensor:
-    """The gate's beam: the interrupt counts marbles (edges at least
-    `debounce_ms` apart) and sets `flag`; the loop takes the count."""
+    """The gate's beam: the interrupt sees both edges and counts a marble
+    when the beam comes back after being broken at least `min_pulse_ms`
+    (a marble breaks it for 10-20 ms; the spike the solenoid puts on the line
+    lasts microseconds: no marble), and no sooner than `debounce_ms` after the
+    last one; it sets `flag`, and the loop takes the count."""
 
     def __init__(self, spec, flag, ticks_ms, ticks_diff):
-        role, number, pull, active_high, debounce_ms = spec
+        role, number, pull, self.active_high, self.debounce_ms, self.min_pulse_ms = spec
         self.flag = flag
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        self.debounce_ms = debounce_ms
         self.count = 0
         self.taken = 0
         self.last = None
+        self.broken_at = None
         self.pin = input_pin(number, pull)
-        self.pin.irq(self.seen, Pin.IRQ_RISING if active_high else Pin.IRQ_FALLING)
+        self.pin.irq(self.seen, Pin.IRQ_RISING | Pin.IRQ_FALLING)
 
     def seen(self, pin):
         now = self.ticks_ms()
-        if self.last is None or self.ticks_diff(now, self.last) >= self.debounce_ms:
-            self.last = now
-            self.count += 1
-            self.flag.set()
+        if pin.value() == self.active_high:
+            if self.last is None or self.ticks_diff(now, self.last) >= self.debounce_ms:
+                self.broken_at = now
+        elif self.broken_at is not None:
+            if self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
+                self.last = now
+                self.count += 1
+                self.flag.set()
+            self.broken_at = None
 
     def take(self):
         """Marbles seen since the last take."""

@@ -4,12 +4,15 @@ leaves either the old game or the new one, never half of one."""
 
 import os
 
+from controller.core.protocol import dump
 
-def save(path, text):
-    """Write `text` safely; OSError (a full flash) is the caller's."""
+
+def save(path, data):
+    """Write `data` as JSON safely, piece by piece (the text is never held
+    whole); OSError (a full flash) is the caller's."""
     temporary = path + ".new"
     with open(temporary, "w") as f:
-        f.write(text)
+        dump(data, f.write)
     os.rename(temporary, path)
 
 

@@ -28,8 +28,20 @@ from controller.core.registry import NAMES, machine_class
 
 # State that changes while nothing worth a flash write happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
-# Steps one `advance` may take before it gives up with an error (a wedge is worse than a refusal).
-STEP_LIMIT = 100000
+# Steps one `advance` takes at their own times, at most: a long wait (hours of
+# attract lamps) passes the rest at once, where the machine catches up on
+# every missed attract step as it does after a long gap between ticks.
+STEP_LIMIT = 2000
+
+
+def worth_keeping(state):
+    """The part of a state whose change is worth a flash write, to compare with `==`."""
+    kept = {}
+    for key in state:
+        if key not in UNSAVED:
+            kept[key] = state[key]
+    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
+    return kept
 
 
 class Lines:
@@ -188,27 +200,23 @@ class Runner:
     def save(self, now):
         """Write the game to flash when something worth keeping changed; a
         write that fails leaves the game playing unsaved, reported once."""
-        state = self.machine.state
-        kept = {}
-        for key in state:
-            if key not in UNSAVED:
-                kept[key] = state[key]
-        kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-        kept = encode(kept)
-        if kept == self.saved:
+        if worth_keeping(self.machine.state) == self.saved:
             return
+        data = self.machine.to_dict()
         try:
-            flash.save(self.path, encode(self.machine.to_dict()))
+            flash.save(self.path, data)
         except OSError as error:
             if self.storage is None:
                 self.fault("storage", "cannot save the game (%s): playing on unsaved" % error, now)
             self.storage = error
             return
         self.storage = None
-        self.saved = kept
+        self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 
     def send(self, text):
+        """One line to the host: `write` takes text as it comes, lines end with a newline."""
         self.write(text)
+        self.write("\n")
 
     # --- the host's lines -----------------------------------------------------------
     def line(self, raw, length=0):
@@ -230,7 +238,8 @@ class Runner:
     def answer(self, ident, message):
         if ident is not None:
             message["id"] = ident
-        self.send(encode(message))
+        protocol.dump(message, self.write)     # piece by piece: a state reply is never held whole
+        self.write("\n")
 
     def ask_state(self, message, ident):
         reply = {"kind": "state", "game": self.machine.to_dict(), "status": self.machine.status(),
@@ -240,8 +249,9 @@ class Runner:
         self.answer(ident, reply)
 
     def ask_new_game(self, message, ident):
+        # made at clock 0: the power event in begin() moves its timers to now, so a machine
+        # that starts by thinking thinks its whole think_ms however long the board has run
         machine = self.cls(message.get("settings", {}))
-        machine.state["clock"] = self.now
         if self.world:
             self.world.new_game(machine)
         self.begin(machine, self.now)
@@ -256,18 +266,18 @@ class Runner:
         time; `settle` stops early once nothing is under way."""
         if self.clock != HOST_CLOCK:
             raise ProtocolError("advance: this board keeps its own time")
-        until = self.now + message["ms"]
-        settle = message.get("settle", False)
+        self.advance(message["ms"], message.get("settle", False))
+        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})
+
+    def advance(self, ms, settle=False):
+        """`ms` pass on the host's clock, each thing due at its own time."""
+        until = self.now + ms
         steps = 0
-        while not (settle and not self.busy()):
+        while steps < STEP_LIMIT and not (settle and not self.busy()):
             due = self.next_due(not settle)
-            if due is None or due > until:
+            if due is None or due > until and not (self.world and self.world.finishing(due)):
                 break
             steps += 1
-            if steps > STEP_LIMIT:
-                raise ProtocolError("advance: stopped at %d ms after %d steps: something is due again and again"
-                                    % (self.now, STEP_LIMIT))
             self.step(max(due, self.now))
         if not settle:
-            self.step(until)
-        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})
+            self.step(until)    # after a beam finished past the end, back to it, as the simulator's clock

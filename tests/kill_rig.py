@@ -31,7 +31,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service import daemon
 from controller.service.config import load_config
-from controller.sim.engine import EdgePin
+from controller.sim.engine import EdgePin, rest_inputs
 
 FALL_S = 0.03
 BEAM_S = 0.012
@@ -84,6 +84,7 @@ def main(config_path, log_path, seed):
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     factory = MockFactory(pin_class=MockPWMPin)
     world = World(factory, pinmap, log_path)
+    rest_inputs(factory, pinmap)
     factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=world.released)
     service = daemon.Service(config, pinmap, pin_factory=factory, log=lambda text: None)
     service.start()

@@ -7,7 +7,7 @@ rig jams it), on a fake clock the test moves."""
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-from controller.sim.engine import Chip74HC595, EdgePin
+from controller.sim.engine import Chip74HC595, EdgePin, rest_inputs
 from controller.service.config import load_config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
@@ -49,6 +49,7 @@ class Rig:
             self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=self.released)
         else:
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
+        rest_inputs(self.factory, self.pinmap)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,
                                notifier=Notifier({}), log=self.log.append)
         self.service.start()

@@ -30,6 +30,7 @@ from controller.hardware.pinmap import default_pinmap_path, load_pinmap  # noqa:
 from controller.service.config import load_config  # noqa: E402
 from controller.service.daemon import Service  # noqa: E402
 from controller.service.notify import Notifier  # noqa: E402
+from controller.sim.engine import rest_inputs  # noqa: E402
 
 # A stop that takes longer than this is a hang, not a slow machine.
 HANG_S = 20
@@ -64,6 +65,7 @@ def one_round(number, rng, folder):
     config = load_config(str(write_config(base)))
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     factory = MockFactory(pin_class=MockPWMPin)
+    rest_inputs(factory, pinmap)
     service = Service(config, pinmap, pin_factory=factory, notifier=Notifier({}), log=lambda text: None)
     signal.signal(signal.SIGTERM, service.request_stop)
     stop = threading.Event()

@@ -14,6 +14,7 @@ from conftest import ROOT
 from controller.hardware import pinmap as pm
 from controller.hardware.pinmap import (HEADER, PinMapError, default_pinmap_path, generated_section, header_table,
                                         lamp_table, load_pinmap, render_wiring_doc, wiring_table)
+from controller.sim.engine import rest_inputs
 
 MACHINES = ("drnim", "nimatron")
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
@@ -66,21 +67,24 @@ def test_the_drnim_map_keeps_inputs_on_boot_pull_ups_and_outputs_on_boot_pull_do
     assert all(pin >= 9 for spec in pinmap.outputs.values() for pin in spec.pins.values())
     assert pinmap.outputs["release"].pin in (12, 13, 18, 19)        # hardware PWM, for a servo gate
     sensor = pinmap.inputs["marble_sensor"]
-    assert (sensor.pull, sensor.active, sensor.debounce_ms) == ("up", "low", 2)
+    assert (sensor.pull, sensor.active, sensor.debounce_ms, sensor.min_pulse_ms) == ("none", "low", 2, 2), \
+        "the sensor has an external 10 kΩ pull-up to 3.3 V and ignores spikes"
     assert pinmap.rows is None and pinmap.lamps_per_row is None
 
 
-def test_the_nimatron_map_drives_both_displays_from_the_spi_pins():
+def test_the_nimatron_map_gives_each_display_chips_of_its_own():
     pinmap = load_pinmap(default_pinmap_path("nimatron"))
     assert (pinmap.rows, pinmap.lamps_per_row) == (4, 7)
     lamps = pinmap.outputs["lamps"]
     assert lamps.pins == {"data": 10, "clock": 11, "latch": 8}
-    assert lamps.options == {"registers": 7}
-    assert 8 * lamps.options["registers"] >= 2 * pinmap.rows * pinmap.lamps_per_row
+    assert lamps.options == {"registers": 8, "lamp_colour": "warm-white", "lamp_vf": 3.0, "lamp_resistor": 75}
     assert lamps.active is None
-    assert {7, 9} <= set(pinmap.free_pins())
     order = pm.lamp_outputs(pinmap)
-    assert order[0] == ("console", 1, 1) and order[27] == ("console", 4, 7) and order[28] == ("spectators", 1, 1)
+    assert order[0] == ("console", 1, 1) and order[27] == ("console", 4, 7) and order[32] == ("spectators", 1, 1)
+    assert order[59] == ("spectators", 4, 7) and len(order) == 56
+    assert not {28, 29, 30, 31} & set(order), "U4's last outputs stay free: no chip drives both displays"
+    table = lamp_table(pinmap)
+    assert "| spectators | 1 | U5 QA |" in table and "| console | 4 | U4 QA |" not in table
 
 
 def test_pins_lists_every_pin_with_its_key():
@@ -168,6 +172,9 @@ def test_main_write_docs_fills_the_markers(tmp_path, capsys):
 
 # --- errors: one line, path:line: key: problem ----------------------------------
 
+RED = 'colour = "red"\nresistor = 390'
+
+
 def drnim_text(**tables):
     """A small valid Dr. Nim pin map; `tables` replace whole [sections] (None drops one)."""
     sections = {
@@ -175,19 +182,19 @@ def drnim_text(**tables):
         "inputs.turn_switch": "pin = 5",
         "inputs.equalizer_switch": "pin = 6",
         "inputs.new_game": "pin = 7",
-        "inputs.marble_sensor": "pin = 8\ndebounce_ms = 2",
+        "inputs.marble_sensor": 'pin = 8\npull = "none"\nactive = "low"\ndebounce_ms = 2',
         "outputs.release": 'kind = "solenoid"\npin = 18\nactive = "high"',
-        "outputs.flip_flop_1": 'kind = "led_pair"\nleft = 17\nright = 27',
-        "outputs.flip_flop_2": 'kind = "led_pair"\nleft = 22\nright = 23',
-        "outputs.flip_flop_3": 'kind = "led_pair"\nleft = 24\nright = 25',
-        "outputs.equalizer": 'kind = "led_pair"\nleft = 9\nright = 10',
-        "outputs.turn": 'kind = "led_pair"\nleft = 11\nright = 12',
-        "outputs.lamp_your_turn": 'kind = "led"\npin = 13',
-        "outputs.lamp_drnim_turn": 'kind = "led"\npin = 19',
-        "outputs.lamp_you_win": 'kind = "led"\npin = 16',
-        "outputs.lamp_drnim_wins": 'kind = "led"\npin = 20',
-        "outputs.lamp_fault": 'kind = "led"\npin = 26',
-        "outputs.buzzer": 'kind = "buzzer"\npin = 21',
+        "outputs.flip_flop_1": 'kind = "led_pair"\nleft = 17\nright = 27\n' + RED,
+        "outputs.flip_flop_2": 'kind = "led_pair"\nleft = 22\nright = 23\n' + RED,
+        "outputs.flip_flop_3": 'kind = "led_pair"\nleft = 24\nright = 25\n' + RED,
+        "outputs.equalizer": 'kind = "led_pair"\nleft = 9\nright = 10\n' + RED,
+        "outputs.turn": 'kind = "led_pair"\nleft = 11\nright = 12\n' + RED,
+        "outputs.lamp_your_turn": 'kind = "led"\npin = 13\n' + RED,
+        "outputs.lamp_drnim_turn": 'kind = "led"\npin = 19\n' + RED,
+        "outputs.lamp_you_win": 'kind = "led"\npin = 16\n' + RED,
+        "outputs.lamp_drnim_wins": 'kind = "led"\npin = 20\n' + RED,
+        "outputs.lamp_fault": 'kind = "led"\npin = 26\n' + RED,
+        "outputs.buzzer": 'kind = "buzzer"\npin = 21\nbase_resistor = 1000',
     }
     top = tables.pop("top", 'machine = "drnim"')
     for name, body in tables.items():
@@ -199,17 +206,17 @@ def drnim_text(**tables):
     return "\n".join(parts)
 
 
-def nimatron_text(rows=4, lamps=7, registers=7, extra_inputs=(), top_extra=""):
+def nimatron_text(rows=4, lamps=7, registers=8, extra_inputs=(), top_extra=""):
     parts = ['machine = "nimatron"', "rows = %d" % rows, "lamps_per_row = %d" % lamps, top_extra, ""]
     pins = iter([17, 27, 22, 23, 4, 5, 6, 20, 21, 18])
     for role in ["row%d" % i for i in range(1, rows + 1)] + list(extra_inputs) + ["handover", "new_game"]:
         parts += ["[inputs.%s]" % role, "pin = %d" % next(pins), ""]
     parts += ["[outputs.lamps]", 'kind = "shift_register"', "data = 10", "clock = 11", "latch = 8",
-              "registers = %d" % registers, ""]
+              "registers = %d" % registers, 'lamp_colour = "warm-white"', "lamp_resistor = 75", ""]
     for role, pin in (("lamp_your_turn", 12), ("lamp_machine_turn", 13), ("lamp_nim_champ", 19),
                       ("lamp_machine_wins", 26)):
-        parts += ["[outputs.%s]" % role, 'kind = "led"', "pin = %d" % pin, ""]
-    parts += ["[outputs.buzzer]", 'kind = "buzzer"', "pin = 16", ""]
+        parts += ["[outputs.%s]" % role, 'kind = "led"', "pin = %d" % pin, RED, ""]
+    parts += ["[outputs.buzzer]", 'kind = "buzzer"', "pin = 16", "base_resistor = 1000", ""]
     return "\n".join(parts)
 
 
@@ -265,7 +272,7 @@ def test_bad_pins(tmp_path, value, problem):
 
 
 def test_a_pin_used_twice_names_the_first_user(tmp_path):
-    text = drnim_text(outputs__turn='kind = "led_pair"\nleft = 11\nright = 27')
+    text = drnim_text(outputs__turn='kind = "led_pair"\nleft = 11\nright = 27\n' + RED)
     expect_error(tmp_path, text, line_of(text, "right = 27", after="[outputs.turn]"), "outputs.turn.right",
                  "GPIO 27 is already used by outputs.flip_flop_1.right")
 
@@ -277,7 +284,7 @@ def test_a_pin_shared_by_an_input_and_an_output(tmp_path):
 
 
 def test_an_led_pair_on_one_pin(tmp_path):
-    text = drnim_text(outputs__equalizer='kind = "led_pair"\nleft = 9\nright = 9')
+    text = drnim_text(outputs__equalizer='kind = "led_pair"\nleft = 9\nright = 9\n' + RED)
     expect_error(tmp_path, text, line_of(text, "right = 9"), "outputs.equalizer.right",
                  "GPIO 9 is already used by outputs.equalizer.left")
 
@@ -346,13 +353,20 @@ def test_a_missing_kind(tmp_path):
 
 @pytest.mark.parametrize("table,body,needle,key,problem", [
     ("inputs__trigger", "pni = 4", "pni = 4", "inputs.trigger.pni",
-     "unknown key for an input (known: label, pin, pull, active, debounce_ms)"),
+     "unknown key for a button or switch (known: label, pin, pull, active, debounce_ms)"),
+    ("inputs__trigger", "pin = 4\nmin_pulse_ms = 2", "min_pulse_ms", "inputs.trigger.min_pulse_ms",
+     "unknown key for a button or switch"),
+    ("inputs__marble_sensor", "pin = 8\nmin_pulse = 2", "min_pulse =", "inputs.marble_sensor.min_pulse",
+     "unknown key for a sensor (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("outputs__release", 'kind = "servo"\npin = 18\nactive = "high"', 'active = "high"', "outputs.release.active",
-     "unknown key for kind 'servo' (known: label, kind, pin, closed_angle, open_angle, min_pulse_ms, max_pulse_ms)"),
+     "unknown key for kind 'servo' (known: label, kind, pin, closed_angle, open_angle, seconds_per_60, min_pulse_ms, "
+     "max_pulse_ms)"),
     ("outputs__turn", 'kind = "servo"\npin = 12\nclosed_angle = 0', "closed_angle", "outputs.turn.closed_angle",
      "unknown key for kind 'servo' (known: label, kind, pin, left_angle, right_angle,"),
-    ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolour = "red"', "colour", "outputs.lamp_fault.colour",
-     "unknown key for kind 'led' (known: label, kind, pin, active)"),
+    ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolor = "red"', "color", "outputs.lamp_fault.color",
+     "unknown key for kind 'led' (known: label, kind, pin, active, colour, vf, resistor)"),
+    ("outputs__release", 'kind = "solenoid"\npin = 18\nresistor = 100', "resistor", "outputs.release.resistor",
+     "unknown key for kind 'solenoid' (known: label, kind, pin, active)"),
 ])
 def test_unknown_keys(tmp_path, table, body, needle, key, problem):
     text = drnim_text(**{table: body})
@@ -403,16 +417,19 @@ def test_a_fractional_debounce_is_fine(tmp_path):
 def test_a_shift_register_too_short_for_the_lamps(tmp_path):
     text = nimatron_text(registers=6)
     expect_error(tmp_path, text, line_of(text, "registers = 6"), "outputs.lamps.registers",
-                 "6 registers give 48 outputs, but the lamps need 56 (2 x 4 rows x 7 lamps: the console, "
-                 "then the spectators' display); use 7 or more")
+                 "6 registers are too few: each display's 28 lamps (4 rows x 7) take 4 of their own (U1-U4 the "
+                 "console, then the spectators' display), so use 8 or more")
+    text = nimatron_text(registers=7)
+    expect_error(tmp_path, text, line_of(text, "registers = 7"), "outputs.lamps.registers",
+                 "7 registers are too few"), "56 outputs are enough for 56 lamps, but then U4 drives both displays"
 
 
 def test_more_rows_need_more_registers_and_their_buttons(tmp_path):
-    text = nimatron_text(rows=5, registers=7)
-    expect_error(tmp_path, text, line_of(text, "registers = 7"), "outputs.lamps.registers",
-                 "7 registers give 56 outputs, but the lamps need 70")
+    text = nimatron_text(rows=5, registers=8)
+    expect_error(tmp_path, text, line_of(text, "registers = 8"), "outputs.lamps.registers",
+                 "8 registers are too few: each display's 35 lamps (5 rows x 7) take 5 of their own")
     path = tmp_path / "ok.toml"
-    path.write_text(nimatron_text(rows=5, registers=9))
+    path.write_text(nimatron_text(rows=5, registers=10))
     assert list(load_pinmap(path).inputs)[:5] == ["row1", "row2", "row3", "row4", "row5"]
 
 
@@ -504,7 +521,7 @@ def servo_variant(text, table):
     for line in text.splitlines():
         if line.startswith("["):
             inside = line.split("#")[0].strip() == "[%s]" % table
-        elif inside and re.match(r"^(kind|pin|left|right|active) = ", line):
+        elif inside and re.match(r"^(kind|pin|left|right|active|colour|resistor) = ", line):
             continue
         elif inside and re.match(r"^#   \w+ = ", line):
             line = line[4:]
@@ -520,7 +537,9 @@ def test_the_commented_servo_examples_load(tmp_path):
     pinmap = load_pinmap(path)
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     assert (release.kind, release.pins, release.active) == ("servo", {"pin": 18}, None)
-    assert release.options == {"closed_angle": 0, "open_angle": 60, "min_pulse_ms": 0.5, "max_pulse_ms": 2.4}
+    assert release.options == {"closed_angle": 0, "open_angle": 60, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
+                               "max_pulse_ms": 2.4}
+    assert release.travel_ms() == 100
     assert (turn.kind, turn.pins) == ("servo", {"pin": 12})
     assert turn.options == {"left_angle": -45, "right_angle": 45, "min_pulse_ms": 1.0, "max_pulse_ms": 2.0}
     assert 11 in pinmap.free_pins()
@@ -549,6 +568,7 @@ def build(spec):
 @pytest.mark.parametrize("machine", MACHINES)
 def test_every_input_becomes_a_button_that_reads_its_active_level(mock_factory, machine):
     pinmap = load_pinmap(default_pinmap_path(machine))
+    rest_inputs(mock_factory, pinmap)      # the sensor's external pull-up
     for spec in pinmap.inputs.values():
         button = Button(spec.pin, pull_up=spec.pull_up, active_state=spec.active_state)
         pin = mock_factory.pin(spec.pin)
@@ -589,7 +609,7 @@ def test_every_output_becomes_a_gpiozero_device_that_drives_its_pins(mock_factor
 
 def test_an_active_low_output(tmp_path, mock_factory):
     path = tmp_path / "pinmap.toml"
-    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\nactive = "low"'))
+    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\nactive = "low"\n' + RED))
     spec = load_pinmap(path).outputs["lamp_fault"]
     led = LED(spec.pin, active_high=spec.active_high)
     assert mock_factory.pin(26).state == 1

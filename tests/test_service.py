@@ -174,15 +174,18 @@ def test_the_game_resumes_after_a_restart(tmp_path):
 def test_the_nimatron_lamps_are_decoded_from_the_shift_register_pins(tmp_path):
     rig = Rig(tmp_path, machine="nimatron", opening="first")
     lamps, rows = rig.pinmap.lamps_per_row, rig.pinmap.rows
+    assert len(rig.chip.outputs) == 64, "8 registers"
 
     def lit(display):
-        bits = rig.chip.outputs[display * rows * lamps:(display + 1) * rows * lamps]
+        # the console's lamps on U1-U4 (outputs 0-27), the spectators' on U5-U8 (outputs 32-59)
+        bits = rig.chip.outputs[32 * display:32 * display + rows * lamps]
         return [sum(bits[r * lamps:(r + 1) * lamps]) for r in range(rows)]
 
     assert lit(0) == [1, 3, 5, 6]
     rig.press("row3")
     assert rig.machine.state["rows"] == [1, 3, 4, 6]
     assert lit(0) == [1, 3, 4, 6] and lit(1) == [1, 3, 4, 6], "the spectators' display mirrors the console"
+    assert not any(rig.chip.outputs[28:32] + rig.chip.outputs[60:64]), "each display's chips drive only its lamps"
     rig.press("handover")
     rig.wait(10000)
     assert lit(0) == rig.machine.state["rows"] == lit(1)

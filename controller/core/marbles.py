@@ -23,17 +23,21 @@ class Marbles:
         self.since = 0          # releases before the world was last set
         self.lost = ()          # releases (counted from `since`) whose marble never comes
         self.double = ()        # releases that let two marbles through
+        self.spike = ()         # releases whose solenoid puts a spike on the sensor line as it fires
 
-    def set_world(self, fall_ms=None, lost=None, double=None):
-        """Change the fall time, or which releases (counted from now) lose or double their marble."""
+    def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
+        """Change the fall time, or which releases (counted from now) lose or
+        double their marble, or spike the sensor line as they fire."""
         if fall_ms is not None:
             self.fall_ms = fall_ms
-        if lost is not None or double is not None:
+        if lost is not None or double is not None or spike is not None:
             self.since = self.releases
         if lost is not None:
             self.lost = tuple(lost)
         if double is not None:
             self.double = tuple(double)
+        if spike is not None:
+            self.spike = tuple(spike)
 
     @property
     def releases_since(self):
@@ -43,20 +47,23 @@ class Marbles:
     def released(self, now, jams=None):
         """The release opened: one marble leaves the rail and falls, unless the
         rail is empty or the release is lost. `jams()`, asked only when a
-        marble leaves, says whether it sticks in the chute."""
+        marble leaves, says whether it sticks in the chute. True when this
+        release spikes the sensor line (the world's `spike`): the caller puts
+        a pulse of microseconds on it."""
         self.releases += 1
         number = self.releases - self.since
         if self.rail == 0 or number in self.lost:
-            return
+            return number in self.spike
         self.rail -= 1
         if jams is not None and jams():
             self.jammed += 1
-            return
+            return number in self.spike
         self.falling.append(now + self.fall_ms)
         if number in self.double and self.rail:
             self.rail -= 1
             self.falling.append(now + self.fall_ms + DOUBLE_GAP_MS)
         self.falling.sort()
+        return number in self.spike
 
     def next_arrival(self):
         """When the next falling marble reaches the gate, or None."""

@@ -22,6 +22,8 @@ PROTOCOL = 1
 # The longest line a board reads, in bytes without the newline: a new game's
 # settings with a dozen Nimatron openings fit in a third of it.
 MAX_LINE = 1024
+# The longest line a host reads: a board's `state` reply carries the whole saved game.
+MAX_BOARD_LINE = 65536
 # Lists and objects inside each other, at most (a Nimatron opening list is 3 deep).
 MAX_DEPTH = 6
 # Digits in a number, at most: every count and time fits, and no big integer is made.
@@ -59,41 +61,43 @@ def encode(message):
     """`message` (dicts, lists, tuples, text, whole numbers, true/false/None)
     as one line of JSON without the newline: keys sorted, ASCII only."""
     parts = []
-    _encode(message, parts, 0)
+    dump(message, parts.append)
     return "".join(parts)
 
 
-def _encode(value, parts, depth):
+def dump(value, write, depth=0):
+    """`value` as `encode` writes it, given piece by piece to `write` (a
+    file's), so a board saves its game without holding its text whole."""
     if depth > MAX_DEPTH + 20:
         raise ProtocolError("cannot send a value nested more than %d deep" % (MAX_DEPTH + 20))
     if value is None:
-        parts.append("null")
+        write("null")
     elif value is True:
-        parts.append("true")
+        write("true")
     elif value is False:
-        parts.append("false")
+        write("false")
     elif isinstance(value, int):
-        parts.append(str(value))
+        write(str(value))
     elif isinstance(value, str):
-        parts.append(_string(value))
+        _string(value, write)
     elif isinstance(value, (list, tuple)):
-        parts.append("[")
+        write("[")
         for i, item in enumerate(value):
             if i:
-                parts.append(",")
-            _encode(item, parts, depth + 1)
-        parts.append("]")
+                write(",")
+            dump(item, write, depth + 1)
+        write("]")
     elif isinstance(value, dict):
-        parts.append("{")
+        write("{")
         for i, key in enumerate(sorted(value)):
             if not isinstance(key, str):
                 raise ProtocolError("cannot send the key %s: keys are text" % quoted(key))
             if i:
-                parts.append(",")
-            parts.append(_string(key))
-            parts.append(":")
-            _encode(value[key], parts, depth + 1)
-        parts.append("}")
+                write(",")
+            _string(key, write)
+            write(":")
+            dump(value[key], write, depth + 1)
+        write("}")
     else:
         raise ProtocolError("cannot send %s: only text, whole numbers, true, false, null, lists and tables"
                             % quoted(value))
@@ -103,12 +107,15 @@ ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 UNESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _string(text):
+def _string(text, write):
     for char in text:
         if char in ESCAPES or not " " <= char <= "~":
             break
     else:
-        return '"' + text + '"'
+        write('"')
+        write(text)
+        write('"')
+        return
     out = ['"']
     for char in text:
         code = ord(char)
@@ -122,24 +129,25 @@ def _string(text):
         else:
             out.append("\\u%04x" % code)
     out.append('"')
-    return "".join(out)
+    write("".join(out))
 
 
 # --- parsing -----------------------------------------------------------------
-def decode(line):
-    """One line (text or bytes, the newline optional) as a table with a text
-    "kind"; ProtocolError saying what is wrong and at which column."""
+def decode(line, limit=MAX_LINE):
+    """One line (text or bytes, the newline optional, at most `limit` long) as
+    a table with a text "kind"; ProtocolError saying what is wrong and at
+    which column."""
     if isinstance(line, (bytes, bytearray)):
-        if len(line) > MAX_LINE + 2:
-            raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), MAX_LINE))
+        if len(line) > limit + 2:
+            raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), limit))
         for i, byte in enumerate(line):
             if byte > 0x7E or (byte < 0x20 and byte not in (9, 10, 13)):
                 raise ProtocolError("column %d: byte 0x%02x: a line is printable ASCII (write \\u escapes)"
                                     % (i + 1, byte))
         line = line.decode()
     text = line.strip()
-    if len(text) > MAX_LINE:
-        raise ProtocolError("line too long: %d characters, at most %d" % (len(text), MAX_LINE))
+    if len(text) > limit:
+        raise ProtocolError("line too long: %d characters, at most %d" % (len(text), limit))
     if not text:
         raise ProtocolError("empty line: a line is one JSON object with a \"kind\"")
     value = load(text)
@@ -420,7 +428,7 @@ def hello(machine, mode, clock, **more):
 def reply(line):
     """A board's line, read by a host: the table, or ProtocolError for a line
     that is not one (a board's boot text, noise on the wire)."""
-    message = decode(line)
+    message = decode(line, MAX_BOARD_LINE)
     if message["kind"] not in BOARD_KINDS:
         raise ProtocolError("unknown kind %s (a board sends %s)" % (quoted(message["kind"]), ", ".join(BOARD_KINDS)))
     return message

@@ -11,9 +11,11 @@ One command a line; ``#`` starts a comment:
     marble                                       a marble dropped past the gate by hand
     power                                        the controller restarts
     wait 2s | wait 500ms                         let time pass
-    world fall=300 lost=2,3 double=4             marbles: fall time (ms), releases (counted
+    world fall=300 lost=2,3 double=4 spike=1     marbles: fall time (ms), releases (counted
                                                  from here) whose marble never arrives,
-                                                 releases that let two marbles through
+                                                 releases that let two marbles through,
+                                                 releases that spike the sensor line (a
+                                                 pulse of microseconds as the solenoid fires)
     settle off | settle on                       stop (or go on) letting the machine come
                                                  to rest after each step
     expect rail 14                               Dr. Nim: marbles still on the rail
@@ -33,10 +35,11 @@ The interpreter reads the words and checks them against what the machine
 declares (its settings, its buttons and switches); a world carries them out.
 A world has `start(cls, settings)`, `press(role)`, `switch(input, active)`,
 `drop_marble()`, `power()`, `wait(ms)`, `settle()`, `set_world(fall_ms,
-lost, double)`, `view()` (what a person can check, in plain words),
+lost, double, spike)`, `view()` (what a person can check, in plain words),
 `summary()`, `machine` and `commands` (every command since the start, as text).
 """
 
+from .debounce import MIN_PULSE_MS, Debouncer
 from .exhibit import RELEASE, RESTING_TIMERS, SWITCH, ConfigError
 from .marbles import Marbles
 from .registry import NAMES, machine_class
@@ -108,12 +111,14 @@ def switch_position(cls, name, position):
 
 
 class CoreWorld:
-    """The core machine alone, with the marble model: time passes only in the script."""
+    """The core machine alone, with the marble model: time passes only in the script.
+    A spike on the sensor line goes through the shells' pulse filter."""
 
     def __init__(self, reload=None):
         self.reload = reload
         self.machine = None
         self.marbles = Marbles(0, FALL_MS)
+        self.sensor = Debouncer(0, False, MIN_PULSE_MS)
         self.now = 0
         self.trace = []
         self.commands = []
@@ -135,8 +140,14 @@ class CoreWorld:
         self.trace.append([self.now, list(event), [list(c) for c in commands]])
         for command in commands:
             self.commands.append(" ".join(str(p) for p in command))
-            if command[0] == "release":
-                self.marbles.released(self.now)
+            if command[0] == "release" and self.marbles.released(self.now):
+                self.spike()
+
+    def spike(self):
+        """A pulse of microseconds on the sensor line: a marble only if the filter lets it through."""
+        for level in (True, False):
+            if self.sensor.edge(level, self.now):
+                self.send(("marble",))
 
     def advance(self, until, settle=False):
         """Let time pass to `until` (or, settling, until everything is at rest)."""
@@ -183,8 +194,8 @@ class CoreWorld:
     def settle(self):
         self.advance(self.now + SETTLE_LIMIT_MS, settle=True)
 
-    def set_world(self, fall_ms=None, lost=None, double=None):
-        self.marbles.set_world(fall_ms, lost, double)
+    def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
+        self.marbles.set_world(fall_ms, lost, double, spike)
 
     def view(self):
         """What a person can check: the machine in plain words."""
@@ -203,6 +214,19 @@ class CoreWorld:
 
     def summary(self):
         return summary_of(self.view())
+
+
+def read_controls(view, side):
+    """Dr. Nim's five controls into `view`, as a person reads them off the
+    front panel: `side(role)` is an indicator's side (left, right or None),
+    read by each world from what drives it (pins, a board's output commands)."""
+    view["controls"] = dict((role, side(role)) for role in CONTROLS)
+    view["equalizer"] = "on" if side("equalizer") == "right" else "off"
+    view["turn"] = "player" if side("turn") == "right" else "machine"
+    return view
+
+
+CONTROLS = ("turn", "equalizer", "flip_flop_1", "flip_flop_2", "flip_flop_3")
 
 
 def summary_of(view):
@@ -309,7 +333,7 @@ class Script:
             key, _, value = word.partition("=")
             if key == "fall":
                 given["fall_ms"] = whole(value, "fall", 1, SETTLE_LIMIT_MS)
-            elif key in ("lost", "double"):
+            elif key in ("lost", "double", "spike"):
                 given[key] = wholes(value, key, 1)
             else:
                 raise ScriptError("line %d: unknown world setting %r" % (number, key))

@@ -8,6 +8,8 @@ gpiozero has no 74HC595 driver, so `ShiftRegister` drives one on three
 
 from gpiozero import AngularServo, CompositeDevice, DigitalInputDevice, DigitalOutputDevice, LED
 
+from controller.hardware.pinmap.model import display_registers
+
 LEFT = "left"
 RIGHT = "right"
 
@@ -189,12 +191,15 @@ class ShiftRegister(CompositeDevice):
 
 class LampPanel(ShiftRegister):
     """The Nimatron's rows of lamps on a shift-register chain: the console's
-    lamps row by row, then the same again for the spectators' display (N1)."""
+    lamps row by row from output 0, then the same again for the spectators'
+    display (N1) from the first output of the next whole chip, so that each
+    display has chips of its own."""
 
     def __init__(self, data, clock, latch, *, registers, rows, lamps_per_row, pin_factory=None):
         super().__init__(data, clock, latch, registers=registers, pin_factory=pin_factory)
         self.rows = rows
         self.lamps_per_row = lamps_per_row
+        self.display_outputs = 8 * display_registers(rows, lamps_per_row)
         self.lit = [0] * rows
 
     def show_row(self, row, lit):
@@ -203,6 +208,7 @@ class LampPanel(ShiftRegister):
         console = []
         for count in self.lit:
             console += [i < count for i in range(self.lamps_per_row)]
+        console += [False] * (self.display_outputs - len(console))
         self.write(console + console)
 
     def off(self):

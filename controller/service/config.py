@@ -28,9 +28,15 @@ SERVICE_SETTINGS = {
     "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
     "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
     "release_pulse_ms": Setting(60, 1, 1000),   # how long the release solenoid stays energised (see below)
+    # how long a servo gate stays open; 0: its travel (from the pin map) plus SERVO_SETTLE_MS
+    "servo_open_ms": Setting(0, 0, 5000),
     "stuck_after_s": Setting(30, 1, 86400),     # a button held this long is reported as stuck
     "heartbeat_s": Setting(5, 1, 86400),        # how often the status file for `controller status` is written
 }
+
+
+# What a servo gate stays open beyond its travel: the servo settles and the marble rolls clear.
+SERVO_SETTLE_MS = 100
 
 
 class Config:
@@ -148,10 +154,20 @@ def check_opponent_name(name):
 SOLENOID_PULSE_MAX_MS = 500
 
 
+def release_open_ms(config, pinmap):
+    """How long the release stays open per marble: a solenoid's pulse, or a servo
+    gate's open time (its travel plus SERVO_SETTLE_MS unless servo_open_ms is set)."""
+    spec = pinmap.outputs.get("release")
+    if spec is None or spec.kind != "servo":
+        return config.service["release_pulse_ms"]
+    return config.service["servo_open_ms"] or spec.travel_ms() + SERVO_SETTLE_MS
+
+
 def check_with_pinmap(config, pinmap):
     """The machine's settings against the wiring: each LAYOUT setting (the
-    Nimatron's rows and lamps) must fit what the pin map wires, and a solenoid
-    release is never held on longer than SOLENOID_PULSE_MAX_MS."""
+    Nimatron's rows and lamps) must fit what the pin map wires, a solenoid
+    release is never held on longer than SOLENOID_PULSE_MAX_MS, and a servo
+    gate is open long enough to get there."""
     where = config.path or "the defaults"
     pulse = config.service["release_pulse_ms"]
     for spec in pinmap.outputs.values():
@@ -159,6 +175,15 @@ def check_with_pinmap(config, pinmap):
             raise ConfigError("%s: service.release_pulse_ms: %d, but the pin map %s releases with a solenoid (%s): "
                               "at most %d ms, or the coil heats up" % (where, pulse, pinmap.path, spec.key,
                                                                         SOLENOID_PULSE_MAX_MS))
+    spec = pinmap.outputs.get("release")
+    if spec is not None and spec.kind == "servo" and 0 < config.service["servo_open_ms"] < spec.travel_ms():
+        o = spec.options
+        raise ConfigError("%s: service.servo_open_ms: %d ms, but the servo gate of %s needs %d ms to swing from "
+                          "%s° to %s° (%s s per 60°): it would be told to close before it opened; use at least %d "
+                          "(or 0: its travel plus %d ms)" % (
+                              where, config.service["servo_open_ms"], pinmap.path, spec.travel_ms(),
+                              o["closed_angle"], o["open_angle"], o["seconds_per_60"], spec.travel_ms(),
+                              SERVO_SETTLE_MS))
     cls = machine_class(config.machine_name)
     for key, setting, what in cls.LAYOUT:
         wanted, wired = config.machine[setting], pinmap.layout[key]

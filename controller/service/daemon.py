@@ -41,7 +41,7 @@ from controller.core.saves import SaveError
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
-from controller.service.config import PIN_FACTORIES
+from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore
@@ -113,7 +113,8 @@ class Service:
         self.debouncers = {}
         self.storms = {}
         for role in self.board.inputs:
-            self.debouncers[role] = Debouncer(pinmap.inputs[role].debounce_ms, self.board.level(role))
+            spec = pinmap.inputs[role]
+            self.debouncers[role] = Debouncer(spec.debounce_ms, self.board.level(role), spec.min_pulse_ms)
             self.storms[role] = Storm()
         self.held_since = {}
         self.calm_check = {}
@@ -241,9 +242,7 @@ class Service:
         storm.start = None
         self.faults.pop("noisy:" + role, None)
         # the input's level now is its level: no press is made of the storm's last edge
-        debouncer = self.debouncers[role]
-        debouncer.level = self.board.level(role)
-        debouncer.locked_until = None
+        self.debouncers[role].reset(self.board.level(role))
         self.log("%s is calm again: read as before" % role)
 
     def next_deadline(self):
@@ -269,7 +268,7 @@ class Service:
         for role, debouncer in self.debouncers.items():
             if debouncer.due() is not None and debouncer.due() <= now:
                 if self.storms[role].noisy:
-                    debouncer.locked_until = None     # ignored until calm: nothing to read again
+                    debouncer.reset(debouncer.level)     # ignored until calm: nothing to read again
                     continue
                 accepted = debouncer.recheck(self.board.level(role), now)
                 if accepted is not None:
@@ -313,7 +312,7 @@ class Service:
             self.board.apply(command)
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
-                self.shut_at = self.clock() + self.config.service["release_pulse_ms"]
+                self.shut_at = self.clock() + release_open_ms(self.config, self.pinmap)
         return commands
 
     def save(self):

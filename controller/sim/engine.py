@@ -21,7 +21,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
 from controller.core.marbles import Marbles
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.hardware.pinmap import default_pinmap_path, display_registers, load_pinmap
 from controller.service.config import SERVICE_SETTINGS, Config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
@@ -45,6 +45,17 @@ class EdgePin(BoundedPin):
         if changed and value and self.on_rise is not None:
             self.on_rise()
         return changed
+
+
+def rest_inputs(factory, pinmap):
+    """The external resistors of a pin map's inputs on mock pins: a pin with no
+    internal pull floats, so each such input (the marble sensor, with its
+    10 kΩ pull-up to 3.3 V) is driven to its level at rest before the service
+    reads it."""
+    for spec in pinmap.inputs.values():
+        if spec.pull == "none":
+            pin = factory.pin(spec.pin)
+            (pin.drive_low if spec.active_high else pin.drive_high)()
 
 
 class Chip74HC595:
@@ -106,6 +117,7 @@ class Simulation:
 
     def start_service(self):
         """Start the service (again, after a simulated restart: it resumes its saved game)."""
+        rest_inputs(self.factory, self.pinmap)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=lambda: self.now,
                                notifier=Notifier({}), log=self.note)
         original = self.service.handle
@@ -145,7 +157,16 @@ class Simulation:
                 self.note("world: the marble jammed in the chute")
                 return True
             return False
-        self.marbles.released(self.now, jams)
+        if self.marbles.released(self.now, jams):
+            self.spike()
+
+    def spike(self):
+        """The solenoid firing puts a spike of microseconds on the sensor line:
+        on the simulated clock, both edges at the same millisecond."""
+        sensor = self.factory.pin(self.pinmap.inputs["marble_sensor"].pin)
+        self.note("world: the release spiked the sensor line")
+        sensor.drive_low()
+        sensor.drive_high()
 
     def draw_glitch(self):
         if self.glitch_rate <= 0 or self.marbles is None:
@@ -286,9 +307,11 @@ class Simulation:
         return shown
 
     def rows(self, display=0):
-        """The Nimatron's lit lamps per row, decoded from the shift-register pins."""
+        """The Nimatron's lit lamps per row, decoded from the shift-register pins
+        (display 0 the console's, from U1's QA; 1 the spectators', from U5's)."""
         lamps, rows = self.pinmap.lamps_per_row, self.pinmap.rows
-        bits = self.chip.outputs[display * rows * lamps:(display + 1) * rows * lamps]
+        start = display * 8 * display_registers(rows, lamps)
+        bits = self.chip.outputs[start:start + rows * lamps]
         return [sum(bits[r * lamps:(r + 1) * lamps]) for r in range(rows)]
 
     def close(self):

@@ -14,7 +14,7 @@ decoded from the shift-register chain.
 """
 
 from controller.core.exhibit import RELEASE
-from controller.core.scenario import Script, summary_of
+from controller.core.scenario import Script, read_controls, summary_of
 from controller.sim.engine import Simulation
 
 
@@ -56,8 +56,8 @@ class SimWorld:
     def settle(self):
         self.sim.settle()
 
-    def set_world(self, fall_ms=None, lost=None, double=None):
-        self.sim.marbles.set_world(fall_ms, lost, double)
+    def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
+        self.sim.marbles.set_world(fall_ms, lost, double, spike)
 
     def view(self):
         """What a person can check, read from the machine and, for what it shows, from the pins."""
@@ -69,11 +69,7 @@ class SimWorld:
                 "releases": str(sim.marbles.releases_since if sim.marbles else 0)}
         if machine.has_output(RELEASE):
             view["rail"] = str(machine.rail)
-            view["equalizer"] = "on" if sim.side("equalizer") == "right" else "off"
-            view["controls"] = {"turn": sim.side("turn"), "equalizer": sim.side("equalizer")}
-            for i in (1, 2, 3):
-                view["controls"]["flip_flop_%d" % i] = sim.side("flip_flop_%d" % i)
-            view["turn"] = "player" if sim.side("turn") == "right" else "machine"
+            read_controls(view, sim.side)
         else:
             view["rows"] = ",".join(str(n) for n in sim.rows())
         return view

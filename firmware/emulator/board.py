@@ -22,7 +22,7 @@ import machine
 
 import board_config as config
 from runner import Lines, Runner
-from world import World
+from world import BEAM_MS, World
 
 from controller.core.protocol import HOST_CLOCK, ProtocolError, decode, encode
 
@@ -66,16 +66,28 @@ class Emulator:
             if not isinstance(cut, bool):
                 raise ProtocolError("world: power_cut is not true or false")
             self.world.configure(message)
-            self.runner.step(self.runner.now)
-            if cut:
-                self.runner.outputs.safe()
-                self.boot(self.runner.now)
+            if message.get("drop") and self.clock == HOST_CLOCK:
+                self.runner.advance(BEAM_MS)       # the dropped marble passes the beam, as in the simulator
+            else:
+                self.runner.step(self.runner.now)
             reply = {"kind": "ok", "asked": "world"}
         except ValueError as error:
             reply = {"kind": "error", "error": str(error)}
+            cut = False
         if ident is not None:
             reply["id"] = ident
         self.write(encode(reply))
+        self.write("\n")
+        if cut:
+            self.runner.outputs.safe()
+            if self.clock != HOST_CLOCK:
+                raise PowerCut()
+            self.boot(self.runner.now)
+
+
+class PowerCut(SystemExit):
+    """On a real clock, a `world` line cut the power: the firmware stops where
+    it is (a SystemExit, so it reports no crash) and boots again from its flash."""
 
 
 class Flag:
@@ -86,11 +98,10 @@ class Flag:
 
 
 def writer(stream):
+    """Text to the host as the firmware gives it. The unix port's files write
+    at once, unbuffered (and flushing a terminal fails: there is nothing to sync)."""
     def write(text):
         stream.write(text.encode())
-        stream.write(b"\n")
-        if hasattr(stream, "flush"):
-            stream.flush()
     return write
 
 
@@ -109,10 +120,13 @@ def main(argv):
     if options["--clock"] != HOST_CLOCK:
         import app
 
-        def world(clock):
-            return World(config, clock)
-
         emulator = Emulator(write, options["--flash"], options["--clock"])
+
+        def world(clock):
+            fresh = World(config, clock)
+            if emulator.world:
+                fresh.marbles = emulator.world.marbles      # the marbles stay where the power cut left them
+            return fresh
 
         def take(runner):
             emulator.runner, emulator.world = runner, runner.world
@@ -121,7 +135,7 @@ def main(argv):
         while True:
             try:
                 app.run(source, write, options["--flash"], world, take)
-            except machine.Reset:
+            except (machine.Reset, PowerCut):
                 machine.reset_pins()
     emulator = Emulator(write, options["--flash"], options["--clock"])
     emulator.boot(0)

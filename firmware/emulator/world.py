@@ -20,8 +20,10 @@ from controller.core.rng import Random
 from controller.core.values import quoted
 
 FALL_MS = 300
+# How long a marble breaks the beam: the simulator's figure (a marble takes 10-20 ms).
+BEAM_MS = 12
 MILLION = 1000000
-FIELDS = ("kind", "id", "fall_ms", "lost", "double", "jam_rate", "glitch_rate", "seed", "drop", "free_jam")
+FIELDS = ("kind", "id", "fall_ms", "lost", "double", "spike", "jam_rate", "glitch_rate", "seed", "drop", "free_jam")
 
 
 def per_million(text, what):
@@ -48,10 +50,14 @@ class World:
         self.glitch = 0
         self.rng = Random(1)
         self.next_glitch = None
+        self.clears = []            # when the beam, broken now, is clear again
         self.opens = None
         self.sensor = None
         if config.SENSOR:
             self.sensor = config.SENSOR
+            role, number, pull, active_high = config.SENSOR[:4]
+            if pull is None:
+                PINS[number].level = 0 if active_high else 1    # its external pull resistor: the beam is clear
         for role, kind, pins, active_high, options in config.OUTPUTS:
             if role == "release":
                 self.opens = options[1] if kind == "servo" else (1 if active_high else 0)
@@ -64,33 +70,50 @@ class World:
         self.marbles = Marbles(loaded, world.fall_ms)
 
     def release_moved(self, pin, value):
-        if value == self.opens:
-            self.marbles.released(self.clock(), self.jams)
+        if value == self.opens and self.marbles.released(self.clock(), self.jams) and self.sensor:
+            self.edges((True, False))      # the solenoid's spike on the sensor line: both edges at once
 
     def jams(self):
         return self.jam > 0 and self.rng.below(MILLION) < self.jam
 
-    def beam(self):
-        """A marble (or a glitch) breaks the beam for a moment."""
-        role, number, pull, active_high, debounce_ms = self.sensor
-        pin = PINS[number]
-        pin.drive(active_high)
-        pin.drive(not active_high)
+    def edges(self, broken):
+        """The sensor pin through these beam states (True: broken)."""
+        number, active_high = self.sensor[1], self.sensor[3]
+        for state in broken:
+            PINS[number].drive(active_high if state else not active_high)
+
+    def beam(self, now):
+        """A marble (or a glitch) breaks the beam for BEAM_MS, as in the simulator."""
+        self.edges((True,))
+        self.clears.append(now + BEAM_MS)
 
     def next_due(self):
-        times = [t for t in (self.marbles.next_arrival(), self.next_glitch) if t is not None]
+        times = [t for t in (self.marbles.next_arrival(), self.next_glitch) if t is not None] + self.clears[:1]
         return min(times) if times else None
 
+    def finishing(self, due):
+        """True when `due` ends the beam a marble is breaking: as in the
+        simulator, a marble passes the beam whole, even past the end of a wait."""
+        return bool(self.clears) and self.clears[0] == due
+
     def busy(self):
-        return bool(self.marbles.falling)
+        return bool(self.marbles.falling or self.clears)
 
     def run(self, now):
-        while self.marbles.falling and self.marbles.falling[0] <= now:
-            self.marbles.arrive()
-            self.beam()
-        while self.next_glitch is not None and self.next_glitch <= now:
-            self.beam()
-            self.next_glitch = self.draw_glitch(self.next_glitch)
+        """Everything due by `now`, earliest first."""
+        while True:
+            due = self.next_due()
+            if due is None or due > now:
+                return
+            if self.clears and self.clears[0] == due:
+                self.clears.pop(0)
+                self.edges((False,))
+            elif self.marbles.falling and self.marbles.falling[0] == due:
+                self.marbles.arrive()
+                self.beam(now)
+            else:
+                self.beam(now)
+                self.next_glitch = self.draw_glitch(self.next_glitch)
 
     def draw_glitch(self, after):
         if not self.glitch or not self.sensor:
@@ -106,12 +129,10 @@ class World:
         fall = message.get("fall_ms")
         if fall is not None and (not isinstance(fall, int) or isinstance(fall, bool) or not 1 <= fall <= 600000):
             raise ProtocolError("world: fall_ms %s is not a time from 1 to 600000 ms" % quoted(fall))
-        lost = message.get("lost")
-        double = message.get("double")
-        if lost is not None:
-            whole_list(lost, "lost")
-        if double is not None:
-            whole_list(double, "double")
+        releases = {}
+        for key in ("lost", "double", "spike"):
+            if key in message:
+                releases[key] = whole_list(message[key], key)
         jam = per_million(message["jam_rate"], "jam_rate") if "jam_rate" in message else None
         if jam is not None and jam > MILLION:
             raise ProtocolError("world: jam_rate %s is more than 1" % quoted(message["jam_rate"]))
@@ -123,7 +144,7 @@ class World:
             if key in message and not isinstance(message[key], bool):
                 raise ProtocolError("world: %s %s is not true or false" % (key, quoted(message[key])))
         now = self.clock()
-        self.marbles.set_world(fall, lost, double)
+        self.marbles.set_world(fall, releases.get("lost"), releases.get("double"), releases.get("spike"))
         if seed is not None:
             self.rng = Random(seed)
         if jam is not None:
@@ -135,7 +156,7 @@ class World:
             self.marbles.free_jam(now)
         if message.get("drop") and self.sensor and self.marbles.rail:
             self.marbles.drop_by_hand()
-            self.beam()
+            self.beam(now)
 
     def view(self):
         m = self.marbles

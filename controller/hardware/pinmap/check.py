@@ -19,9 +19,12 @@ import stat
 import tomllib
 from pathlib import Path
 
-from controller.core.exhibit import INDICATOR, RELEASE
+from controller.core.debounce import MIN_PULSE_MS
+from controller.core.exhibit import INDICATOR, RELEASE, SENSOR
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap.model import HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path
+from controller.hardware.pinmap import electrical
+from controller.hardware.pinmap.model import (HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path,
+                                              display_registers)
 from controller.hardware.pinmap.positions import key_lines, line_of
 
 PULLS = ("up", "down", "none")
@@ -31,10 +34,14 @@ DEBOUNCE_MAX_MS = 1000
 # A 5/8" marble falling past a 3 mm beam blocks it for only 10-20 ms.
 MARBLE_DEBOUNCE_MAX_MS = 5
 DEFAULT_DEBOUNCE_MS = 20
+# A marble breaks the beam for 10-20 ms, a spike from the solenoid for microseconds.
+MIN_PULSE_MAX_MS = 8
 INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms")
+SENSOR_KEYS = INPUT_KEYS + ("min_pulse_ms",)
 
 SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
+SERVO_SPEED_RANGE = (0.02, 2.0)   # s per 60 degrees, from the servo's datasheet (an SG90: 0.1)
 REGISTERS_RANGE = (1, 256)
 
 
@@ -58,13 +65,20 @@ class Option:
 
 class Kind:
     """A kind of output device: the names of its pins, whether it has an
-    active level, and its options (`angles` for a servo, by the role's kind)."""
+    active level, its options (`angles` for a servo, by the role's kind) and
+    what it draws (`draws`: "led", "lamp" or "base", see DRAWS)."""
 
-    def __init__(self, pins, active=False, options=(), angles=None):
+    def __init__(self, pins, active=False, options=(), angles=None, draws=None):
         self.pins = pins
         self.active = active
         self.options = options
         self.angles = angles or {}
+        self.draws = draws
+
+    def keys(self, role_kind):
+        """Every key a table of this kind may hold."""
+        return ("label", "kind") + self.pins + (("active",) if self.active else ()) \
+            + tuple(option.name for option in self.all_options(role_kind)) + DRAWS.get(self.draws, ())
 
     def all_options(self, role_kind):
         return self.angles.get(role_kind, ()) + self.options
@@ -74,21 +88,30 @@ def _angle(name, default):
     return Option(name, default, SERVO_ANGLE_RANGE[0], SERVO_ANGLE_RANGE[1], "degrees")
 
 
+# The keys that say what a kind draws: an LED's colour (or forward voltage)
+# and resistor, the Nimatron's lamps' the same, a buzzer's transistor base resistor.
+DRAWS = {
+    "led": ("colour", "vf", "resistor"),
+    "lamp": ("lamp_colour", "lamp_vf", "lamp_resistor"),
+    "base": ("base_resistor",),
+}
+
 KINDS = {
-    "buzzer": Kind(("pin",), active=True),
-    "led": Kind(("pin",), active=True),
-    "led_pair": Kind(("left", "right"), active=True),
+    "buzzer": Kind(("pin",), active=True, draws="base"),
+    "led": Kind(("pin",), active=True, draws="led"),
+    "led_pair": Kind(("left", "right"), active=True, draws="led"),
     "servo": Kind(("pin",), options=(
         Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
         Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
     ), angles={
-        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60)),
+        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60),
+                  Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
     "shift_register": Kind(("data", "clock", "latch"), options=(
         Option("registers", None, REGISTERS_RANGE[0], REGISTERS_RANGE[1],
                what="how many 74HC595s are chained, 8 outputs each", whole=True),
-    )),
+    ), draws="lamp"),
     "solenoid": Kind(("pin",), active=True),
 }
 
@@ -188,18 +211,19 @@ class _Checker:
         for spec in outputs.values():
             if spec.kind == "shift_register":
                 self.lamp_chain(spec, layout)
+        electrical.check(outputs, self.fail)
         return name, inputs, outputs, layout
 
     def lamp_chain(self, spec, layout):
-        """The chain must have an output for every lamp of both displays."""
+        """The chain must have chips enough for both displays, each on chips of its own."""
         rows, lamps_per_row = layout["rows"], layout["lamps_per_row"]
-        need = 2 * rows * lamps_per_row
-        have = 8 * spec.options["registers"]
-        if have < need:
+        per_display = display_registers(rows, lamps_per_row)
+        if spec.options["registers"] < 2 * per_display:
             self.fail(spec.key + ".registers",
-                      "%d registers give %d outputs, but the lamps need %d (2 x %d rows x %d lamps: the console, "
-                      "then the spectators' display); use %d or more"
-                      % (spec.options["registers"], have, need, rows, lamps_per_row, -(-need // 8)))
+                      "%d registers are too few: each display's %d lamps (%d rows x %d) take %d of their own "
+                      "(U1-U%d the console, then the spectators' display), so use %d or more"
+                      % (spec.options["registers"], rows * lamps_per_row, rows, lamps_per_row, per_display,
+                         per_display, 2 * per_display))
 
     def roles(self, table, key, roles, cls, what):
         name = cls.TITLE
@@ -213,13 +237,16 @@ class _Checker:
                           % (name[0].upper() + name[1:], ", ".join(roles)))
 
     def inputs(self, table, cls, layout):
-        roles = tuple(spec.role for spec in cls.inputs(layout))
+        kinds = dict((spec.role, spec.kind) for spec in cls.inputs(layout))
+        roles = tuple(kinds)
         self.roles(table, "inputs", roles, cls, "input")
         specs = {}
         for role, entry in table.items():
             key = "inputs." + role
             entry = self.table(entry, key, "[%s] with pin, pull, active" % key)
-            self.unknown_keys(entry, key, INPUT_KEYS, "for an input")
+            sensor = kinds[role] == SENSOR
+            self.unknown_keys(entry, key, SENSOR_KEYS if sensor else INPUT_KEYS,
+                              "for a %s" % ("sensor" if sensor else "button or switch"))
             label = self.label(entry, key, role)
             pin = self.pin(entry, key, "pin")
             pull = self.level(entry, key, "pull", PULLS, "up")
@@ -240,8 +267,17 @@ class _Checker:
                 why = " (a falling marble blocks the beam for only 10-20 ms)" if role == "marble_sensor" else ""
                 self.fail(key + ".debounce_ms", "must be a number of milliseconds from 0 to %d, not %r%s"
                           % (limit, debounce, why))
-            specs[role] = InputSpec(role, label, pin, pull, active, debounce)
+            min_pulse = self.min_pulse(entry, key) if sensor else 0
+            specs[role] = InputSpec(role, label, pin, pull, active, debounce, min_pulse)
         return specs
+
+    def min_pulse(self, entry, key):
+        value = entry.get("min_pulse_ms", MIN_PULSE_MS)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MIN_PULSE_MAX_MS:
+            self.fail(key + ".min_pulse_ms", "must be a whole number of milliseconds from 0 to %d, not %r (a "
+                                             "marble breaks the beam for 10-20 ms, a spike for microseconds)"
+                      % (MIN_PULSE_MAX_MS, value))
+        return value
 
     def outputs(self, table, cls):
         declared = dict((spec.role, spec.kind) for spec in cls.OUTPUTS)
@@ -260,16 +296,51 @@ class _Checker:
                 self.fail(key + ".kind", "kind %r cannot be the %s (use %s)" % (kind, role, " or ".join(fits)))
             described = KINDS[kind]
             options = described.all_options(declared[role])
-            known = ("label", "kind") + described.pins + (("active",) if described.active else ()) \
-                + tuple(option.name for option in options)
-            self.unknown_keys(entry, key, known, "for kind %r" % kind)
+            self.unknown_keys(entry, key, described.keys(declared[role]), "for kind %r" % kind)
             label = self.label(entry, key, role)
             pins = {name: self.pin(entry, key, name) for name in described.pins}
             active = self.level(entry, key, "active", LEVELS, "high") if described.active else None
+            if kind == "solenoid" and active != "high":
+                self.fail(key + ".active", "%r: the solenoid's MOSFET is on while its gate is high (the 10 kΩ "
+                                           "gate resistor holds it low, off), so with \"low\" the coil would be "
+                                           "energised whenever the game is idle; use active = \"high\"" % active)
             values = dict((option.name, self.option(entry, key, option)) for option in options)
+            values.update(self.draws(entry, key, described.draws))
             self.option_pairs(key, values)
             specs[role] = OutputSpec(role, label, kind, pins, active, values)
         return specs
+
+    def draws(self, entry, key, draws):
+        """What an output draws: an LED's colour, forward voltage and resistor; a buzzer's base resistor."""
+        names = DRAWS.get(draws, ())
+        if draws in ("led", "lamp"):
+            colour_key, vf_key, resistor_key = names
+            colour, vf = entry.get(colour_key), entry.get(vf_key)
+            if colour is None and vf is None:
+                self.fail("%s.%s" % (key, colour_key), "missing (the LED's colour: %s; or %s = its forward "
+                                                       "voltage)" % (", ".join(electrical.COLOURS), vf_key))
+            if colour is not None and colour not in electrical.COLOURS:
+                self.fail("%s.%s" % (key, colour_key), "%r is not one of %s (or give %s, the forward voltage)"
+                          % (colour, ", ".join(electrical.COLOURS), vf_key))
+            if vf is None:
+                vf = electrical.COLOURS[colour]
+            low, high = electrical.VF_RANGE
+            if isinstance(vf, bool) or not isinstance(vf, (int, float)) or not low <= vf <= high:
+                self.fail("%s.%s" % (key, vf_key), "must be a number of volts from %s to %s, not %r" % (low, high, vf))
+            return {colour_key: colour, vf_key: vf, resistor_key: self.ohms(entry, key, resistor_key, "the LED's "
+                                                                            "series resistor")}
+        if draws == "base":
+            return {names[0]: self.ohms(entry, key, names[0], "the resistor from the pin to the transistor's base")}
+        return {}
+
+    def ohms(self, entry, key, name, what):
+        low, high = electrical.RESISTOR_RANGE
+        value = entry.get(name)
+        if value is None:
+            self.fail("%s.%s" % (key, name), "missing (%s, in ohms)" % what)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            self.fail("%s.%s" % (key, name), "must be a number of ohms from %d to %d, not %r" % (low, high, value))
+        return value
 
     def option_pairs(self, key, values):
         """Options that must differ: a servo's two angles, its two pulse widths."""

@@ -5,8 +5,10 @@ and `<!-- NAME:end -->`; `render_wiring_doc` refills them, and a test fails
 when a committed table no longer matches its pin map.
 """
 
+from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
-from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL
+from controller.hardware.pinmap import electrical
+from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
 
 # The 74HC595 pin each shift-register line goes to.
 SHIFT_REGISTER_PINS = {
@@ -22,9 +24,16 @@ def _cell(text):
 
 def _input_notes(spec, declared):
     when = declared.means
+    if declared.kind == SENSOR:
+        pull = {"up": "internal pull-up", "down": "internal pull-down",
+                "none": "external 10 kΩ pull-%s to %s and 100 nF to GND, at the Pi"
+                        % (("up", "3.3 V") if spec.active == "low" else ("down", "GND"))}[spec.pull]
+        return "%s; reads %s when %s; debounce %s ms; pulses under %d ms ignored" % (
+            pull, spec.active, when, _number(spec.debounce_ms), spec.min_pulse_ms)
     pull = {"up": "internal pull-up", "down": "internal pull-down",
             "none": "no internal pull (external resistor)"}[spec.pull]
-    return "%s; reads %s when %s; debounce %s ms" % (pull, spec.active, when, _number(spec.debounce_ms))
+    return "1 kΩ in series; %s; reads %s when %s; debounce %s ms" % (pull, spec.active, when,
+                                                                    _number(spec.debounce_ms))
 
 
 def _number(value):
@@ -43,10 +52,14 @@ def _output_notes(spec, name):
         return "servo signal wire; %s; pulses %s-%s ms; servo powered from the 5 V supply" % (
             angles, _number(o["min_pulse_ms"]), _number(o["max_pulse_ms"]))
     if spec.kind in ("led", "led_pair"):
-        path = "pin → 330 Ω → LED → GND" if spec.active_high else "3.3 V → 330 Ω → LED → pin"
-        return "%s%s; lit when %s" % ("%s LED: " % name if spec.kind == "led_pair" else "", path, level)
+        resistor = electrical.resistor_text(spec.options["resistor"])
+        led = "%s LED" % (spec.options["colour"] or "%g V" % spec.options["vf"])
+        path = ("pin → %s → %s → GND" if spec.active_high else "3.3 V → %s → %s → pin") % (resistor, led)
+        return "%s%s; %.1f mA; lit when %s" % ("%s LED: " % name if spec.kind == "led_pair" else "", path,
+                                               electrical.pin_ma(spec), level)
     if spec.kind == "buzzer":
-        return "NPN transistor base, through 1 kΩ; sounds when %s" % level
+        return "NPN transistor base, through %s (%.1f mA); sounds when %s" % (
+            electrical.resistor_text(spec.options["base_resistor"]), electrical.pin_ma(spec), level)
     if spec.kind == "shift_register":
         note = SHIFT_REGISTER_PINS[name]
         if name == "data":
@@ -104,19 +117,44 @@ def header_table(pinmap):
     return "\n".join(out) + "\n"
 
 
+def current_table(pinmap):
+    """What the outputs draw from the header at most, and the lamps' current, as Markdown."""
+    out = ["| output | draws from the header |", "| --- | ---: |"]
+    for spec in pinmap.outputs.values():
+        ma = electrical.pin_ma(spec)
+        if ma:
+            out.append("| `%s` | %.1f mA |" % (spec.role, ma))
+    out.append("| **all together** (every LED lit, an LED pair counting one; at most %d mA) | **%.1f mA** |"
+               % (electrical.HEADER_MAX_MA, electrical.header_ma(pinmap.outputs)))
+    for spec in pinmap.outputs.values():
+        if spec.kind == "shift_register":
+            lamps = 2 * pinmap.rows * pinmap.lamps_per_row
+            ma = electrical.lamp_ma(spec.options)
+            out += ["", "Each lamp: a %s through %s from 5 V, less the ULN2803's %.1f V: %.1f mA, from the 5 V "
+                        "supply, not the header; %d lamps draw %.2f A at most."
+                    % (electrical.describe_led(spec.options, electrical.LAMP_PREFIX),
+                       electrical.resistor_text(spec.options["lamp_resistor"]), electrical.ULN2803_DROP_VOLTS, ma,
+                       lamps, lamps * ma / 1000)]
+    return "\n".join(out) + "\n"
+
+
 QH_NAMES = "ABCDEFGH"
 
 
 def lamp_outputs(pinmap):
-    """The Nimatron's lamps in shift-register order: (display, row, lamp) for output 0, 1, ...
+    """The Nimatron's lamps by shift-register output: {output: (display, row, lamp)}.
 
-    The console's lamps row by row, then the same again for the spectators'
-    display; output 0 is the first 74HC595's QA."""
-    order = []
-    for display in ("console", "spectators"):
+    The console's lamps row by row from output 0 (the first 74HC595's QA),
+    then the same again for the spectators' display from the first output of
+    the next whole chip: each display has chips of its own."""
+    stride = 8 * display_registers(pinmap.rows, pinmap.lamps_per_row)
+    order = {}
+    for number, display in enumerate(("console", "spectators")):
+        output = number * stride
         for row in range(1, pinmap.rows + 1):
             for lamp in range(1, pinmap.lamps_per_row + 1):
-                order.append((display, row, lamp))
+                order[output] = (display, row, lamp)
+                output += 1
     return order
 
 
@@ -125,7 +163,7 @@ def lamp_table(pinmap):
     if not pinmap.rows:
         return ""
     grid = {}
-    for output, (display, row, lamp) in enumerate(lamp_outputs(pinmap)):
+    for output, (display, row, lamp) in lamp_outputs(pinmap).items():
         grid[display, row, lamp] = "U%d Q%s" % (output // 8 + 1, QH_NAMES[output % 8])
     lamps = range(1, pinmap.lamps_per_row + 1)
     out = ["| display | row | " + " | ".join("lamp %d" % lamp for lamp in lamps) + " |",
@@ -136,7 +174,7 @@ def lamp_table(pinmap):
     return "\n".join(out) + "\n"
 
 
-SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table}
+SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table}
 
 
 def render_wiring_doc(text, pinmap):

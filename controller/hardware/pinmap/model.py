@@ -1,13 +1,15 @@
 """What a loaded pin map holds, and the facts of the Raspberry Pi's header.
 
-- `InputSpec(role, label, pin, pull, active, debounce_ms)`: `pull` is "up",
-  "down" or "none"; `active` is "low" or "high", the level when the button is
-  pressed, the switch is at its named side, the beam is broken.
+- `InputSpec(role, label, pin, pull, active, debounce_ms, min_pulse_ms)`:
+  `pull` is "up", "down" or "none"; `active` is "low" or "high", the level
+  when the button is pressed, the switch is at its named side, the beam is
+  broken; `min_pulse_ms` (the marble sensor's): shorter pulses are spikes.
 - `OutputSpec(role, label, kind, pins, active, options)`: `pins` maps the
   kind's pin names to BCM numbers (see `KINDS`). `active` is "high" or "low"
   (None for servo and shift_register). `options` holds the kind's other
   settings, always filled in (a servo's angles and pulses, a shift
-  register's `registers`).
+  register's `registers`, an LED's `colour`, `vf` and `resistor`, a
+  buzzer's `base_resistor`, the lamps' `lamp_colour`, `lamp_vf`, `lamp_resistor`).
 - `PinMap(machine, path, inputs, outputs, layout)`: `layout` holds the
   machine's LAYOUT keys (the Nimatron's `rows` and `lamps_per_row`).
 
@@ -61,6 +63,13 @@ def default_pinmap_path(machine):
     return checkout if checkout.exists() else INSTALLED_PINMAPS / (machine + ".toml")
 
 
+def display_registers(rows, lamps_per_row):
+    """The 74HC595s each of the Nimatron's displays takes: its lamps rounded up
+    to whole chips, so that no chip drives lamps of both displays and the ribbon
+    to the spectators' display carries only the chain's lines."""
+    return -(-rows * lamps_per_row // 8)
+
+
 def input_roles(machine, rows=None):
     """The input roles a map of `machine` wires, in order (`rows`: the Nimatron's)."""
     return tuple(spec.role for spec in machine_class(machine).inputs({"rows": rows}))
@@ -79,6 +88,7 @@ class InputSpec:
     pull: str
     active: str
     debounce_ms: float
+    min_pulse_ms: int = 0
 
     @property
     def key(self):
@@ -132,6 +142,14 @@ class OutputSpec:
         if list(self.pins) != ["pin"]:
             raise AttributeError("a %s has pins %s, not one pin" % (self.kind, ", ".join(self.pins)))
         return self.pins["pin"]
+
+    def travel_ms(self):
+        """How long a servo release takes to swing from closed to open, in whole ms
+        (its angle over its datasheet speed, `seconds_per_60`)."""
+        if self.kind != "servo" or "seconds_per_60" not in self.options:
+            raise AttributeError("a %s %s has no servo travel" % (self.kind, self.role))
+        o = self.options
+        return -(-abs(o["open_angle"] - o["closed_angle"]) * o["seconds_per_60"] * 1000 // 60)
 
     def servo_kwargs(self):
         """The range arguments for gpiozero's `AngularServo` (angles -90 to 90)."""

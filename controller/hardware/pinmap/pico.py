@@ -97,7 +97,7 @@ def board_config(path, machine=None, mode="production"):
         line = (spec.role, pins[spec.role]["pin"], None if found.pull == "none" else found.pull,
                 found.active == "high", int(round(found.debounce_ms)))
         if spec.kind == SENSOR:
-            sensor = line
+            sensor = line + (found.min_pulse_ms,)
         else:
             inputs.append(line)
     outputs = []
@@ -128,7 +128,7 @@ def board_config(path, machine=None, mode="production"):
         "POLL_MS = %d" % POLL_MS,
         "WATCHDOG_MS = %d" % WATCHDOG_MS,
         "RELEASE_PULSE_MS = %d" % options["release_pulse_ms"],
-        "# role, GP pin, pull, active high, debounce ms",
+        "# role, GP pin, pull, active high, debounce ms (and the sensor's shortest pulse, ms)",
         "INPUTS = (",
     ] + ["    %r," % (line,) for line in inputs] + [
         ")",

@@ -1,0 +1,177 @@
+"""The `controller firmware` subcommands: their arguments and what each runs.
+
+    controller firmware build [--machine M] [--out DIR] [--development]
+    controller firmware deploy --port PORT [--machine M] [--build DIR]
+    controller firmware monitor (--port PORT | --emulate [--machine M]) [--config PATH]
+    controller firmware test (--port PORT | --emulate) SCRIPT... [--seed N] [--jam-rate R] [--glitch-rate R]
+
+Every failure is one line on stderr, "controller firmware: ...", with exit
+status 1 (2 for bad arguments, as everywhere in `controller`).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from controller.cli import USAGE_ERROR, rate, seed
+from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
+from controller.core.registry import NAMES as MACHINES
+from controller.firmware.board import BoardError
+from controller.firmware.tools import FirmwareError
+from controller.cli import DEFAULT_CONFIG
+
+
+def default_build(machine):
+    return Path("build") / "firmware" / machine
+
+
+def add_parser(commands):
+    """The `firmware` subcommand and its own subcommands, on cli.py's parser."""
+    firmware = commands.add_parser("firmware", help="the Pico firmware: build, deploy, monitor, test")
+    actions = firmware.add_subparsers(dest="firmware_command", metavar="build|deploy|monitor|test",
+                                      parser_class=type(firmware))
+    actions.required = True
+
+    build = actions.add_parser("build", help="compile the core and firmware/ for the board, with its pin config")
+    build.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    build.add_argument("--out", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
+    build.add_argument("--development", action="store_true",
+                       help="a board for the bench: it takes injected events and has no watchdog "
+                            "(default: production, for an exhibit)")
+
+    deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
+    deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0")
+    deploy.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    deploy.add_argument("--build", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
+
+    monitor = actions.add_parser("monitor", help="show a board's events and state live; record its games "
+                                 "in the statistics (Ctrl-C stops)")
+    add_board_arguments(monitor)
+    monitor.add_argument("--machine", choices=MACHINES, default=MACHINES[0], help="the emulated board's machine")
+    monitor.add_argument("--config", metavar="PATH", help="whose statistics the games go into (default: %s "
+                         "when it exists)" % DEFAULT_CONFIG)
+
+    test = actions.add_parser("test", help="run scenario scripts on a board in development mode")
+    add_board_arguments(test)
+    test.add_argument("scripts", metavar="SCRIPT", nargs="+", help="scenario scripts, as controller --simulate "
+                      "--script runs (tests/scenarios/*.txt)")
+    test.add_argument("--seed", type=seed, default=0, help="the emulated marbles' seed")
+    test.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams (emulated)")
+    test.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second (emulated)")
+    return firmware, actions
+
+
+def add_board_arguments(parser):
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="the board's serial port, such as /dev/ttyACM0")
+    where.add_argument("--emulate", action="store_true",
+                       help="the real firmware under the micropython interpreter, on a pseudo-terminal")
+
+
+def run(args, out):
+    """Run `controller firmware ...`; the exit status."""
+    try:
+        if args.firmware_command == "build":
+            return run_build(args, out)
+        if args.firmware_command == "deploy":
+            return run_deploy(args, out)
+        if args.firmware_command == "monitor":
+            return run_monitor(args, out)
+        if args.firmware_command == "test":
+            return run_test(args, out)
+    except (FirmwareError, BoardError) as error:
+        sys.stderr.write("controller firmware: %s\n" % error)
+        return 1
+    raise AssertionError(args.firmware_command)
+
+
+def run_build(args, out):
+    from controller.firmware.build import build
+    folder = Path(args.out) if args.out else default_build(args.machine)
+    mode = DEVELOPMENT if args.development else PRODUCTION
+    files = build(args.machine, folder, mode)
+    out.write("Built the %s firmware (%s mode) in %s: %d files.\n" % (args.machine, mode, folder, len(files)))
+    return 0
+
+
+def run_deploy(args, out):
+    from controller.firmware.deploy import deploy
+    folder = Path(args.build) if args.build else default_build(args.machine)
+    machine = deploy(args.port, folder)
+    out.write("Copied the %s firmware from %s to the board on %s, and reset it.\n" % (machine, folder, args.port))
+    return 0
+
+
+def say(line):
+    """A line about the link (a pulled cable, a reset): on stderr, so stdout stays the board's own."""
+    sys.stderr.write("controller firmware: %s\n" % line)
+    sys.stderr.flush()
+
+
+def run_monitor(args, out):
+    from controller.cli import argument, config_path
+    from controller.firmware.link import Link
+    from controller.firmware.monitor import Monitor
+    from controller.service.config import load_config
+    from controller.service.stats import Statistics
+    config = argument("--config", load_config, config_path(args))
+    path = os.path.join(config.state_dir(), "stats.sqlite")
+    stats = Statistics(path, log=say)
+    emulator = None
+    try:
+        if args.emulate:
+            from controller.firmware.emulator import Emulator
+            emulator = Emulator(args.machine, clock=REAL_CLOCK)
+            port = emulator.port
+        else:
+            port = args.port
+        link = Link(port, report=say)
+        if emulator:
+            link.try_open()
+            emulator.start()
+
+        def write(line):
+            out.write(line + "\n")
+            out.flush()
+        monitor = Monitor(link, write, stats)
+        write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))
+        try:
+            while True:
+                monitor.step()
+                if emulator:
+                    emulator.check()
+        except KeyboardInterrupt:
+            write("Stopped watching.")
+        finally:
+            link.close()
+    finally:
+        stats.close()
+        if emulator:
+            emulator.stop()
+    return 0
+
+
+def run_test(args, out):
+    from controller.cli import ArgumentError, read_script
+    from controller.core.scenario import ScriptError
+    from controller.firmware.board_test import Connector, run_scripts
+    scripts = []
+    for path in args.scripts:
+        try:
+            scripts.append((path, read_script(path)))
+        except ArgumentError as error:
+            raise ArgumentError(str(error).replace("--script", "SCRIPT", 1))
+    connect = Connector(args.port, args.emulate, report=say)
+    report = lambda line: out.write(line + "\n")  # noqa: E731
+    try:
+        results = run_scripts(scripts, connect, report, seed=args.seed, jam_rate=args.jam_rate,
+                              glitch_rate=args.glitch_rate)
+    except ScriptError as error:
+        sys.stderr.write("controller firmware test: %s\n" % error)
+        return USAGE_ERROR
+    finally:
+        connect.close()
+    failed = sum(1 for failures in results.values() if failures)
+    out.write("%d script%s: %d held, %d failed\n" % (len(results), "" if len(results) == 1 else "s",
+                                                      len(results) - failed, failed))
+    return 1 if failed else 0

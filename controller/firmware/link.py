@@ -1,0 +1,185 @@
+"""The serial link to a board: JSON lines over pyserial, kept up.
+
+A Pico's USB serial port disappears when the board is unplugged or resets and
+comes back at the same path. The link says so in one line ("the board on
+/dev/ttyACM0 is gone ..."), waits for the port to come back, opens it again,
+and says that too; a board that starts again (a new hello line after the
+first) is reported as a reset. Nothing the port or the board does becomes a
+traceback: a line that is not the protocol is reported and skipped.
+
+`receive(timeout)` returns the next message (a dict), or None when the time
+runs out; the caller's loop stays in charge of time.
+"""
+
+import os
+import time
+
+import serial
+
+from controller.core import protocol
+
+BAUD = 115200
+# How often a port that has gone is tried again.
+RETRY_S = 0.25
+# One read waits at most this long, so a deadline is kept to within it.
+POLL_S = 0.05
+LONGEST_LINE = protocol.MAX_BOARD_LINE
+
+
+class Link:
+    def __init__(self, port, report=None, clock=time.monotonic, retry_s=RETRY_S):
+        self.port = port
+        self.report = report or (lambda text: None)
+        self.clock = clock
+        self.retry_s = retry_s
+        self.serial = None
+        self.buffer = b""
+        self.skipping = False  # inside a line too long to keep, until its end
+        self.noisy = False     # the last line was not the protocol
+        self.gone = None       # why the port went, while it is away
+        self.next_try = 0.0
+        self.hello = None      # the board's last hello line
+        self.resets = 0
+        self.restarting = False  # a restart the host asked for: not reported as a reset
+        self.opens = 0         # how many times the port was opened
+        self.closed = False
+
+    # --- the port -----------------------------------------------------------------------
+    def try_open(self):
+        """Open the port if it is there; True when it is open."""
+        if self.serial is not None:
+            return True
+        if self.clock() < self.next_try:
+            return False
+        self.next_try = self.clock() + self.retry_s
+        try:
+            self.serial = serial.Serial(self.port, BAUD, timeout=POLL_S, write_timeout=2)
+        except (serial.SerialException, OSError, ValueError) as error:
+            if self.gone is None:
+                self.gone = reason(error)
+                self.report("the board on %s is not there (%s): waiting for it" % (self.port, self.gone))
+            return False
+        self.opens += 1
+        if self.gone is not None:
+            self.report("the board on %s is back" % self.port)
+        self.gone = None
+        self.buffer = b""
+        self.skipping = False
+        return True
+
+    def lost(self, error):
+        self.gone = reason(error)
+        self.report("the board on %s is gone (%s): waiting for it to come back" % (self.port, self.gone))
+        self.drop()
+
+    def drop(self):
+        if self.serial is not None:
+            try:
+                self.serial.close()
+            except (serial.SerialException, OSError):
+                pass
+            self.serial = None
+        self.next_try = self.clock() + self.retry_s
+
+    def close(self):
+        self.closed = True
+        self.drop()
+
+    # --- lines --------------------------------------------------------------------------
+    def send(self, message):
+        """Send one message; False when the board is not there to receive it (already reported)."""
+        if not self.try_open():
+            return False
+        try:
+            self.serial.write((protocol.encode(message) + "\n").encode())
+            self.serial.flush()
+        except (serial.SerialException, OSError) as error:
+            self.lost(error)
+            return False
+        return True
+
+    def receive(self, timeout):
+        """The next message from the board, or None when `timeout` seconds pass without one."""
+        deadline = self.clock() + timeout
+        while True:
+            line = self.next_line()
+            if line is not None:
+                message = self.decode(line)
+                if message is not None:
+                    return message
+                continue
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                return None
+            if not self.try_open():
+                time.sleep(min(remaining, self.retry_s))
+                continue
+            try:
+                self.serial.timeout = min(remaining, POLL_S)
+                data = self.serial.read(max(1, self.serial.in_waiting))
+            except (serial.SerialException, OSError) as error:
+                self.lost(error)
+                continue
+            self.buffer += data
+
+    def next_line(self):
+        """One complete line from the buffer, or None; a line over the protocol's limit is skipped."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end < 0:
+                if len(self.buffer) > LONGEST_LINE:
+                    self.buffer = b""
+                    if not self.skipping:
+                        self.report("the board on %s sent a line over %d bytes: skipped" % (self.port, LONGEST_LINE))
+                    self.skipping = True
+                return None
+            line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+            if self.skipping:
+                self.skipping = False
+                continue
+            return line
+
+    def decode(self, line):
+        """The message in `line`, or None for a line that is not the protocol (reported)."""
+        if not line.strip():
+            return None
+        try:
+            message = protocol.reply(line)
+        except ValueError as error:
+            # one line for a run of them (a traceback, boot text): the first says what it is
+            if not self.noisy:
+                self.report("the board on %s sent a line that is not the protocol (%s): %s"
+                            % (self.port, error, shown(line)))
+            self.noisy = True
+            return None
+        self.noisy = False
+        if message.get("kind") == "hello":
+            if self.hello is not None:
+                self.resets += 1
+            if self.hello is not None and not self.restarting:
+                self.report("the board on %s started again (a reset): %s" % (self.port, describe_hello(message)))
+            self.hello = message
+        return message
+
+
+def describe_hello(hello):
+    return "%s, protocol %s, %s mode" % (hello.get("machine"), hello.get("protocol"), hello.get("mode"))
+
+
+def shown(line):
+    """A line as it came, cut short, for a report."""
+    text = line.decode("ascii", "replace").strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def reason(error):
+    """What went wrong with the port, in a few words: the system's words for the
+    error underneath (pyserial's own message repeats the path and the errno)."""
+    cause = error
+    while cause is not None:
+        if isinstance(getattr(cause, "errno", None), int):
+            return os.strerror(cause.errno)
+        if len(cause.args) == 2 and isinstance(cause.args[0], int):  # termios.error: (errno, text)
+            return os.strerror(cause.args[0])
+        cause = cause.__cause__ or cause.__context__
+    return (str(error) or type(error).__name__).strip().rstrip(".")

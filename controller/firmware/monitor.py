@@ -1,0 +1,98 @@
+"""`controller firmware monitor`: what a board does, live, and its games in the statistics.
+
+Each line the board sends is shown as one line of text: its events and
+commands with the board's time, its status when it changes, faults and the
+end of each game. A game's end and each fault go into the same SQLite
+statistics the Pi service keeps (controller/service/stats.py), so
+`controller stats` counts the board's games with the Pi's. When the port
+comes back after a pulled cable or a reset, the monitor asks the board for
+its state again, so what it shows is never stale.
+"""
+
+from controller.firmware.link import describe_hello
+
+RESUMED = {"new": "a new game", "saved": "the saved game resumed", "check": "held in check: a marble was on its way"}
+
+
+def clock(message):
+    at = message.get("at")
+    return "%10.3f s" % (at / 1000) if isinstance(at, int) else " " * 12
+
+
+def words(value):
+    return " ".join(str(part) for part in value) if isinstance(value, list) else str(value)
+
+
+def describe_status(status):
+    """A status table (the machine's status()) in one line."""
+    if not isinstance(status, dict):
+        return words(status)
+    parts = ["%s" % status.get("mode")]
+    if "rail" in status:
+        parts.append("%s of %s marbles on the rail" % (status.get("rail"), status.get("loaded")))
+    if "rows" in status:
+        parts.append("rows %s" % words(status["rows"]))
+    if status.get("mode") == "over":
+        parts.append("won by %s" % status.get("winner"))
+    else:
+        parts.append("%s's turn" % status.get("turn"))
+    if status.get("fault"):
+        parts.append("fault %s" % status["fault"])
+    if status.get("attract"):
+        parts.append("attract")
+    return ", ".join(parts)
+
+
+def describe(message):
+    """One line of text for one line from the board."""
+    kind = message["kind"]
+    if kind == "hello":
+        return "board: %s; %s" % (describe_hello(message), RESUMED.get(message.get("resumed"), "started"))
+    if kind == "event":
+        return "%s  %s" % (clock(message), words(message.get("event")))
+    if kind == "command":
+        return "%s    -> %s" % (clock(message), words(message.get("command")))
+    if kind == "status":
+        return "%s  status: %s" % (clock(message), describe_status(message.get("status")))
+    if kind == "state":
+        return "%s  state: %s" % (clock({"at": message.get("now")}), describe_status(message.get("status")))
+    if kind == "fault":
+        return "%s  FAULT %s: %s" % (clock(message), message.get("fault"), message.get("text", ""))
+    if kind == "game_over":
+        return "%s  game over: won by %s" % (clock(message), message.get("winner"))
+    if kind == "error":
+        return "board refused a line: %s" % message.get("error")
+    return "%s  %s" % (clock(message), kind)
+
+
+class Monitor:
+    """Shows what a board on `link` says (`write(line)`), and records its games in `stats`."""
+
+    def __init__(self, link, write, stats=None):
+        self.link = link
+        self.write = write
+        self.stats = stats
+        self.opens = 0
+        self.machine = None
+
+    def step(self, timeout=0.2):
+        """Wait up to `timeout` s for a line from the board and show it."""
+        if self.link.opens != self.opens and self.link.serial is not None:
+            self.opens = self.link.opens
+            self.link.send({"kind": "state", "id": "monitor"})
+        message = self.link.receive(timeout)
+        if message is None:
+            return
+        self.write(describe(message))
+        self.record(message)
+
+    def record(self, message):
+        kind = message["kind"]
+        if kind == "hello":
+            self.machine = message.get("machine")
+        if self.stats is None:
+            return
+        if kind == "game_over":
+            self.stats.game(message.get("machine") or self.machine, message.get("winner"))
+        elif kind == "fault":
+            self.stats.fault(self.machine, message.get("fault"))

@@ -1,0 +1,30 @@
+"""Where the host finds its firmware tools, and the one error they raise.
+
+A tool is looked for on PATH first (so a newer one installed by hand wins),
+then beside the running Python (the venv's bin, where `pip install` put it
+even when the venv is not activated).
+"""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+# The repository: the core and firmware/ are compiled from here.
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIRMWARE = ROOT / "firmware"
+
+INSTALL_HINT = "pip install 'drnim-controller[firmware]' (or make firmware-test)"
+
+
+class FirmwareError(Exception):
+    """A firmware command that cannot go on; the message is one line saying why."""
+
+
+def find_tool(name):
+    """The path of the command `name`, or FirmwareError naming it and how to install it."""
+    beside = os.path.dirname(sys.executable)
+    path = shutil.which(name, path=os.environ.get("PATH", "") + os.pathsep + beside)
+    if path is None:
+        raise FirmwareError("%s is missing: %s" % (name, INSTALL_HINT))
+    return path

