@@ -15,6 +15,7 @@ import serial
 
 from conftest import ROOT, tool
 from controller.hardware.pinmap import PinMapError
+from controller.hardware.pinmap.release import SERVO_SETTLE_MS
 from controller.hardware.pinmap.pico import PICO_PINS, board_config, load_pico, write_board_config
 
 FIRMWARE = ROOT / "firmware"
@@ -239,6 +240,8 @@ def test_the_shipped_pin_maps_have_a_checked_pico_section():
     (("buzzer = 26\n", "buzzer = 26\nbell = 27\n"), "bell =", "pico.bell: not a role of this map"),
     (("release_pulse_ms = 60", "release_pulse_ms = 0.5"), "release_pulse_ms =",
      "pico.release_pulse_ms: must be a whole number"),
+    (("release_pulse_ms = 60", "release_pulse_ms = 501"), "release_pulse_ms =",
+     "pico.release_pulse_ms: 501, but the release is a solenoid (outputs.release): at most 500 ms"),
 ])
 def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, line, problem):
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
@@ -250,6 +253,29 @@ def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, 
         load_pico(path, "drnim")
     number = written[:written.index("\n" + line, start - 1) + 1].count("\n") + 1
     assert str(caught.value).startswith("%s:%d: %s" % (path, number, problem)), caught.value
+
+
+def servo_gate_map(tmp_path, pico_times):
+    """The shipped Dr. Nim map with the documented servo gate, and `pico_times` in its [pico] section."""
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\n'
+                        'pin = 18                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'active = "high"                   # high = solenoid energised = one marble goes\n',
+                        'kind = "servo"\npin = 18\nclosed_angle = 0\nopen_angle = 60\nseconds_per_60 = 0.1\n', 1)
+    text = text.replace("release_pulse_ms = 60 ", pico_times + " ", 1)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_pico_servo_gate_stays_open_for_its_travel(tmp_path):
+    """On the board as on the Pi: a servo gate opens for its travel (60° at 0.1 s per 60°) and a
+    settling margin, not for the solenoid's 60 ms pulse, and a shorter time is refused."""
+    text = board_config(servo_gate_map(tmp_path, "release_pulse_ms = 60"), "drnim")
+    assert "RELEASE_PULSE_MS = %d " % (100 + SERVO_SETTLE_MS) in text
+    with pytest.raises(PinMapError, match="pico.servo_open_ms: 60 ms, but the servo gate .outputs.release. needs "
+                                          "100 ms to swing from 0° to 60°"):
+        load_pico(servo_gate_map(tmp_path, "servo_open_ms = 60"), "drnim")
 
 
 def test_jams_and_glitches_come_by_rate_and_seed(micropython, configs, tmp_path):

@@ -155,6 +155,6 @@ def test_config_check_caps_a_solenoid_pulse_at_500_ms(tmp_path, capsys, pulse, s
     assert main(["config", "check", str(path)], out=io.StringIO()) == status
     err = capsys.readouterr().err
     if status:
-        assert err == ("controller: --config: %s: service.release_pulse_ms: 501, but the pin map %s releases with a "
-                       "solenoid (outputs.release): at most 500 ms, or the coil heats up\n"
+        assert err == ("controller: --config: %s: service.release_pulse_ms: 501, but the release is a solenoid "
+                       "(outputs.release): at most 500 ms, or the coil heats up, in the pin map %s\n"
                        % (path, default_pinmap_path("drnim")))

@@ -6,7 +6,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.core.exhibit import ConfigError
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-from controller.service.config import SERVO_SETTLE_MS, check_with_pinmap, load_config, release_open_ms
+from controller.hardware.pinmap.release import SERVO_SETTLE_MS
+from controller.service.config import check_with_pinmap, load_config, release_open_ms
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
 from controller.sim.engine import rest_inputs

@@ -17,6 +17,7 @@ import tomllib
 from controller.core.exhibit import ConfigError, Setting, check_settings
 from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap.release import open_ms, timing_problem
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
@@ -27,16 +28,13 @@ SERVICE_SETTINGS = {
     "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
     "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
     "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
-    "release_pulse_ms": Setting(60, 1, 1000),   # how long the release solenoid stays energised (see below)
+    # how long the release solenoid stays energised (at most 500 ms: controller/hardware/pinmap/release.py)
+    "release_pulse_ms": Setting(60, 1, 1000),
     # how long a servo gate stays open; 0: its travel (from the pin map) plus SERVO_SETTLE_MS
     "servo_open_ms": Setting(0, 0, 5000),
     "stuck_after_s": Setting(30, 1, 86400),     # a button held this long is reported as stuck
     "heartbeat_s": Setting(5, 1, 86400),        # how often the status file for `controller status` is written
 }
-
-
-# What a servo gate stays open beyond its travel: the servo settles and the marble rolls clear.
-SERVO_SETTLE_MS = 100
 
 
 class Config:
@@ -150,40 +148,20 @@ def check_opponent_name(name):
         raise ConfigError("opponent: %s" % error)
 
 
-# A solenoid held on longer than this heats up; a marble needs far less.
-SOLENOID_PULSE_MAX_MS = 500
-
-
 def release_open_ms(config, pinmap):
-    """How long the release stays open per marble: a solenoid's pulse, or a servo
-    gate's open time (its travel plus SERVO_SETTLE_MS unless servo_open_ms is set)."""
-    spec = pinmap.outputs.get("release")
-    if spec is None or spec.kind != "servo":
-        return config.service["release_pulse_ms"]
-    return config.service["servo_open_ms"] or spec.travel_ms() + SERVO_SETTLE_MS
+    """How long the release stays open per marble (pinmap/release.py)."""
+    return open_ms(pinmap.outputs.get("release"), config.service["release_pulse_ms"], config.service["servo_open_ms"])
 
 
 def check_with_pinmap(config, pinmap):
     """The machine's settings against the wiring: each LAYOUT setting (the
-    Nimatron's rows and lamps) must fit what the pin map wires, a solenoid
-    release is never held on longer than SOLENOID_PULSE_MAX_MS, and a servo
-    gate is open long enough to get there."""
+    Nimatron's rows and lamps) must fit what the pin map wires, and the
+    release must be told an open time it can keep (pinmap/release.py)."""
     where = config.path or "the defaults"
-    pulse = config.service["release_pulse_ms"]
-    for spec in pinmap.outputs.values():
-        if spec.kind == "solenoid" and pulse > SOLENOID_PULSE_MAX_MS:
-            raise ConfigError("%s: service.release_pulse_ms: %d, but the pin map %s releases with a solenoid (%s): "
-                              "at most %d ms, or the coil heats up" % (where, pulse, pinmap.path, spec.key,
-                                                                        SOLENOID_PULSE_MAX_MS))
-    spec = pinmap.outputs.get("release")
-    if spec is not None and spec.kind == "servo" and 0 < config.service["servo_open_ms"] < spec.travel_ms():
-        o = spec.options
-        raise ConfigError("%s: service.servo_open_ms: %d ms, but the servo gate of %s needs %d ms to swing from "
-                          "%s° to %s° (%s s per 60°): it would be told to close before it opened; use at least %d "
-                          "(or 0: its travel plus %d ms)" % (
-                              where, config.service["servo_open_ms"], pinmap.path, spec.travel_ms(),
-                              o["closed_angle"], o["open_angle"], o["seconds_per_60"], spec.travel_ms(),
-                              SERVO_SETTLE_MS))
+    problem = timing_problem(pinmap.outputs.get("release"), config.service["release_pulse_ms"],
+                             config.service["servo_open_ms"])
+    if problem:
+        raise ConfigError("%s: service.%s: %s, in the pin map %s" % (where, problem[0], problem[1], pinmap.path))
     cls = machine_class(config.machine_name)
     for key, setting, what in cls.LAYOUT:
         wanted, wired = config.machine[setting], pinmap.layout[key]

@@ -18,11 +18,13 @@ from controller.core.registry import machine_class
 from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
 from controller.hardware.pinmap.model import default_pinmap_path
 from controller.hardware.pinmap.positions import key_lines, line_of
+from controller.hardware.pinmap.release import open_ms, timing_problem
 
 # The GP pins a Pico and a Pico 2 bring out for general use (GP23-25 and 29
 # run the board's power supply, LED and VSYS sense, or the Pico W's radio).
 PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
-RELEASE_PULSE_MS = (60, 1, 1000)      # default, lowest, highest: as the Pi service's release_pulse_ms
+# default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
+RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
 POLL_MS = 10
 WATCHDOG_MS = 5000                    # below the RP2040's longest, 8388 ms
 SERVO_FRAME_MS = 20
@@ -41,18 +43,23 @@ def load_pico(path, machine=None):
 
     if not isinstance(section, dict):
         fail("pico", "missing: a [pico] table with the GP number of every role, for the Pico firmware")
-    options = {"release_pulse_ms": section.get("release_pulse_ms", RELEASE_PULSE_MS[0])}
-    value = options["release_pulse_ms"]
-    if isinstance(value, bool) or not isinstance(value, int) or not RELEASE_PULSE_MS[1] <= value <= RELEASE_PULSE_MS[2]:
-        fail("pico.release_pulse_ms", "must be a whole number of ms from %d to %d, not %r"
-             % (RELEASE_PULSE_MS[1], RELEASE_PULSE_MS[2], value))
+    options = {}
+    for key, (default, low, high) in RELEASE_TIMES.items():
+        value = options[key] = section.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            fail("pico." + key, "must be a whole number of ms from %d to %d, not %r" % (low, high, value))
+    release = pinmap.outputs.get("release")
+    problem = timing_problem(release, options["release_pulse_ms"], options["servo_open_ms"])
+    if problem:
+        fail("pico." + problem[0], problem[1])
+    options["open_ms"] = open_ms(release, options["release_pulse_ms"], options["servo_open_ms"])
     names = {}
     for role in pinmap.inputs:
         names[role] = ("pin",)
     for role, spec in pinmap.outputs.items():
         names[role] = KINDS[spec.kind].pins
     for key in section:
-        if key not in names and key != "release_pulse_ms":
+        if key not in names and key not in RELEASE_TIMES:
             fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
     pins = {}
     used = {}
@@ -127,7 +134,7 @@ def board_config(path, machine=None, mode="production"):
         "SETTINGS = {}",
         "POLL_MS = %d" % POLL_MS,
         "WATCHDOG_MS = %d" % WATCHDOG_MS,
-        "RELEASE_PULSE_MS = %d" % options["release_pulse_ms"],
+        "RELEASE_PULSE_MS = %d  # how long the release stays open per marble" % options["open_ms"],
         "# role, GP pin, pull, active high, debounce ms (and the sensor's shortest pulse, ms)",
         "INPUTS = (",
     ] + ["    %r," % (line,) for line in inputs] + [
