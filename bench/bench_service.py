@@ -84,10 +84,14 @@ def latency(samples=900):
         times = []
         for _ in range(samples):
             release.rose.clear()
+            release.fell.clear()
             start = time.perf_counter()
             trigger.drive_low()
             release.rose.wait(5)
             times.append(time.perf_counter() - start)
+            # the marble falls once the release has opened and shut: pressing again while it is
+            # still open would only lengthen its pulse (no new marble, the machine retries later)
+            release.fell.wait(5)
             trigger.drive_high()
             time.sleep(0.003)
             sensor.drive_low()
