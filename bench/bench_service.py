@@ -82,12 +82,15 @@ def latency(samples=900):
         loop = threading.Thread(target=service.run, daemon=True)
         loop.start()
         times = []
+        stalled = ""
         for _ in range(samples):
             release.rose.clear()
             release.fell.clear()
             start = time.perf_counter()
             trigger.drive_low()
-            release.rose.wait(5)
+            if not release.rose.wait(5):
+                stalled = "; stopped: the release did not open within 5 s (fault %s)" % service.machine.fault
+                break
             times.append(time.perf_counter() - start)
             # the marble falls once the release has opened and shut: pressing again while it is
             # still open would only lengthen its pulse (no new marble, the machine retries later)
@@ -102,8 +105,8 @@ def latency(samples=900):
         loop.join(10)
     times.sort()
     print("input edge to output (trigger to release), %d events: median %.2f ms, 99th percentile %.2f ms, "
-          "max %.2f ms" % (samples, 1000 * statistics.median(times), 1000 * times[int(0.99 * len(times)) - 1],
-                           1000 * times[-1]))
+          "max %.2f ms%s" % (len(times), 1000 * statistics.median(times), 1000 * times[int(0.99 * len(times)) - 1],
+                             1000 * times[-1], stalled))
 
 
 STORM_EDGES_PER_S = 100000
