@@ -79,3 +79,16 @@ def test_config_check_refuses_a_servo_open_time_shorter_than_its_travel(tmp_path
     assert "needs 100 ms to swing from 0° to 60° (0.1 s per 60°)" in result.stderr and str(config_path) in result.stderr
     config_path.write_text(config_path.read_text().replace("servo_open_ms = 80", "servo_open_ms = 150"))
     assert command("config", "check", str(config_path)).returncode == 0
+
+
+@pytest.mark.parametrize("setting", ["pace_ms", "release_timeout_ms"])
+def test_config_check_refuses_a_release_asked_for_while_the_gate_is_still_open(tmp_path, setting):
+    """Dr. Nim's next marble (pace_ms) or a retry (release_timeout_ms) must come after the
+    release has shut: asked for while it is open, it only keeps it open and no marble falls."""
+    config_path, pinmap = servo_setup(tmp_path)          # the gate stays open 100 + SERVO_SETTLE_MS
+    config_path.write_text(config_path.read_text() + "%s = 150\n" % setting)
+    result = command("config", "check", str(config_path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "drnim.%s: 150, but the release stays open 200 ms" % setting in result.stderr
+    config_path.write_text(config_path.read_text().replace("%s = 150" % setting, "%s = 250" % setting))
+    assert command("config", "check", str(config_path)).returncode == 0

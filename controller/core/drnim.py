@@ -110,6 +110,7 @@ class DrNim(Exhibit):
     ) + tuple(Output("lamp_" + name, LAMP, ("lamp", name)) for name in LAMPS) + (
         Output("buzzer", SOUND, ("sound",)),
     )
+    RELEASE_GAPS = ("pace_ms", "release_timeout_ms")
     SETTINGS = with_settings(Exhibit.SETTINGS, {
         "marbles": Setting(15, 1, 999),         # marbles loaded for a game
         "capacity": Setting(15, 1, 999),        # marbles the rail holds

@@ -182,6 +182,10 @@ class Exhibit:
     # Keys of a pin map's top level that describe this machine's hardware
     # (the Nimatron's rows): (key, the setting whose range it takes, what it is).
     LAYOUT = ()
+    # Settings that time a release after a release (Dr. Nim's pace, its retry):
+    # each must outlast the release's open time, or the second is asked for
+    # while the gate is still open and no second marble falls.
+    RELEASE_GAPS = ()
     SETTINGS = {
         "rule": Setting("last-wins", choices=tuple(sorted(RULES))),
         "opponent": Setting("perfect"),

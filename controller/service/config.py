@@ -155,14 +155,21 @@ def release_open_ms(config, pinmap):
 
 def check_with_pinmap(config, pinmap):
     """The machine's settings against the wiring: each LAYOUT setting (the
-    Nimatron's rows and lamps) must fit what the pin map wires, and the
-    release must be told an open time it can keep (pinmap/release.py)."""
+    Nimatron's rows and lamps) must fit what the pin map wires, the release
+    must be told an open time it can keep (pinmap/release.py), and the
+    machine's RELEASE_GAPS must outlast it."""
     where = config.path or "the defaults"
     problem = timing_problem(pinmap.outputs.get("release"), config.service["release_pulse_ms"],
                              config.service["servo_open_ms"])
     if problem:
         raise ConfigError("%s: service.%s: %s, in the pin map %s" % (where, problem[0], problem[1], pinmap.path))
     cls = machine_class(config.machine_name)
+    opened = release_open_ms(config, pinmap)
+    for setting in cls.RELEASE_GAPS:
+        if config.machine[setting] <= opened:
+            raise ConfigError("%s: %s.%s: %d, but the release stays open %d ms (the pin map %s): the next release "
+                              "would come while the gate is still open, and no marble with it; make it longer"
+                              % (where, config.machine_name, setting, config.machine[setting], opened, pinmap.path))
     for key, setting, what in cls.LAYOUT:
         wanted, wired = config.machine[setting], pinmap.layout[key]
         if wanted > wired:
