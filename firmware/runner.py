@@ -26,7 +26,7 @@ from drivers import Inputs, MarbleSensor, Outputs
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
 from controller.core.protocol import HOST_CLOCK, ProtocolError, dump
-from controller.core.registry import NAMES, machine_class
+from controller.core.registry import machine_class
 
 # State that changes while nothing worth a flash write happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
@@ -109,18 +109,20 @@ class Runner:
         """(machine, how: new, saved or check, the problem with the save or None)."""
         text = flash.read(self.path)
         if text is None:
-            return self.cls(self.config.SETTINGS), "new", None
+            return self.cls(self.config.SETTINGS), "new", None     # saves.py stays unloaded: a fresh board's heap
+        from controller.core.saves import resume
+        data = problem = None
         try:
             data = protocol.load(text)
-            if isinstance(data, dict) and data.get("machine") in NAMES and data["machine"] != self.cls.NAME:
-                return self.cls(self.config.SETTINGS), "new", None
-            return self.cls.from_dict(data), "saved", None
-        except Exception as error:
-            flash.set_aside(self.path)
-            machine = self.cls(self.config.SETTINGS)
-            machine.hold_for_check()
-            return machine, "check", "the saved game cannot be resumed (%s): kept as %s.bad; held until staff " \
-                                     "press New game" % (error, self.path)
+        except ValueError as error:
+            problem = str(error)
+        # A saved game keeps the settings the host gave it with its new_game line.
+        machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
+        if how != "check":
+            return machine, how, None
+        flash.set_aside(self.path)
+        return machine, how, "the saved game cannot be resumed (%s): kept as %s.bad; held until staff press " \
+                             "New game" % (note, self.path)
 
     def begin(self, machine, now):
         """Play `machine` from now: its outputs all sent afresh."""

@@ -16,7 +16,8 @@ changes nothing.
 """
 
 from .exhibit import BUTTON, SENSOR, SWITCH
-from .values import DAY_MS, quoted
+from .limits import DAY_MS
+from .values import quoted
 
 PROTOCOL = 1
 # The longest line a board reads, in bytes without the newline: a new game's
@@ -210,6 +211,14 @@ class _Parser:
                 return value
         self.fail("expected a value")
 
+    def closed(self, end):
+        """After an item: True past `end`, False past a comma; anything else fails."""
+        char = self.peek()
+        if char == end or char == ",":
+            self.at += 1
+            return char == end
+        self.fail("expected , or %s" % end)
+
     def nested(self, depth):
         if depth > MAX_DEPTH:
             self.fail("nested more than %d deep" % MAX_DEPTH)
@@ -231,13 +240,8 @@ class _Parser:
                 self.fail("key %s twice" % quoted(key))
             self.expect(":")
             table[key] = self.value(depth)
-            char = self.peek()
-            self.at += 1
-            if char == "}":
+            if self.closed("}"):
                 return table
-            if char != ",":
-                self.at -= 1
-                self.fail("expected , or }")
 
     def array(self, depth):
         self.nested(depth)
@@ -248,13 +252,8 @@ class _Parser:
             return items
         while True:
             items.append(self.value(depth))
-            char = self.peek()
-            self.at += 1
-            if char == "]":
+            if self.closed("]"):
                 return items
-            if char != ",":
-                self.at -= 1
-                self.fail("expected , or ]")
 
     def number(self):
         text = self.text

@@ -9,6 +9,7 @@ only at start-up; the Pi service, the firmware and the tests share it.
 
 from .exhibit import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy
 from .limits import DAY_MS
+from .registry import NAMES
 
 TIMER_HORIZON_MS = 2 * DAY_MS
 
@@ -67,6 +68,32 @@ def require(condition, problem):
     """A consistency rule of a saved state: SaveError with `problem` when it fails."""
     if not condition:
         raise SaveError("state: " + problem)
+
+
+def resume(cls, settings, data, problem=None, keep_settings=False):
+    """What a controller plays at start, the same on the Pi and on a board:
+    (machine, how, note). `data` is the saved game read back (None: no save),
+    `problem` why it could not be read. how is "saved" (resumed), "new" (no
+    save, one for the other machine, or, unless `keep_settings`, one made with
+    other settings; `note` says which) or "check" (the save cannot be trusted:
+    a new game held in fault "check" until staff press New game; `note` says
+    why)."""
+    if data is None and problem is None:
+        return cls(settings), "new", None
+    if problem is None and isinstance(data, dict) and data.get("machine") in NAMES and data["machine"] != cls.NAME:
+        return cls(settings), "new", "the saved game was for %s" % data["machine"]
+    if problem is None:
+        try:
+            machine = restore(cls, data)
+        except SaveError as error:
+            problem = str(error)
+        else:
+            if keep_settings or data["config"] == settings:
+                return machine, "saved", None
+            return cls(settings), "new", "the saved game was for other settings"
+    machine = cls(settings)
+    machine.hold_for_check()
+    return machine, "check", problem
 
 
 def restore(cls, data):

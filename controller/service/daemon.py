@@ -37,8 +37,8 @@ import sys
 import time
 
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
-from controller.core.saves import SaveError
-from controller.core.registry import NAMES, machine_class
+from controller.core.saves import resume
+from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
@@ -130,28 +130,17 @@ class Service:
         changed; the game held in "check" when the save cannot be trusted."""
         cls = machine_class(self.config.machine_name)
         data, problem = self.store.read()
-        if data is None and problem is None:
-            return cls(self.config.machine)
-        if isinstance(data, dict) and data.get("machine") in NAMES and data["machine"] != cls.NAME:
-            self.log("the saved game was for %s: starting a new game" % data["machine"])
-            return cls(self.config.machine)
-        if problem is None:
-            try:
-                machine = cls.from_dict(data)
-            except SaveError as error:
-                problem = str(error)
-            else:
-                if data["config"] == self.config.machine:
-                    self.log("resuming the saved %s game" % cls.NAME)
-                    return machine
-                self.log("the saved game was for other settings: starting a new game")
-                return cls(self.config.machine)
-        aside = self.store.set_aside()
-        self.log("the saved game %s cannot be resumed (%s): kept as %s; holding in fault check until staff look "
-                 "at the machine and press New game" % (self.store.path, problem, aside or "it is (cannot rename)"))
-        self.stats.fault(self.config.machine_name, "damaged-save")
-        machine = cls(self.config.machine)
-        machine.hold_for_check()
+        machine, how, note = resume(cls, self.config.machine, data, problem)
+        if how == "saved":
+            self.log("resuming the saved %s game" % cls.NAME)
+        elif how == "new" and note:
+            self.log("%s: starting a new game" % note)
+        elif how == "check":
+            aside = self.store.set_aside()
+            self.log("the saved game %s cannot be resumed (%s): kept as %s; holding in fault check until staff "
+                     "look at the machine and press New game" % (self.store.path, note,
+                                                                 aside or "it is (cannot rename)"))
+            self.stats.fault(self.config.machine_name, "damaged-save")
         return machine
 
     def post(self, role, level):
