@@ -8,6 +8,7 @@
     controller status [--config PATH]
     controller stats [--config PATH]
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
+    controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -123,6 +124,8 @@ def build_parser():
     add_config_argument(stats)
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
+    from controller.telemetry.command import add_parser as add_fleet_parser
+    add_fleet_parser(commands)
     return parser
 
 

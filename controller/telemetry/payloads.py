@@ -65,9 +65,9 @@ def decode(prefix, name, raw):
         if not isinstance(payload.get(key), kinds) or isinstance(payload.get(key), bool) and bool not in kinds:
             raise BadMessage("%s: %r is %s" % (name, key, quoted(repr(payload.get(key))) if key in payload
                                               else "missing"))
-    if kind == "status" and payload["online"]:
+    if kind == "status" and (payload["online"] or "today" in payload):
         today = payload["today"]
-        if not isinstance(today.get("date"), str) or not all(
+        if not isinstance(today, dict) or not isinstance(today.get("date"), str) or not all(
                 isinstance(today.get(key), int) and not isinstance(today.get(key), bool) and today[key] >= 0
                 for key in ("games", "machine_wins")):
             raise BadMessage("%s: \"today\" is %s, not {date, games, machine_wins}" % (name, quoted(repr(today))))

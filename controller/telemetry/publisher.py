@@ -104,9 +104,20 @@ class Telemetry:
                      "them, and are lost if the service stops first" % (self.path, error))
             return Outbox(":memory:", **limit)
 
-    def offline(self):
-        return encode({"v": VERSION, "exhibit": self.exhibit, "online": False, "at": self.clock(),
-                       "machine": self.machine})
+    def offline(self, day=None):
+        """The status of an exhibit gone: the last will (set at start, so without the day's
+        games), or the goodbye of a clean stop (with them)."""
+        payload = {"v": VERSION, "exhibit": self.exhibit, "online": False, "at": self.clock(), "machine": self.machine}
+        payload.update(day or {})
+        return encode(payload)
+
+    def day(self, outbox):
+        """Today's tally and the last game, for the status."""
+        today = datetime.date.fromtimestamp(self.clock()).isoformat()
+        try:
+            return {"today": outbox.today(today), "last_game": outbox.last_game()}
+        except sqlite3.Error:
+            return {"today": {"date": today, "games": 0, "machine_wins": 0}, "last_game": None}
 
     def run(self):
         outbox = self.open_outbox()
@@ -152,7 +163,8 @@ class Telemetry:
                 status_due = False
                 next_beat = self.clock() + self.settings["heartbeat_s"]
         if self.connected:
-            client.publish(self.topic("status"), self.offline(), qos=1, retain=True).wait_for_publish(GOODBYE_S)
+            goodbye = self.offline(self.day(outbox))
+            client.publish(self.topic("status"), goodbye, qos=1, retain=True).wait_for_publish(GOODBYE_S)
         client.disconnect()
         client.loop_stop()
         outbox.close()
@@ -175,11 +187,11 @@ class Telemetry:
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
             problem = "refused us (%s)" % reason if kind == "connected" else "cannot be reached" \
-                if kind == "unreachable" else "went away (%s)" % reason
-            if problem != self.unreachable:
+                if kind == "unreachable" else "went away"
+            if self.unreachable is None or problem.startswith("refused") and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.where, problem))
-            self.unreachable = problem
+                self.unreachable = problem
         return False
 
     def keep(self, outbox, kind, record):
@@ -201,12 +213,8 @@ class Telemetry:
     def status_payload(self, outbox, latest):
         now = self.clock()
         payload = {"v": VERSION, "exhibit": self.exhibit, "online": True, "at": now, "machine": self.machine,
-                   "version": __version__, "uptime_s": int(now - self.started), "queued": self.queued}
+                   "version": __version__, "uptime_s": int(now - self.started), "queued": self.queued,
+                   "heartbeat_s": self.settings["heartbeat_s"]}
         payload.update(latest)
-        try:
-            payload["today"] = outbox.today(datetime.date.fromtimestamp(now).isoformat())
-            payload["last_game"] = outbox.last_game()
-        except sqlite3.Error:
-            payload["today"] = {"date": datetime.date.fromtimestamp(now).isoformat(), "games": 0, "machine_wins": 0}
-            payload["last_game"] = None
+        payload.update(self.day(outbox))
         return encode(payload)
