@@ -314,3 +314,34 @@ def test_the_queue_is_bounded_and_drops_the_oldest(tmp_path):
     dropped = [outbox.add("t", b"%d" % n) for n in range(5)]
     assert dropped == [0, 0, 0, 1, 1]
     assert [payload for _, _, payload in outbox.waiting(set(), 10)] == [b"2", b"3", b"4"]
+
+
+def test_on_a_pi_the_service_reaches_the_broker_through_the_local_socket(broker, tmp_path, monkeypatch):
+    """As systemd runs it (drnim-mqtt.socket): the controller has no network, connects to a local
+    socket, and systemd's socket proxy carries the bytes to the broker."""
+    import os
+    import shutil
+    activate = shutil.which("systemd-socket-activate")
+    proxy = next((p for p in ("/usr/lib/systemd/systemd-socket-proxyd", "/lib/systemd/systemd-socket-proxyd")
+                  if os.access(p, os.X_OK)), None)
+    if activate is None or proxy is None:
+        pytest.skip("systemd-socket-activate or systemd-socket-proxyd is missing: install Debian's package systemd")
+    path = tmp_path / "broker.sock"
+    process = subprocess.Popen([activate, "--listen", str(path), proxy, "127.0.0.1:%d" % broker.port],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    follower, fleet, _ = follow(broker, "socket", tmp_path)
+    try:
+        wait_until(path.exists, 10, "the socket")
+        monkeypatch.setenv("DRNIM_MQTT_SOCKET", str(path))
+        # the host is the broker's name for TLS; the bytes go through the socket
+        sim = Simulation("drnim", telemetry=telemetry(broker, "socket", "hall-4", host="broker.invalid"))
+        try:
+            autoplay(sim, 1, "novice")
+            waiting(follower, lambda: fleet.games == 1, 10, "the game through the socket")
+            assert "telemetry: connected to broker.invalid:%d (through %s) as hall-4" % (broker.port, path) in sim.log
+        finally:
+            sim.close()
+    finally:
+        process.terminate()
+        process.wait(5)
+        follower.stop()

@@ -21,6 +21,7 @@ import datetime
 import os
 import queue
 import sqlite3
+import ssl
 import threading
 import time
 import uuid
@@ -37,6 +38,27 @@ KEEPALIVE_S = 30
 IN_FLIGHT = 20
 # How long a clean stop waits for the broker to take the "offline" status.
 GOODBYE_S = 2.0
+SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
+
+
+class BrokerContext(ssl.SSLContext):
+    """TLS whose certificate check names the broker, even when the connection
+    goes through the local socket (whose "host" is the socket's path)."""
+
+    broker = None
+
+    def wrap_socket(self, sock, server_hostname=None, **options):
+        return super().wrap_socket(sock, server_hostname=self.broker, **options)
+
+
+def tls_context(broker, ca_file):
+    context = BrokerContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.broker = broker
+    if ca_file:
+        context.load_verify_locations(ca_file)
+    else:
+        context.load_default_certs()
+    return context
 
 
 class Telemetry:
@@ -44,7 +66,10 @@ class Telemetry:
         self.settings = settings
         self.machine = machine
         self.exhibit = settings["client_id"]
-        self.where = "%s:%d" % (settings["host"], settings["port"])
+        # On a Pi the service has no network: the unit routes the broker through a local socket
+        # (systemd/drnim-mqtt.socket, a proxy with the network and nothing else).
+        self.socket = os.environ.get(SOCKET_VARIABLE, "")
+        self.where = "%s:%d%s" % (settings["host"], settings["port"], " (through %s)" % self.socket if self.socket else "")
         self.log = log
         self.clock = clock
         self.started = clock()
@@ -82,10 +107,11 @@ class Telemetry:
 
     def client(self):
         s = self.settings
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.exhibit)
+        transport = "unix" if self.socket else "tcp"
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.exhibit, transport=transport)
         client.will_set(self.topic("status"), self.offline(), qos=1, retain=True)
         if s["tls"]:
-            client.tls_set(ca_certs=s["ca_file"] or None)
+            client.tls_set_context(tls_context(s["host"], s["ca_file"]))
         if s["username"]:
             client.username_pw_set(s["username"], self.password)
         client.reconnect_delay_set(1, 30)
@@ -123,7 +149,7 @@ class Telemetry:
         outbox = self.open_outbox()
         self.queued = outbox.size()
         client = self.client()
-        client.connect_async(self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
+        client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
         client.loop_start()
         in_flight = {}            # paho's message id -> the outbox's sequence number
         latest = None             # the service's last status
