@@ -63,14 +63,15 @@ class WatchedPin(MockPWMPin):
         return changed
 
 
-def latency(samples=900):
+def latency(samples=900, telemetry="", label="input edge to output (trigger to release)"):
+    """`telemetry`: a [telemetry] section for the configuration (bench_fleet.py)."""
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         pinmap_text = default_pinmap_path("drnim").read_text().replace("debounce_ms = 20", "debounce_ms = 1")
         (folder / "pinmap.toml").write_text(pinmap_text)
         config_path = write_config(folder, marbles=999, capacity=999, lenient=True)
         config_path.write_text(config_path.read_text().replace(
-            "[service]", '[service]\npinmap = "%s"\nrelease_pulse_ms = 1' % (folder / "pinmap.toml")))
+            "[service]", '[service]\npinmap = "%s"\nrelease_pulse_ms = 1' % (folder / "pinmap.toml")) + telemetry)
         config = load_config(str(config_path))
         pinmap = load_pinmap(folder / "pinmap.toml")
         factory = MockFactory(pin_class=MockPWMPin)
@@ -104,9 +105,9 @@ def latency(samples=900):
         service.request_stop()
         loop.join(10)
     times.sort()
-    print("input edge to output (trigger to release), %d events: median %.2f ms, 99th percentile %.2f ms, "
-          "max %.2f ms%s" % (len(times), 1000 * statistics.median(times), 1000 * times[int(0.99 * len(times)) - 1],
-                             1000 * times[-1], stalled))
+    print("%s, %d events: median %.2f ms, 99th percentile %.2f ms, max %.2f ms%s" % (
+        label, len(times), 1000 * statistics.median(times), 1000 * times[int(0.99 * len(times)) - 1],
+        1000 * times[-1], stalled))
 
 
 STORM_EDGES_PER_S = 100000

@@ -302,6 +302,7 @@ def test_the_fleet_keeps_a_game_sent_twice_once(tmp_path):
                    "ended": time.time(), "duration_s": None, "settings": {}})
     for _ in range(3):
         fleet.message("m/a/game", game)
+    store.commit()
     assert (fleet.games, fleet.duplicates) == (1, 2)
     out = io.StringIO()
     assert main(["fleet", "stats", "--offline", "--db", str(tmp_path / "fleet.sqlite"), "--period", "1d"],

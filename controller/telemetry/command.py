@@ -138,7 +138,9 @@ def live(follower, fleet, out, where):
     fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + text)
     try:
         while True:
-            follower.pump(1.0)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                follower.pump(end - time.monotonic())
             del notes[:-5]
             state = "connected" if follower.connected else "reconnecting..."
             out.write("\033[H\033[2J%s  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
@@ -196,16 +198,21 @@ class Follower:
             raise Unreachable("the broker refused us (%s)" % self.answer)
 
     def pump(self, timeout):
-        """Hand the messages that came to the fleet, waiting up to `timeout` s for the first; how many."""
+        """Hand the messages that came to the fleet, waiting up to `timeout` s for the first;
+        a batch is kept in one transaction. How many."""
         count = 0
         end = time.monotonic() + timeout
         while True:
             try:
-                name, payload, retained = self.messages.get(timeout=max(0.0, end - time.monotonic()))
+                name, payload, retained = self.messages.get(timeout=max(0.0, end - time.monotonic()) if not count
+                                                             else 0)
             except queue.Empty:
-                return count
+                break
             self.fleet.message(name, payload, retained)
             count += 1
+        if count:
+            self.fleet.store.commit()
+        return count
 
     def collect(self):
         """What the broker holds now: the retained statuses and any queued games, until it goes quiet."""

@@ -35,18 +35,20 @@ class FleetStore:
         self.db.executescript(SCHEMA)
 
     def game(self, payload):
-        """Keep a game; False when its id was kept before (a QoS 1 duplicate)."""
-        with self.db:
-            cursor = self.db.execute("insert or ignore into games values (?, ?, ?, ?, ?, ?, ?)", (
-                payload["id"], payload["exhibit"], payload["machine"], payload["winner"], payload["turns"],
-                payload["duration_s"], payload["ended"]))
+        """Keep a game (written at the next `commit`); False when its id was kept before (a QoS 1 duplicate)."""
+        cursor = self.db.execute("insert or ignore into games values (?, ?, ?, ?, ?, ?, ?)", (
+            payload["id"], payload["exhibit"], payload["machine"], payload["winner"], payload["turns"],
+            payload["duration_s"], payload["ended"]))
         return cursor.rowcount == 1
 
     def fault(self, payload):
-        with self.db:
-            cursor = self.db.execute("insert or ignore into faults values (?, ?, ?, ?, ?)", (
-                payload["id"], payload["exhibit"], payload["machine"], payload["fault"], payload["at"]))
+        cursor = self.db.execute("insert or ignore into faults values (?, ?, ?, ?, ?)", (
+            payload["id"], payload["exhibit"], payload["machine"], payload["fault"], payload["at"]))
         return cursor.rowcount == 1
+
+    def commit(self):
+        """Write what came since the last commit: one transaction for a batch of messages, not one each."""
+        self.db.commit()
 
     def summary(self, since):
         """Per exhibit since `since` (seconds since the epoch): (exhibit, machine, games, machine wins,
@@ -60,6 +62,7 @@ class FleetStore:
         return games, faults
 
     def close(self):
+        self.db.commit()
         self.db.close()
 
 
