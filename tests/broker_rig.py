@@ -46,7 +46,8 @@ class Broker:
         (folder / "data").mkdir(exist_ok=True)
         self.config = folder / "mosquitto.conf"
         # max_queued_messages: what docs/telemetry.md asks of a museum's broker, so that a fleet
-        # follower that was away gets every game; user: started by root, mosquitto would become the user "mosquitto", who cannot write here
+        # follower that was away gets every game. user: started by root, mosquitto would become
+        # the user "mosquitto", who cannot write here (its persistence would be lost).
         self.config.write_text("listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
                                "persistence_location %s/\nlog_dest file %s\nuser %s\nmax_queued_messages 100000\n"
                                % (self.port, folder / "data", folder / "mosquitto.log", getpass.getuser()))

@@ -330,7 +330,8 @@ def test_strict_gpiod_without_a_boot_configuration_is_one_line(tmp_path):
 
 def test_the_install_sets_strict_gpiod_before_it_starts_the_service():
     text = INSTALL.read_text()
-    steps = [line.strip() for line in text.splitlines() if line.strip() in ("strict_gpiod_on", 'systemctl daemon-reload')]
+    # the script's own steps, at the top level (a function's body is indented)
+    steps = [line for line in text.splitlines() if line in ("strict_gpiod_on", 'systemctl daemon-reload')]
     assert steps == ["strict_gpiod_on", "systemctl daemon-reload"]
 
 

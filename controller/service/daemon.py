@@ -111,9 +111,11 @@ class Service:
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
         self.telemetry = self.start_telemetry()
-        self.first_move_at = None   # when this game's first move came (time.time()), for its duration
         self.status_sent = None
         self.machine = self.restore()
+        # When this game's first move came (time.time()), for its duration: 0 when it came
+        # before this start (unknown), None before the first move.
+        self.first_move_at = 0 if self.machine.turns else None
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
         self.storms = {}
@@ -343,10 +345,12 @@ class Service:
         if mode == "play" and machine.mode == "over":
             self.stats.game(name, machine.winner)
             if self.telemetry:
-                lasted = None if self.first_move_at is None else int(time.time() - self.first_move_at)
+                lasted = int(time.time() - self.first_move_at) if self.first_move_at else None
                 self.telemetry.game(machine.winner, len(machine.turns), lasted, self.config.machine)
-        if self.telemetry:
-            self.first_move_at = (self.first_move_at or time.time()) if machine.turns else None
+        if not machine.turns:
+            self.first_move_at = None
+        elif self.first_move_at is None:
+            self.first_move_at = time.time()
         fault = machine.fault
         if fault and fault != self.last_fault:
             self.fault_seen(fault)

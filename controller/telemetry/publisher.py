@@ -69,7 +69,9 @@ class Telemetry:
         # On a Pi the service has no network: the unit routes the broker through a local socket
         # (systemd/drnim-mqtt.socket, a proxy with the network and nothing else).
         self.socket = os.environ.get(SOCKET_VARIABLE, "")
-        self.where = "%s:%d%s" % (settings["host"], settings["port"], " (through %s)" % self.socket if self.socket else "")
+        self.where = "%s:%d" % (settings["host"], settings["port"])
+        if self.socket:
+            self.where += " (through %s)" % self.socket
         self.log = log
         self.clock = clock
         self.started = clock()
