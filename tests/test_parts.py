@@ -1,0 +1,112 @@
+"""Every printed part under hardware/<machine>/parts/ renders with Debian's openscad into one
+closed solid that fits the bounding box its header states and the printer's bed; its
+parameters can be changed from the command line; and the parts' README lists it.
+
+The parts render in parallel, once per session (about 20 s of CPU in all)."""
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import ROOT
+from controller.hardware.printed import BED, MACHINES, Mesh, Part, PartError, parts, render
+
+OPENSCAD = shutil.which("openscad")
+needs_openscad = pytest.mark.skipif(OPENSCAD is None, reason="openscad is missing (apt-get install openscad)")
+ALL_PARTS = [part for machine in MACHINES for part in parts(machine)]
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory):
+    """Each part's mesh, or the PartError its render raised."""
+    folder = tmp_path_factory.mktemp("parts")
+
+    def one(part):
+        try:
+            return render(OPENSCAD, part.path, folder / f"{part.machine}_{part.name}.stl")
+        except PartError as error:
+            return error
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(ALL_PARTS, pool.map(one, ALL_PARTS)))
+
+
+def test_both_machines_have_their_parts():
+    names = {(part.machine, part.name) for part in ALL_PARTS}
+    for expected in [("drnim", "rail_upper"), ("drnim", "rail_lower"), ("drnim", "gate_solenoid"),
+                     ("drnim", "gate_servo_mount"), ("drnim", "gate_servo_arm"), ("drnim", "beam_holder"),
+                     ("drnim", "flipper"), ("drnim", "tray"), ("drnim", "panel"),
+                     ("drnim", "enclosure_base"), ("drnim", "enclosure_lid"),
+                     ("nimatron", "lamp_panel"), ("nimatron", "console_base"), ("nimatron", "console_top")]:
+        assert expected in names
+
+
+@needs_openscad
+@pytest.mark.parametrize("part", ALL_PARTS, ids=repr)
+def test_each_part_renders_as_one_closed_solid_inside_its_stated_box(part, rendered):
+    mesh = rendered[part]
+    assert not isinstance(mesh, PartError), str(mesh)
+    assert mesh.edge_faults() == 0, f"{part}: the surface is not closed"
+    assert mesh.bodies() == 1, f"{part}: {mesh.bodies()} separate bodies"
+    assert mesh.volume() > 0
+    extent = mesh.extent()
+    for side, stated in zip(extent, part.box):
+        # the header is the part's real size to the millimetre, not just an upper limit
+        assert stated - 1 <= side <= stated, f"{part}: {extent} against the header's {part.box}"
+
+
+@pytest.mark.parametrize("part", ALL_PARTS, ids=repr)
+def test_each_part_fits_the_bed_and_prints_without_supports(part):
+    assert all(side <= limit for side, limit in zip(part.box, BED)), f"{part}: {part.box} is larger than the bed {BED}"
+    assert part.orientation.endswith("no supports")
+    assert part.count >= 1
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_parts_readme_lists_every_part_with_its_count(machine):
+    readme = (ROOT / "hardware" / machine / "parts" / "README.md").read_text(encoding="utf-8")
+    for part in parts(machine):
+        row = next((line for line in readme.splitlines() if line.startswith(f"| [`{part.name}.scad`]")), None)
+        assert row is not None, f"{machine}/parts/README.md has no row for {part.name}.scad"
+        assert f"| {part.count} |" in row, f"{part.name}: the README's count differs from the header's {part.count}"
+
+
+@needs_openscad
+def test_a_bigger_marble_widens_and_lengthens_the_rail(tmp_path):
+    default = next(part for part in ALL_PARTS if part.name == "rail_lower")
+    mesh = render(OPENSCAD, default.path, tmp_path / "rail.stl", defines=["marble=19"])
+    assert mesh.edge_faults() == 0 and mesh.bodies() == 1
+    length, width, height = mesh.extent()
+    assert width == pytest.approx(default.box[1] + 3, abs=0.1)
+    assert length == pytest.approx(default.box[0] + 16 * 3 / 2, abs=0.1)
+    assert height == pytest.approx(default.box[2] + 3, abs=0.1)
+
+
+@needs_openscad
+def test_an_unknown_servo_model_is_refused_with_its_name(tmp_path):
+    mount = next(part for part in ALL_PARTS if part.name == "gate_servo_mount")
+    with pytest.raises(PartError) as refused:
+        render(OPENSCAD, mount.path, tmp_path / "mount.stl", defines=['servo_model="HS-311"'])
+    message = str(refused.value)
+    assert "gate_servo_mount.scad" in message and "HS-311" in message and "\n" not in message
+
+
+@needs_openscad
+def test_the_checks_catch_two_bodies_and_an_open_surface(tmp_path):
+    source = tmp_path / "two.scad"
+    source.write_text("cube(10); translate([20, 0, 0]) cube(10);\n")
+    assert render(OPENSCAD, source, tmp_path / "two.stl").bodies() == 2
+    cube = render(OPENSCAD, tmp_path / "two.scad", tmp_path / "cube.stl")
+    open_surface = Mesh(cube.triangles[:-1])
+    assert open_surface.edge_faults() > 0
+
+
+def test_a_part_without_a_bounding_box_line_is_refused_in_one_line(tmp_path):
+    folder = tmp_path / "drnim" / "parts"
+    folder.mkdir(parents=True)
+    source = folder / "knob.scad"
+    source.write_text("// print: flat; no supports\n// count: 1\ncube(5);\n")
+    with pytest.raises(PartError, match=r"knob\.scad: the header has no '// bounding box:' line$"):
+        Part(source)
