@@ -6,6 +6,7 @@ The parts render in parallel, once per session (about 20 s of CPU in all)."""
 
 import os
 import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -101,6 +102,18 @@ def test_the_checks_catch_two_bodies_and_an_open_surface(tmp_path):
     cube = render(OPENSCAD, tmp_path / "two.scad", tmp_path / "cube.stl")
     open_surface = Mesh(cube.triangles[:-1])
     assert open_surface.edge_faults() > 0
+
+
+@needs_openscad
+@pytest.mark.parametrize("machine", MACHINES)
+def test_each_assembly_places_parts_that_exist(machine, tmp_path):
+    """assembly.scad draws the README's picture; a renamed part or module breaks it."""
+    assembly = ROOT / "hardware" / machine / "parts" / "assembly.scad"
+    result = subprocess.run([OPENSCAD, "-o", str(tmp_path / "assembly.csg"), str(assembly)],
+                            capture_output=True, text=True, timeout=120)
+    problems = [line for line in result.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))]
+    assert result.returncode == 0 and not problems, problems
+    assert (ROOT / "hardware" / machine / "parts" / "assembly.png").stat().st_size > 10_000
 
 
 def test_a_part_without_a_bounding_box_line_is_refused_in_one_line(tmp_path):
