@@ -59,3 +59,16 @@ module pi_standoffs(height = pi_standoff) {
                 cylinder(d = 2.2, h = height + 1);
             }
 }
+
+// The lid of an open_box whose inside is `inner` (x, y): a plate the box's outer size and
+// `plate` thick, with a lip (a ring one wall thick) that fits inside the box's walls.
+// Drawn top face down, lip upwards, as it prints.
+module box_lid(inner, plate, lip_height = 4) {
+    lip = [inner[0] - 2 * clearance, inner[1] - 2 * clearance];
+    cube([inner[0] + 2 * wall, inner[1] + 2 * wall, plate]);
+    translate([wall + clearance, wall + clearance, plate - 0.01])
+        difference() {
+            cube([lip[0], lip[1], lip_height + 0.01]);
+            translate([wall, wall, -1]) cube([lip[0] - 2 * wall, lip[1] - 2 * wall, lip_height + 2]);
+        }
+}

@@ -13,11 +13,11 @@ lit = [1, 3, 5, 7];     // the lamps still lit in rows 1-4 (top to bottom)
 color("DimGray") console_base();
 // the top, turned face up onto the base, its lip inside the walls
 color("Gray") translate([0, outer[1], console_height + panel_thickness]) rotate([180, 0, 0]) console_top();
-for (i = [0 : 3]) color("Red") translate([25 + i * 28, outer[1] - 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
-color("Gold") translate([outer[0] - 60, outer[1] - 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
-color("Black") translate([outer[0] - 25, outer[1] - 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
+for (i = [0 : 3]) color("Red") translate([25 + i * 28, 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
+color("Gold") translate([outer[0] - 60, 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
+color("Black") translate([outer[0] - 25, 35, console_height + panel_thickness]) cylinder(d = 16, h = 7);
 for (lamp = [[0, "YellowGreen"], [1, "Orange"], [2, "Yellow"], [3, "Red"]])
-    color(lamp[1]) translate([outer[0] / 2 + (lamp[0] - 1.5) * 30, outer[1] - 80, console_height + panel_thickness]) sphere(d = 5);
+    color(lamp[1]) translate([outer[0] / 2 + (lamp[0] - 1.5) * 30, 80, console_height + panel_thickness]) sphere(d = 5);
 
 // the upright at the console's back, and the lamp panel standing in front of it
 upright = [panel_size[0] + 20, 6, panel_size[1] + 30];
