@@ -52,6 +52,7 @@ def test_each_part_renders_as_one_closed_solid_inside_its_stated_box(part, rende
     assert mesh.edge_faults() == 0, f"{part}: the surface is not closed"
     assert mesh.bodies() == 1, f"{part}: {mesh.bodies()} separate bodies"
     assert mesh.volume() > 0
+    assert mesh.steep_overhangs() == 0, f"{part}: faces that would need supports in the stated orientation"
     extent = mesh.extent()
     for side, stated in zip(extent, part.box):
         # the header is the part's real size to the millimetre, not just an upper limit
@@ -95,13 +96,16 @@ def test_an_unknown_servo_model_is_refused_with_its_name(tmp_path):
 
 
 @needs_openscad
-def test_the_checks_catch_two_bodies_and_an_open_surface(tmp_path):
+def test_the_checks_catch_two_bodies_an_open_surface_and_an_overhang(tmp_path):
     source = tmp_path / "two.scad"
     source.write_text("cube(10); translate([20, 0, 0]) cube(10);\n")
     assert render(OPENSCAD, source, tmp_path / "two.stl").bodies() == 2
     cube = render(OPENSCAD, tmp_path / "two.scad", tmp_path / "cube.stl")
     open_surface = Mesh(cube.triangles[:-1])
     assert open_surface.edge_faults() > 0
+    (tmp_path / "hanging.scad").write_text("cube(10); translate([5, 5, 9]) cylinder(d1 = 2, d2 = 20, h = 5);\n")
+    assert render(OPENSCAD, tmp_path / "hanging.scad", tmp_path / "hanging.stl").steep_overhangs() > 0
+    assert cube.steep_overhangs() == 0
 
 
 @needs_openscad

@@ -117,6 +117,24 @@ class Mesh:
             parent[root(c)] = root(a)
         return len({root(corner) for corner in parent})
 
+    def steep_overhangs(self):
+        """Faces off the bed that face downwards at more than about 49 degrees from the
+        vertical, but are not flat: a printer cannot lay plastic on nothing there without
+        supports. (Flat ceilings are bridges, which it spans from wall to wall; 45-degree
+        faces, like a teardrop hole's roof, print as they are; the 4 degrees more leave room
+        for a round hole's facets.)"""
+        bed = min(float(corner[2]) for triangle in self.triangles for corner in triangle)
+        steep = 0
+        for triangle in self.triangles:
+            a, b, c = (tuple(map(float, corner)) for corner in triangle)
+            u = [b[i] - a[i] for i in range(3)]
+            v = [c[i] - a[i] for i in range(3)]
+            normal = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+            length = sum(n * n for n in normal) ** 0.5
+            if length and min(a[2], b[2], c[2]) > bed + 0.01 and -0.999 < normal[2] / length < -0.75:
+                steep += 1
+        return steep
+
     def extent(self):
         """The size of the bounding box: x, y, z in mm."""
         axes = list(zip(*(corner for triangle in self.triangles for corner in triangle)))
