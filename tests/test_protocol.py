@@ -145,3 +145,13 @@ def test_no_board_line_breaks_the_host(line):
         reply(line)
     except ProtocolError as error:
         assert "\n" not in str(error)
+
+
+def test_reading_and_writing_lines_interns_no_strings_under_micropython(micropython):
+    """Every distinct character a host sends must not be kept for good on the board: the protocol
+    reads and writes text by slices, never one character at a time (which MicroPython interns)."""
+    result = run_micropython(micropython, str(ROOT / "tests" / "mpy" / "protocol_qstrs.py"))
+    assert result.returncode == 0, result.stderr
+    counts = [int(line.split("n_qstr=")[1].split(",")[0]) for line in result.stdout.splitlines()
+              if "n_qstr=" in line]
+    assert len(counts) == 2 and counts[1] == counts[0], result.stdout

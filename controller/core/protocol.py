@@ -109,16 +109,22 @@ UNESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r
 
 
 def _string(text, write):
-    for char in text:
-        if char in ESCAPES or not " " <= char <= "~":
+    """`text` in double quotes. MicroPython interns every one-character string
+    that indexing or iterating over text makes, for good, so the text is
+    scanned as bytes and cut by slices, never a character at a time."""
+    plain = True
+    for byte in text.encode():
+        if byte < 0x20 or byte > 0x7E or byte == 0x22 or byte == 0x5C:
+            plain = False
             break
-    else:
+    if plain:
         write('"')
         write(text)
         write('"')
         return
     out = ['"']
-    for char in text:
+    for at in range(len(text)):
+        char = text[at:at + 1]
         code = ord(char)
         if char in ESCAPES:
             out.append(ESCAPES[char])
@@ -172,6 +178,8 @@ def load(text):
 
 
 class _Parser:
+    """Reads by slices (`at`), never indexing one character: see `_string`."""
+
     def __init__(self, text):
         self.text = text
         self.at = 0
@@ -183,12 +191,12 @@ class _Parser:
 
     def space(self):
         text = self.text
-        while self.at < len(text) and text[self.at] in " \t\r\n":
+        while self.at < len(text) and text[self.at:self.at + 1] in " \t\r\n":
             self.at += 1
 
     def peek(self):
         self.space()
-        return self.text[self.at] if self.at < len(self.text) else ""
+        return self.text[self.at:self.at + 1]
 
     def expect(self, char):
         if self.peek() != char:
@@ -258,10 +266,10 @@ class _Parser:
     def number(self):
         text = self.text
         start = self.at
-        if text[self.at] == "-":
+        if text[self.at:self.at + 1] == "-":
             self.at += 1
         digits = self.at
-        while self.at < len(text) and "0" <= text[self.at] <= "9":
+        while "0" <= text[self.at:self.at + 1] <= "9":
             self.at += 1
         count = self.at - digits
         if count == 0:
@@ -269,10 +277,10 @@ class _Parser:
         if count > MAX_DIGITS:
             self.at = start
             self.fail("a number of more than %d digits" % MAX_DIGITS)
-        if count > 1 and text[digits] == "0":
+        if count > 1 and text[digits:digits + 1] == "0":
             self.at = start
             self.fail("a number with a leading 0")
-        if self.at < len(text) and text[self.at] in ".eE":
+        if self.at < len(text) and text[self.at:self.at + 1] in ".eE":
             self.fail("a fraction or an exponent: numbers are whole")
         return int(text[start:self.at])
 
@@ -280,18 +288,18 @@ class _Parser:
         text = self.text
         self.at += 1
         start = self.at
-        while self.at < len(text) and text[self.at] not in '"\\':
-            if text[self.at] < " ":
+        while self.at < len(text) and text[self.at:self.at + 1] not in '"\\':
+            if text[self.at:self.at + 1] < " ":
                 self.fail("a control character in text")
             self.at += 1
-        if self.at < len(text) and text[self.at] == '"':
+        if text[self.at:self.at + 1] == '"':
             self.at += 1
             return text[start:self.at - 1]
         out = [text[start:self.at]]
         while True:
             if self.at >= len(text):
                 self.fail("text without its closing quote")
-            char = text[self.at]
+            char = text[self.at:self.at + 1]
             if char == '"':
                 self.at += 1
                 return "".join(out)
@@ -316,7 +324,7 @@ class _Parser:
                 if 0xD800 <= code < 0xE000:
                     self.at -= 6
                     self.fail("half of a surrogate pair")
-                out.append(chr(code))
+                out.append(_char(code))
             else:
                 self.fail("an unknown escape")
 
@@ -325,12 +333,26 @@ class _Parser:
         if len(digits) != 4:
             self.fail("\\u without four hex digits")
         code = 0
-        for char in digits.lower():
-            value = "0123456789abcdef".find(char)
+        for at in range(4):
+            value = "0123456789abcdef".find(digits[at:at + 1].lower())
             if value < 0:
                 self.fail("\\u without four hex digits")
             code = code * 16 + value
         return code
+
+
+def _char(code):
+    """The character of a \\u escape, made from its UTF-8 bytes: `chr` would
+    intern it for good on MicroPython, and a host may send any of a million."""
+    if code < 0x80:
+        data = (code,)
+    elif code < 0x800:
+        data = (0xC0 | code >> 6, 0x80 | code & 0x3F)
+    elif code < 0x10000:
+        data = (0xE0 | code >> 12, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F)
+    else:
+        data = (0xF0 | code >> 18, 0x80 | code >> 12 & 0x3F, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F)
+    return bytes(data).decode()
 
 
 # --- host lines --------------------------------------------------------------
