@@ -9,7 +9,7 @@ when one failed or the pins are busy, 2 for bad arguments or configuration.
 
 import sys
 
-from controller.cli import USAGE_ERROR, ArgumentError, add_config_argument, config_path, load_service_config, \
+from controller.cli import DEFAULT_CONFIG, ArgumentError, add_config_argument, config_path, load_service_config, \
     positive, rate, seed
 from controller.core.registry import NAMES as MACHINES
 from controller.core.registry import machine_class
@@ -103,4 +103,26 @@ def run_selftest(args, out):
 
 
 def run_calibrate(args, out):
-    raise ArgumentError("calibrate: not yet")
+    from controller.core.exhibit import RELEASE
+    from controller.selftest.calibrate import CalibrationError, calibrate
+    from controller.service.daemon import NoGPIO
+    path = config_path(args)
+    if path is None:
+        raise ArgumentError("--config: calibrate writes into a configuration file: give its path (there is no %s)"
+                            % DEFAULT_CONFIG)
+    config, pinmap = load_service_config(path)
+    if not machine_class(config.machine_name).has_output(RELEASE):
+        raise ArgumentError("calibrate: the %s has no marble release: nothing to calibrate" % config.machine_name)
+    try:
+        bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
+    except (ServiceRunning, NoGPIO) as error:
+        return refused("calibrate", error)
+    try:
+        calibrate(bench, config, pinmap, args.marbles, out)
+    except (CalibrationError, Stopped) as error:
+        return refused("calibrate", error or "stopped: nothing written")
+    except OSError as error:
+        return refused("calibrate", "cannot write %s (%s): nothing written" % (path, error.strerror or error))
+    finally:
+        bench.close()
+    return 0
