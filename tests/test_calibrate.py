@@ -112,7 +112,22 @@ def test_a_file_that_cannot_be_edited_line_by_line_is_left_alone(tmp_path, capsy
 
 
 def test_a_missing_section_is_added_and_crlf_lines_kept():
-    assert set_whole_numbers('[service]\nmachine = "drnim"', "drnim", {"pace_ms": 300}) == \
-        '[service]\nmachine = "drnim"\n\n[drnim]\npace_ms = 300\n'
+    assert set_whole_numbers('[service]\nmachine = "drnim"', "drnim", {"pace_ms": 300, "release_timeout_ms": 450}) \
+        == '[service]\nmachine = "drnim"\n\n[drnim]\npace_ms = 300\nrelease_timeout_ms = 450\n'
     assert set_whole_numbers("[drnim]\r\npace_ms=900\r\n[nimatron]\r\n", "drnim", {"pace_ms": 300}) == \
         "[drnim]\r\npace_ms=300\r\n[nimatron]\r\n"
+
+
+def test_a_servo_gate_open_longer_than_the_fall_sets_both_past_its_open_time(tmp_path):
+    from test_pinmap import servo_variant
+    pinmap_path = tmp_path / "pinmap.toml"
+    pinmap_path.write_text(servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release"))
+    path = tmp_path / "config.toml"
+    # the gate stays open 400 ms; the marbles reach the sensor 250 ms after it starts to open
+    path.write_text('[service]\npinmap = "%s"\nservo_open_ms = 400\n' % pinmap_path)
+    code, out = run("calibrate", "--simulate", "--marbles", "3", "--config", str(path))
+    assert code == 0, out
+    assert "the release stays open 400 ms" in out
+    assert "drnim.pace_ms: 900 -> 500 (the release's open time, 400 ms, plus 100 ms" in out
+    assert "drnim.release_timeout_ms: 1500 -> 500" in out
+    assert run("config", "check", str(path))[0] == 0

@@ -182,3 +182,17 @@ def test_pins_another_program_holds_become_the_same_line():
     line = busy(taken.value)
     assert line.startswith("another program (the service?) holds the pins: stop it first with "
                            "`sudo systemctl stop drnim-controller`")
+
+
+def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):
+    from test_pinmap import servo_variant
+    text = default_pinmap_path("drnim").read_text()
+    pinmap_path = tmp_path / "pinmap.toml"
+    pinmap_path.write_text(servo_variant(servo_variant(text, "outputs.release"), "outputs.turn"))
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace("[service]", '[service]\npinmap = "%s"' % pinmap_path))
+    code, out = run("selftest", "--simulate", "--config", str(config))
+    assert code == 0, out
+    assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in out
+    report = saved_report(tmp_path)
+    assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]

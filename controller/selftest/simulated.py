@@ -15,6 +15,9 @@ beam at the gate; a 74HC595 chain decoded from its pins. Around it:
   the board really drives the wrong pins;
 - `jam_rate`: the chance that a released marble sticks in the chute.
 
+The release may be a solenoid (a marble goes when its pin rises) or a servo
+gate (when it swings nearer its open angle than its closed one).
+
 Time is simulated: the stages run as fast as the computer allows.
 """
 
@@ -32,6 +35,15 @@ from controller.sim.pins import BoundedPin
 BOUNCE_MS = 8          # a good contact's bounce: edges 1 ms apart
 WORN_BOUNCE_MS = 45    # a worn one, longer than any debounce_ms in the shipped pin maps
 ANSWER = {True: "yes", False: "no"}
+
+
+def servo_angle(spec, pin):
+    """A servo's angle read from its mock PWM pin's pulse (None when detached)."""
+    if not pin.frequency or not pin.state:
+        return None
+    pulse_ms = pin.state * 1000 / pin.frequency
+    low, high = spec.options["min_pulse_ms"], spec.options["max_pulse_ms"]
+    return -90 + (pulse_ms - low) * 180 / (high - low)
 
 
 class WatchedChip(Chip74HC595):
@@ -63,12 +75,10 @@ class SimulatedBench(Bench):
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
         self.marbles = None
+        self.gate_open = False
         release = pinmap.outputs.get("release")
         if release is not None:
-            if release.kind != "solenoid":
-                raise ValueError("the simulated bench has a solenoid release only, not the pin map's %s"
-                                 % release.kind)
-            self.factory.pin(release.pin, pin_class=EdgePin, on_rise=self.released)
+            self.factory.pin(release.pin, pin_class=EdgePin, on_rise=lambda: self.gate_moved(release))
             self.marbles = Marbles(rail, fall_ms)
         for spec in pinmap.outputs.values():
             if spec.kind == "shift_register":
@@ -93,8 +103,21 @@ class SimulatedBench(Bench):
         return self.queue.get_nowait()
 
     # --- the marbles ---------------------------------------------------------------------
+    def gate_moved(self, spec):
+        """The release pin changed: a solenoid energised, or a servo gate moved
+        (open when nearer its open angle than its closed one)."""
+        if spec.kind == "servo":
+            angle = servo_angle(spec, self.factory.pin(spec.pin))
+            opened = angle is not None and \
+                abs(angle - spec.options["open_angle"]) < abs(angle - spec.options["closed_angle"])
+        else:
+            opened = True
+        if opened and not self.gate_open:
+            self.released()
+        self.gate_open = opened and spec.kind == "servo"
+
     def released(self):
-        """The release pin rose: one marble leaves the rail, unless it jams."""
+        """The release opened: one marble leaves the rail, unless it jams."""
         falling = len(self.marbles.falling)
         self.marbles.released(self.time, lambda: self.rng.random() < self.jam_rate)
         for when in self.marbles.falling[falling:]:
@@ -152,13 +175,11 @@ class SimulatedBench(Bench):
     def side(self, spec):
         """Which way an indicator points, read from its pins (a servo's from its pulse)."""
         if spec.kind == "servo":
-            pin = self.factory.pin(spec.pin)
-            if not pin.frequency or not pin.state:
+            angle = servo_angle(spec, self.factory.pin(spec.pin))
+            if angle is None:
                 return None
-            pulse_ms = pin.state * 1000 / pin.frequency
-            o = spec.options
-            angle = -90 + (pulse_ms - o["min_pulse_ms"]) * 180 / (o["max_pulse_ms"] - o["min_pulse_ms"])
-            return "left" if abs(angle - o["left_angle"]) < abs(angle - o["right_angle"]) else "right"
+            return "left" if abs(angle - spec.options["left_angle"]) < abs(angle - spec.options["right_angle"]) \
+                else "right"
         left, right = self.lit(spec, "left"), self.lit(spec, "right")
         return "left" if left and not right else "right" if right and not left else None
 

@@ -44,8 +44,9 @@ def set_whole_numbers(text, section, values):
 def set_one(lines, section, key, value):
     start = next((number for number, line in enumerate(lines) if section_of(line) == section), None)
     if start is None:
-        tail = "" if not lines or lines[-1].endswith("\n") else "\n"
-        return lines + ["%s\n[%s]\n%s = %d\n" % (tail, section, key, value)]
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        return lines + ["\n", "[%s]\n" % section, "%s = %d\n" % (key, value)]
     end = next((number for number in range(start + 1, len(lines)) if ANY_HEADER.match(lines[number])), len(lines))
     pattern = key_line(key)
     last = start
