@@ -7,7 +7,8 @@ import io
 import pytest
 
 from conftest import ROOT
-from controller.cli import DEFAULT_CONFIG, main
+from test_cli import run
+from controller.cli import DEFAULT_CONFIG
 from controller.core.drnim import DrNim
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.selftest.calibrate import calibrate, derive
@@ -16,11 +17,6 @@ from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import load_config
 
 SHIPPED = (ROOT / "systemd" / "config.toml").read_text()
-
-
-def run(*argv):
-    out = io.StringIO()
-    return main(list(argv), out=out, read_line=lambda prompt: ""), out.getvalue()
 
 
 def changed_lines(old, new):
@@ -89,7 +85,8 @@ def test_the_nimatron_has_nothing_to_calibrate(tmp_path, capsys):
     path = tmp_path / "config.toml"
     path.write_text('[service]\nmachine = "nimatron"\n')
     assert run("calibrate", "--simulate", "--config", str(path))[0] == 2
-    assert capsys.readouterr().err == "controller: calibrate: the nimatron has no marble release: nothing to calibrate\n"
+    assert capsys.readouterr().err == \
+        "controller: calibrate: the nimatron has no marble release: nothing to calibrate\n"
 
 
 def test_without_a_configuration_file_it_asks_for_one(capsys):

@@ -14,7 +14,7 @@ from gpiozero.pins.mock import MockFactory
 
 from conftest import ROOT
 from service_rig import write_config
-from controller.cli import main
+from test_cli import run
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.selftest.bench import Bench
 from controller.selftest.guard import busy, service_pid
@@ -22,19 +22,6 @@ from controller.selftest.report import Report
 from controller.selftest.simulated import SimulatedBench
 from controller.selftest.stages import Selftest
 from controller.service.config import load_config
-
-
-def run(*argv, lines=()):
-    out = io.StringIO()
-    feed = iter(lines)
-
-    def read_line(prompt):
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError
-    code = main(list(argv), out=out, read_line=read_line)
-    return code, out.getvalue()
 
 
 def saved_report(tmp_path):

@@ -80,7 +80,8 @@ def time_marbles(bench, config, pinmap, count, say):
         ms = release_one(bench, opened, SEEN_WITHIN_MS)
         if ms is None:
             raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
-                                   "(or load more marbles) and calibrate again; nothing written" % (number, SEEN_WITHIN_MS))
+                                   "(or load more marbles) and calibrate again; nothing written"
+                                   % (number, SEEN_WITHIN_MS))
         say("  marble %d: %d ms" % (number, ms))
         times.append(ms)
     return times

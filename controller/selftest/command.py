@@ -1,6 +1,7 @@
 """The `controller selftest` and `controller calibrate` subcommands.
 
-    controller selftest [--machine drnim|nimatron] [--config PATH] [--skip STAGE]... [--simulate [--jam-rate R] [--seed N]]
+    controller selftest [--machine drnim|nimatron] [--config PATH] [--skip STAGE]...
+                        [--simulate [--jam-rate R] [--seed N]]
     controller calibrate [--marbles N] [--config PATH] [--simulate [--jam-rate R] [--seed N]]
 
 Exit status: 0 when every check passed (or the calibration was written), 1
@@ -98,7 +99,8 @@ def run_selftest(args, out):
     try:
         out.write("Report saved as %s\n" % report.save(folder))
     except OSError as error:
-        out.write("The report could not be saved in %s (%s); it is the text above.\n" % (folder, error.strerror or error))
+        out.write("The report could not be saved in %s (%s); it is the text above.\n"
+                  % (folder, error.strerror or error))
     return 0 if report.passed else 1
 
 

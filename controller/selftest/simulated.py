@@ -47,15 +47,22 @@ def servo_angle(spec, pin):
 
 
 class WatchedChip(Chip74HC595):
-    """The 74HC595 chain, remembering every latched frame for the eyes."""
+    """The 74HC595 chain as the eyes see it: every latched frame remembered,
+    and nothing lit while its OE line (`enable`, active low) is high."""
 
     def __init__(self, factory, spec):
         super().__init__(factory, spec)
+        self.enable = factory.pin(spec.pins["enable"]) if "enable" in spec.pins else None
         self.frames = []
+
+    def shown(self):
+        if self.enable is not None and self.enable.state:
+            return [False] * len(self.outputs)
+        return list(self.outputs)
 
     def latch(self):
         super().latch()
-        self.frames.append(list(self.outputs))
+        self.frames.append(self.shown())
 
 
 class SimulatedBench(Bench):
@@ -192,7 +199,7 @@ class SimulatedBench(Bench):
         """Row `row` (None: every row dark now) lit 1, 2, ... lamps in turn, the
         others dark, the same on both displays, in the frames latched since the last look."""
         if row is None:
-            return not any(self.chip.outputs)
+            return not any(self.chip.shown())
         shown = []
         for frame in self.chip.frames:
             console, spectators = self.rows(frame, 0), self.rows(frame, 1)

@@ -14,7 +14,7 @@ A stage whose part of the harness is not connected is skipped (asked at its
 start, or named with --skip); so is any single check answered "s".
 """
 
-from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SENSOR, SOUND, SWITCH
+from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND, SWITCH
 from controller.hardware.pinmap import HEADER, display_registers
 from controller.selftest.release import release_one, sensor_role
 from controller.selftest.report import FAIL, PASS, SKIP
@@ -103,7 +103,7 @@ class Selftest:
             answers = []
             for side in ("left", "right"):
                 device.show(side)
-                shown = "the %s LED lit, the other dark" % side if spec.kind == "led_pair" else "its flipper to the %s" % side
+                shown = ("the %s LED lit, the other dark" if spec.kind == "led_pair" else "its flipper to the %s") % side
                 answers.append((side, self.bench.ask("%s. Does it point %s (%s)?" % (spec.label, side, shown),
                                                      ("side", role, side))))
             device.off()
@@ -137,8 +137,9 @@ class Selftest:
         panel.off()
         answer = self.bench.ask("Are all the lamps dark now?", ("dark",))
         spec = self.pinmap.outputs[role]
-        self.answered(stage, "all dark", answer, "the chain did not clear: check the latch line (%s) and the "
-                      "clock line (%s)" % (where([spec.pins["latch"]]), where([spec.pins["clock"]])))
+        self.answered(stage, "all dark", answer, "the chain did not clear: check its %s" % ", ".join(
+            "%s line, %s" % (name, where([spec.pins[name]])) for name in ("latch", "clock", "enable")
+            if name in spec.pins))
 
     def inputs(self, stage):
         self.bench.inputs.listener = self.echo
