@@ -123,6 +123,8 @@ def build_parser():
     add_config_argument(stats)
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
+    from controller.web.command import add_parser as add_web_parser
+    add_web_parser(commands)
     return parser
 
 
