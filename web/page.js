@@ -115,15 +115,15 @@ function start(name) {
   decl = machines[name];
   outputs = {};
   touched = false;
-  $("settings-error").textContent = "";
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
   const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now()));
   if (reply.error) {
-    $("settings-error").textContent = "That setting does not fit: " + reply.error;
-    if (view && view.machine === name) return;
+    if (view && view.machine === name) return settingError(reply.error);
     chosen[name] = {};
-    return start(name);
+    start(name);
+    return settingError(reply.error);
   }
+  $("settings-error").textContent = "";
   $("messages").textContent = "";
   $("said").textContent = "";
   view = reply.view;
@@ -131,6 +131,12 @@ function start(name) {
   answer(JSON.stringify(reply));
   history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
     {}, Object.fromEntries(params), { machine: name })).toString());
+}
+
+// A setting the machine refused: one line, and the game goes on as it was.
+function settingError(text) {
+  $("settings-error").textContent = "That setting does not fit: " + text;
+  say("That setting does not fit: " + text, "error");
 }
 
 function say(text, kind) {
@@ -460,6 +466,21 @@ function onKey(event) {
   }
 }
 
+// Any setting of the machine may be given in the page's address (a kiosk's
+// `?kiosk=1&idle_ms=60000`), read by the type of its default; the machine checks it.
+function settingsFromAddress(machine) {
+  const settings = {};
+  for (const [key, text] of params) {
+    const spec = machine.settings[key];
+    if (!spec || key === "seed") continue;
+    if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
+    else if (typeof spec.default === "number") settings[key] = /^[0-9]+$/.test(text) ? Number(text) : text;
+    else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(Number));
+    else settings[key] = text;
+  }
+  return settings;
+}
+
 // --- start-up -----------------------------------------------------------------------------
 async function boot() {
   if (kiosk) document.body.classList.add("kiosk");
@@ -495,7 +516,9 @@ async function boot() {
   const seed = Number(params.get("seed"));
   chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : 1 + Math.floor(Math.random() * 0xfffffffe);
   document.addEventListener("keydown", onKey);
-  start(machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0]);
+  const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
+  chosen[name] = settingsFromAddress(machines[name]);
+  start(name);
 }
 
 boot().catch((error) => {
