@@ -76,7 +76,8 @@ def test_the_nimatron_map_gives_each_display_chips_of_its_own():
     pinmap = load_pinmap(default_pinmap_path("nimatron"))
     assert (pinmap.rows, pinmap.lamps_per_row) == (4, 7)
     lamps = pinmap.outputs["lamps"]
-    assert lamps.pins == {"data": 10, "clock": 11, "latch": 8}
+    assert lamps.pins == {"data": 10, "clock": 11, "latch": 8, "enable": 5}
+    assert lamps.pins["enable"] <= 8, "OE on a pin the Pi pulls up at power-up: the lamps stay dark while it boots"
     assert lamps.options == {"registers": 8, "lamp_colour": "warm-white", "lamp_vf": 3.0, "lamp_resistor": 75}
     assert lamps.active is None
     order = pm.lamp_outputs(pinmap)

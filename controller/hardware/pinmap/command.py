@@ -1,5 +1,6 @@
 """The pin-map command: check pin maps (the shipped ones when none is named)
-and, with --write-docs, rewrite the generated tables in each map's wiring.md.
+and, with --write-docs, rewrite the generated tables in each map's wiring.md
+and its drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py).
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
@@ -40,6 +41,23 @@ def main(argv=None, out=None):
             if new != text:
                 doc.write_text(new, encoding="utf-8")
                 print("%s: tables rewritten" % doc, file=out)
+            status = write_drawings(path, out) or status
     return status
+
+
+def write_drawings(path, out):
+    """Redraw the SVG schematics next to the pin map at `path`; 1 when schemdraw is missing."""
+    try:
+        from controller.hardware.pinmap.drawing import drawings
+        made = drawings(path)
+    except ImportError as error:
+        print("%s: drawings not redrawn: %s is missing (pip install -e '.[test]')" % (path, error.name), file=out)
+        return 1
+    for name, svg in made.items():
+        target = Path(path).parent / name
+        if not target.exists() or target.read_text(encoding="utf-8") != svg:
+            target.write_text(svg, encoding="utf-8")
+            print("%s: drawn" % target, file=out)
+    return 0
 
 

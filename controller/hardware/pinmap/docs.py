@@ -15,6 +15,8 @@ SHIFT_REGISTER_PINS = {
     "data": "SER (pin 14) of the first 74HC595",
     "clock": "SRCLK (pin 11) of every 74HC595",
     "latch": "RCLK (pin 12) of every 74HC595",
+    "enable": "OE (pin 13) of every 74HC595, with a 10 kΩ pull-up to 3.3 V: the lamps stay dark until the "
+              "service has cleared the chain",
 }
 
 

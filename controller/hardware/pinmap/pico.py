@@ -23,6 +23,10 @@ from controller.hardware.pinmap.release import open_ms, timing_problem
 # The GP pins a Pico and a Pico 2 bring out for general use (GP23-25 and 29
 # run the board's power supply, LED and VSYS sense, or the Pico W's radio).
 PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
+# GP number -> the board's pin number (1-40, counted down the left edge from
+# the USB end and back up the right), for the drawn wiring.
+PICO_HEADER = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
+               14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
 # default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
 RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
 POLL_MS = 10
