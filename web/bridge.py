@@ -4,8 +4,7 @@ browser, with the marbles of `core/marbles.py` around it.
 The JavaScript shell (page.js) never restates what a machine is: it asks
 here for the declarations (roles, settings with their ranges and choices,
 lamps, openings, the opponents a machine accepts) and hands every event
-here with the browser's clock; each answer is one JSON text (the core's
-encoder) holding the commands to draw and a plain view of the machine.
+here with the browser's clock; each answer is one JSON text holding the commands to draw and a plain view of the machine.
 Every event given to the machine is kept with its time and its commands
 (`trace`), so a test can replay them through the core on CPython.
 
@@ -13,10 +12,18 @@ Runs unchanged under MicroPython (the browser's, the tests' `micropython`)
 and CPython.
 """
 
+import json
+
 from controller.core.exhibit import BUTTON, RELEASE, SWITCH, ConfigError
 from controller.core.marbles import Marbles
-from controller.core.protocol import encode, load
+from controller.core.protocol import load
 from controller.core.registry import NAMES, machine_class
+
+# Answers go out through the runtime's own JSON (C in MicroPython): a page
+# answers every event, and the core's careful encoder is for the serial line.
+# What comes in (settings, events) is read by the core's parser, whose every
+# refusal is one line.
+encode = json.dumps
 
 # How long a marble takes from the release to the gate (the simulator's default).
 FALL_MS = 300
