@@ -140,6 +140,27 @@ def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     assert page.evaluate("nim.view().rail") == 15
 
 
+@needs_browser
+def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=2")
+    reached = []
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    for control in ("control-trigger", "control-turn_switch", "control-equalizer_switch", "control-new_game",
+                    "setting-first", "setting-rule", "setting-opponent"):
+        assert control in reached
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 14
+    page.focus("#control-turn_switch")
+    page.keyboard.press("Space")
+    assert page.evaluate("nim.view().turn") == "machine"
+    assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
+
+
 def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path):
     """The page's side of the machine (web/bridge.py) on the real MicroPython:
     a game through it, replayed through the core on CPython."""
