@@ -128,6 +128,8 @@ def build_parser():
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
     add_selftest_parsers(commands)
+    from controller.web.command import add_parser as add_web_parser
+    add_web_parser(commands)
     return parser
 
 
