@@ -67,12 +67,14 @@ def test_each_part_fits_the_bed_and_prints_without_supports(part):
 
 
 @pytest.mark.parametrize("machine", MACHINES)
-def test_the_parts_readme_lists_every_part_with_its_count(machine):
+def test_the_parts_readme_lists_every_part_with_its_count_and_size(machine):
     readme = (ROOT / "hardware" / machine / "parts" / "README.md").read_text(encoding="utf-8")
     for part in parts(machine):
         row = next((line for line in readme.splitlines() if line.startswith(f"| [`{part.name}.scad`]")), None)
         assert row is not None, f"{machine}/parts/README.md has no row for {part.name}.scad"
         assert f"| {part.count} |" in row, f"{part.name}: the README's count differs from the header's {part.count}"
+        size = " x ".join(f"{side:.1f}" for side in part.box)
+        assert f"| {size} |" in row, f"{part.name}: the README's size differs from the header's {size}"
 
 
 @needs_openscad
@@ -87,12 +89,16 @@ def test_a_bigger_marble_widens_and_lengthens_the_rail(tmp_path):
 
 
 @needs_openscad
-def test_an_unknown_servo_model_is_refused_with_its_name(tmp_path):
-    mount = next(part for part in ALL_PARTS if part.name == "gate_servo_mount")
+@pytest.mark.parametrize("name, define, named", [
+    ("gate_servo_mount", 'servo_model="HS-311"', "HS-311"),
+    ("rail_upper", "marble=30", "marble = 30 makes each rail half 248.4 mm long: more than a 220 mm bed"),
+])
+def test_a_parameter_the_parts_cannot_take_is_refused_in_one_line(name, define, named, tmp_path):
+    part = next(part for part in ALL_PARTS if part.name == name)
     with pytest.raises(PartError) as refused:
-        render(OPENSCAD, mount.path, tmp_path / "mount.stl", defines=['servo_model="HS-311"'])
+        render(OPENSCAD, part.path, tmp_path / "part.stl", defines=[define])
     message = str(refused.value)
-    assert "gate_servo_mount.scad" in message and "HS-311" in message and "\n" not in message
+    assert f"{name}.scad" in message and named in message and "\n" not in message
 
 
 @needs_openscad

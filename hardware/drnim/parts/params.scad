@@ -52,6 +52,8 @@ rail_back_height = rail_floor + marble + 10;   // room above the marbles for the
 rail_width = rail_back + channel + wall;
 rail_length = (marble_count + 1) * marble + 2 * wall;   // 15 marbles and room for one to roll
 pin = [6, 4, 3];                          // the alignment pins: length, width, height
+assert(rail_length / 2 + pin[0] <= 220,
+       str("marble = ", marble, " makes each rail half ", rail_length / 2 + pin[0], " mm long: more than a 220 mm bed"));
 
 // The rail's cross-section run `length` along x: floor, a tall back wall with screw holes
 // above the marbles' heads, and a low front wall. Lies on its floor, channel open upwards.
