@@ -60,10 +60,11 @@ def test_each_part_renders_as_one_closed_solid_inside_its_stated_box(part, rende
 
 
 @pytest.mark.parametrize("part", ALL_PARTS, ids=repr)
-def test_each_part_fits_the_bed_and_prints_without_supports(part):
+def test_each_header_fits_the_bed_says_no_supports_and_what_it_mates_with(part):
     assert all(side <= limit for side, limit in zip(part.box, BED)), f"{part}: {part.box} is larger than the bed {BED}"
     assert part.orientation.endswith("no supports")
     assert part.count >= 1
+    assert part.mates_with, f"{part}: the header does not say what the part mates with"
 
 
 @pytest.mark.parametrize("machine", MACHINES)

@@ -4,8 +4,9 @@ rendering it with openscad, and reading the STL that comes out.
 A part is a .scad file whose header states how to print it, in lines like
 
     // print: lying on its floor, channel open upwards; no supports
-    // bounding box: 139.6 x 23.4 x 30.0 mm
+    // bounding box: 136.4 x 25.4 x 30.0 mm
     // count: 1 (or a note after the number)
+    // mates with: rail_lower.scad; the backboard (2 x M3 x 16 screws)
 
 The tests render every part and hold it to its header; bench/parts.py slices them. The STL
 reader is a short one for openscad's ASCII output, so that checking a part needs no mesh
