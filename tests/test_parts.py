@@ -5,6 +5,7 @@ parameters can be changed from the command line; and the parts' README lists it.
 The parts render in parallel, once per session (about 20 s of CPU in all)."""
 
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -76,6 +77,25 @@ def test_the_parts_readme_lists_every_part_with_its_count_and_size(machine):
         assert f"| {part.count} |" in row, f"{part.name}: the README's count differs from the header's {part.count}"
         size = " x ".join(f"{side:.1f}" for side in part.box)
         assert f"| {size} |" in row, f"{part.name}: the README's size differs from the header's {size}"
+
+
+# The bought parts the printed parts are drawn to fit, by the names the parts lists give them.
+FITTED = {"drnim": ["R13-507", "MTS-102", "JF-0530B", "SG90", "Adafruit 2167"], "nimatron": ["R13-507"]}
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_parts_fit_what_the_parts_list_names(machine):
+    bom = (ROOT / "hardware" / machine / "bom.csv").read_text(encoding="utf-8")
+    mates = " ".join(part.mates_with for part in parts(machine))
+    for name in FITTED[machine]:
+        assert name in bom and name in mates, name
+    common = (ROOT / "hardware" / "common.scad").read_text(encoding="utf-8")
+    button = float(re.search(r"^button_hole = ([\d.]+);", common, re.M).group(1))
+    assert "Momentary push button 16 mm" in bom and 16 < button <= 16.5
+    if machine == "drnim":
+        params = (ROOT / "hardware" / machine / "parts" / "params.scad").read_text(encoding="utf-8")
+        marble = re.search(r"^marble = (\d+);", params, re.M).group(1)
+        assert f"Marbles 5/8 inch ({marble} mm),15," in bom
 
 
 @needs_openscad

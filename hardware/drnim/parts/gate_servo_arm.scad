@@ -5,7 +5,7 @@
 // print: flat, horn pocket and peg upwards; no supports
 // bounding box: 50.3 x 11.8 x 22.2 mm
 // count: 1 (with gate_servo_mount.scad)
-// mates with: the SG90's single-arm horn; rail_lower.scad's floor slot
+// mates with: the SG90's single-arm horn; rail_lower.scad's front slot
 include <params.scad>
 
 arm_reach = 40;          // from the shaft to the peg: it rises 14 mm and moves 2.4 mm sideways in 20 degrees
