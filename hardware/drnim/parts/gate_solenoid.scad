@@ -1,6 +1,6 @@
 // Dr. Nim: the cradle of the push solenoid that releases the marbles. The solenoid stands
-// in it, plunger up, under the slot in rail_lower.scad's floor; a pulse pushes the plunger
-// up through the slot and lifts the lowest marble over the lip. Screw the cradle to the
+// in it, plunger up, under the round hole in rail_lower.scad's floor; a pulse pushes the
+// plunger up through the hole and lifts the lowest marble over the lip. Screw the cradle to the
 // backboard so that the plunger at rest sits just below the rail's floor, and hold the
 // solenoid in with a cable tie through the two side slots.
 // print: standing on its floor, back plate upright; no supports
@@ -21,7 +21,7 @@ module gate_solenoid() {
             translate([ears, 0, 0]) cube([outer[0], back, height]);
             cube([outer[0] + 2 * ears, wall, height]);
         }
-        // room for the frame: the box is open only above the back plate's thickness
+        // the solenoid's pocket, in front of the block that sets it under the marbles' path
         translate([ears + wall, back, wall]) cube([inner[0], inner[1], height]);
         // the plunger's far end moves too: a hole in the floor
         translate([ears + outer[0] / 2, back + inner[1] / 2, -1]) cylinder(d = solenoid_plunger + 2, h = wall + 2);

@@ -1,7 +1,9 @@
 // Dr. Nim: the marble rail's lower half, with the release gate. The lowest marble rests
-// against a lip at the open end; the release (a push solenoid in gate_solenoid.scad, or
-// the servo arm of gate_servo_arm.scad) comes up through the floor under that marble and lifts it over the lip. It falls into beam_holder.scad; the next marble rolls
-// on against the lip. Two slots at the joint take rail_upper.scad's pins.
+// against a lip at the open end. The release lifts it over the lip: a push solenoid
+// (gate_solenoid.scad) through the round hole in the floor, or the servo arm's peg
+// (gate_servo_arm.scad) through the slot from the front. The marble falls into
+// beam_holder.scad and the next one rolls on against the lip. Two slots at the joint take
+// rail_upper.scad's pins.
 // print: lying on its floor, channel open upwards; no supports
 // bounding box: 130.4 x 25.4 x 30.0 mm
 // count: 1
