@@ -5,8 +5,7 @@ import csv
 import re
 
 import pytest
-from gpiozero import AngularServo, Button, Buzzer, Device, DigitalOutputDevice, LED
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero import AngularServo, Button, Buzzer, DigitalOutputDevice, LED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,18 +17,6 @@ from controller.sim.engine import rest_inputs
 
 MACHINES = ("drnim", "nimatron")
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
-
-
-@pytest.fixture
-def mock_factory():
-    saved = Device.pin_factory
-    factory = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
 
 
 # --- the shipped pin maps ---------------------------------------------------
@@ -76,7 +63,8 @@ def test_the_nimatron_map_gives_each_display_chips_of_its_own():
     pinmap = load_pinmap(default_pinmap_path("nimatron"))
     assert (pinmap.rows, pinmap.lamps_per_row) == (4, 7)
     lamps = pinmap.outputs["lamps"]
-    assert lamps.pins == {"data": 10, "clock": 11, "latch": 8}
+    assert lamps.pins == {"data": 10, "clock": 11, "latch": 8, "enable": 5}
+    assert lamps.pins["enable"] <= 8, "OE on a pin the Pi pulls up at power-up: the lamps stay dark while it boots"
     assert lamps.options == {"registers": 8, "lamp_colour": "warm-white", "lamp_vf": 3.0, "lamp_resistor": 75}
     assert lamps.active is None
     order = pm.lamp_outputs(pinmap)
@@ -139,12 +127,13 @@ def test_the_wiring_table_has_a_row_per_pin(machine):
 
 
 @pytest.mark.parametrize("machine", MACHINES)
-def test_bom_rows_have_part_quantity_number_and_note(machine):
+def test_bom_rows_have_part_quantity_number_note_price_and_choice(machine):
     with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["part", "quantity", "example part number", "note"]
+    assert rows[0] == ["part", "quantity", "example part number", "note", "unit price EUR", "choice"]
     for row in rows[1:]:
-        assert len(row) == 4 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert len(row) == 6 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert re.fullmatch(r"\d+\.\d\d", row[4]) and row[5] in ("", "alternative", "optional"), row
 
 
 def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):
@@ -687,3 +676,15 @@ def test_the_example_error_in_the_hardware_readme_is_what_the_loader_says(tmp_pa
     with pytest.raises(PinMapError) as caught:
         load_pinmap(path)
     assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)
+
+
+def test_the_lamp_chains_enable_pin_is_optional_and_checked_like_any_pin(tmp_path):
+    source = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text()
+    path = tmp_path / "pinmap.toml"
+    path.write_text(re.sub(r"\nenable = 5 .*\n", "\n", source))
+    assert "enable" not in load_pinmap(path).outputs["lamps"].pins, "without it, OE is wired to GND"
+    path.write_text(source.replace("enable = 5 ", "enable = 12"))
+    with pytest.raises(PinMapError) as error:
+        load_pinmap(path)
+    assert re.match(r".*pinmap\.toml:\d+: outputs\.lamp_your_turn\.pin: GPIO 12 is already used by "
+                    r"outputs\.lamps\.enable$", str(error.value))

@@ -52,7 +52,7 @@ def test_the_nimatron_chain_is_shifted_full_of_zeros_and_latched():
     assert failed == []
     assert not any(chip.outputs) and len(chip.outputs) == 64, "8 registers"
     assert not any(output_levels(factory, pinmap).values())
-    assert "lamps all 64 outputs off (BCM 10, 11, 8)" in done
+    assert "lamps all 64 outputs off (BCM 10, 11, 8, 5)" in done
 
 
 def servo_pinmap(tmp_path):

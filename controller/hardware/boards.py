@@ -35,7 +35,8 @@ def _one_pin(device_class):
 
 
 def _lamp_panel(spec, pinmap, pin_factory):
-    return LampPanel(spec.pins["data"], spec.pins["clock"], spec.pins["latch"], registers=spec.options["registers"],
+    return LampPanel(spec.pins["data"], spec.pins["clock"], spec.pins["latch"], enable=spec.pins.get("enable"),
+                     registers=spec.options["registers"],
                      rows=pinmap.rows, lamps_per_row=pinmap.lamps_per_row, pin_factory=pin_factory)
 
 

@@ -153,19 +153,30 @@ class ButtonPanel(CompositeDevice):
 
 
 class ShiftRegister(CompositeDevice):
-    """A chain of 74HC595 shift registers on three pins.
+    """A chain of 74HC595 shift registers on three pins (four with OE).
 
     `write(bits)` shifts the bits out, last output first, and latches them, so
     output 0 (the first register's Q0) shows bits[0].
+
+    A 74HC595 wakes with random outputs. With `enable`, the pin wired to the
+    chips' OE (active low, a 10 kΩ pull-up holding it high while nothing
+    drives it), the chain is cleared first and only then are its outputs
+    switched on, so no lamp flashes at power-up.
     """
 
-    def __init__(self, data, clock, latch, *, registers=1, pin_factory=None):
-        super().__init__(data=DigitalOutputDevice(data, pin_factory=pin_factory),
-                         clock=DigitalOutputDevice(clock, pin_factory=pin_factory),
-                         latch=DigitalOutputDevice(latch, pin_factory=pin_factory),
-                         _order=("data", "clock", "latch"), pin_factory=pin_factory)
+    def __init__(self, data, clock, latch, *, enable=None, registers=1, pin_factory=None):
+        devices = dict(data=DigitalOutputDevice(data, pin_factory=pin_factory),
+                       clock=DigitalOutputDevice(clock, pin_factory=pin_factory),
+                       latch=DigitalOutputDevice(latch, pin_factory=pin_factory))
+        if enable is not None:
+            devices["enable"] = DigitalOutputDevice(enable, active_high=False, initial_value=False,
+                                                    pin_factory=pin_factory)
+        super().__init__(_order=tuple(devices), pin_factory=pin_factory, **devices)
         self.outputs = 8 * registers
         self.bits = [False] * self.outputs
+        if enable is not None:
+            self.clear()
+            self.enable.on()
 
     def write(self, bits):
         bits = (list(bits) + [False] * self.outputs)[:self.outputs]
@@ -195,8 +206,8 @@ class LampPanel(ShiftRegister):
     display (N1) from the first output of the next whole chip, so that each
     display has chips of its own."""
 
-    def __init__(self, data, clock, latch, *, registers, rows, lamps_per_row, pin_factory=None):
-        super().__init__(data, clock, latch, registers=registers, pin_factory=pin_factory)
+    def __init__(self, data, clock, latch, *, enable=None, registers, rows, lamps_per_row, pin_factory=None):
+        super().__init__(data, clock, latch, enable=enable, registers=registers, pin_factory=pin_factory)
         self.rows = rows
         self.lamps_per_row = lamps_per_row
         self.display_outputs = 8 * display_registers(rows, lamps_per_row)

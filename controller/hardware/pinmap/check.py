@@ -68,8 +68,9 @@ class Kind:
     active level, its options (`angles` for a servo, by the role's kind) and
     what it draws (`draws`: "led", "lamp" or "base", see DRAWS)."""
 
-    def __init__(self, pins, active=False, options=(), angles=None, draws=None):
+    def __init__(self, pins, active=False, options=(), angles=None, draws=None, optional_pins=()):
         self.pins = pins
+        self.optional_pins = optional_pins
         self.active = active
         self.options = options
         self.angles = angles or {}
@@ -77,7 +78,7 @@ class Kind:
 
     def keys(self, role_kind):
         """Every key a table of this kind may hold."""
-        return ("label", "kind") + self.pins + (("active",) if self.active else ()) \
+        return ("label", "kind") + self.pins + self.optional_pins + (("active",) if self.active else ()) \
             + tuple(option.name for option in self.all_options(role_kind)) + DRAWS.get(self.draws, ())
 
     def all_options(self, role_kind):
@@ -108,10 +109,12 @@ KINDS = {
                   Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
+    # `enable`, optional, drives the chips' OE (active low) against a 10 kΩ
+    # pull-up: the lamps stay dark until the service has cleared the chain.
     "shift_register": Kind(("data", "clock", "latch"), options=(
         Option("registers", None, REGISTERS_RANGE[0], REGISTERS_RANGE[1],
                what="how many 74HC595s are chained, 8 outputs each", whole=True),
-    ), draws="lamp"),
+    ), draws="lamp", optional_pins=("enable",)),
     "solenoid": Kind(("pin",), active=True),
 }
 
@@ -298,7 +301,8 @@ class _Checker:
             options = described.all_options(declared[role])
             self.unknown_keys(entry, key, described.keys(declared[role]), "for kind %r" % kind)
             label = self.label(entry, key, role)
-            pins = {name: self.pin(entry, key, name) for name in described.pins}
+            pins = {name: self.pin(entry, key, name) for name in described.pins + described.optional_pins
+                    if name in entry or name not in described.optional_pins}
             active = self.level(entry, key, "active", LEVELS, "high") if described.active else None
             if kind == "solenoid" and active != "high":
                 self.fail(key + ".active", "%r: the solenoid's MOSFET is on while its gate is high (the 10 kΩ "

@@ -1,5 +1,7 @@
 """The pin-map command: check pin maps (the shipped ones when none is named)
-and, with --write-docs, rewrite the generated tables in each map's wiring.md.
+and, with --write-docs, rewrite the generated tables in each map's wiring.md
+and README.md (the priced parts list, bom.py), and its drawn wiring
+(wiring-pi.svg, wiring-pico.svg: drawing.py).
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 
 from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap.bom import BomError
 from controller.hardware.pinmap.check import PinMapError, load_pinmap
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
@@ -33,13 +36,36 @@ def main(argv=None, out=None):
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
-        doc = Path(path).parent / "wiring.md"
-        if args.write_docs and doc.exists():
-            text = doc.read_text(encoding="utf-8")
-            new = render_wiring_doc(text, pinmap)
-            if new != text:
-                doc.write_text(new, encoding="utf-8")
-                print("%s: tables rewritten" % doc, file=out)
+        if args.write_docs and (Path(path).parent / "wiring.md").exists():
+            for name in ("wiring.md", "README.md"):
+                doc = Path(path).parent / name
+                text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+                try:
+                    new = render_wiring_doc(text, pinmap)
+                except BomError as error:
+                    print(error, file=out)
+                    status = 1
+                    continue
+                if new != text:
+                    doc.write_text(new, encoding="utf-8")
+                    print("%s: tables rewritten" % doc, file=out)
+            status = write_drawings(path, out) or status
     return status
+
+
+def write_drawings(path, out):
+    """Redraw the SVG schematics next to the pin map at `path`; 1 when schemdraw is missing."""
+    try:
+        from controller.hardware.pinmap.drawing import drawings
+        made = drawings(path)
+    except ImportError as error:
+        print("%s: drawings not redrawn: %s is missing (pip install -e '.[test]')" % (path, error.name), file=out)
+        return 1
+    for name, svg in made.items():
+        target = Path(path).parent / name
+        if not target.exists() or target.read_text(encoding="utf-8") != svg:
+            target.write_text(svg, encoding="utf-8")
+            print("%s: drawn" % target, file=out)
+    return 0
 
 

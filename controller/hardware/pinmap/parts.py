@@ -6,8 +6,10 @@ pin map knows what to buy.
 Resistors come from the pin map (each LED's, the lamps', the buzzer's base
 resistor) and from the wiring every map shares: a 1 kΩ in series with every
 input wired to the panel (buttons and switches), a 10 kΩ pull-up on every
-input with no internal pull (the marble sensor), and a solenoid's 100 Ω gate
-resistor and 10 kΩ gate pull-down.
+input with no internal pull (the marble sensor), a solenoid's 100 Ω gate
+resistor and 10 kΩ gate pull-down, and the lamp chain's 10 kΩ pull-up on the
+74HC595s' OE line when a pin drives it (the lamps stay dark until the
+service has cleared the chain).
 """
 
 from controller.core.exhibit import SENSOR
@@ -17,6 +19,7 @@ PANEL_SERIES_OHMS = 1000
 EXTERNAL_PULL_OHMS = 10000
 GATE_OHMS = 100
 GATE_PULL_DOWN_OHMS = 10000
+OE_PULL_UP_OHMS = 10000
 
 
 def _add(counts, key, number=1):
@@ -48,4 +51,6 @@ def parts(pinmap):
             _add(resistors, o["lamp_resistor"], lamps)
             _add(chips, "74HC595", o["registers"])
             _add(chips, "ULN2803A", o["registers"])
+            if "enable" in spec.pins:
+                _add(resistors, OE_PULL_UP_OHMS)
     return {"leds": leds, "resistors": resistors, "chips": chips}

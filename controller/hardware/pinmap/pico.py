@@ -23,6 +23,10 @@ from controller.hardware.pinmap.release import open_ms, timing_problem
 # The GP pins a Pico and a Pico 2 bring out for general use (GP23-25 and 29
 # run the board's power supply, LED and VSYS sense, or the Pico W's radio).
 PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
+# GP number -> the board's pin number (1-40, counted down the left edge from
+# the USB end and back up the right), for the drawn wiring.
+PICO_HEADER = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
+               14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
 # default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
 RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
 POLL_MS = 10
@@ -56,8 +60,10 @@ def load_pico(path, machine=None):
     names = {}
     for role in pinmap.inputs:
         names[role] = ("pin",)
+    optional = {}
     for role, spec in pinmap.outputs.items():
         names[role] = KINDS[spec.kind].pins
+        optional[role] = KINDS[spec.kind].optional_pins
     for key in section:
         if key not in names and key not in RELEASE_TIMES:
             fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
@@ -71,10 +77,11 @@ def load_pico(path, machine=None):
         given = section[role]
         if wanted == ("pin",):
             given = {"pin": given}
-        elif not isinstance(given, dict) or sorted(given) != sorted(wanted):
-            fail(key, "must be a table of %s, not %r" % (", ".join(wanted), given))
+        elif not isinstance(given, dict) or not set(wanted) <= set(given) <= set(wanted + optional.get(role, ())):
+            fail(key, "must be a table of %s, not %r" % (", ".join(wanted + tuple(
+                name + " (optional)" for name in optional.get(role, ()))), given))
         pins[role] = {}
-        for name in wanted:
+        for name in wanted + tuple(name for name in optional.get(role, ()) if name in given):
             number = given[name]
             where = key if name == "pin" else "%s.%s" % (key, name)
             if isinstance(number, bool) or not isinstance(number, int) or number not in PICO_PINS:
@@ -121,7 +128,9 @@ def board_config(path, machine=None, mode="production"):
             spectators = -(-lamps // 8) * 8
             extra = (found.options["registers"], pinmap.rows, pinmap.lamps_per_row,
                      spectators if spectators + lamps <= outputs_there else lamps)
-        outputs.append((spec.role, found.kind, tuple(pins[spec.role][name] for name in KINDS[found.kind].pins),
+        described = KINDS[found.kind]
+        outputs.append((spec.role, found.kind, tuple(pins[spec.role][name] for name in described.pins
+                                                     + described.optional_pins if name in pins[spec.role]),
                         found.active_high, extra))
     lines = [
         '"""The board\'s pins and settings, generated from %s by `controller firmware build`:'
@@ -140,8 +149,8 @@ def board_config(path, machine=None, mode="production"):
     ] + ["    %r," % (line,) for line in inputs] + [
         ")",
         "SENSOR = %r" % (sensor,),
-        "# role, kind, GP pins, active high, servo duties (u16) or the lamp chain's registers, rows, lamps, "
-        "spectators' first output",
+        "# role, kind, GP pins (the lamp chain's data, clock, latch and, when wired, OE), active high, servo",
+        "# duties (u16) or the lamp chain's registers, rows, lamps, spectators' first output",
         "OUTPUTS = (",
     ] + ["    %r," % (line,) for line in outputs] + [")", ""]
     return "\n".join(lines)

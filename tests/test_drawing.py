@@ -1,0 +1,93 @@
+"""The drawn wiring (hardware/<machine>/wiring-*.svg) matches its pin map,
+and shows every pin it uses by both of its numbers."""
+
+import re
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from controller.hardware.pinmap import HEADER, load_pinmap, main
+from controller.hardware.pinmap.pico import PICO_HEADER, load_pico
+
+pytest.importorskip("schemdraw", reason="schemdraw (the test extras) draws the wiring")
+from controller.hardware.pinmap.drawing import FILES, draw, drawings  # noqa: E402
+
+MACHINES = ("drnim", "nimatron")
+
+
+def texts(svg):
+    """The words of an SVG drawing, one string per text element."""
+    return [re.sub(r"<[^>]+>", "", text) for text in re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)]
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_committed_drawings_match_their_pin_map(machine):
+    made = drawings(ROOT / "hardware" / machine / "pinmap.toml")
+    assert sorted(made) == sorted(FILES.values())
+    for name, svg in made.items():
+        committed = (ROOT / "hardware" / machine / name).read_text(encoding="utf-8")
+        assert committed == svg, "hardware/%s/%s is stale: run python -m controller.hardware.pinmap --write-docs" % (
+            machine, name)
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_pi_drawing_names_every_pin_by_its_bcm_and_header_numbers(machine):
+    pinmap = load_pinmap(ROOT / "hardware" / machine / "pinmap.toml")
+    words = texts(draw(pinmap, "pi"))
+    for bcm in pinmap.pins():
+        assert "GPIO %d" % bcm in words and str(HEADER[bcm]) in words
+    for spec in pinmap.inputs.values():
+        assert any(word.startswith(spec.role + ": ") for word in words)
+
+
+def test_the_pico_drawing_names_every_pin_by_its_gp_and_board_numbers():
+    pinmap, pins, _ = load_pico(ROOT / "hardware" / "drnim" / "pinmap.toml")
+    words = texts(draw(pinmap, "pico", pins))
+    for role in pins.values():
+        for gp in role.values():
+            assert "GP%d" % gp in words and str(PICO_HEADER[gp]) in words
+
+
+def test_the_drawings_show_the_parts_a_builder_must_not_leave_out():
+    dr_nim = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi")))
+    for part in ("AO3400A", "1N4007", "100 Ω", "10 kΩ pull-up", "100 nF", "SG90", "470 µF", "1N4148", "T2A fuse",
+                 "390 Ω", "330 Ω"):
+        assert part in dr_nim
+    nimatron = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "nimatron" / "pinmap.toml"), "pi")))
+    for part in ("74HC595", "ULN2803A", "OE", "SRCLR", "75 Ω", "QH'"):
+        assert part in nimatron
+
+
+def test_moving_a_wire_in_the_pin_map_redraws_the_drawing(tmp_path):
+    for name in ("pinmap.toml", "wiring.md"):
+        shutil.copy(ROOT / "hardware" / "drnim" / name, tmp_path / name)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(path.read_text().replace("pin = 4                           # header pin 7",
+                                             "pin = 3                           # header pin 5"))
+    assert main(["--write-docs", str(path)]) == 0
+    words = texts((tmp_path / "wiring-pi.svg").read_text(encoding="utf-8"))
+    assert "GPIO 3" in words and "GPIO 4" not in words
+    assert (tmp_path / "wiring-pico.svg").exists()
+    committed = (ROOT / "hardware" / "drnim" / "wiring-pi.svg").read_text(encoding="utf-8")
+    assert (tmp_path / "wiring-pi.svg").read_text(encoding="utf-8") != committed
+
+
+def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\npin = 18'
+                        '                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'active = "high"', 'kind = "servo"\npin = 18')
+    text = text.replace('kind = "led_pair"\nleft = 11                         # header pin 23\n'
+                        'right = 12                        # header pin 32\nactive = "high"\ncolour = "red"\n'
+                        'resistor = 390', 'kind = "servo"\npin = 12')
+    text = text[:text.index("[pico]")]
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    pinmap = load_pinmap(path)
+    assert pinmap.outputs["release"].kind == "servo" and pinmap.outputs["turn"].kind == "servo"
+    words = texts(draw(pinmap, "pi"))
+    assert "SG90 servo gate" in words and "or: SG90 servo gate" not in words
+    assert "SG90 servo flipper" in words and "GPIO 11" not in words
+    assert "AO3400A" in words, "the solenoid stays drawn, dashed, as the other way"
+    assert sorted(drawings(path)) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"
