@@ -346,3 +346,32 @@ def test_on_a_pi_the_service_reaches_the_broker_through_the_local_socket(broker,
         process.terminate()
         process.wait(5)
         follower.stop()
+
+
+def test_a_picos_games_reach_the_broker_through_the_monitor(broker, tmp_path):
+    """`controller firmware monitor` on a board's port (a real pseudo-terminal) publishes what the board says."""
+    from serial_rig import Port
+    from test_firmware_monitor import GAME, HELLO, Running
+    follower, fleet, _ = follow(broker, "pico", tmp_path)
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
+                      'client_id = "pico-1"\ntopic_prefix = "pico"\n' % broker.port)
+    (tmp_path / "state").mkdir()
+    port = Port(tmp_path / "ttyACM0")
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        assert port.lines() == ['{"id":"monitor","kind":"state"}'], "the monitor has the port open"
+        port.write(HELLO + "".join(line + "\n" for line in GAME))
+        waiting(follower, lambda: fleet.games == 1 and "pico-1" in fleet.exhibits, 15, "the board's game")
+        status = fleet.exhibits["pico-1"]
+        assert (status["online"], status["mode"], status["winner"], status["today"]["games"]) == (
+            True, "over", "machine", 1)
+        db = sqlite3.connect(str(tmp_path / "follower.sqlite"))
+        assert db.execute("select exhibit, winner, turns from games").fetchall() == [("pico-1", "machine", 2)]
+        waiting(follower, lambda: db.execute("select fault from faults").fetchall() == [("jam",)], 5, "the jam")
+    finally:
+        assert monitor.stop() == 0
+        port.close()
+    waiting(follower, lambda: fleet.exhibits["pico-1"]["online"] is False, 10, "the monitor's goodbye")
+    follower.stop()

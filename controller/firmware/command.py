@@ -114,6 +114,11 @@ def run_monitor(args, out):
     config = argument("--config", load_config, config_path(args))
     path = os.path.join(config.state_dir(), "stats.sqlite")
     stats = Statistics(path, log=say)
+    telemetry = None
+    if config.telemetry["enabled"]:
+        from controller.telemetry.publisher import Telemetry
+        telemetry = Telemetry(config.telemetry, args.machine if args.emulate else config.machine_name,
+                              config.state_dir(), say)
     emulator = None
     try:
         if args.emulate:
@@ -130,7 +135,7 @@ def run_monitor(args, out):
         def write(line):
             out.write(line + "\n")
             out.flush()
-        monitor = Monitor(link, write, stats)
+        monitor = Monitor(link, write, stats, telemetry)
         write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))
         try:
             while True:
@@ -143,6 +148,8 @@ def run_monitor(args, out):
             link.close()
     finally:
         stats.close()
+        if telemetry:
+            telemetry.close()
         if emulator:
             emulator.stop()
     return 0

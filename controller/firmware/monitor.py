@@ -4,7 +4,9 @@ Each line the board sends is shown as one line of text: its events and
 commands with the board's time, its status when it changes, faults and the
 end of each game. A game's end and each fault go into the same SQLite
 statistics the Pi service keeps (controller/service/stats.py), so
-`controller stats` counts the board's games with the Pi's. When the port
+`controller stats` counts the board's games with the Pi's; with [telemetry]
+on, its status, games and faults also go to the MQTT broker, as a Pi
+exhibit's do (controller/telemetry/publisher.py). When the port
 comes back after a pulled cable or a reset, the monitor asks the board for
 its state again, so what it shows is never stale.
 """
@@ -66,12 +68,14 @@ def describe(message):
 
 
 class Monitor:
-    """Shows what a board on `link` says (`write(line)`), and records its games in `stats`."""
+    """Shows what a board on `link` says (`write(line)`), and records its games in `stats`
+    and sends them to `telemetry` (a publisher, or None)."""
 
-    def __init__(self, link, write, stats=None):
+    def __init__(self, link, write, stats=None, telemetry=None):
         self.link = link
         self.write = write
         self.stats = stats
+        self.telemetry = telemetry
         self.opens = 0
         self.machine = None
 
@@ -90,9 +94,22 @@ class Monitor:
         kind = message["kind"]
         if kind == "hello":
             self.machine = message.get("machine")
+        if self.telemetry is not None:
+            self.publish(message)
         if self.stats is None:
             return
         if kind == "game_over":
             self.stats.game(message.get("machine") or self.machine, message.get("winner"))
         elif kind == "fault":
             self.stats.fault(self.machine, message.get("fault"))
+
+    def publish(self, message):
+        """What the fleet sees of the board: its status, its games (won by one side) and its faults."""
+        kind = message["kind"]
+        if kind in ("status", "state") and isinstance(message.get("status"), dict):
+            self.telemetry.status(message["status"])
+        elif kind == "game_over" and message.get("winner") in ("player", "machine"):
+            turns = message.get("turns")
+            self.telemetry.game(message["winner"], len(turns) if isinstance(turns, list) else 0, None, {})
+        elif kind == "fault":
+            self.telemetry.fault(str(message.get("fault")))
