@@ -375,3 +375,47 @@ def test_a_picos_games_reach_the_broker_through_the_monitor(broker, tmp_path):
         port.close()
     waiting(follower, lambda: fleet.exhibits["pico-1"]["online"] is False, 10, "the monitor's goodbye")
     follower.stop()
+
+
+def test_a_broker_down_for_longer_than_a_heartbeat_costs_no_cpu(tmp_path):
+    """Found in review: once a heartbeat fell due with the broker down, the
+    telemetry thread waited for it with a timeout of 0, for ever: a thread spinning beside play."""
+    from controller.telemetry.publisher import Telemetry
+    later = [0]
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": free_port(),
+                                        "client_id": "hall-5", "heartbeat_s": 5})
+    log = []
+    publisher = Telemetry(settings, "drnim", str(tmp_path), log.append, clock=lambda: time.time() + later[0])
+    try:
+        publisher.status({"mode": "play"})
+        wait_until(lambda: any("cannot be reached" in line for line in log), 10, "the broker found down")
+        later[0] = 3600                   # an hour on: many heartbeats due, none sendable
+        publisher.fault("jam")            # wakes the thread
+        start = time.process_time()
+        time.sleep(1)
+        assert time.process_time() - start < 0.3, "the process was busy while nothing happened"
+    finally:
+        publisher.close()
+
+
+def test_the_live_table_shows_an_exhibit_and_stops_on_ctrl_c(broker, tmp_path):
+    hall = Simulation("nimatron", telemetry=telemetry(broker, "live", "hall-6"))
+    process = subprocess.Popen([sys.executable, "-m", "controller", "fleet", "--broker", broker.address, "--prefix",
+                                "live", "--db", str(tmp_path / "fleet.sqlite")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    shown = b""
+    try:
+        while b"(connected)" not in shown:     # subscribed: the games from now on are kept for it
+            shown += process.stdout.read1(65536)
+            assert process.poll() is None, process.stderr.read()
+        autoplay(hall, 1, "novice")
+        time.sleep(2.5)
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=15)
+        hall.close()
+    last = (shown + out).decode().split("\033[H\033[2J")[-1]
+    assert process.returncode == 0 and b"Traceback" not in err, err
+    assert "broker %s (connected)  1 exhibits  1 games kept" % broker.address in last, last
+    assert cells(next(line for line in last.splitlines() if line.startswith("hall-6")).split("  "))[:5] == [
+        "hall-6", "nimatron", "yes", "-", "1"], last

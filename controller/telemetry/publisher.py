@@ -179,7 +179,9 @@ class Telemetry:
                     status_due = self.connection(item) or status_due
             self.queued = outbox.size()
             if self.clock() >= next_beat:
+                # the next beat is a heartbeat away even when this one cannot be sent: never a busy wait
                 status_due = True
+                next_beat = self.clock() + self.settings["heartbeat_s"]
             if stopping or not self.connected:
                 continue
             for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
