@@ -287,7 +287,10 @@ def test_config_check_names_a_bad_telemetry_setting(tmp_path, capsys):
                            ('port = 70000', "telemetry.port: must be a whole number from 0 to 65535"),
                            ('brokr = "x"', "telemetry.brokr: unknown setting"),
                            ('enabled = true\npassword_file = "/no/such/file"\nusername = "a"',
-                            "telemetry.password_file: '/no/such/file': no such file")]:
+                            "telemetry.password_file: '/no/such/file': no such file"),
+                           ('enabled = true\npassword_file = "%s"\nusername = "a"' % (tmp_path / "secret"),
+                            "telemetry.password_file: %s: cannot read it" % (tmp_path / "secret"))]:
+        (tmp_path / "secret").write_bytes(b"\xff\xfe not UTF-8")
         path.write_text(write_config(tmp_path).read_text() + "[telemetry]\n%s\n" % text)
         assert main(["config", "check", str(path)]) == 2
         err = capsys.readouterr().err

@@ -56,6 +56,10 @@ def check_telemetry(where, given):
             raise bad("ca_file", "given, but tls is off: set tls = true")
         if settings["password_file"] and not settings["username"]:
             raise bad("password_file", "given, but no username")
+        try:
+            read_password(settings["password_file"])
+        except ConfigError as error:
+            raise ConfigError("%s: %s" % (where, error))
     return settings
 
 
