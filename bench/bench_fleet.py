@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import paho.mqtt.client as mqtt  # noqa: E402
 
 from bench_service import latency  # noqa: E402
-from broker_rig import Broker, free_port, wait_until  # noqa: E402
+from broker_rig import MISSING, Broker, find_mosquitto, free_port, wait_until  # noqa: E402
 from controller.sim.autoplay import autoplay  # noqa: E402
 from controller.sim.engine import Simulation  # noqa: E402
 from controller.telemetry import publisher  # noqa: E402
@@ -208,6 +208,9 @@ def fleet_capacity(broker, exhibits, games=10):
 
 def main():
     fleets = [int(n) for n in sys.argv[1:]] or [100, 1000]
+    if find_mosquitto() is None:
+        print("bench_fleet: skipped: " + MISSING)
+        return
     with tempfile.TemporaryDirectory() as folder:
         broker = Broker(Path(folder))
         try:

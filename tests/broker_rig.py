@@ -16,9 +16,13 @@ import pytest
 MISSING = "mosquitto is missing: install Debian's package mosquitto (apt-get install mosquitto); .ci/run does"
 
 
-def mosquitto():
-    path = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto", "/sbin/mosquitto")
+def find_mosquitto():
+    return shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto", "/sbin/mosquitto")
                                               if os.access(p, os.X_OK)), None)
+
+
+def mosquitto():
+    path = find_mosquitto()
     if path is None:
         pytest.skip(MISSING)
     return path
