@@ -217,6 +217,30 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
     assert "controller web serve" in capsys.readouterr().out
 
 
+def test_build_replaces_an_earlier_build_but_never_another_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(web_build, "fetch_runtime", lambda web=None: None)
+    monkeypatch.setattr(web_build, "runtime_dir", lambda web=None: fake_runtime(tmp_path))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    assert main(["web", "build", "--out", str(tmp_path / "mine")]) == 1
+    assert capsys.readouterr().err == ("controller: %s is there and is not a built page: name a new or empty "
+                                       "folder\n" % (tmp_path / "mine"))
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
+    (tmp_path / "page" / "stale.txt").write_text("from an earlier build")
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
+    assert not (tmp_path / "page" / "stale.txt").exists() and (tmp_path / "page" / "index.html").is_file()
+
+
+def fake_runtime(folder):
+    """A stand-in for the npm package's files, for the tests of what the build does with folders."""
+    runtime = folder / "runtime"
+    runtime.mkdir(exist_ok=True)
+    for name in web_build.RUNTIME_FILES:
+        (runtime / name).write_text("{}")
+    return runtime
+
+
 def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(web_build, "runtime_ready", lambda web=None: False)
     monkeypatch.setattr(web_build.shutil, "which", lambda name: None)

@@ -62,8 +62,7 @@ function element(tag, attrs, parent, text) {
 }
 
 // --- talking to the machine ----------------------------------------------------
-function answer(text) {
-  const reply = JSON.parse(text);
+function answer(reply) {
   if (reply.error) say(reply.error, "error");
   for (const command of reply.commands || []) carryOut(command);
   if (reply.view) {
@@ -77,7 +76,7 @@ function answer(text) {
 
 function feed(event) {
   if (event[0] !== "tick") touched = true;
-  return answer(bridge.handle(JSON.stringify(event), now()));
+  return answer(JSON.parse(bridge.handle(JSON.stringify(event), now())));
 }
 
 function carryOut(command) {
@@ -90,7 +89,7 @@ function carryOut(command) {
 // The machine's next deadline (a timer, a marble reaching the gate): one JS timer.
 function schedule() {
   clearTimeout(timer);
-  if (view.next !== null) timer = setTimeout(() => answer(bridge.advance(now())), Math.max(0, view.next - now()));
+  if (view.next !== null) timer = setTimeout(() => answer(JSON.parse(bridge.advance(now()))), Math.max(0, view.next - now()));
   if (view.falling && view.falling.length && !animating) {
     animating = true;
     requestAnimationFrame(animate);
@@ -128,7 +127,7 @@ function start(name) {
   $("said").textContent = "";
   view = reply.view;
   build();
-  answer(JSON.stringify(reply));
+  answer(reply);
   history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
     {}, Object.fromEntries(params), { machine: name })).toString());
 }
