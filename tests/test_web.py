@@ -64,8 +64,8 @@ def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
         page.wait_for_function(SETTLED)
         if page.evaluate("nim.view().mode") != "play":
             break
-        page.click("#control-turn_switch")
-        page.click("#control-trigger")
+        page.click("svg .drawn-switch")         # the drawing's own lever and trigger
+        page.click("svg .drawn-control")
         page.wait_for_function(PLAYERS_TURN)
         view = page.evaluate("nim.view()")
     view = page.evaluate("nim.view()")

@@ -166,7 +166,7 @@ function buildControls() {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control " + input.role },
                              $("controls"), CONTROL_NAMES[input.role] || input.role);
       button.addEventListener("click", () => press(input));
-      keys.push(keyHelp(KEYS[input.role], button.textContent));
+      keys.push(keyHelp(KEYS[input.role], button.textContent.toLowerCase()));
     } else if (input.kind === "switch") {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control switch" },
                              $("controls"));
@@ -185,7 +185,7 @@ function buildControls() {
 
 function keyHelp(keys, what) {
   if (!keys || !keys.length) return "";
-  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what.toLowerCase();
+  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what;
 }
 
 function buildLamps() {
@@ -283,11 +283,11 @@ const LEVERS = [["flip_flop/1", 200, 92, "1"], ["flip_flop/2", 140, 146, "2"], [
 const CHUTE_X = 385, CHUTE_TOP = 44, GATE_Y = 262, CHUTE_END = 292;
 
 function buildDrNim() {
-  const svg = element("svg:svg", { viewBox: "0 0 420 320", role: "img", "aria-labelledby": "board-title board-desc",
+  const svg = element("svg:svg", { viewBox: "0 0 420 356", role: "img", "aria-labelledby": "board-title board-desc",
     class: "drnim" }, $("board"));
   element("svg:title", { id: "board-title" }, svg, "Dr. Nim's board");
   parts.desc = element("svg:desc", { id: "board-desc" }, svg);
-  element("svg:rect", { x: 4, y: 4, width: 412, height: 312, rx: 16, class: "plastic" }, svg);
+  element("svg:rect", { x: 4, y: 4, width: 412, height: 348, rx: 16, class: "plastic" }, svg);
   const capacity = view.loaded;
   const step = Math.min(18, 280 / Math.max(1, capacity - 1));
   parts.slots = [];
@@ -318,6 +318,20 @@ function buildDrNim() {
   parts.youSide = element("svg:text", { x: 252, y: 290, class: "side" }, svg, "You");
   parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg, "tray");
   parts.tray = element("svg:g", {}, svg);
+  // The trigger, and the turn switch's lever, work in the drawing too (by pointer or
+  // touch; the buttons below are the same controls for the keyboard and screen readers).
+  const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
+  element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15 }, trigger);
+  element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, "TRIGGER");
+  trigger.addEventListener("click", () => press(inputCalled("trigger")));
+  const turn = parts.levers.turn.parentNode;
+  turn.classList.add("drawn-switch");
+  element("svg:circle", { r: 32, class: "hit" }, turn);
+  turn.addEventListener("click", () => flip(inputCalled("turn_switch")));
+}
+
+function inputCalled(role) {
+  return decl.inputs.find((input) => input.role === role);
 }
 
 function drawDrNim() {
