@@ -38,6 +38,14 @@ const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "t
   "fallible:0.1": "fallible (a random move one time in ten)", sinclair: "the Sinclair calculator (1977)",
   nimx: "Nimx (BASIC)", applet: "the 2003 applet", praxis: "Programming Praxis (2010)" };
 
+// The machine's sound cues as short tunes: [frequency in Hz, milliseconds] each note.
+const CUES = {
+  marble: [[880, 40]], lamp: [[660, 50]], refuse: [[220, 160]], extra: [[500, 80]],
+  fault: [[180, 200], [140, 300]], new_game: [[523, 90], [659, 90], [784, 120]],
+  win: [[523, 120], [659, 120], [784, 120], [1047, 300]], lose: [[392, 160], [330, 160], [262, 320]],
+};
+CUES.nim_champ = CUES.win;
+
 const $ = (id) => document.getElementById(id);
 const now = () => Math.round(performance.now());
 let bridge = null;
@@ -48,6 +56,8 @@ let outputs = {};           // every output's last setting: "flip_flop/1" -> "le
 let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
+let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
+let soundOn = params.get("sound") !== "off";
 const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
@@ -82,7 +92,8 @@ function feed(event) {
 function carryOut(command) {
   const head = command[0];
   if (head === "message") say(command[1]);
-  else if (head === "release" || head === "sound") return;
+  else if (head === "sound") play(command[1]);
+  else if (head === "release") return;
   else outputs[command.slice(0, -1).join("/")] = command[command.length - 1];
 }
 
@@ -144,6 +155,33 @@ function say(text, kind) {
   list.insertBefore(item, list.firstChild);
   while (list.children.length > MESSAGES_KEPT) list.removeChild(list.lastChild);
   $("said").textContent = text;
+}
+
+function play(cue) {
+  if (!soundOn || !touched) return;
+  try {
+    audio = audio || new AudioContext();
+    let at = audio.currentTime;
+    for (const [hertz, ms] of CUES[cue] || [[440, 80]]) {
+      const tone = audio.createOscillator();
+      const volume = audio.createGain();
+      tone.type = "square";
+      tone.frequency.value = hertz;
+      volume.gain.setValueAtTime(0.04, at);
+      volume.gain.exponentialRampToValueAtTime(0.0001, at + ms / 1000);
+      tone.connect(volume).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + ms / 1000);
+      at += ms / 1000;
+    }
+  } catch (error) {
+    soundOn = false;        // no sound on this browser: the lamps and messages say it all
+  }
+}
+
+function drawSoundSwitch() {
+  $("sound").setAttribute("aria-pressed", soundOn);
+  $("sound").textContent = soundOn ? "Sound: on" : "Sound: off";
 }
 
 // --- the page around the machine -------------------------------------------------
@@ -529,6 +567,8 @@ async function boot() {
   const seed = Number(params.get("seed"));
   chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : 1 + Math.floor(Math.random() * 0xfffffffe);
   document.addEventListener("keydown", onKey);
+  $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
+  drawSoundSwitch();
   const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
   chosen[name] = settingsFromAddress(machines[name]);
   start(name);
