@@ -75,10 +75,11 @@ def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
     assert sum(count for _, count in machine.turns) == 15
     assert machine.verdict() in page.inner_text("#status")
     assert "Rail: 0 marbles" in page.text_content("#board-desc")
+    assert [line[1] for line in machine.explain()] == page.locator("#working li").all_inner_texts()
     lamp = "drnim_wins" if machine.winner == "machine" else "you_win"
     assert page.get_attribute("#lamps li.on", "aria-label").startswith(
         "Dr. Nim wins" if lamp == "drnim_wins" else "you win")
-    assert page.page_errors == []
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
     own_folder_only(requests, address)
 
 
@@ -106,7 +107,7 @@ def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
     assert [turn[0] for turn in machine.turns][:2] == ["player", "machine"]
     assert machine.verdict() in page.inner_text("#status")
     assert page.get_attribute("#control-row1", "aria-label") == "Row 1, 0 lit: put out a lamp"
-    assert page.page_errors == []
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
     own_folder_only(requests, address)
 
 
@@ -127,7 +128,7 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
 
 
 @needs_browser
-def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
+def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&pace_ms=3")
     error = page.inner_text("#settings-error")
@@ -135,6 +136,11 @@ def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     page.click("#control-trigger")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().rail") == 14
+    page.evaluate("nim.feed(['press', 'lever'])")
+    assert page.inner_text("#said") == "unknown control in ('press', 'lever')"
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 13
     page.select_option("#setting-rule", "last-wins")
     assert page.evaluate("nim.trace().config.rule") == "last-wins"
     assert page.evaluate("nim.view().rail") == 15

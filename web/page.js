@@ -85,8 +85,22 @@ function answer(reply) {
 }
 
 function feed(event) {
-  if (event[0] !== "tick") touched = true;
-  return answer(JSON.parse(bridge.handle(JSON.stringify(event), now())));
+  touched = true;
+  return ask(() => bridge.handle(JSON.stringify(event), now()));
+}
+
+// One question to the machine. Should the machine itself fail (a bug, never a
+// visitor's doing), one line says so and the page stays as it was.
+function ask(question) {
+  let text;
+  try {
+    text = question();
+  } catch (error) {
+    window.nim.errors.push(String(error));
+    say("The machine stopped on an error: " + String(error.message || error).split("\n")[0], "error");
+    return null;
+  }
+  return answer(JSON.parse(text));
 }
 
 function carryOut(command) {
@@ -100,7 +114,7 @@ function carryOut(command) {
 // The machine's next deadline (a timer, a marble reaching the gate): one JS timer.
 function schedule() {
   clearTimeout(timer);
-  if (view.next !== null) timer = setTimeout(() => answer(JSON.parse(bridge.advance(now()))), Math.max(0, view.next - now()));
+  if (view.next !== null) timer = setTimeout(() => ask(() => bridge.advance(now())), Math.max(0, view.next - now()));
   if (view.falling && view.falling.length && !animating) {
     animating = true;
     requestAnimationFrame(animate);
