@@ -7,7 +7,9 @@
     controller safe-off [--config PATH]
     controller status [--config PATH]
     controller stats [--config PATH]
+    controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
+    controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -32,6 +34,8 @@ from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
 USAGE_ERROR = 2
+# Subcommands with a --simulate of their own (the bare `controller --simulate` is the simulator).
+SIMULATING_COMMANDS = ("selftest", "calibrate")
 
 
 class ArgumentError(Exception):
@@ -123,8 +127,12 @@ def build_parser():
     add_config_argument(stats)
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
+    from controller.selftest.command import add_parsers as add_selftest_parsers
+    add_selftest_parsers(commands)
     from controller.web.command import add_parser as add_web_parser
     add_web_parser(commands)
+    from controller.telemetry.command import add_parser as add_fleet_parser
+    add_fleet_parser(commands)
     return parser
 
 
@@ -479,7 +487,7 @@ def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
     argv = sys.argv[1:] if argv is None else argv
     try:
-        if "--simulate" in argv:
+        if "--simulate" in argv and argv[0] not in SIMULATING_COMMANDS:
             return run_simulate(argv, out)
         args = build_parser().parse_args(argv)
         args.read_line = read_line

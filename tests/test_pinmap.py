@@ -140,12 +140,13 @@ def test_the_wiring_table_has_a_row_per_pin(machine):
 
 
 @pytest.mark.parametrize("machine", MACHINES)
-def test_bom_rows_have_part_quantity_number_and_note(machine):
+def test_bom_rows_have_part_quantity_number_note_price_and_choice(machine):
     with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["part", "quantity", "example part number", "note"]
+    assert rows[0] == ["part", "quantity", "example part number", "note", "unit price EUR", "choice"]
     for row in rows[1:]:
-        assert len(row) == 4 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert len(row) == 6 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert re.fullmatch(r"\d+\.\d\d", row[4]) and row[5] in ("", "alternative", "optional"), row
 
 
 def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):

@@ -1,0 +1,151 @@
+"""`controller calibrate`: time marbles from the release to the sensor, and
+set the release timeout and the pace from the times.
+
+The rules (each figure rounded up to a whole ROUND_MS):
+
+- release_timeout_ms = the slowest marble plus half of it, and at least
+  MARGIN_MS more: the game retries a release whose marble is not seen by
+  then, so a slow marble must never be taken for a lost one (a retry would
+  let a second marble go);
+- pace_ms = the slowest marble's fall: Dr. Nim lets its next marble go only
+  when the one before has had as long again as its own fall to clear the
+  board below the gate, as on the original, where each marble trips the
+  next at the bottom;
+- both outlast the release's open time by SETTLE_MS at least (the
+  configuration check's RELEASE_GAPS: a release told to open while the gate
+  is still open lets no marble go), and keep within the settings' ranges.
+
+The configuration file is changed in place (tomledit.py: only those two
+values, its comments kept), after the old one is copied beside it as
+config.toml.bak-YYYYmmdd-HHMMSS; the new file must pass the same checks as
+`controller config check` before it replaces the old one.
+"""
+
+import os
+import shutil
+import time
+
+from controller.core.registry import machine_class
+from controller.hardware.pinmap import HEADER
+from controller.selftest.release import release_one, sensor_role
+from controller.selftest.tomledit import set_whole_numbers
+from controller.service.config import check_with_pinmap, load_config, release_open_ms
+
+ROUND_MS = 50
+MARGIN_MS = 200
+SETTLE_MS = 100
+SEEN_WITHIN_MS = 5000
+SETTINGS = ("release_timeout_ms", "pace_ms")
+
+
+class CalibrationError(ValueError):
+    """A calibration that cannot be made or written; the message says why."""
+
+
+def round_up(ms):
+    return -(-ms // ROUND_MS) * ROUND_MS
+
+
+def derive(times, opened, settings):
+    """The release timeout and the pace for marbles that fell `times` (ms),
+    with the release open `opened` ms, within the machine's `settings` table:
+    {setting: (value, why)}."""
+    slowest = max(times)
+    margin = max(MARGIN_MS, slowest // 2)
+    wanted = {"release_timeout_ms": (slowest + margin, "the slowest marble, %d ms, plus %d ms" % (slowest, margin)),
+              "pace_ms": (slowest, "the slowest marble's fall, %d ms" % slowest)}
+    derived = {}
+    for key, (ms, why) in wanted.items():
+        if ms < opened + SETTLE_MS:
+            ms, why = opened + SETTLE_MS, "the release's open time, %d ms, plus %d ms" % (opened, SETTLE_MS)
+        derived[key] = (within(round_up(ms), settings[key]), why + ", rounded up to %d ms" % ROUND_MS)
+    return derived
+
+
+def within(value, setting):
+    return min(max(value, setting.low), setting.high)
+
+
+def time_marbles(bench, config, pinmap, count, say):
+    """Release `count` marbles one by one; their times (ms). CalibrationError
+    when the beam is broken at rest or a marble is not seen."""
+    sensor = sensor_role(bench.board)
+    if bench.inputs[sensor].level:
+        raise CalibrationError("the beam reads broken with no marble (BCM %d, header pin %d): check the sensor "
+                               "first (controller selftest); nothing written" % (pinmap.inputs[sensor].pin,
+                                                                HEADER[pinmap.inputs[sensor].pin]))
+    opened = release_open_ms(config, pinmap)
+    times = []
+    for number in range(1, count + 1):
+        ms = release_one(bench, opened, SEEN_WITHIN_MS)
+        if ms is None:
+            raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
+                                   "(or load more marbles) and calibrate again; nothing written"
+                                   % (number, SEEN_WITHIN_MS))
+        say("  marble %d: %d ms" % (number, ms))
+        times.append(ms)
+    return times
+
+
+def write(path, section, values, pinmap, clock=time.time):
+    """Set `values` in [section] of the file at `path`, keeping a backup; the backup's path."""
+    with open(path, encoding="utf-8") as f:
+        old = f.read()
+    try:
+        new = set_whole_numbers(old, section, values)
+    except ValueError as error:
+        raise CalibrationError("%s: %s: set %s by hand" % (path, error, ", ".join(
+            "%s.%s = %d" % (section, key, value) for key, value in values.items())))
+    temporary = "%s.new" % path
+    with open(temporary, "w", encoding="utf-8") as f:
+        f.write(new)
+    try:
+        shutil.copymode(path, temporary)
+        check_with_pinmap(load_config(temporary), pinmap)
+        backup = backup_path(path, clock)
+        shutil.copy2(path, backup)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    return backup
+
+
+def backup_path(path, clock):
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
+    backup = "%s.bak-%s" % (path, stamp)
+    number = 1
+    while os.path.exists(backup):
+        number += 1
+        backup = "%s.bak-%s-%d" % (path, stamp, number)
+    return backup
+
+
+def calibrate(bench, config, pinmap, count, out):
+    """Time `count` marbles, derive the settings, write those that change. 0 when done."""
+    say = lambda text: out.write(text + "\n")  # noqa: E731
+    name = config.machine_name
+    cls = machine_class(name)
+    if not bench.go_ahead("Put at least %d marbles on the rail: they will be released one by one and timed "
+                          "from the release to the sensor." % count):
+        raise CalibrationError("stopped before the first marble: nothing written")
+    times = time_marbles(bench, config, pinmap, count, say)
+    opened = release_open_ms(config, pinmap)
+    say("Timed %d marble%s from the release to the sensor: %d to %d ms; the release stays open %d ms."
+        % (count, "" if count == 1 else "s", min(times), max(times), opened))
+    if max(times) > 2 * min(times):
+        say("The falls vary a lot: check the rail and the chute for a spot where marbles stick, and calibrate "
+            "again after.")
+    derived = derive(times, opened, cls.SETTINGS)
+    changes = dict((key, value) for key, (value, _) in derived.items() if config.machine[key] != value)
+    for key in SETTINGS:
+        value, why = derived[key]
+        say("  %s.%s: %d -> %d (%s)" % (name, key, config.machine[key], value, why) if key in changes
+            else "  %s.%s: %d, unchanged (%s)" % (name, key, value, why))
+    if not changes:
+        say("%s already holds these settings: nothing written." % config.path)
+        return times, derived, None
+    backup = write(config.path, name, changes, pinmap)
+    say("Wrote %s (the old file is kept as %s). Restart the service to use them: "
+        "sudo systemctl restart drnim-controller" % (config.path, backup))
+    return times, derived, backup

@@ -1,0 +1,130 @@
+"""The `controller selftest` and `controller calibrate` subcommands.
+
+    controller selftest [--machine drnim|nimatron] [--config PATH] [--skip STAGE]...
+                        [--simulate [--jam-rate R] [--seed N]]
+    controller calibrate [--marbles N] [--config PATH] [--simulate [--jam-rate R] [--seed N]]
+
+Exit status: 0 when every check passed (or the calibration was written), 1
+when one failed or the pins are busy, 2 for bad arguments or configuration.
+"""
+
+import sys
+
+from controller.cli import DEFAULT_CONFIG, ArgumentError, add_config_argument, config_path, load_service_config, \
+    positive, rate, seed
+from controller.core.registry import NAMES as MACHINES
+from controller.core.registry import machine_class
+from controller.selftest.bench import Bench, Stopped, typed_lines
+from controller.selftest.guard import ServiceRunning, busy, check_free
+from controller.selftest.report import FAIL, Report
+from controller.selftest.stages import Selftest
+
+STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
+
+
+def add_parsers(commands):
+    """`selftest` and `calibrate`, on cli.py's parser."""
+    selftest = commands.add_parser("selftest", help="bring a board up: every lamp, indicator, button, switch, "
+                                   "the release and the sensor, stage by stage, with a report")
+    selftest.set_defaults(action=run_selftest)
+    selftest.add_argument("--machine", choices=MACHINES, help="overrides service.machine")
+    add_config_argument(selftest)
+    selftest.add_argument("--skip", metavar="STAGE", action="append", choices=STAGE_NAMES, default=[],
+                          help="a stage whose harness is not connected (again for more): " + ", ".join(STAGE_NAMES))
+    add_simulate_arguments(selftest)
+
+    calibrate = commands.add_parser("calibrate", help="time N marbles from the release to the sensor and write "
+                                    "the release timeout and the pace they call for into the configuration")
+    calibrate.set_defaults(action=run_calibrate)
+    calibrate.add_argument("--marbles", metavar="N", type=positive, default=10, help="marbles to time (default 10)")
+    add_config_argument(calibrate)
+    add_simulate_arguments(calibrate)
+
+
+def add_simulate_arguments(parser):
+    parser.add_argument("--simulate", action="store_true", help="on the simulated machine, which answers itself")
+    parser.add_argument("--jam-rate", type=rate, default=0.0, help="with --simulate: chance that a marble jams")
+    parser.add_argument("--seed", type=seed, default=0, help="with --simulate: the same seed, the same run")
+
+
+def layout(config):
+    """The machine's LAYOUT values from its settings (the Nimatron's rows)."""
+    return dict((key, config.machine[setting]) for key, setting, _ in machine_class(config.machine_name).LAYOUT)
+
+
+def open_bench(args, config, pinmap, out, read_line=None):
+    """The bench: simulated, or the real board once the service is known not to hold it."""
+    if args.simulate:
+        from controller.selftest.simulated import SimulatedBench
+        return SimulatedBench(pinmap, layout(config), out, rail=config.machine.get("marbles", 0),
+                              jam_rate=args.jam_rate, seed=args.seed)
+    from controller.service.daemon import pin_factory_for
+    check_free(config)
+    factory = pin_factory_for(config.service["pin_factory"])
+    try:
+        return Bench(pinmap, factory, layout(config), out, read_line)
+    except Exception as error:
+        line = busy(error)
+        if line is None:
+            raise
+        raise ServiceRunning(line)
+
+
+def refused(command, error):
+    sys.stderr.write("controller %s: %s\n" % (command, error))
+    return 1
+
+
+def run_selftest(args, out):
+    from controller.service.daemon import NoGPIO
+    overrides = {"machine": args.machine} if args.machine else {}
+    config, pinmap = load_service_config(config_path(args), overrides)
+    try:
+        bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
+    except (ServiceRunning, NoGPIO) as error:
+        return refused("selftest", error)
+    report = Report(config.machine_name, pinmap.path, args.simulate)
+    out.write("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip).\n"
+              % (config.machine_name, pinmap.path, ", simulated" if args.simulate else ""))
+    try:
+        Selftest(bench, config, pinmap, report, args.skip).run()
+    except Stopped:
+        report.add("(stopped)", "end of input", FAIL, "the self-test did not finish")
+    except KeyboardInterrupt:
+        report.add("(stopped)", "Ctrl-C", FAIL, "the self-test did not finish")
+    finally:
+        bench.close()
+    out.write("\n" + "\n".join(report.lines()) + "\n")
+    folder = config.state_dir()
+    try:
+        out.write("Report saved as %s\n" % report.save(folder))
+    except OSError as error:
+        out.write("The report could not be saved in %s (%s); it is the text above.\n"
+                  % (folder, error.strerror or error))
+    return 0 if report.passed else 1
+
+
+def run_calibrate(args, out):
+    from controller.core.exhibit import RELEASE
+    from controller.selftest.calibrate import CalibrationError, calibrate
+    from controller.service.daemon import NoGPIO
+    path = config_path(args)
+    if path is None:
+        raise ArgumentError("--config: calibrate writes into a configuration file: give its path (there is no %s)"
+                            % DEFAULT_CONFIG)
+    config, pinmap = load_service_config(path)
+    if not machine_class(config.machine_name).has_output(RELEASE):
+        raise ArgumentError("calibrate: the %s has no marble release: nothing to calibrate" % config.machine_name)
+    try:
+        bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
+    except (ServiceRunning, NoGPIO) as error:
+        return refused("calibrate", error)
+    try:
+        calibrate(bench, config, pinmap, args.marbles, out)
+    except (CalibrationError, Stopped) as error:
+        return refused("calibrate", error or "stopped: nothing written")
+    except OSError as error:
+        return refused("calibrate", "cannot write %s (%s): nothing written" % (path, error.strerror or error))
+    finally:
+        bench.close()
+    return 0

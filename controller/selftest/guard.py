@@ -1,0 +1,69 @@
+"""Refusing to drive the pins while the service drives them.
+
+Two ways to know, both turned into the same one line:
+
+- the service's heartbeat, `status.json` in its runtime folder
+  (/run/drnim-controller, which systemd empties when the service stops),
+  names its pid: when that process is alive and is a `controller`, the
+  service holds the pins (a stale file after a crash, or a pid reused by
+  another program, is ignored);
+- a service started some other way (by hand, another runtime folder) is
+  caught when the board is built: lgpio refuses a line another process has
+  claimed ("GPIO busy"), and gpiozero refuses a pin already in use.
+"""
+
+import json
+import os
+
+from controller.core.exhibit import ConfigError
+
+UNIT = "drnim-controller"
+
+
+class ServiceRunning(ConfigError):
+    """The service holds the pins; the message says how to stop it."""
+
+
+def stop_first(what):
+    return ServiceRunning("%s holds the pins: stop it first with `sudo systemctl stop %s`, then run this again "
+                          "(and `sudo systemctl start %s` after)" % (what, UNIT, UNIT))
+
+
+def service_pid(config):
+    """The pid of a running service named by the heartbeat, or None."""
+    try:
+        with open(os.path.join(config.runtime_dir(), "status.json")) as f:
+            pid = json.load(f)["pid"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass          # alive, and someone else's (the drnim user's)
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            if b"controller" not in f.read():
+                return None
+    except OSError:
+        pass          # no /proc here, or hidden from us: trust the heartbeat
+    return pid
+
+
+def check_free(config):
+    """ServiceRunning when the service holds the pins."""
+    pid = service_pid(config)
+    if pid is not None:
+        raise stop_first("the service (pid %d)" % pid)
+
+
+def busy(error):
+    """A gpiozero or lgpio error that says another program has the pins: the
+    one line to show instead, or None for any other error."""
+    text = str(error)
+    if "busy" in text.lower() or type(error).__name__ == "GPIOPinInUse":
+        return str(stop_first("another program (the service?)")) + " [%s]" % (text.splitlines()[0] if text else "busy")
+    return None

@@ -1,0 +1,43 @@
+"""One marble released and timed from the release opening to the gate
+sensor seeing it: the self-test's release stage and the calibration both
+time marbles this way, through the board and the sensor's own debouncing
+(its pulse filter too), so the figure is the one the game lives with."""
+
+from controller.core.exhibit import SENSOR
+
+# After the beam is broken, how long to wait for it to be whole again.
+BEAM_CLEAR_MS = 1000
+# Between two marbles, so that the rail's next one has rolled into the gate.
+SETTLE_MS = 300
+
+
+def sensor_role(board):
+    for role, spec in board.inputs.items():
+        if spec.kind == SENSOR:
+            return role
+    return None
+
+
+def release_one(bench, open_ms, within_ms):
+    """Open the release for `open_ms`, then wait up to `within_ms` (from the
+    opening) for the sensor: the milliseconds from the opening to the beam
+    broken, or None when no marble came."""
+    sensor = bench.inputs[sensor_role(bench.board)]
+    seen = len(sensor.changes)
+
+    def arrival():
+        for level, at in sensor.changes[seen:]:
+            if level:
+                return at
+        return None
+    start = bench.now()
+    bench.board.apply(("release",))
+    bench.wait(open_ms, keys=False)
+    bench.board.shut_release()
+    bench.wait(max(0, start + within_ms - bench.now()), done=lambda: arrival() is not None, keys=False)
+    at = arrival()
+    if at is None:
+        return None
+    bench.wait(BEAM_CLEAR_MS, done=lambda: not sensor.level, keys=False)
+    bench.wait(SETTLE_MS, keys=False)
+    return at - start

@@ -1,0 +1,66 @@
+"""The self-test's results: one line per check, printed at the end and saved
+as a small JSON file next to the statistics (the service's state folder),
+so that a technician can compare today's bring-up with last month's."""
+
+import json
+import os
+import time
+
+PASS = "pass"
+FAIL = "fail"
+SKIP = "skip"
+
+
+class Report:
+    def __init__(self, machine, pinmap_path, simulated, clock=time.time):
+        self.machine = machine
+        self.pinmap_path = str(pinmap_path)
+        self.simulated = simulated
+        self.started = clock()
+        self.clock = clock
+        self.checks = []       # {"stage", "check", "result", "detail"}
+        self.figures = {}      # measured figures by name, such as release_to_sensor_ms
+
+    def add(self, stage, check, result, detail=""):
+        self.checks.append({"stage": stage, "check": check, "result": result, "detail": detail})
+
+    def skip_stage(self, stage, why):
+        self.add(stage, "(the whole stage)", SKIP, why)
+
+    @property
+    def passed(self):
+        return not any(check["result"] == FAIL for check in self.checks)
+
+    def count(self, result):
+        return sum(1 for check in self.checks if check["result"] == result)
+
+    def lines(self):
+        """The report as a technician reads it: each check, then the verdict."""
+        lines = ["Self-test report: %s, pin map %s%s" % (self.machine, self.pinmap_path,
+                                                         " (simulated)" if self.simulated else "")]
+        for check in self.checks:
+            line = "  %-4s  %-10s %s" % (check["result"].upper(), check["stage"], check["check"])
+            lines.append(line + (": " + check["detail"] if check["detail"] else ""))
+        lines.append("%s: %d passed, %d failed, %d skipped" % (
+            "PASSED" if self.passed else "FAILED", self.count(PASS), self.count(FAIL), self.count(SKIP)))
+        return lines
+
+    def to_dict(self):
+        return {"machine": self.machine, "pin_map": self.pinmap_path, "simulated": self.simulated,
+                "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.started)),
+                "passed": self.passed, "checks": self.checks, "figures": self.figures}
+
+    def save(self, folder):
+        """Write the report as selftest-YYYYmmdd-HHMMSS.json in `folder`; its path.
+        OSError (no such folder, no permission) is the caller's."""
+        os.makedirs(folder, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.started))
+        path = os.path.join(folder, "selftest-%s.json" % stamp)
+        number = 1
+        while os.path.exists(path):
+            number += 1
+            path = os.path.join(folder, "selftest-%s-%d.json" % (stamp, number))
+        with open(path, "x") as f:
+            json.dump(self.to_dict(), f, indent=1)
+            f.write("\n")
+        return path

@@ -1,0 +1,239 @@
+"""The self-test's stages, in the order a builder wires the machine: what
+lights, what moves, what is pressed, what falls.
+
+    lamps       each lamp and the buzzer, one at a time: "is it lit?"
+    indicators  each two-sided indicator (Dr. Nim's flip-flops, equalizer,
+                turn) stepped left, then right
+    lamp_chain  the Nimatron's 74HC595 chain walked, row by row, lamp by lamp
+    inputs      each button pressed PRESSES times and each switch moved there
+                and back, echoed as it happens, raw edges against presses read
+    release     the sensor at rest, then RELEASES marbles released and each
+                one's fall from the release to the sensor timed
+
+A stage whose part of the harness is not connected is skipped (asked at its
+start, or named with --skip); so is any single check answered "s".
+"""
+
+from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND, SWITCH
+from controller.hardware.pinmap import HEADER, display_registers
+from controller.selftest.release import release_one, sensor_role
+from controller.selftest.report import FAIL, PASS, SKIP
+from controller.service.config import release_open_ms
+
+PRESSES = 3                # each button is pressed this many times
+INPUT_WAIT_MS = 30000      # how long a button or switch is waited for
+QUIET_MS = 1000            # after the last press: late bounces still counted
+WALK_MS = 150              # each step of the lamp chain's walk
+RELEASES = 3               # marbles released in the release stage
+SEEN_WITHIN_MS = 5000      # a released marble not seen by then is lost
+RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
+
+
+def where(pins):
+    """BCM numbers with their header pins, for a technician with a multimeter."""
+    return ", ".join("BCM %d (header pin %d)" % (pin, HEADER[pin]) for pin in pins)
+
+
+class Selftest:
+    """One run: the bench, the checked configuration and pin map, the report."""
+
+    def __init__(self, bench, config, pinmap, report, skip=()):
+        self.bench = bench
+        self.config = config
+        self.pinmap = pinmap
+        self.report = report
+        self.skip = skip
+        self.board = bench.board
+
+    def stages(self):
+        """The stages this machine has, as (name, what it checks, method)."""
+        kinds = set(self.board.kinds.values())
+        found = [("lamps", "each lamp and the buzzer, one at a time", self.lamps)]
+        if INDICATOR in kinds:
+            found.append(("indicators", "each indicator stepped left, then right", self.indicators))
+        if LAMP_ROWS in kinds:
+            found.append(("lamp_chain", "the lamp chain walked, row by row", self.lamp_chain))
+        found.append(("inputs", "each button and switch, echoed as you use it", self.inputs))
+        if RELEASE in kinds:
+            found.append(("release", "the release pulsed, each marble timed to the sensor", self.release))
+        return found
+
+    def run(self):
+        stages = self.stages()
+        for number, (name, what, method) in enumerate(stages, 1):
+            self.bench.say("")
+            title = "Stage %d of %d, %s: %s." % (number, len(stages), name, what)
+            if name in self.skip:
+                self.bench.say(title + " Skipped (--skip).")
+                self.report.skip_stage(name, "--skip")
+            elif not self.bench.go_ahead(title + " Is that part of the harness connected?"):
+                self.report.skip_stage(name, "not connected")
+            else:
+                method(name)
+        self.board.safe()
+        return self.report
+
+    def label(self, role):
+        return self.pinmap.outputs[role].label
+
+    def answered(self, stage, check, answer, trouble):
+        self.report.add(stage, check, RESULT[answer], trouble if answer == "no" else "")
+
+    # --- the stages ------------------------------------------------------------------------
+    def lamps(self, stage):
+        for role, kind in self.board.kinds.items():
+            if kind not in (LAMP, SOUND):
+                continue
+            spec = self.pinmap.outputs[role]
+            device = self.board.outputs[role]
+            device.on()
+            answer = self.bench.ask("%s. %s" % (spec.label, "Do you hear it?" if kind == SOUND else "Is it lit?"),
+                                    ("on", role))
+            device.off()
+            self.answered(stage, role, answer, "not %s with %s driven %s: check its polarity, its resistor and "
+                          "its wires" % ("sounding" if kind == SOUND else "lit", where(spec.pins.values()),
+                                         spec.active or "high"))
+
+    def indicators(self, stage):
+        for role, kind in self.board.kinds.items():
+            if kind != INDICATOR:
+                continue
+            spec = self.pinmap.outputs[role]
+            device = self.board.outputs[role]
+            answers = []
+            for side in ("left", "right"):
+                device.show(side)
+                shown = ("the %s LED lit, the other dark" if spec.kind == "led_pair" else "its flipper to the %s") % side
+                answers.append((side, self.bench.ask("%s. Does it point %s (%s)?" % (spec.label, side, shown),
+                                                     ("side", role, side))))
+            device.off()
+            wrong = [side for side, answer in answers if answer == "no"]
+            if wrong:
+                self.report.add(stage, role, FAIL, "wrong when told %s: check %s" % (
+                    " and ".join(wrong), where(spec.pins[side] for side in wrong) if spec.kind == "led_pair"
+                    else where(spec.pins.values())))
+            elif all(answer == "skip" for _, answer in answers):
+                self.report.add(stage, role, SKIP)
+            else:
+                self.report.add(stage, role, PASS)
+
+    def lamp_chain(self, stage):
+        role = next(role for role, kind in self.board.kinds.items() if kind == LAMP_ROWS)
+        panel = self.board.outputs[role]
+        panel.off()
+        lamps = self.pinmap.lamps_per_row
+        chips = 8 * display_registers(self.pinmap.rows, lamps)
+        for row in range(1, self.pinmap.rows + 1):
+            for lit in range(1, lamps + 1):
+                panel.show_row(row, lit)
+                self.bench.wait(WALK_MS, keys=False)
+            answer = self.bench.ask("Did the lamps of row %d light one by one, 1 to %d, on both displays?"
+                                    % (row, lamps), ("row", row))
+            panel.show_row(row, 0)
+            first, last = (row - 1) * lamps, row * lamps - 1
+            self.answered(stage, "row %d" % row, answer, "check the 74HC595 outputs %d-%d (console) and %d-%d "
+                          "(spectators), their ULN2803 channels and the lamps' 5 V supply"
+                          % (first, last, first + chips, last + chips))
+        panel.off()
+        answer = self.bench.ask("Are all the lamps dark now?", ("dark",))
+        spec = self.pinmap.outputs[role]
+        self.answered(stage, "all dark", answer, "the chain did not clear: check its %s" % ", ".join(
+            "%s line, %s" % (name, where([spec.pins[name]])) for name in ("latch", "clock", "enable")
+            if name in spec.pins))
+
+    def inputs(self, stage):
+        self.bench.inputs.listener = self.echo
+        try:
+            for role, spec in self.board.inputs.items():
+                if spec.kind == BUTTON:
+                    self.input(stage, role, PRESSES, "Press %s %d times." % (self.pinmap.inputs[role].label, PRESSES))
+                elif spec.kind == SWITCH:
+                    self.input(stage, role, 1, "Move %s to its other side and back." % self.pinmap.inputs[role].label)
+        finally:
+            self.bench.inputs.listener = None
+
+    def echo(self, role, level, at):
+        watch = self.bench.inputs[role]
+        spec = self.board.inputs[role]
+        if spec.kind == BUTTON:
+            what = "pressed (%d)" % watch.presses if level else "let go"
+        else:
+            what = ("" if level else "not ") + spec.means
+        self.bench.say("  %s: %s   [%d raw edge%s]" % (role, what, watch.raw, "" if watch.raw == 1 else "s"))
+
+    def input(self, stage, role, times, text):
+        """Ask for `times` presses (a switch: there and back) and judge what was read."""
+        watch = self.bench.inputs[role]
+        spec = self.pinmap.inputs[role]
+        self.bench.inputs.clear()
+        rest = watch.level
+
+        self.bench.act(text, role, 2 * times)
+        key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest)
+        if key in ("s", "skip"):
+            self.report.add(stage, role, SKIP)
+            return
+        self.quiet()
+        others = [other for other, w in self.bench.inputs.watches.items() if other != role and w.changes]
+        read = len(watch.changes) // 2
+        bounces = watch.raw - len(watch.changes)
+        also = "; %s changed too (swapped wires?)" % ", ".join(others) if others else ""
+        if key in ("n", "no") and not watch.raw:
+            self.report.add(stage, role, FAIL, "it does nothing: check %s and its ground%s" % (where([spec.pin]), also))
+        elif watch.raw == 0:
+            self.report.add(stage, role, FAIL, "nothing seen on %s in %d s: check the wire and its ground%s"
+                            % (where([spec.pin]), INPUT_WAIT_MS // 1000, also))
+        elif read > times:
+            self.report.add(stage, role, FAIL, "read %d times for %d: its contact bounces longer than its "
+                            "debounce_ms %s (pin map %s): raise it%s" % (read, times, spec.debounce_ms, spec.key, also))
+        elif read < times:
+            self.report.add(stage, role, FAIL, "read %d times for %d, from %d raw edges: a loose contact?%s"
+                            % (read, times, watch.raw, also))
+        else:
+            self.report.add(stage, role, PASS, "%s read from %d raw edges (%d bounce%s taken out by debounce_ms "
+                            "%s)%s" % ("%d presses" % read if self.board.inputs[role].kind == BUTTON else
+                                       "there and back", watch.raw, bounces, "" if bounces == 1 else "s",
+                                       spec.debounce_ms, also))
+
+    def quiet(self):
+        """Wait until the inputs have been still for QUIET_MS: a late bounce,
+        or a press the debouncer read twice, is counted before the verdict."""
+        edges = None
+        waited = 0
+        while edges != self.raw_edges() and waited < INPUT_WAIT_MS:
+            edges = self.raw_edges()
+            self.bench.wait(QUIET_MS, keys=False)
+            waited += QUIET_MS
+
+    def raw_edges(self):
+        return sum(watch.raw for watch in self.bench.inputs.watches.values())
+
+    def release(self, stage):
+        sensor = sensor_role(self.board)
+        spec = self.pinmap.inputs[sensor]
+        if self.bench.inputs[sensor].level:
+            self.report.add(stage, "sensor at rest", FAIL, "the beam reads broken with no marble on %s: check the "
+                            "emitter's power, the alignment and the pull-up" % where([spec.pin]))
+            self.report.add(stage, "marbles timed", SKIP, "the sensor cannot see marbles")
+            return
+        self.report.add(stage, "sensor at rest", PASS, "the beam is whole")
+        if not self.bench.go_ahead("Put at least %d marbles on the rail; they will be released one by one."
+                                   % RELEASES):
+            self.report.add(stage, "marbles timed", SKIP, "no marbles")
+            return
+        opened = release_open_ms(self.config, self.pinmap)
+        times = []
+        for number in range(1, RELEASES + 1):
+            ms = release_one(self.bench, opened, SEEN_WITHIN_MS)
+            self.bench.say("  marble %d: %s" % (number, "%d ms from the release to the sensor" % ms if ms is not None
+                                                else "not seen within %d ms" % SEEN_WITHIN_MS))
+            times.append(ms)
+        self.report.figures["release_to_sensor_ms"] = times
+        lost = [str(number) for number, ms in enumerate(times, 1) if ms is None]
+        if lost:
+            self.report.add(stage, "marbles timed", FAIL, "marble %s not seen within %d ms of its release: a jam in "
+                            "the chute, a release that does not open (%s), or a beam that misses the marble"
+                            % (", ".join(lost), SEEN_WITHIN_MS, where(self.pinmap.outputs["release"].pins.values())))
+        else:
+            self.report.add(stage, "marbles timed", PASS, "%s ms; `controller calibrate` sets the timeout and the "
+                            "pace from such times" % ", ".join(str(ms) for ms in times))

@@ -1,0 +1,130 @@
+"""`controller calibrate` on the simulated bench, whose marbles fall a known
+time: the release timeout and the pace derived from it, written into the
+configuration with its comments kept and a backup beside it."""
+
+import io
+
+import pytest
+
+from conftest import ROOT
+from test_cli import run
+from controller.cli import DEFAULT_CONFIG
+from controller.core.drnim import DrNim
+from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.selftest.calibrate import calibrate, derive
+from controller.selftest.simulated import SimulatedBench
+from controller.selftest.tomledit import set_whole_numbers
+from controller.service.config import load_config
+
+SHIPPED = (ROOT / "systemd" / "config.toml").read_text()
+
+
+def changed_lines(old, new):
+    return [(a, b) for a, b in zip(old.splitlines(), new.splitlines()) if a != b]
+
+
+def test_calibrate_writes_the_timeout_and_the_pace_keeping_the_rest_and_a_backup(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    code, out = run("calibrate", "--simulate", "--marbles", "5", "--config", str(path))
+    assert code == 0, capsys.readouterr().err
+    # the simulated marbles fall 250 ms: the timeout 250 + 200, the pace one fall
+    assert "drnim.release_timeout_ms: 1500 -> 450 (the slowest marble, 250 ms, plus 200 ms" in out
+    assert "drnim.pace_ms: 900 -> 250 (the slowest marble's fall, 250 ms" in out
+    new = path.read_text()
+    assert changed_lines(SHIPPED, new) == [
+        ("pace_ms = 900                # between Dr. Nim's marbles, like the original's chain",
+         "pace_ms = 250                # between Dr. Nim's marbles, like the original's chain"),
+        ("release_timeout_ms = 1500    # a released marble not seen by the gate sensor by then is retried",
+         "release_timeout_ms = 450     # a released marble not seen by the gate sensor by then is retried")]
+    backups = list(tmp_path.glob("config.toml.bak-*"))
+    assert len(backups) == 1 and backups[0].read_text() == SHIPPED and str(backups[0]) in out
+    assert run("config", "check", str(path))[0] == 0
+    # calibrated again: the same figures, nothing written
+    code, out = run("calibrate", "--simulate", "--marbles", "3", "--config", str(path))
+    assert code == 0 and "nothing written" in out and len(list(tmp_path.glob("config.toml.bak-*"))) == 1
+
+
+def test_the_figures_follow_the_marbles_fall_time(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[drnim]\nmarbles = 12\n")
+    config = load_config(str(path))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    out = io.StringIO()
+    bench = SimulatedBench(pinmap, out=out, rail=12, fall_ms=700)
+    try:
+        times, derived, backup = calibrate(bench, config, pinmap, 4, out)
+    finally:
+        bench.close()
+    assert times == [700] * 4
+    # 700 + 350 (half of it, more than 200) = 1050
+    assert load_config(str(path)).machine["release_timeout_ms"] == 1050
+    assert load_config(str(path)).machine["pace_ms"] == 700
+    assert path.read_text() == "[drnim]\nmarbles = 12\nrelease_timeout_ms = 1050\npace_ms = 700\n"
+
+
+def test_both_outlast_a_slow_release_and_round_up():
+    # a servo gate open 500 ms, marbles seen at 90-101 ms (before the gate has closed)
+    derived = derive([90, 101], 500, DrNim.SETTINGS)
+    assert derived["release_timeout_ms"][0] == derived["pace_ms"][0] == 600
+    assert derived["pace_ms"][1] == "the release's open time, 500 ms, plus 100 ms, rounded up to 50 ms"
+    assert derive([333], 60, DrNim.SETTINGS)["release_timeout_ms"][0] == 550
+
+
+def test_a_jam_writes_nothing(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    code, _ = run("calibrate", "--simulate", "--jam-rate", "1", "--config", str(path))
+    error = capsys.readouterr().err
+    assert code == 1 and error.count("\n") == 1
+    assert "marble 1 was not seen within 5000 ms of its release" in error and "nothing written" in error
+    assert path.read_text() == SHIPPED and not list(tmp_path.glob("config.toml.bak-*"))
+
+
+def test_the_nimatron_has_nothing_to_calibrate(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text('[service]\nmachine = "nimatron"\n')
+    assert run("calibrate", "--simulate", "--config", str(path))[0] == 2
+    assert capsys.readouterr().err == \
+        "controller: calibrate: the nimatron has no marble release: nothing to calibrate\n"
+
+
+def test_without_a_configuration_file_it_asks_for_one(capsys):
+    import os
+    if os.path.exists(DEFAULT_CONFIG):
+        pytest.skip("this machine has %s" % DEFAULT_CONFIG)
+    assert run("calibrate", "--simulate")[0] == 2
+    assert "--config: calibrate writes into a configuration file" in capsys.readouterr().err
+
+
+def test_a_file_that_cannot_be_edited_line_by_line_is_left_alone(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    text = "drnim.marbles = 12   # a dotted key: [drnim] cannot be added below it\n"
+    path.write_text(text)
+    code, _ = run("calibrate", "--simulate", "--config", str(path))
+    error = capsys.readouterr().err
+    assert code == 1 and error.count("\n") == 1 and "set drnim.release_timeout_ms = 450, drnim.pace_ms = 250 by hand" \
+        in error
+    assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))
+
+
+def test_a_missing_section_is_added_and_crlf_lines_kept():
+    assert set_whole_numbers('[service]\nmachine = "drnim"', "drnim", {"pace_ms": 300, "release_timeout_ms": 450}) \
+        == '[service]\nmachine = "drnim"\n\n[drnim]\npace_ms = 300\nrelease_timeout_ms = 450\n'
+    assert set_whole_numbers("[drnim]\r\npace_ms=900\r\n[nimatron]\r\n", "drnim", {"pace_ms": 300}) == \
+        "[drnim]\r\npace_ms=300\r\n[nimatron]\r\n"
+
+
+def test_a_servo_gate_open_longer_than_the_fall_sets_both_past_its_open_time(tmp_path):
+    from test_pinmap import servo_variant
+    pinmap_path = tmp_path / "pinmap.toml"
+    pinmap_path.write_text(servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release"))
+    path = tmp_path / "config.toml"
+    # the gate stays open 400 ms; the marbles reach the sensor 250 ms after it starts to open
+    path.write_text('[service]\npinmap = "%s"\nservo_open_ms = 400\n' % pinmap_path)
+    code, out = run("calibrate", "--simulate", "--marbles", "3", "--config", str(path))
+    assert code == 0, out
+    assert "the release stays open 400 ms" in out
+    assert "drnim.pace_ms: 900 -> 500 (the release's open time, 400 ms, plus 100 ms" in out
+    assert "drnim.release_timeout_ms: 1500 -> 500" in out
+    assert run("config", "check", str(path))[0] == 0

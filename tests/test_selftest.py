@@ -1,0 +1,185 @@
+"""`controller selftest`: the bring-up wizard, run on the simulated bench (which
+answers from the pins, presses with bouncing contacts and drops marbles), on
+mock pins with a technician's typed answers, and refused while the service runs."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from conftest import ROOT
+from service_rig import write_config
+from test_cli import run
+from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.selftest.bench import Bench
+from controller.selftest.guard import busy, service_pid
+from controller.selftest.report import Report
+from controller.selftest.simulated import SimulatedBench
+from controller.selftest.stages import Selftest
+from controller.service.config import load_config
+
+
+def saved_report(tmp_path):
+    reports = sorted((tmp_path / "state").glob("selftest-*.json"))
+    assert len(reports) == 1
+    return json.loads(reports[0].read_text())
+
+
+def results(report):
+    return dict(((check["stage"], check["check"]), (check["result"], check["detail"])) for check in report["checks"])
+
+
+def simulated(tmp_path, machine="drnim", **world):
+    """A self-test on the simulated bench with a world of faults; the report."""
+    config = load_config(str(write_config(tmp_path, machine)))
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    out = io.StringIO()
+    bench = SimulatedBench(pinmap, {"rows": 4} if machine == "nimatron" else None, out, **world)
+    report = Report(machine, pinmap.path, True)
+    try:
+        Selftest(bench, config, pinmap, report).run()
+    finally:
+        bench.close()
+    return results(report.to_dict()), out.getvalue()
+
+
+def test_the_simulated_selftest_passes_and_saves_its_report_next_to_the_statistics(tmp_path):
+    code, out = run("selftest", "--simulate", "--config", str(write_config(tmp_path)))
+    assert code == 0, out
+    report = saved_report(tmp_path)
+    assert report["passed"] and report["simulated"] and report["machine"] == "drnim"
+    assert "Report saved as %s" % (tmp_path / "state") in out
+    checks = results(report)
+    assert {stage for stage, _ in checks} == {"lamps", "indicators", "inputs", "release"}
+    assert all(result == "pass" for result, _ in checks.values())
+    # the simulated marbles fall for 250 ms from the release to the beam
+    assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
+    # each press is echoed as it happens, with the raw edges of its bouncing contact
+    assert "trigger: pressed (1)   [1 raw edge]" in out and "trigger: pressed (3)" in out
+    result, detail = checks[("inputs", "trigger")]
+    assert detail.startswith("3 presses read from 54 raw edges (48 bounces taken out by debounce_ms 20")
+
+
+def test_a_jam_fails_the_release_stage_and_the_report_says_so(tmp_path):
+    code, out = run("selftest", "--simulate", "--jam-rate", "1", "--config", str(write_config(tmp_path)))
+    assert code == 1
+    report = saved_report(tmp_path)
+    assert not report["passed"] and report["figures"]["release_to_sensor_ms"] == [None, None, None]
+    result, detail = results(report)[("release", "marbles timed")]
+    assert result == "fail" and detail.startswith("marble 1, 2, 3 not seen within 5000 ms of its release: a jam")
+    assert "BCM 18 (header pin 12)" in detail
+    assert results(report)[("lamps", "lamp_fault")][0] == "pass"
+    assert "FAIL  release    marbles timed" in out and "FAILED: 16 passed, 1 failed, 0 skipped" in out
+
+
+def test_the_nimatron_lamp_chain_is_walked_row_by_row(tmp_path):
+    checks, out = simulated(tmp_path, "nimatron")
+    assert [checks[("lamp_chain", "row %d" % row)][0] for row in (1, 2, 3, 4)] == ["pass"] * 4
+    assert checks[("lamp_chain", "all dark")][0] == "pass"
+    assert "Did the lamps of row 3 light one by one, 1 to 7, on both displays? [y/n/s] y" in out
+    checks, _ = simulated(tmp_path, "nimatron", dead={"lamps"})
+    result, detail = checks[("lamp_chain", "row 2")]
+    assert result == "fail" and "outputs 7-13 (console) and 39-45 (spectators)" in detail
+
+
+def test_a_dead_lamp_and_a_dead_indicator_are_named_with_their_pins(tmp_path):
+    checks, _ = simulated(tmp_path, dead={"lamp_you_win", "flip_flop_2"})
+    assert checks[("lamps", "lamp_you_win")] == (
+        "fail", "not lit with BCM 16 (header pin 36) driven high: check its polarity, its resistor and its wires")
+    assert checks[("indicators", "flip_flop_2")] == (
+        "fail", "wrong when told left and right: check BCM 22 (header pin 15), BCM 23 (header pin 16)")
+    assert checks[("lamps", "lamp_drnim_wins")][0] == "pass"
+
+
+def test_a_button_that_reads_twice_and_one_not_wired_fail(tmp_path):
+    checks, out = simulated(tmp_path, worn={"trigger"}, unwired={"new_game"})
+    result, detail = checks[("inputs", "trigger")]
+    assert result == "fail" and "its contact bounces longer than its debounce_ms 20" in detail, detail
+    assert checks[("inputs", "new_game")] == (
+        "fail", "nothing seen on BCM 7 (header pin 26) in 30 s: check the wire and its ground")
+    assert checks[("inputs", "turn_switch")][0] == "pass"
+
+
+def test_a_stage_can_be_skipped(tmp_path):
+    code, out = run("selftest", "--simulate", "--skip", "release", "--skip", "lamps", "--config",
+                    str(write_config(tmp_path)))
+    assert code == 0
+    checks = results(saved_report(tmp_path))
+    assert checks[("release", "(the whole stage)")] == ("skip", "--skip")
+    assert not any(stage == "lamps" and result != "skip" for (stage, _), (result, _) in checks.items())
+    assert "Stage 4 of 5" not in out and "Stage 4 of 4, release" in out and "Skipped (--skip)" in out
+
+
+def test_on_mock_pins_the_technician_answers_and_a_no_fails_naming_the_pin(tmp_path):
+    answers = ["", "y", "n", "y", "y", "y", "y", "s"]   # lamps: go, then each lamp and the buzzer; skip indicators
+    code, out = run("selftest", "--config", str(write_config(tmp_path)), "--skip", "inputs", "--skip", "release",
+                    lines=answers)
+    assert code == 1
+    checks = results(saved_report(tmp_path))
+    assert checks[("lamps", "lamp_drnim_turn")] == (
+        "fail", "not lit with BCM 19 (header pin 35) driven high: check its polarity, its resistor and its wires")
+    assert checks[("lamps", "lamp_your_turn")][0] == "pass"
+    assert checks[("indicators", "(the whole stage)")] == ("skip", "not connected")
+
+
+def test_the_end_of_the_input_stops_the_selftest_with_a_report(tmp_path):
+    code, out = run("selftest", "--config", str(write_config(tmp_path)), lines=["", "y"])
+    assert code == 1
+    checks = results(saved_report(tmp_path))
+    assert checks[("(stopped)", "end of input")][0] == "fail"
+    assert "Traceback" not in out
+
+
+def test_it_refuses_while_the_service_runs(tmp_path, capsys):
+    config = write_config(tmp_path)
+    service = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        status = tmp_path / "run" / "status.json"
+        deadline = time.monotonic() + 60
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code, out = run("selftest", "--config", str(config))
+        assert code == 1 and out == ""
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "the service (pid %d) holds the pins" % service.pid in error
+        assert "sudo systemctl stop drnim-controller" in error
+    finally:
+        service.terminate()
+        service.wait(30)
+    # the heartbeat stays behind (no systemd here to empty /run): a dead pid no longer counts
+    assert status.exists() and service_pid(load_config(str(config))) is None
+
+
+def test_pins_another_program_holds_become_the_same_line():
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    factory = MockFactory()
+    first = Bench(pinmap, factory)
+    try:
+        with pytest.raises(Exception) as taken:
+            Bench(pinmap, factory)
+    finally:
+        first.close()
+    line = busy(taken.value)
+    assert line.startswith("another program (the service?) holds the pins: stop it first with "
+                           "`sudo systemctl stop drnim-controller`")
+
+
+def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):
+    from test_pinmap import servo_variant
+    text = default_pinmap_path("drnim").read_text()
+    pinmap_path = tmp_path / "pinmap.toml"
+    pinmap_path.write_text(servo_variant(servo_variant(text, "outputs.release"), "outputs.turn"))
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace("[service]", '[service]\npinmap = "%s"' % pinmap_path))
+    code, out = run("selftest", "--simulate", "--config", str(config))
+    assert code == 0, out
+    assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in out
+    report = saved_report(tmp_path)
+    assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
