@@ -119,11 +119,15 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().taken") == 1
-    # idle: New game for the next visitor (the marbles back), then the attract lamps
-    page.wait_for_function("nim.view().taken === 0 && nim.view().attract", timeout=10000)
-    events = [entry[0] for entry in page.evaluate("nim.trace()")["trace"]]
-    assert ["press", "new_game"] in events
-    replay(page.evaluate("nim.trace()"))
+    # idle: a fresh machine for the next visitor (the marbles back), resting in its attract lamps
+    page.wait_for_function("nim.view().attract", timeout=10000)
+    assert page.evaluate("nim.view().rail") == 15 and page.evaluate("nim.view().taken") == 0
+    trace = page.evaluate("nim.trace()")
+    assert [entry[0] for entry in trace["trace"]][:2] == [["power"], ["tick"]]
+    assert replay(trace).attract
+    lit = page.get_attribute("#lamps li.on", "aria-label")
+    page.wait_for_function("document.querySelector('#lamps li.on').getAttribute('aria-label') !== %r" % lit)
+    assert page.evaluate("nim.view().attract")      # the attract lamps step on, as the machine's timer says
     own_folder_only(requests, address)
 
 

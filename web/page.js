@@ -127,20 +127,25 @@ function animate() {
   else animating = false;
 }
 
-// The kiosk: once the machine falls idle after a visitor, New game for the next one.
+// The kiosk: once the machine falls idle after a visitor, a fresh machine for
+// the next one (the marbles back on the rail, a new seed), resting in its attract state.
 function kioskReset() {
   if (kiosk && view.attract && touched) {
-    feed(["press", "new_game"]);
-    touched = false;
+    if (!params.get("seed")) chosen.seed = newSeed();
+    start(decl.name, true);
   }
 }
 
-function start(name) {
+function newSeed() {
+  return 1 + Math.floor(Math.random() * 0xfffffffe);
+}
+
+function start(name, resting) {
   decl = machines[name];
   outputs = {};
   touched = false;
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
-  const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now()));
+  const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
     if (view && view.machine === name) return settingError(reply.error);
     chosen[name] = {};
@@ -579,7 +584,7 @@ async function boot() {
     button.addEventListener("click", () => start(name));
   }
   const seed = Number(params.get("seed"));
-  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : 1 + Math.floor(Math.random() * 0xfffffffe);
+  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : newSeed();
   document.addEventListener("keydown", onKey);
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
