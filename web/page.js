@@ -553,7 +553,7 @@ function settingsFromAddress(machine) {
 
 // --- start-up -----------------------------------------------------------------------------
 async function boot() {
-  if (kiosk) document.body.classList.add("kiosk");
+  if (kiosk) document.documentElement.classList.add("kiosk");
   const files = await (await fetch("files.json")).json();
   const { loadMicroPython } = await import("./micropython/micropython.mjs");
   const mp = await loadMicroPython({ stdout: (line) => console.log(line), stderr: (line) => console.error(line) });
