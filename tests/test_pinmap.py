@@ -5,8 +5,7 @@ import csv
 import re
 
 import pytest
-from gpiozero import AngularServo, Button, Buzzer, Device, DigitalOutputDevice, LED
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero import AngularServo, Button, Buzzer, DigitalOutputDevice, LED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,18 +17,6 @@ from controller.sim.engine import rest_inputs
 
 MACHINES = ("drnim", "nimatron")
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
-
-
-@pytest.fixture
-def mock_factory():
-    saved = Device.pin_factory
-    factory = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
 
 
 # --- the shipped pin maps ---------------------------------------------------
