@@ -61,7 +61,7 @@ let soundOn = params.get("sound") !== "off";
 const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
-window.nim = { ready: false, firstFrameMs: null, errors: [] };
+window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {} };
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -552,16 +552,25 @@ function settingsFromAddress(machine) {
 }
 
 // --- start-up -----------------------------------------------------------------------------
+// When each step of the start-up was done, in ms after the page began to load (bench_web.py prints them).
+function stage(name) {
+  window.nim.stages[name] = Math.round(performance.now());
+}
+
 async function boot() {
   if (kiosk) document.documentElement.classList.add("kiosk");
+  // The port starts while the core's files come: each waits for the other only at the end.
+  const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
+    { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
-  const { loadMicroPython } = await import("./micropython/micropython.mjs");
-  const mp = await loadMicroPython({ stdout: (line) => console.log(line), stderr: (line) => console.error(line) });
   const sources = await Promise.all(files.python.map(async (path) => {
     const response = await fetch(path);
     if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
     return [path, new Uint8Array(await response.arrayBuffer())];
   }));
+  stage("files");
+  const mp = await runtime;
+  stage("runtime");
   for (const [path, data] of sources) {
     const folders = path.split("/").slice(0, -1);
     for (let i = 1; i <= folders.length; i++) {
@@ -577,6 +586,7 @@ async function boot() {
   window.nim.view = () => view;
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
+  stage("machines");
   const nav = $("machines");
   for (const name in machines) {
     const button = element("button", { type: "button", value: name }, nav,
