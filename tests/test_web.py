@@ -8,7 +8,10 @@ or the npm package is missing (.ci/run installs all three).
 """
 
 import json
+import signal
+import socket
 import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -199,7 +202,6 @@ def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(t
 
 
 def test_a_setting_that_does_not_fit_is_refused_by_the_bridge_in_one_line():
-    import sys
     sys.path.insert(0, str(ROOT / "web"))
     try:
         import bridge
@@ -264,6 +266,24 @@ def test_serve_without_a_build_says_so_in_one_line(capsys, tmp_path):
     assert main(["web", "serve", "--dir", str(tmp_path / "nothing")]) == 1
     err = capsys.readouterr().err
     assert err == "controller: no page in %s: run controller web build first\n" % (tmp_path / "nothing")
+
+
+def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "controller", "web", "serve", "--port", str(port),
+                               "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline() == ("Serving %s on http://127.0.0.1:%d/ (the kiosk: /?kiosk=1); Ctrl-C "
+                                            "stops.\n" % (tmp_path, port))
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port) as reply:
+            assert reply.read() == b"<!doctype html><title>page</title>\n"
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=30)
+    assert server.returncode == 0 and out == "Stopped.\n" and err == ""
 
 
 def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
