@@ -91,7 +91,10 @@ class Bench:
     def read_keys(self):
         """The keyboard thread: each line typed onto the queue; "stop" at the end of the input."""
         while True:
-            line = self.read_line()
+            try:
+                line = self.read_line()
+            except Exception:    # no terminal to read (a closed or captured stdin): as the end of the input
+                line = None
             self.queue.put(("key", "stop" if line is None else line.strip().lower()))
             if line is None:
                 return
