@@ -122,7 +122,9 @@ def run_calibrate(args, out):
     try:
         calibrate(bench, config, pinmap, args.marbles, out)
     except (CalibrationError, Stopped) as error:
-        return refused("calibrate", error or "stopped: nothing written")
+        return refused("calibrate", str(error) or "stopped at the end of the input: nothing written")
+    except KeyboardInterrupt:
+        return refused("calibrate", "stopped by Ctrl-C: nothing written")
     except OSError as error:
         return refused("calibrate", "cannot write %s (%s): nothing written" % (path, error.strerror or error))
     finally:
