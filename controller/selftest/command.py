@@ -17,9 +17,7 @@ from controller.core.registry import machine_class
 from controller.selftest.bench import Bench, Stopped, typed_lines
 from controller.selftest.guard import ServiceRunning, busy, check_free
 from controller.selftest.report import FAIL, Report
-from controller.selftest.stages import Selftest
-
-STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
+from controller.selftest.stages import STAGE_NAMES, Selftest
 
 
 def add_parsers(commands):
@@ -54,6 +52,8 @@ def layout(config):
 
 def open_bench(args, config, pinmap, out, read_line=None):
     """The bench: simulated, or the real board once the service is known not to hold it."""
+    if not args.simulate and (args.jam_rate or args.seed):
+        raise ArgumentError("--jam-rate and --seed are for the simulated machine: add --simulate")
     if args.simulate:
         from controller.selftest.simulated import SimulatedBench
         return SimulatedBench(pinmap, layout(config), out, rail=config.machine.get("marbles", 0),

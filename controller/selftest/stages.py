@@ -27,6 +27,7 @@ WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
 SEEN_WITHIN_MS = 5000      # a released marble not seen by then is lost
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
+STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
 
 
 def where(pins):
