@@ -244,3 +244,11 @@ def test_on_mock_pins_each_press_is_echoed_as_the_technician_makes_it(tmp_path, 
     assert checks[("inputs", "turn_switch")] == ("pass", "there and back read from 14 raw edges (12 bounces taken "
                                                  "out by debounce_ms 50)")
     assert "  trigger: pressed (2)" in out.getvalue() and "  equalizer_switch: not right (armed)" in out.getvalue()
+
+
+def test_the_input_ending_while_a_button_is_awaited_stops_the_selftest(tmp_path):
+    code, out = run("selftest", "--config", str(write_config(tmp_path)), "--skip", "lamps", "--skip", "indicators",
+                    lines=[""])
+    assert code == 1 and "Press Trigger button (lower right) 3 times." in out
+    checks = results(saved_report(tmp_path))
+    assert checks[("(stopped)", "end of input")][0] == "fail" and ("inputs", "trigger") not in checks
