@@ -169,7 +169,6 @@ class Selftest:
         spec = self.pinmap.inputs[role]
         self.bench.inputs.clear()
         rest = watch.level
-
         self.bench.act(text, role, 2 * times)
         key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest)
         if key == "stop":
