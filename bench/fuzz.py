@@ -275,7 +275,7 @@ def run_save(case):
     lines = []
     service = SimpleNamespace(config=SimpleNamespace(machine_name=name, machine=cls().config),
                               store=StateStore(str(folder)), log=lines.append,
-                              stats=SimpleNamespace(fault=lambda machine, kind: None))
+                              fault_seen=lambda kind: None)
     machine = Service.restore(service)
     if len(lines) > 1 or any("\n" in line for line in lines):
         raise Impossible("the log says more than one line: %r" % lines)

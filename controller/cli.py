@@ -9,6 +9,7 @@
     controller stats [--config PATH]
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
+    controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -128,6 +129,10 @@ def build_parser():
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
     add_selftest_parsers(commands)
+    from controller.web.command import add_parser as add_web_parser
+    add_web_parser(commands)
+    from controller.telemetry.command import add_parser as add_fleet_parser
+    add_fleet_parser(commands)
     return parser
 
 

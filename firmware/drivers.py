@@ -252,13 +252,22 @@ class Buzzer(Output):
 
 class LampRows(Output):
     """The Nimatron's rows on a chain of 74HC595s: the console's lamps row by
-    row from output 0, the spectators' display the same from `spectators`."""
+    row from output 0, the spectators' display the same from `spectators`.
+
+    The chips wake with random outputs. With a fourth pin, wired to their OE
+    (active low, a 10 kohm pull-up holding it high until the board drives it),
+    the chain is cleared first and only then are its outputs switched on, so
+    no lamp flashes at power-up."""
 
     def __init__(self, kind, pins, active_high, options):
         self.data, self.clock, self.latch = Level(pins[0], True), Level(pins[1], True), Level(pins[2], True)
         registers, rows, self.per_row, self.spectators = options
         self.bits = bytearray(registers)
         self.lit = bytearray(rows)
+        if len(pins) > 3:
+            enable = Level(pins[3], False)
+            self.write()
+            enable.set(True)
 
     def carry_out(self, now, row, lit):
         self.lit[row - 1] = lit

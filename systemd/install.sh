@@ -24,6 +24,14 @@
 #   sudo systemd/install.sh strict-gpiod on    # add it (what the install does)
 #   sudo systemd/install.sh strict-gpiod off   # remove exactly the lines it added
 #
+# Telemetry ([telemetry] in config.toml, docs/telemetry.md): the controller
+# keeps no network of its own and reaches its MQTT broker through a local
+# socket, drnim-mqtt.socket, whose proxy (drnim-mqtt.service) has the network
+# and nothing else. The install sets them up when enabled = true, and removes
+# them when not; after changing [telemetry], only that step and a restart:
+#
+#   sudo systemd/install.sh telemetry
+#
 # Environment: PYTHON (default python3), the interpreter for the virtualenv;
 # BOOT_CONFIG, the boot configuration (default /boot/firmware/config.txt, or
 # /boot/config.txt on a Raspberry Pi OS older than bookworm).
@@ -101,6 +109,53 @@ strict_gpiod_off() {
     say "Removed the dtparam=strict_gpiod that install.sh added from $config; takes effect at the next reboot"
 }
 
+readonly SYSTEMD_DIR=/etc/systemd/system
+readonly TELEMETRY_DROPIN=$SYSTEMD_DIR/$NAME.service.d/telemetry.conf
+readonly BROKER_ENV=$CONFIG_DIR/mqtt-broker.env
+
+# host:port of the broker when [telemetry] is on, nothing when off; dies on a bad configuration.
+telemetry_broker() {
+    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix [telemetry] (controller config check)"
+import sys
+from controller.core.exhibit import ConfigError
+from controller.service.config import load_config
+try:
+    telemetry = load_config(sys.argv[1]).telemetry
+except ConfigError as error:
+    sys.exit("install.sh: %s" % error)
+if telemetry["enabled"]:
+    host = telemetry["host"]
+    print("%s:%d" % ("[%s]" % host if ":" in host else host, telemetry["port"]))
+PY
+}
+
+telemetry_units() {
+    local checkout=$1 broker
+    broker=$(telemetry_broker)
+    if [[ -n $broker ]]; then
+        say "Telemetry on: the controller reaches $broker through drnim-mqtt.socket"
+        printf '# Written by install.sh from [telemetry] in config.toml: run it again after a change.\nBROKER=%s\n' \
+            "$broker" >"$BROKER_ENV"
+        install -m 0644 "$checkout/systemd/drnim-mqtt.socket" "$checkout/systemd/drnim-mqtt.service" "$SYSTEMD_DIR/"
+        install -D -m 0644 "$checkout/systemd/drnim-controller-telemetry.conf" "$TELEMETRY_DROPIN"
+        systemctl daemon-reload
+        systemctl enable --now --quiet drnim-mqtt.socket
+        systemctl try-restart drnim-mqtt.service
+    elif [[ -e $TELEMETRY_DROPIN ]]; then
+        say "Telemetry off: removing drnim-mqtt.socket and the controller's telemetry drop-in"
+        systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service || true
+        rm -f -- "$TELEMETRY_DROPIN" "$SYSTEMD_DIR/drnim-mqtt.socket" "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV"
+        systemctl daemon-reload
+    fi
+}
+
+if [[ ${1:-} == telemetry ]]; then
+    [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
+    telemetry_units "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
+    systemctl try-restart "$NAME"
+    exit 0
+fi
+
 if [[ ${1:-} == strict-gpiod ]]; then
     case ${2:-} in
         on) strict_gpiod_on ;;
@@ -109,7 +164,7 @@ if [[ ${1:-} == strict-gpiod ]]; then
     esac
     exit 0
 fi
-[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, or $0 strict-gpiod on|off)"
+[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 telemetry, or $0 strict-gpiod on|off)"
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
@@ -140,13 +195,13 @@ fi
 # 2. The package, with the Raspberry Pi extra. pip builds a source tree in
 # place (build/, *.egg-info), so it builds from a copy: the checkout gets no
 # root-owned files.
-say "Installing $CHECKOUT with the pi extra into $VENV"
+say "Installing $CHECKOUT with the pi and telemetry extras into $VENV"
 SRC=$(mktemp -d)
 trap 'rm -rf -- "$SRC"' EXIT
 tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
     | tar -C "$SRC" -xf -
-"$VENV/bin/python" -m pip install --quiet --upgrade "${SRC}[pi]"
+"$VENV/bin/python" -m pip install --quiet --upgrade "${SRC}[pi,telemetry]"
 [[ -x $VENV/bin/controller ]] || die "pip did not install $VENV/bin/controller"
 
 # 3. The service user: drnim, in gpio (created if missing) and dialout.
@@ -180,6 +235,7 @@ strict_gpiod_on
 # that the new code and unit take effect.
 say "Installing $UNIT"
 install -m 0644 "$CHECKOUT/systemd/$NAME.service" "$UNIT"
+telemetry_units "$CHECKOUT"
 was_active=no
 systemctl is-active --quiet "$NAME" && was_active=yes
 systemctl daemon-reload

@@ -28,3 +28,18 @@ def run_micropython(micropython, *args, heap="64m"):
     env = dict(os.environ, MICROPYPATH=".frozen:" + str(ROOT))
     return subprocess.run([micropython, "-X", "heapsize=" + heap, *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def mock_factory():
+    """gpiozero's mock pins (PWM-capable, for servos) as the default factory, reset afterwards."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+    saved = Device.pin_factory
+    factory = MockFactory(pin_class=MockPWMPin)
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved

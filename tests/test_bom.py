@@ -66,3 +66,53 @@ def test_the_parts_list_has_a_closed_supply_a_fuse_the_buzzer_diode_and_both_pi_
     assert {"Pi power supply (USB-C)", "Pi power supply (micro-USB)"} <= set(parts_named)
     micro = next(row for row in rows if row["part"] == "Pi power supply (micro-USB)")
     assert "Pi 3 B+ or Zero 2 W" in micro["note"]
+
+
+# --- prices: the assembly guide's parts table and its total --------------------
+
+from decimal import Decimal  # noqa: E402
+
+from controller.hardware.pinmap import generated_section  # noqa: E402
+from controller.hardware.pinmap.bom import BomError, parts_table, read_bom, total  # noqa: E402
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_assembly_guide_lists_the_parts_list_with_its_prices(machine):
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    assert generated_section(guide, "parts") == parts_table(load_default(machine)), \
+        "run: python -m controller.hardware.pinmap --write-docs"
+    for row in bom(machine):
+        assert Decimal(row["unit price EUR"]) > 0, row["part"]
+
+
+def test_the_total_counts_one_build_not_its_alternatives():
+    rows = read_bom(ROOT / "hardware" / "drnim" / "bom.csv")
+    built = [row for row in rows if not row["choice"]]
+    assert {"Micro servo (release gate instead of the solenoid)", "Pi power supply (micro-USB)"} <= set(
+        row["part"] for row in rows if row["choice"] == "alternative")
+    assert total(rows) == sum(row["quantity"] * row["unit price EUR"] for row in built)
+    marbles = next(row for row in rows if row["part"].startswith("Marbles"))
+    assert marbles["quantity"] * marbles["unit price EUR"] == Decimal("3.00"), "15 marbles at 0.20 €"
+    assert parts_table(load_default("drnim")).splitlines()[-1].endswith("**%s €** |" % total(rows))
+
+
+def test_a_price_that_is_not_a_number_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "bom.csv"
+    text = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8")
+    path.write_text(text.replace(",8.00,\n", ",about 8,\n", 1), encoding="utf-8")
+    with pytest.raises(BomError) as error:
+        read_bom(path)
+    message = str(error.value)
+    assert "\n" not in message and "bom.csv:5: microSD card 16 GB or more:" in message and "'about 8'" in message
+
+
+def test_write_docs_names_a_bad_price_and_fails(tmp_path):
+    import io
+    from controller.hardware.pinmap import main
+    for name in ("pinmap.toml", "wiring.md", "README.md"):
+        (tmp_path / name).write_text((ROOT / "hardware" / "drnim" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    text = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8")
+    (tmp_path / "bom.csv").write_text(text.replace(",8.00,\n", ",,\n", 1), encoding="utf-8")
+    out = io.StringIO()
+    assert main(["--write-docs", str(tmp_path / "pinmap.toml")], out=out) == 1
+    assert "bom.csv:5: microSD card 16 GB or more: quantity 1 or unit price EUR '' is not a number" in out.getvalue()

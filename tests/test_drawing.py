@@ -71,3 +71,23 @@ def test_moving_a_wire_in_the_pin_map_redraws_the_drawing(tmp_path):
     assert (tmp_path / "wiring-pico.svg").exists()
     committed = (ROOT / "hardware" / "drnim" / "wiring-pi.svg").read_text(encoding="utf-8")
     assert (tmp_path / "wiring-pi.svg").read_text(encoding="utf-8") != committed
+
+
+def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\npin = 18'
+                        '                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'active = "high"', 'kind = "servo"\npin = 18')
+    text = text.replace('kind = "led_pair"\nleft = 11                         # header pin 23\n'
+                        'right = 12                        # header pin 32\nactive = "high"\ncolour = "red"\n'
+                        'resistor = 390', 'kind = "servo"\npin = 12')
+    text = text[:text.index("[pico]")]
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    pinmap = load_pinmap(path)
+    assert pinmap.outputs["release"].kind == "servo" and pinmap.outputs["turn"].kind == "servo"
+    words = texts(draw(pinmap, "pi"))
+    assert "SG90 servo gate" in words and "or: SG90 servo gate" not in words
+    assert "SG90 servo flipper" in words and "GPIO 11" not in words
+    assert "AO3400A" in words, "the solenoid stays drawn, dashed, as the other way"
+    assert sorted(drawings(path)) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"

@@ -229,7 +229,7 @@ def test_the_shipped_pin_maps_have_a_checked_pico_section():
         used = [n for role in pins.values() for n in role.values()]
         assert len(used) == len(set(used)) and set(used) <= set(PICO_PINS)
     text = board_config(ROOT / "hardware" / "nimatron" / "pinmap.toml")
-    assert "('lamps', 'shift_register', (19, 18, 17), None, (" in text and "MODE = 'production'" in text
+    assert "('lamps', 'shift_register', (19, 18, 17, 16), None, (" in text and "MODE = 'production'" in text
 
 
 @pytest.mark.parametrize("edit, line, problem", [
@@ -253,6 +253,17 @@ def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, 
         load_pico(path, "drnim")
     number = written[:written.index("\n" + line, start - 1) + 1].count("\n") + 1
     assert str(caught.value).startswith("%s:%d: %s" % (path, number, problem)), caught.value
+
+
+def test_the_lamp_chains_oe_pin_is_optional_and_named_when_misspelt(tmp_path):
+    text = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text()
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text.replace("enable = 16 }", "oe = 16 }", 1))
+    with pytest.raises(PinMapError) as caught:
+        load_pico(path, "nimatron")
+    assert "pico.lamps: must be a table of data, clock, latch, enable (optional), not" in str(caught.value)
+    path.write_text(text.replace(", enable = 16 }", " }", 1))
+    assert "('lamps', 'shift_register', (19, 18, 17), None, (" in board_config(path)
 
 
 def servo_gate_map(tmp_path, pico_times):

@@ -3,10 +3,6 @@ its 74HC595s' OE line (active low, pulled up to 3.3 V) is driven low only
 after zeros have been shifted through the whole chain and latched.
 On gpiozero's MockFactory pins."""
 
-import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
-
 from conftest import ROOT
 from controller.hardware.boards import Board
 from controller.hardware.devices import LampPanel
@@ -15,27 +11,15 @@ from controller.hardware.pinmap import load_pinmap
 DATA, CLOCK, LATCH, ENABLE = 10, 11, 8, 5
 
 
-@pytest.fixture
-def factory():
-    saved = Device.pin_factory
-    factory = MockFactory()
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
-
-
 def levels(pin):
     return [state.state for state in pin.states]
 
 
-def test_the_outputs_are_enabled_only_after_the_cleared_chain_is_latched(factory):
+def test_the_outputs_are_enabled_only_after_the_cleared_chain_is_latched(mock_factory):
     # The latch and OE record their edges in one list, so their order is the order on the wires.
     edges = []
-    data = factory.pin(DATA)
-    latch, enable = factory.pin(LATCH), factory.pin(ENABLE)
+    data = mock_factory.pin(DATA)
+    latch, enable = mock_factory.pin(LATCH), mock_factory.pin(ENABLE)
     for name, pin in (("latch", latch), ("enable", enable)):
         original = pin._change_state
 
@@ -53,14 +37,14 @@ def test_the_outputs_are_enabled_only_after_the_cleared_chain_is_latched(factory
     panel.close()
 
 
-def test_without_an_enable_pin_the_chain_is_left_alone_until_the_service_writes(factory):
+def test_without_an_enable_pin_the_chain_is_left_alone_until_the_service_writes(mock_factory):
     LampPanel(DATA, CLOCK, LATCH, registers=8, rows=4, lamps_per_row=7)
-    assert levels(factory.pin(LATCH)) == [False], "nothing latched at construction"
+    assert levels(mock_factory.pin(LATCH)) == [False], "nothing latched at construction"
 
 
-def test_the_nimatron_board_enables_its_lamps_once_cleared(factory):
+def test_the_nimatron_board_enables_its_lamps_once_cleared(mock_factory):
     pinmap = load_pinmap(ROOT / "hardware" / "nimatron" / "pinmap.toml")
     with Board(pinmap, post=lambda role, level: None) as board:
-        assert not factory.pin(pinmap.outputs["lamps"].pins["enable"]).state, "OE low: the lamps can light"
+        assert not mock_factory.pin(pinmap.outputs["lamps"].pins["enable"]).state, "OE low: the lamps can light"
         board.apply(("row", 2, 3))
         assert board.outputs["lamps"].bits[7:10] == [True, True, True]

@@ -5,8 +5,7 @@ import csv
 import re
 
 import pytest
-from gpiozero import AngularServo, Button, Buzzer, Device, DigitalOutputDevice, LED
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero import AngularServo, Button, Buzzer, DigitalOutputDevice, LED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,18 +17,6 @@ from controller.sim.engine import rest_inputs
 
 MACHINES = ("drnim", "nimatron")
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
-
-
-@pytest.fixture
-def mock_factory():
-    saved = Device.pin_factory
-    factory = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
 
 
 # --- the shipped pin maps ---------------------------------------------------
@@ -140,12 +127,13 @@ def test_the_wiring_table_has_a_row_per_pin(machine):
 
 
 @pytest.mark.parametrize("machine", MACHINES)
-def test_bom_rows_have_part_quantity_number_and_note(machine):
+def test_bom_rows_have_part_quantity_number_note_price_and_choice(machine):
     with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["part", "quantity", "example part number", "note"]
+    assert rows[0] == ["part", "quantity", "example part number", "note", "unit price EUR", "choice"]
     for row in rows[1:]:
-        assert len(row) == 4 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert len(row) == 6 and row[0] and row[1].isdigit() and int(row[1]) >= 1, row
+        assert re.fullmatch(r"\d+\.\d\d", row[4]) and row[5] in ("", "alternative", "optional"), row
 
 
 def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):

@@ -329,6 +329,51 @@ def test_strict_gpiod_without_a_boot_configuration_is_one_line(tmp_path):
 
 
 def test_the_install_sets_strict_gpiod_before_it_starts_the_service():
-    text = INSTALL.read_text()
-    steps = [line.strip() for line in text.splitlines() if line.strip() in ("strict_gpiod_on", 'systemctl daemon-reload')]
-    assert steps == ["strict_gpiod_on", "systemctl daemon-reload"]
+    lines = [line.strip() for line in INSTALL.read_text().splitlines()]
+    starts = [at for at, line in enumerate(lines) if line.startswith(('systemctl restart "$NAME"',
+                                                                       'systemctl enable --now --quiet "$NAME"'))]
+    assert len(starts) == 2 and lines.count("strict_gpiod_on") == 1
+    assert lines.index("strict_gpiod_on") < min(starts)
+
+
+def telemetry_root(tmp_path):
+    """The units as install.sh leaves them with [telemetry] on: the controller with its
+    drop-in, the socket and its proxy (with a stub where systemd keeps the proxy)."""
+    root, unit = make_root(tmp_path)
+    for name in ("drnim-mqtt.socket", "drnim-mqtt.service"):
+        shutil.copyfile(SYSTEMD / name, unit.parent / name)
+    dropin = unit.parent / (UNIT.name + ".d") / "telemetry.conf"
+    dropin.parent.mkdir()
+    shutil.copyfile(SYSTEMD / "drnim-controller-telemetry.conf", dropin)
+    proxy = root / "usr/lib/systemd/systemd-socket-proxyd"
+    proxy.write_text("#!/bin/sh\nexit 0\n")
+    proxy.chmod(0o755)
+    return root, unit
+
+
+def exposure(analyze, root, name):
+    result = run(analyze, "security", "--offline=true", f"--root={root}", "--no-pager", name)
+    found = re.search(r"Overall exposure level for \S+: (\d+(?:\.\d+)?)", result.stdout)
+    assert found, result.stdout + result.stderr
+    return float(found.group(1)), result.stdout
+
+
+def test_with_telemetry_the_controller_stays_without_network_and_the_proxy_at_most_1_0(tmp_path):
+    analyze = systemd_analyze()
+    root, unit = telemetry_root(tmp_path)
+    level, text = exposure(analyze, root, UNIT.name)
+    assert level <= 0.4, text
+    assert "RestrictAddressFamilies=~AF_(INET|INET6)" not in [line.split()[1] for line in text.splitlines()
+                                                             if line.startswith("✗")]
+    level, text = exposure(analyze, root, "drnim-mqtt.service")
+    assert level <= 1.0, text
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", str(unit),
+                 str(unit.parent / "drnim-mqtt.socket"), str(unit.parent / "drnim-mqtt.service"))
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+def test_the_telemetry_drop_in_points_the_controller_at_the_socket():
+    socket_path = parse_unit(SYSTEMD / "drnim-mqtt.socket")["Socket"]["ListenStream"]
+    dropin = parse_unit(SYSTEMD / "drnim-controller-telemetry.conf")
+    assert dropin["Service"]["Environment"] == ["DRNIM_MQTT_SOCKET=" + socket_path[0]]
+    assert dropin["Unit"]["Wants"] == ["drnim-mqtt.socket"]

@@ -3,6 +3,7 @@
     [service]     which machine, the pin map, the GPIO backend, paths, timings
     [drnim]       the Dr. Nim machine's settings (controller/core/drnim.py)
     [nimatron]    the Nimatron's settings (controller/core/nimatron.py)
+    [telemetry]   reporting to an MQTT broker, off by default (controller/telemetry/settings.py)
 
 A section per machine of the registry (controller/core/registry.py), each
 checked against that machine's own table of settings. `systemd/config.toml`
@@ -18,6 +19,7 @@ from controller.core.exhibit import ConfigError, Setting, check_settings
 from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.release import open_ms, timing_problem
+from controller.telemetry.settings import check_telemetry
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
@@ -38,12 +40,13 @@ SERVICE_SETTINGS = {
 
 
 class Config:
-    """The checked settings: `service`, and `machine` for the chosen machine."""
+    """The checked settings: `service`, `machine` for the chosen machine, and `telemetry`."""
 
-    def __init__(self, service, machines, path=None):
+    def __init__(self, service, machines, path=None, telemetry=None):
         self.service = service
         self.machines = machines
         self.path = path
+        self.telemetry = telemetry or check_telemetry("the defaults", {})
 
     @property
     def machine_name(self):
@@ -112,7 +115,7 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
         except RecursionError:
             raise ConfigError("%s: values nested too deeply" % path)
-    sections = ("service",) + NAMES
+    sections = ("service",) + NAMES + ("telemetry",)
     for section in data:
         if section not in sections:
             raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
@@ -135,7 +138,7 @@ def load_config(path=None, overrides=None):
             check_opponent_name(machines[name]["opponent"])
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
-    return Config(service, machines, path)
+    return Config(service, machines, path, check_telemetry(where, data.get("telemetry", {})))
 
 
 def check_opponent_name(name):

@@ -58,6 +58,8 @@ CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
 # State that changes while nothing worth saving happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
+# What makes a new status for the broker (publish_status).
+STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
 
 
 def monotonic_ms():
@@ -108,6 +110,9 @@ class Service:
         os.makedirs(config.state_dir(), exist_ok=True)
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
+        self.telemetry = self.start_telemetry()
+        self.first_move_at = None   # when this game's first move came (time.time()), for its duration
+        self.status_sent = None
         self.machine = self.restore()
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
@@ -125,6 +130,13 @@ class Service:
         self.last_fault = self.machine.fault
 
     # --- set-up ---------------------------------------------------------------
+    def start_telemetry(self):
+        """The publisher to the MQTT broker, when [telemetry] is enabled (its own threads)."""
+        if not self.config.telemetry["enabled"]:
+            return None
+        from controller.telemetry.publisher import Telemetry
+        return Telemetry(self.config.telemetry, self.config.machine_name, self.config.state_dir(), self.log)
+
     def restore(self):
         """The saved game, resumed; a new game when there is none or the settings
         changed; the game held in "check" when the save cannot be trusted."""
@@ -140,7 +152,7 @@ class Service:
             self.log("the saved game %s cannot be resumed (%s): kept as %s; holding in fault check until staff "
                      "look at the machine and press New game" % (self.store.path, note,
                                                                  aside or "it is (cannot rename)"))
-            self.stats.fault(self.config.machine_name, "damaged-save")
+            self.fault_seen("damaged-save")
         return machine
 
     def post(self, role, level):
@@ -216,7 +228,7 @@ class Service:
         self.faults[kind] = "%s changed more than %d times in %d ms: ignored until it calms down (a loose wire, " \
                             "a floating input or interference)" % (role, STORM_EDGES, STORM_WINDOW_MS)
         self.log("fault: %s: %s" % (kind, self.faults[kind]))
-        self.stats.fault(self.config.machine_name, kind)
+        self.fault_seen(kind)
         self.held_since.pop(role, None)
         self.calm_check[role] = now + CALM_WINDOW_MS
 
@@ -273,7 +285,7 @@ class Service:
                 del self.held_since[role]
                 self.log("fault: %s held for %d s: check the button or the sensor"
                          % (role, self.config.service["stuck_after_s"]))
-                self.stats.fault(self.config.machine_name, "stuck:" + role)
+                self.fault_seen("stuck:" + role)
         if self.next_ping is not None and self.next_ping <= now:
             self.notifier.watchdog()
             self.next_ping = now + self.notifier.watchdog_ms // 2
@@ -330,14 +342,40 @@ class Service:
         name = self.config.machine_name
         if mode == "play" and machine.mode == "over":
             self.stats.game(name, machine.winner)
+            if self.telemetry:
+                lasted = None if self.first_move_at is None else int(time.time() - self.first_move_at)
+                self.telemetry.game(machine.winner, len(machine.turns), lasted, self.config.machine)
+        if self.telemetry:
+            self.first_move_at = (self.first_move_at or time.time()) if machine.turns else None
         fault = machine.fault
         if fault and fault != self.last_fault:
-            self.stats.fault(name, fault)
+            self.fault_seen(fault)
             self.log("fault: " + fault)
         self.last_fault = fault
         for kind, count in machine.incidents().items():
             if count > incidents.get(kind, 0):
-                self.stats.fault(name, kind)
+                self.fault_seen(kind)
+        self.publish_status()
+
+    def fault_seen(self, kind):
+        """A fault into the statistics, and to the broker."""
+        self.stats.fault(self.config.machine_name, kind)
+        if self.telemetry:
+            self.telemetry.fault(kind)
+
+    def publish_status(self, heartbeat=False):
+        """The status to the broker when what staff look at changed: the mode, the
+        winner, a fault, the attract state. A marble or a turn alone is not a
+        change worth a message: the status sent on the telemetry's heartbeat
+        carries the rail and the turn as they were at the service's last one."""
+        if not self.telemetry:
+            return
+        status = self.machine.status()
+        status["service_faults"] = sorted(self.service_faults())
+        watched = [status[key] for key in STATUS_CHANGES]
+        if watched != self.status_sent or heartbeat:
+            self.telemetry.status(status, changed=watched != self.status_sent)
+            self.status_sent = watched
 
     def service_faults(self):
         """The service's own faults (storage, statistics, noisy inputs), one line each."""
@@ -347,6 +385,7 @@ class Service:
         return faults
 
     def heartbeat(self):
+        self.publish_status(heartbeat=True)
         status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         status.update(self.machine.status())
@@ -372,6 +411,8 @@ class Service:
         self.save()
         self.board.close()
         self.stats.close()
+        if self.telemetry:
+            self.telemetry.close()
         self.log("stopped: every output is off")
 
 

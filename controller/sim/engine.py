@@ -81,7 +81,7 @@ class Simulation:
     """One virtual machine. `settings` are the machine's (as in config.toml)."""
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
-                 fall_ms=250, state_dir=None, keep_commands=False):
+                 fall_ms=250, state_dir=None, keep_commands=False, telemetry=None):
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -101,7 +101,8 @@ class Simulation:
         folder = state_dir or self.folder.name
         service = check_settings(SERVICE_SETTINGS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
                                                     "runtime_dir": folder})
-        self.config = Config(service, {machine: machine_settings})
+        # telemetry: checked [telemetry] settings (controller/telemetry/settings.py), to report to a broker
+        self.config = Config(service, {machine: machine_settings}, telemetry=telemetry)
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
@@ -138,6 +139,8 @@ class Simulation:
         """The service process dies and starts again on the same pins."""
         self.service.board.close()
         self.service.stats.close()
+        if self.service.telemetry:
+            self.service.telemetry.close()
         self.start_service()
 
     # --- the world ------------------------------------------------------------

@@ -177,6 +177,31 @@ def test_the_lamp_chain_lights_both_displays():
     assert len(latched[-1]) == 128 and not any(latched[-1][64:])
 
 
+def test_the_lamp_chain_stays_dark_until_it_is_cleared():
+    """The 74HC595s wake with random outputs: their OE (GP16 here, active low,
+    pulled up) goes low only after a chain of zeros has been latched."""
+    machine.reset_pins()
+    Pin = machine.Pin
+    log = []
+    plain = Pin.value
+
+    def value(pin, level=None):
+        if level is not None and pin.id in (16, 17) and (1 if level else 0) != pin.level:
+            log.append((pin.id, 1 if level else 0))
+        return plain(pin, level)
+
+    Pin.value = value
+    try:
+        rows = LampRows("shift_register", (19, 18, 17, 16), None, (8, 4, 7, 32))
+    finally:
+        Pin.value = plain
+    assert PINS[16].value() == 0, "the chips' outputs were never switched on"
+    assert log.index((16, 0)) > log.index((17, 1)), log
+    assert not any(rows.bits)
+    rows.carry_out(0, 1, 2)
+    assert PINS[16].value() == 0
+
+
 def test_every_output_goes_safe_with_the_release_shut():
     board = Board("safe.json").start()
     outputs = board.runner.outputs

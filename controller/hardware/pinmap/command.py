@@ -1,6 +1,7 @@
 """The pin-map command: check pin maps (the shipped ones when none is named)
 and, with --write-docs, rewrite the generated tables in each map's wiring.md
-and its drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py).
+and README.md (the priced parts list, bom.py), and its drawn wiring
+(wiring-pi.svg, wiring-pico.svg: drawing.py).
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap.bom import BomError
 from controller.hardware.pinmap.check import PinMapError, load_pinmap
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
@@ -34,13 +36,19 @@ def main(argv=None, out=None):
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
-        doc = Path(path).parent / "wiring.md"
-        if args.write_docs and doc.exists():
-            text = doc.read_text(encoding="utf-8")
-            new = render_wiring_doc(text, pinmap)
-            if new != text:
-                doc.write_text(new, encoding="utf-8")
-                print("%s: tables rewritten" % doc, file=out)
+        if args.write_docs and (Path(path).parent / "wiring.md").exists():
+            for name in ("wiring.md", "README.md"):
+                doc = Path(path).parent / name
+                text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+                try:
+                    new = render_wiring_doc(text, pinmap)
+                except BomError as error:
+                    print(error, file=out)
+                    status = 1
+                    continue
+                if new != text:
+                    doc.write_text(new, encoding="utf-8")
+                    print("%s: tables rewritten" % doc, file=out)
             status = write_drawings(path, out) or status
     return status
 

@@ -1,6 +1,7 @@
-"""The tables of each machine's `wiring.md`, generated from its pin map.
+"""The tables of each machine's `wiring.md` (and the priced parts list of
+its `README.md`), generated from its pin map (and its bom.csv).
 
-Each generated section of a wiring.md lies between `<!-- NAME:begin -->`
+Each generated section of a page lies between `<!-- NAME:begin -->`
 and `<!-- NAME:end -->`; `render_wiring_doc` refills them, and a test fails
 when a committed table no longer matches its pin map.
 """
@@ -8,6 +9,7 @@ when a committed table no longer matches its pin map.
 from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
+from controller.hardware.pinmap.bom import parts_table
 from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
 
 # The 74HC595 pin each shift-register line goes to.
@@ -176,7 +178,8 @@ def lamp_table(pinmap):
     return "\n".join(out) + "\n"
 
 
-SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table}
+SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
+            "parts": parts_table}
 
 
 def render_wiring_doc(text, pinmap):

@@ -69,10 +69,6 @@ class Stage:
         self.text = "%s: %s" % (spec.role, spec.label) if text is None else text
 
 
-def _ohms(value):
-    return resistor_text(value)
-
-
 class Sheet:
     """A schemdraw Drawing with the few moves the stages need, all at absolute points."""
 
@@ -80,9 +76,9 @@ class Sheet:
         import schemdraw
         import schemdraw.elements as elm
         schemdraw.use("svg")
-        schemdraw.config(fontsize=11, font="sans-serif", lw=1.5)
         self.elm = elm
-        self.d = schemdraw.Drawing(show=False, unit=2)
+        self.d = schemdraw.Drawing(show=False)
+        self.d.config(unit=2, fontsize=11, font="sans-serif", lw=1.5)
 
     def add(self, element):
         self.d.add(element)
@@ -117,10 +113,17 @@ class Sheet:
     def text(self, a, text, size=10, halign="left", valign="center"):
         self.add(self.elm.Label().at(a).label(text, halign=halign, valign=valign, fontsize=size))
 
+    def chip(self, pins, size, a, anchor, inside=None):
+        """A block with its pins (each a dict of schemdraw's IcPin), its pin
+        `anchor` at point `a`, and `inside` written in its middle."""
+        chip = self.elm.Ic(pins=[self.elm.IcPin(**pin) for pin in pins], size=size, pinspacing=SLOT, plblsize=9,
+                           lsize=10)
+        chip = chip.right().at(a).anchor(anchor)
+        return self.add(chip.label(inside, loc="center", fontsize=10) if inside else chip)
+
     def box(self, a, pins, title, size):
-        """A labelled block (a servo, a receiver, a buzzer, a chip) with its pins."""
-        chip = self.elm.Ic(pins=[self.elm.IcPin(**pin) for pin in pins], size=size, plblsize=9, lsize=10)
-        chip = self.add(chip.right().at(a).anchor(pins[0]["anchorname"]))
+        """A small part (a servo, a receiver, a buzzer) with its pins, its title on its right."""
+        chip = self.chip(pins, size, a, pins[0]["anchorname"])
         if title:
             self.text((chip.get_bbox(transform=True, includetext=False).xmax + 0.3, a[1]), title, size=9)
         return chip
@@ -146,7 +149,7 @@ def _up(p, dy):
 def _panel_input(sheet, ends, spec, switch):
     """GPIO -- 1 kΩ at the Pi -- button (or toggle) -- GND; the Pi's pull-up or pull-down holds the pin."""
     p = ends[0]
-    sheet.part("Resistor", _right(p, 0.5), "right", label=_ohms(PANEL_SERIES_OHMS))
+    sheet.part("Resistor", _right(p, 0.5), "right", label=resistor_text(PANEL_SERIES_OHMS))
     sheet.line(p, _right(p, 0.5))
     part = sheet.part("Switch" if switch else "Button", _right(p, 2.5), "right", 2.5)
     end = _right(part.absanchors["end"], 0.5)
@@ -166,8 +169,9 @@ def _sensor(sheet, ends, spec):
     sheet.dot(node)
     sheet.dot(cap)
     pull_up = spec.active == "low"
-    resistor = sheet.part("Resistor", node, "up" if pull_up else "down", 1.5,
-                          label="%s pull-%s" % (_ohms(EXTERNAL_PULL_OHMS), "up" if pull_up else "down"), loc="bottom")
+    way = "up" if pull_up else "down"
+    resistor = sheet.part("Resistor", node, way, 1.5, label="%s pull-%s" % (resistor_text(EXTERNAL_PULL_OHMS), way),
+                          loc="bottom")
     if pull_up:
         sheet.supply(resistor.absanchors["end"], "3.3 V")
     else:
@@ -194,14 +198,15 @@ def _led(sheet, p, spec, side=None):
         what = "%s, %s" % (side, what)
     sheet.line(p, _right(p, 0.5))
     if spec.active_high:
-        sheet.part("Resistor", _right(p, 0.5), "right", label=_ohms(o["resistor"]))
+        sheet.part("Resistor", _right(p, 0.5), "right", label=resistor_text(o["resistor"]))
         led = sheet.part("LED", _right(p, 2.5), "right", 2.0)
         end = _right(led.absanchors["end"], 0.5)
         sheet.line(led.absanchors["end"], end)
         sheet.ground(end, 0.3)
     else:
         led = sheet.part("LED", _right(p, 0.5), "right", 2.0, reverse=True)
-        end = sheet.part("Resistor", led.absanchors["end"], "right", label=_ohms(o["resistor"])).absanchors["end"]
+        resistor = sheet.part("Resistor", led.absanchors["end"], "right", label=resistor_text(o["resistor"]))
+        end = resistor.absanchors["end"]
         sheet.supply(end, "3.3 V")
     sheet.text(_right(end, 0.8), what, size=9)
 
@@ -211,10 +216,10 @@ def _solenoid(sheet, p, dashed=False):
     the drain with its flyback diode across it (band to +5 V); source to GND."""
     gate = _right(p, 3.0)
     sheet.line(p, _right(p, 0.5), dashed)
-    sheet.part("Resistor", _right(p, 0.5), "right", 2.0, label=_ohms(GATE_OHMS))
+    sheet.part("Resistor", _right(p, 0.5), "right", 2.0, label=resistor_text(GATE_OHMS))
     sheet.line(_right(p, 2.5), _right(gate, 1.0))
     sheet.dot(gate)
-    pull_down = sheet.part("Resistor", gate, "down", 1.5, label=_ohms(GATE_PULL_DOWN_OHMS), loc="bottom")
+    pull_down = sheet.part("Resistor", gate, "down", 1.5, label=resistor_text(GATE_PULL_DOWN_OHMS), loc="bottom")
     sheet.ground(pull_down.absanchors["end"])
     fet = sheet.add(sheet.elm.NFet().right().reverse().at(_right(gate, 1.0)).anchor("gate").label(MOSFET, loc="right",
                                                                                           fontsize=10))
@@ -254,7 +259,7 @@ def _release(sheet, ends, spec):
     p, other = ends[0], ends[2]
     if spec.kind == "solenoid":
         _solenoid(sheet, p)
-        _servo(sheet, _up(other, 0), "or: SG90 servo gate", dashed=True)
+        _servo(sheet, other, "or: SG90 servo gate", dashed=True)
     else:
         _servo(sheet, p, "SG90 servo gate")
         _solenoid(sheet, other, dashed=True)
@@ -267,7 +272,7 @@ def _buzzer(sheet, ends, spec):
     collector with a 1N4148 across it (band to +5 V)."""
     p = ends[0]
     sheet.line(p, _right(p, 0.5))
-    sheet.part("Resistor", _right(p, 0.5), "right", 2.0, label=_ohms(spec.options["base_resistor"]))
+    sheet.part("Resistor", _right(p, 0.5), "right", 2.0, label=resistor_text(spec.options["base_resistor"]))
     sheet.line(_right(p, 2.5), _right(p, 3.5))
     npn = sheet.add(sheet.elm.BjtNpn().right().at(_right(p, 3.5)).anchor("base").label("2N2222 / BC337", loc="right",
                                                                                   fontsize=10))
@@ -312,16 +317,14 @@ def _lamp_chain(sheet, ends, spec, names):
     chip_pins.append({"name": "QH'", "pin": "9", "side": "right", "slot": "1/9", "anchorname": "QH'"})
     chip_pins.append({"name": "VCC", "pin": "16", "side": "top", "anchorname": "VCC"})
     chip_pins.append({"name": "GND", "pin": "8", "side": "bottom", "anchorname": "GND"})
-    chip = sheet.elm.Ic(pins=[sheet.elm.IcPin(**pin) for pin in chip_pins], pinspacing=SLOT, plblsize=9, lsize=10,
-                        size=(3.8, 9 * SLOT))
-    chip = sheet.add(chip.right().at((x, top)).anchor("OE").label("U1\n74HC595", loc="center", fontsize=10))
+    chip = sheet.chip(chip_pins, (3.8, 9 * SLOT), (x, top), "OE", "U1\n74HC595")
     for name, chip_name, number in CHAIN_LEFT:
         if name in left:
             sheet.line(left[name], chip.absanchors[chip_name])
     if "enable" in left:
         node = _right(left["enable"], 1.5)
         sheet.dot(node)
-        pull_up = sheet.part("Resistor", node, "up", 1.5, label=_ohms(OE_PULL_UP_OHMS), loc="bottom")
+        pull_up = sheet.part("Resistor", node, "up", 1.5, label=resistor_text(OE_PULL_UP_OHMS), loc="bottom")
         sheet.supply(pull_up.absanchors["end"], "3.3 V")
     else:
         oe = chip.absanchors["OE"]
@@ -347,16 +350,13 @@ def _lamp_chain(sheet, ends, spec, names):
     driver_pins.append({"name": "COM", "pin": "10", "side": "top", "anchorname": "COM"})
     driver_pins.append({"name": "GND", "pin": "9", "side": "bottom", "anchorname": "GND"})
     qa = chip.absanchors["QA"]
-    driver = sheet.elm.Ic(pins=[sheet.elm.IcPin(**pin) for pin in driver_pins], pinspacing=SLOT, plblsize=9,
-                          lsize=10, size=(3.6, 9 * SLOT))
-    driver = sheet.add(driver.right().at(_right(qa, 1.5)).anchor("IN1").label("ULN2803A", loc="center",
-                                                                               fontsize=10))
+    driver = sheet.chip(driver_pins, (3.6, 9 * SLOT), _right(qa, 1.5), "IN1", "ULN2803A")
     for i in range(8):
         sheet.line(chip.absanchors["Q" + QH[i]], driver.absanchors["IN%d" % (i + 1)])
         out = driver.absanchors["OUT%d" % (i + 1)]
         led = sheet.part("LED", out, "right", 1.6, reverse=True)
         resistor = sheet.part("Resistor", led.absanchors["end"], "right", 1.6,
-                              label=_ohms(o["lamp_resistor"]) if i == 0 else None)
+                              label=resistor_text(o["lamp_resistor"]) if i == 0 else None)
         sheet.line(resistor.absanchors["end"], _right(resistor.absanchors["end"], 0.4))
     rail_x = out[0] + 3.6
     first = driver.absanchors["OUT1"]
@@ -365,7 +365,7 @@ def _lamp_chain(sheet, ends, spec, names):
     sheet.supply(driver.absanchors["COM"], "+5 V")
     sheet.ground(driver.absanchors["GND"])
     sheet.text((rail_x + 0.6, first[1] - 2 * SLOT), "each lamp: a %s LED and %s from +5 V" % (
-        o["lamp_colour"] or "%g V" % o["lamp_vf"], _ohms(o["lamp_resistor"])), size=9)
+        o["lamp_colour"] or "%g V" % o["lamp_vf"], resistor_text(o["lamp_resistor"])), size=9)
     sheet.text((rail_x + 0.6, ends[0][1]), "%s: %s" % (spec.role, spec.label), size=10)
     qh = chip.absanchors["QH'"]
     sheet.line(qh, _right(qh, 0.8))
@@ -430,7 +430,6 @@ def draw(pinmap, board="pi", pico_pins=None):
         def pins_of(role):
             return pico_pins[role]
     sheet = Sheet()
-    elm = sheet.elm
     found, notes = stages(pinmap, pins_of)
     places = []
     slot = 0
@@ -449,9 +448,7 @@ def draw(pinmap, board="pi", pico_pins=None):
                         "slot": "%d/%d" % (total, total), "anchorname": "supply"})
     header_pins.append({"name": controller.ground[0], "pin": controller.ground[1], "side": "left",
                         "slot": "1/%d" % total, "anchorname": "ground"})
-    header = elm.Ic(pins=[elm.IcPin(**pin) for pin in header_pins], pinspacing=SLOT, size=(4.4, total * SLOT),
-                    plblsize=9, lsize=11)
-    header = sheet.add(header.right().at((0, 0)).anchor("supply"))
+    header = sheet.chip(header_pins, (4.4, total * SLOT), (0, 0), "supply")
     box = header.get_bbox(transform=True, includetext=False)
     sheet.text((box.xmin, box.ymax + 0.6), controller.title, size=11)
     supply = header.absanchors["supply"]
@@ -475,8 +472,8 @@ def draw(pinmap, board="pi", pico_pins=None):
     sheet.line(ground, corner)
     sheet.line(corner, bottom)
     # the 5 V supply, its fuse and the common ground
-    source = sheet.part("SourceV", (bottom[0] + 3.0, bottom[1]), "up", 2.5, label="5 V plug-in supply\n(closed, certified)",
-                        loc="bottom")
+    source = sheet.part("SourceV", (bottom[0] + 3.0, bottom[1]), "up", 2.5,
+                        label="5 V plug-in supply\n(closed, certified)", loc="bottom")
     sheet.line(bottom, (bottom[0] + 3.0, bottom[1]))
     sheet.dot(bottom)
     sheet.ground(_up(bottom, 0))

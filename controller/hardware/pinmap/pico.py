@@ -60,8 +60,10 @@ def load_pico(path, machine=None):
     names = {}
     for role in pinmap.inputs:
         names[role] = ("pin",)
+    optional = {}
     for role, spec in pinmap.outputs.items():
         names[role] = KINDS[spec.kind].pins
+        optional[role] = KINDS[spec.kind].optional_pins
     for key in section:
         if key not in names and key not in RELEASE_TIMES:
             fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
@@ -75,10 +77,11 @@ def load_pico(path, machine=None):
         given = section[role]
         if wanted == ("pin",):
             given = {"pin": given}
-        elif not isinstance(given, dict) or sorted(given) != sorted(wanted):
-            fail(key, "must be a table of %s, not %r" % (", ".join(wanted), given))
+        elif not isinstance(given, dict) or not set(wanted) <= set(given) <= set(wanted + optional.get(role, ())):
+            fail(key, "must be a table of %s, not %r" % (", ".join(wanted + tuple(
+                name + " (optional)" for name in optional.get(role, ()))), given))
         pins[role] = {}
-        for name in wanted:
+        for name in wanted + tuple(name for name in optional.get(role, ()) if name in given):
             number = given[name]
             where = key if name == "pin" else "%s.%s" % (key, name)
             if isinstance(number, bool) or not isinstance(number, int) or number not in PICO_PINS:
@@ -125,7 +128,9 @@ def board_config(path, machine=None, mode="production"):
             spectators = -(-lamps // 8) * 8
             extra = (found.options["registers"], pinmap.rows, pinmap.lamps_per_row,
                      spectators if spectators + lamps <= outputs_there else lamps)
-        outputs.append((spec.role, found.kind, tuple(pins[spec.role][name] for name in KINDS[found.kind].pins),
+        described = KINDS[found.kind]
+        outputs.append((spec.role, found.kind, tuple(pins[spec.role][name] for name in described.pins
+                                                     + described.optional_pins if name in pins[spec.role]),
                         found.active_high, extra))
     lines = [
         '"""The board\'s pins and settings, generated from %s by `controller firmware build`:'
@@ -144,8 +149,8 @@ def board_config(path, machine=None, mode="production"):
     ] + ["    %r," % (line,) for line in inputs] + [
         ")",
         "SENSOR = %r" % (sensor,),
-        "# role, kind, GP pins, active high, servo duties (u16) or the lamp chain's registers, rows, lamps, "
-        "spectators' first output",
+        "# role, kind, GP pins (the lamp chain's data, clock, latch and, when wired, OE), active high, servo",
+        "# duties (u16) or the lamp chain's registers, rows, lamps, spectators' first output",
         "OUTPUTS = (",
     ] + ["    %r," % (line,) for line in outputs] + [")", ""]
     return "\n".join(lines)

@@ -1,0 +1,65 @@
+"""A replica's parts list (`hardware/<machine>/bom.csv`) as the priced table
+of its assembly guide (`hardware/<machine>/README.md`, between
+`<!-- parts:begin -->` and `<!-- parts:end -->`), with the total.
+
+Each row has a typical unit price in euros (`unit price EUR`) and a `choice`:
+empty for a part of the build the shipped pin map describes, "alternative"
+for a part that replaces another (the servo gate, the micro-USB supply),
+"optional" for one the build works without (chip sockets). Only the first
+kind counts in the total. Prices are summed as decimals, so the total is
+exact to the cent.
+"""
+
+import csv
+from decimal import Decimal
+from pathlib import Path
+
+PRICED = "November 2026"
+CHOICES = ("", "alternative", "optional")
+
+
+class BomError(ValueError):
+    """A parts list that cannot be priced; the message names the file, the row and the cell."""
+
+
+def read_bom(path):
+    """The rows of a bom.csv, each a dict, with `quantity` an int and `unit price EUR` a Decimal."""
+    rows = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for number, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                row["quantity"] = int(row["quantity"])
+                row["unit price EUR"] = Decimal(row["unit price EUR"])
+            except (TypeError, ValueError, ArithmeticError):
+                raise BomError("%s:%d: %s: quantity %r or unit price EUR %r is not a number"
+                               % (path, number, row.get("part"), row.get("quantity"), row.get("unit price EUR")))
+            if row.get("choice", "") not in CHOICES:
+                raise BomError("%s:%d: %s: choice %r is not one of: (empty), alternative, optional"
+                               % (path, number, row["part"], row["choice"]))
+            rows.append(row)
+    return rows
+
+
+def total(rows):
+    """The price of the build, in euros: every row that is not an alternative or optional."""
+    return sum((row["quantity"] * row["unit price EUR"] for row in rows if not row["choice"]), Decimal("0"))
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def parts_table(pinmap):
+    """The Markdown table of the parts list next to `pinmap`, with prices and the total."""
+    path = Path(pinmap.path).parent / "bom.csv"
+    if not path.exists():
+        return ""
+    rows = read_bom(path)
+    out = ["| part | qty | example | each | line |", "| --- | ---: | --- | ---: | ---: |"]
+    for row in rows:
+        line = row["quantity"] * row["unit price EUR"]
+        part = _cell(row["part"]) + (" (*%s, not in the total*)" % row["choice"] if row["choice"] else "")
+        out.append("| %s | %d | %s | %s € | %s € |" % (part, row["quantity"], _cell(row["example part number"]),
+                                                     row["unit price EUR"], line))
+    out.append("| **total** (typical prices, %s; indicative) | | | | **%s €** |" % (PRICED, total(rows)))
+    return "\n".join(out) + "\n"

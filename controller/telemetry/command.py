@@ -1,0 +1,219 @@
+"""`controller fleet`: every exhibit on one broker, in a table; `controller fleet stats`: their games.
+
+    controller fleet [--broker HOST[:PORT]] [--once] [--prefix P] [--db PATH] [--tls] ...
+    controller fleet stats [--broker HOST[:PORT]] [--period 7d] [--offline] ...
+
+The table is the exhibits' retained statuses (so `--once` shows them at once,
+for scripts and cron). The live table and `stats` also take every game and
+fault into the fleet's store (fleet.py), under a persistent MQTT session: the
+broker keeps them (QoS 1) while no follower runs, and they come in at the
+next start. `--once` uses a session of its own, so a cron job never takes the
+live table's. An unreachable or refusing broker is one line and exit status 1.
+"""
+
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+import uuid
+
+from controller.cli import ArgumentError, argument
+from controller.telemetry.fleet import Fleet, FleetStore, table
+from controller.telemetry.payloads import subscriptions
+
+# --once and stats: the broker has sent what it holds once nothing came for this long...
+QUIET_S = 0.5
+# ...or after this long, whatever comes.
+COLLECT_S = 10.0
+CONNECT_S = 5.0
+PERIODS = "a period such as 7d, 24h or 90min"
+
+
+class Unreachable(Exception):
+    """The broker cannot be reached or refuses us: one line."""
+
+
+def default_db():
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "drnim-fleet", "fleet.sqlite")
+
+
+def broker_address(text):
+    """HOST[:PORT] (an IPv6 address in brackets: [::1]:1883) -> (host, port or None)."""
+    host, port = text, None
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host or port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError("not HOST[:PORT] with a port from 1 to 65535: %r" % text)
+    return host, None if port is None else int(port)
+
+
+def add_parser(commands):
+    fleet = commands.add_parser("fleet", help="every exhibit on an MQTT broker, live (stats: their games)")
+    fleet.set_defaults(action=run)
+    fleet.add_argument("what", nargs="?", choices=["stats"], help="stats: the games of all exhibits over a period")
+    fleet.add_argument("--broker", default="localhost", metavar="HOST[:PORT]",
+                       help="the broker (default localhost, port 1883, 8883 with --tls)")
+    fleet.add_argument("--prefix", default="nim-museum", help="the exhibits' topic_prefix (default nim-museum)")
+    fleet.add_argument("--once", action="store_true", help="print the table once and exit")
+    fleet.add_argument("--period", default="7d", help="stats: how far back, such as 7d, 24h, 90min (default 7d)")
+    fleet.add_argument("--offline", action="store_true", help="stats: only what the store holds, without the broker")
+    fleet.add_argument("--db", metavar="PATH", help="the fleet's store of games (default %s)" % default_db())
+    fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
+    fleet.add_argument("--tls", action="store_true", help="connect with TLS")
+    fleet.add_argument("--ca-file", metavar="PATH", help="with --tls: the broker's CA certificate")
+    fleet.add_argument("--username")
+    fleet.add_argument("--password-file", metavar="PATH", help="a file whose first line is the password")
+
+
+def period_seconds(text):
+    units = {"d": 86400, "h": 3600, "min": 60}
+    for unit, seconds in units.items():
+        if text.endswith(unit) and text[:-len(unit)].isdigit() and int(text[:-len(unit)]) > 0:
+            return int(text[:-len(unit)]) * seconds
+    raise ValueError("%r is not %s" % (text, PERIODS))
+
+
+def run(args, out):
+    if args.what != "stats" and (args.offline or args.period != "7d"):
+        raise ArgumentError("--period and --offline are for 'controller fleet stats'")
+    if args.what == "stats" and args.once:
+        raise ArgumentError("--once: 'controller fleet stats' always prints once")
+    if args.ca_file and not args.tls:
+        raise ArgumentError("--ca-file: give --tls too")
+    host, port = argument("--broker", broker_address, args.broker)
+    port = port or (8883 if args.tls else 1883)
+    period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
+    log = lambda text: sys.stderr.write("controller fleet: %s\n" % text)  # noqa: E731
+    store = FleetStore(args.db or default_db()) if not args.once else FleetStore(":memory:")
+    fleet = Fleet(args.prefix, store, log)
+    try:
+        if args.what == "stats" and args.offline:
+            return print_stats(store, period, out)
+        persistent = not args.once
+        client_id = args.client_id or ("drnim-fleet-%s" % socket.gethostname() if persistent
+                                       else "drnim-fleet-once-%s" % uuid.uuid4().hex[:8])
+        follower = Follower(host, port, fleet, client_id, persistent, args)
+        try:
+            follower.start()
+        except Unreachable as error:
+            sys.stderr.write("controller fleet: %s:%d: %s\n" % (host, port, error))
+            return 1
+        try:
+            if args.what == "stats":
+                follower.collect()
+                return print_stats(store, period, out)
+            if args.once:
+                follower.collect()
+                out.write(table(fleet.rows()) + "\n")
+                return 0
+            return live(follower, fleet, out, "%s:%d" % (host, port))
+        finally:
+            follower.stop()
+    finally:
+        store.close()
+
+
+def print_stats(store, period, out):
+    games, faults = store.summary(time.time() - period)
+    rows = [[exhibit, machine, str(count), str(machine_wins), str(player_wins), "%.1f" % turns,
+             "-" if seconds is None else "%d s" % seconds]
+            for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
+    total = sum(row[2] for row in games)
+    rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)), "", ""])
+    out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
+                           "length (mean)"]) + "\n")
+    out.write("Faults: %s\n" % (", ".join("%s %d" % row for row in faults) or "none"))
+    return 0
+
+
+def live(follower, fleet, out, where):
+    """Redraw the table every second until Ctrl-C."""
+    notes = []
+    fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + text)
+    try:
+        while True:
+            follower.pump(1.0)
+            del notes[:-5]
+            state = "connected" if follower.connected else "reconnecting..."
+            out.write("\033[H\033[2J%s  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
+                time.strftime("%Y-%m-%d %H:%M:%S"), where, state, len(fleet.exhibits), fleet.games,
+                table(fleet.rows()), "\n".join(notes)))
+            out.flush()
+    except KeyboardInterrupt:
+        out.write("\n")
+        return 0
+
+
+class Follower:
+    """The fleet's MQTT connection: paho's thread receives, `pump` hands the messages to the fleet."""
+
+    def __init__(self, host, port, fleet, client_id, persistent, args):
+        import paho.mqtt.client as mqtt
+        from controller.telemetry.settings import read_password
+        self.host, self.port, self.fleet = host, port, fleet
+        self.messages = queue.SimpleQueue()
+        self.connected = False
+        self.answer = None
+        self.answered = threading.Event()
+        self.subscribed = threading.Event()
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent)
+        if args.tls:
+            client.tls_set(ca_certs=args.ca_file)
+        if args.username:
+            password = argument("--password-file", read_password, args.password_file or "")
+            client.username_pw_set(args.username, password)
+        client.reconnect_delay_set(1, 10)
+        client.on_connect = self.on_connect
+        client.on_disconnect = lambda c, u, flags, reason, p: setattr(self, "connected", False)
+        client.on_subscribe = lambda c, u, mid, reasons, p: self.subscribed.set()
+        client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, m.retain))
+        self.client = client
+
+    def on_connect(self, client, userdata, flags, reason, properties):
+        self.answer = reason
+        self.connected = not reason.is_failure
+        if self.connected:
+            client.subscribe([(name, 1) for name in subscriptions(self.fleet.prefix)])
+        self.answered.set()
+
+    def start(self):
+        try:
+            self.client.connect(self.host, self.port, keepalive=30)
+        except (OSError, ValueError) as error:
+            raise Unreachable("cannot reach the broker (%s)" % (getattr(error, "strerror", None) or error))
+        self.client.loop_start()
+        if not self.answered.wait(CONNECT_S):
+            self.stop()
+            raise Unreachable("the broker did not answer within %d s" % CONNECT_S)
+        if self.answer.is_failure:
+            self.stop()
+            raise Unreachable("the broker refused us (%s)" % self.answer)
+
+    def pump(self, timeout):
+        """Hand the messages that came to the fleet, waiting up to `timeout` s for the first; how many."""
+        count = 0
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                name, payload, retained = self.messages.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                return count
+            self.fleet.message(name, payload, retained)
+            count += 1
+
+    def collect(self):
+        """What the broker holds now: the retained statuses and any queued games, until it goes quiet."""
+        self.subscribed.wait(CONNECT_S)
+        end = time.monotonic() + COLLECT_S
+        while time.monotonic() < end and self.pump(QUIET_S):
+            pass
+
+    def stop(self):
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -1,0 +1,161 @@
+"""The fleet's side: what every exhibit last said, and their games kept exactly once.
+
+MQTT's QoS 1 delivers a message at least once: after a lost acknowledgement
+the exhibit sends a game again. Each game has an id, and `FleetStore` keeps
+a game only the first time it sees the id, so the counts are exact
+(`insert or ignore`). The store is SQLite, on the follower's computer.
+
+A message that is not ours (a stranger on the same topics, a newer version,
+a damaged payload) is ignored with one line in the log, never a crash. An
+empty retained status is MQTT's way to clear it: the exhibit is forgotten.
+"""
+
+import datetime
+import os
+import sqlite3
+import time
+
+from controller.telemetry.payloads import BadMessage, decode
+
+SCHEMA = """
+create table if not exists games (id text primary key, exhibit text not null, machine text not null,
+    winner text not null, turns integer not null, duration_s integer, ended real not null);
+create table if not exists faults (id text primary key, exhibit text not null, machine text not null,
+    fault text not null, at real not null);
+"""
+# An exhibit whose status is older than this many of its heartbeats is shown as silent.
+SILENT_AFTER_BEATS = 3
+
+
+class FleetStore:
+    def __init__(self, path):
+        if path != ":memory:":
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=5.0)
+        self.db.executescript(SCHEMA)
+
+    def game(self, payload):
+        """Keep a game; False when its id was kept before (a QoS 1 duplicate)."""
+        with self.db:
+            cursor = self.db.execute("insert or ignore into games values (?, ?, ?, ?, ?, ?, ?)", (
+                payload["id"], payload["exhibit"], payload["machine"], payload["winner"], payload["turns"],
+                payload["duration_s"], payload["ended"]))
+        return cursor.rowcount == 1
+
+    def fault(self, payload):
+        with self.db:
+            cursor = self.db.execute("insert or ignore into faults values (?, ?, ?, ?, ?)", (
+                payload["id"], payload["exhibit"], payload["machine"], payload["fault"], payload["at"]))
+        return cursor.rowcount == 1
+
+    def summary(self, since):
+        """Per exhibit since `since` (seconds since the epoch): (exhibit, machine, games, machine wins,
+        player wins, mean turns, mean seconds or None), and the faults by kind."""
+        games = self.db.execute(
+            "select exhibit, machine, count(*), sum(winner = 'machine'), sum(winner = 'player'), avg(turns), "
+            "avg(duration_s) from games where ended >= ? group by exhibit, machine order by exhibit, machine",
+            (since,)).fetchall()
+        faults = self.db.execute("select fault, count(*) from faults where at >= ? group by fault order by fault",
+                                 (since,)).fetchall()
+        return games, faults
+
+    def close(self):
+        self.db.close()
+
+
+class Fleet:
+    """Every exhibit's last status, from the messages on `prefix`; games and faults into `store`."""
+
+    def __init__(self, prefix, store, log, clock=time.time):
+        self.prefix = prefix
+        self.store = store
+        self.log = log
+        self.clock = clock
+        self.exhibits = {}
+        self.games = 0          # new games kept
+        self.duplicates = 0     # games seen again (QoS 1 redelivery), not counted twice
+        self.ignored = 0
+
+    def message(self, name, raw, retained=False):
+        if not raw and name.endswith("/status"):
+            self.exhibits.pop(name[len(self.prefix) + 1:-len("/status")], None)
+            return
+        try:
+            exhibit, kind, payload = decode(self.prefix, name, raw)
+        except BadMessage as error:
+            self.ignored += 1
+            self.log("ignored a message: %s" % error)
+            return
+        if kind == "status":
+            if not payload["online"]:
+                # the last will says only "offline": what was known of the day stays
+                payload = dict(self.exhibits.get(exhibit, {}), **payload)
+            self.exhibits[exhibit] = payload
+        elif kind == "game":
+            if self.store.game(payload):
+                self.games += 1
+            else:
+                self.duplicates += 1
+        else:
+            self.store.fault(payload)
+
+    def rows(self):
+        """The table: one row of text cells per exhibit, by name."""
+        today = datetime.date.fromtimestamp(self.clock()).isoformat()
+        rows = []
+        for name in sorted(self.exhibits):
+            status = self.exhibits[name]
+            rows.append([name, status.get("machine", "?"), self.online(status), self.fault(status)]
+                        + self.day(status, today) + [self.last_game(status)])
+        return rows
+
+    def online(self, status):
+        if not status["online"]:
+            return "OFFLINE"
+        beat = status.get("heartbeat_s")
+        if isinstance(beat, int) and self.clock() - status["at"] > SILENT_AFTER_BEATS * beat:
+            return "silent %s" % ago(self.clock() - status["at"])
+        return "yes"
+
+    @staticmethod
+    def fault(status):
+        faults = ([status["fault"]] if status.get("fault") else []) + [
+            str(kind) for kind in status.get("service_faults", []) if isinstance(status.get("service_faults"), list)]
+        return ", ".join(faults) or "-"
+
+    @staticmethod
+    def day(status, today):
+        counts = status.get("today")
+        if counts is None:
+            return ["-", "-"]
+        if counts["date"] != today:
+            return ["0", "0"]
+        return [str(counts["games"]), str(counts["machine_wins"])]
+
+    def last_game(self, status):
+        game = status.get("last_game")
+        if not isinstance(game, dict) or not isinstance(game.get("ended"), (int, float)):
+            return "-"
+        return "%s won, %s ago" % (game.get("winner"), ago(self.clock() - game["ended"]))
+
+
+HEADINGS = ["exhibit", "machine", "online", "fault", "games today", "machine's wins", "last game"]
+
+
+def table(rows, headings=HEADINGS):
+    """Rows of text cells as aligned columns."""
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headings)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+             for row in [headings, ["-" * w for w in widths]] + rows]
+    return "\n".join(lines)
+
+
+def ago(seconds):
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return "%d s" % seconds
+    if seconds < 7200:
+        return "%d min" % (seconds // 60)
+    if seconds < 172800:
+        return "%d h" % (seconds // 3600)
+    return "%d days" % (seconds // 86400)

@@ -1,0 +1,87 @@
+"""The topics and payloads, version 1 (docs/telemetry.md is their description for museums).
+
+    <prefix>/<exhibit>/status   retained, QoS 1: the exhibit now (and its last will: online false)
+    <prefix>/<exhibit>/game     QoS 1: one finished game, with an id unique to it
+    <prefix>/<exhibit>/fault    QoS 1: one fault as it happens
+
+Every payload is one JSON object with "v": 1. A consumer checks what it reads
+(`decode`): a stranger can publish anything on these topics, and a payload
+that does not fit is refused with one line naming the topic and the problem.
+"""
+
+import json
+
+VERSION = 1
+KINDS = ("status", "game", "fault")
+# The longest payload a consumer reads: a status or a game is well under 2 KB.
+MAX_PAYLOAD = 16384
+SIDES = ("player", "machine")
+
+
+class BadMessage(ValueError):
+    """A message on our topics that is not one of ours: ignored, with one line."""
+
+
+def topic(prefix, exhibit, kind):
+    return "%s/%s/%s" % (prefix, exhibit, kind)
+
+
+def subscriptions(prefix):
+    """What a follower of the whole fleet subscribes to."""
+    return ["%s/+/%s" % (prefix, kind) for kind in KINDS]
+
+
+def encode(payload):
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+
+
+def quoted(raw, limit=60):
+    text = repr(raw[:limit])
+    return text + ("..." if len(raw) > limit else "")
+
+
+def decode(prefix, name, raw):
+    """(exhibit, kind, payload) of a message on `name`; BadMessage with one line when it is not ours."""
+    head = prefix + "/"
+    parts = name[len(head):].split("/") if name.startswith(head) else []
+    if len(parts) != 2 or parts[1] not in KINDS or not parts[0]:
+        raise BadMessage("%s: not a topic of ours (%s/<exhibit>/%s)" % (quoted(name), prefix, "|".join(KINDS)))
+    exhibit, kind = parts
+    if len(raw) > MAX_PAYLOAD:
+        raise BadMessage("%s: a payload of %d bytes, more than %d" % (name, len(raw), MAX_PAYLOAD))
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BadMessage("%s: not JSON: %s" % (name, quoted(raw)))
+    if not isinstance(payload, dict):
+        raise BadMessage("%s: not a JSON object: %s" % (name, quoted(raw)))
+    if payload.get("v") != VERSION:
+        raise BadMessage("%s: version %s, this controller reads version %d" % (name, quoted(repr(payload.get("v"))),
+                                                                              VERSION))
+    if payload.get("exhibit") != exhibit:
+        raise BadMessage("%s: \"exhibit\" is %s, not the topic's %r" % (name, quoted(repr(payload.get("exhibit"))),
+                                                                       exhibit))
+    for key, kinds in FIELDS[kind] + (() if kind != "status" or not payload.get("online") else ONLINE_FIELDS):
+        if not isinstance(payload.get(key), kinds) or isinstance(payload.get(key), bool) and bool not in kinds:
+            raise BadMessage("%s: %r is %s" % (name, key, quoted(repr(payload.get(key))) if key in payload
+                                              else "missing"))
+    if kind == "status" and (payload["online"] or "today" in payload):
+        today = payload["today"]
+        if not isinstance(today, dict) or not isinstance(today.get("date"), str) or not all(
+                isinstance(today.get(key), int) and not isinstance(today.get(key), bool) and today[key] >= 0
+                for key in ("games", "machine_wins")):
+            raise BadMessage("%s: \"today\" is %s, not {date, games, machine_wins}" % (name, quoted(repr(today))))
+    if kind == "game" and payload["winner"] not in SIDES:
+        raise BadMessage("%s: \"winner\" is %s, not player or machine" % (name, quoted(repr(payload["winner"]))))
+    return exhibit, kind, payload
+
+
+NUMBER = (int, float)
+FIELDS = {
+    "status": (("online", (bool,)), ("at", NUMBER)),
+    "game": (("id", (str,)), ("machine", (str,)), ("winner", (str,)), ("turns", (int,)), ("ended", NUMBER),
+             ("duration_s", (int, type(None))), ("settings", (dict,))),
+    "fault": (("id", (str,)), ("machine", (str,)), ("fault", (str,)), ("at", NUMBER)),
+}
+ONLINE_FIELDS = (("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
+                 ("uptime_s", (int,)), ("today", (dict,)), ("last_game", (dict, type(None))))

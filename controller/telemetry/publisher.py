@@ -1,0 +1,246 @@
+"""The exhibit's side: its status, games and faults published to the broker, beside play.
+
+The service calls `status`, `game` and `fault`, which only put a record on a
+queue and return: the game never waits for the network. This module's thread
+(`telemetry`) keeps games and faults in the on-disk queue (outbox.py) and
+publishes them with QoS 1 while paho-mqtt's own thread keeps the connection:
+it connects in the background, reconnects after 1, 2, 4... up to 30 s, and
+sends again what the broker had not acknowledged. A message leaves the queue
+only when the broker acknowledges it, so a game reaches the broker at least
+once; its `id` lets a consumer keep it exactly once (fleet.py does).
+
+The status is retained: a consumer that connects later gets each exhibit's
+latest at once. It is sent on every change (the newest only, if several
+changes wait) and every `heartbeat_s`; the last will, the same topic with
+"online": false, is sent by the broker when the exhibit disappears without
+saying goodbye (a crash, a pulled cable: within 1.5 x KEEPALIVE_S); a clean
+stop sends it itself.
+"""
+
+import datetime
+import os
+import queue
+import sqlite3
+import ssl
+import threading
+import time
+import uuid
+
+import paho.mqtt.client as mqtt
+
+from controller import __version__
+from controller.telemetry.outbox import Outbox
+from controller.telemetry.payloads import VERSION, encode, topic
+from controller.telemetry.settings import read_password
+
+KEEPALIVE_S = 30
+# Messages sent and not yet acknowledged, at most (paho's own default limit).
+IN_FLIGHT = 20
+# How long a clean stop waits for the broker to take the "offline" status.
+GOODBYE_S = 2.0
+SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
+
+
+class BrokerContext(ssl.SSLContext):
+    """TLS whose certificate check names the broker, even when the connection
+    goes through the local socket (whose "host" is the socket's path)."""
+
+    broker = None
+
+    def wrap_socket(self, sock, server_hostname=None, **options):
+        return super().wrap_socket(sock, server_hostname=self.broker, **options)
+
+
+def tls_context(broker, ca_file):
+    context = BrokerContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.broker = broker
+    if ca_file:
+        context.load_verify_locations(ca_file)
+    else:
+        context.load_default_certs()
+    return context
+
+
+class Telemetry:
+    def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None):
+        self.settings = settings
+        self.machine = machine
+        self.exhibit = settings["client_id"]
+        # On a Pi the service has no network: the unit routes the broker through a local socket
+        # (systemd/drnim-mqtt.socket, a proxy with the network and nothing else).
+        self.socket = os.environ.get(SOCKET_VARIABLE, "")
+        self.where = "%s:%d%s" % (settings["host"], settings["port"], " (through %s)" % self.socket if self.socket else "")
+        self.log = log
+        self.clock = clock
+        self.started = clock()
+        self.password = read_password(settings["password_file"])
+        self.path = os.path.join(state_dir, "telemetry.sqlite")
+        self.outbox_limit = outbox_limit
+        self.inbox = queue.SimpleQueue()
+        self.connected = False
+        self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
+        self.published = 0       # messages handed to the broker, status included
+        self.unreachable = None  # the outage being reported, so that it is said once
+        self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
+        self.thread.start()
+
+    # --- what the service calls: never blocks ---------------------------------------
+    def status(self, status, changed=True):
+        """The exhibit's status; sent at once when `changed`, else at the next heartbeat."""
+        self.inbox.put(("status", dict(status), changed))
+
+    def game(self, winner, turns, duration_s, settings):
+        self.inbox.put(("game", {"winner": winner, "turns": turns, "duration_s": duration_s,
+                                 "settings": settings, "ended": self.clock()}))
+
+    def fault(self, kind):
+        self.inbox.put(("fault", {"fault": kind, "at": self.clock()}))
+
+    def close(self, timeout=GOODBYE_S + 3):
+        """Say goodbye (the status "online": false) and stop."""
+        self.inbox.put(None)
+        self.thread.join(timeout)
+
+    # --- the telemetry thread ------------------------------------------------------------
+    def topic(self, kind):
+        return topic(self.settings["topic_prefix"], self.exhibit, kind)
+
+    def client(self):
+        s = self.settings
+        transport = "unix" if self.socket else "tcp"
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.exhibit, transport=transport)
+        client.will_set(self.topic("status"), self.offline(), qos=1, retain=True)
+        if s["tls"]:
+            client.tls_set_context(tls_context(s["host"], s["ca_file"]))
+        if s["username"]:
+            client.username_pw_set(s["username"], self.password)
+        client.reconnect_delay_set(1, 30)
+        client.on_connect = lambda c, u, flags, reason, p: self.inbox.put(("connected", reason))
+        client.on_connect_fail = lambda c, u: self.inbox.put(("unreachable", "no answer"))
+        client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason))
+        client.on_publish = lambda c, u, mid, reason, p: self.inbox.put(("acked", mid))
+        return client
+
+    def open_outbox(self):
+        limit = {"limit": self.outbox_limit} if self.outbox_limit else {}
+        try:
+            return Outbox(self.path, **limit)
+        except sqlite3.Error as error:
+            self.log("telemetry: cannot open the queue %s (%s): games wait in memory until the broker takes "
+                     "them, and are lost if the service stops first" % (self.path, error))
+            return Outbox(":memory:", **limit)
+
+    def offline(self, day=None):
+        """The status of an exhibit gone: the last will (set at start, so without the day's
+        games), or the goodbye of a clean stop (with them)."""
+        payload = {"v": VERSION, "exhibit": self.exhibit, "online": False, "at": self.clock(), "machine": self.machine}
+        payload.update(day or {})
+        return encode(payload)
+
+    def day(self, outbox):
+        """Today's tally and the last game, for the status."""
+        today = datetime.date.fromtimestamp(self.clock()).isoformat()
+        try:
+            return {"today": outbox.today(today), "last_game": outbox.last_game()}
+        except sqlite3.Error:
+            return {"today": {"date": today, "games": 0, "machine_wins": 0}, "last_game": None}
+
+    def run(self):
+        outbox = self.open_outbox()
+        self.queued = outbox.size()
+        client = self.client()
+        client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
+        client.loop_start()
+        in_flight = {}            # paho's message id -> the outbox's sequence number
+        latest = None             # the service's last status
+        status_due = False
+        next_beat = self.clock() + self.settings["heartbeat_s"]
+        stopping = False
+        while not stopping:
+            items = [self.next_item(next_beat)]
+            while True:
+                try:
+                    items.append(self.inbox.get_nowait())
+                except queue.Empty:
+                    break
+            for item in items:
+                if item is None:
+                    stopping = True
+                elif item[0] == "status":
+                    latest, status_due = item[1], status_due or item[2]
+                elif item[0] in ("game", "fault"):
+                    self.keep(outbox, item[0], item[1])
+                    status_due = status_due or item[0] == "game"
+                elif item[0] == "acked" and item[1] in in_flight:
+                    outbox.sent(in_flight.pop(item[1]))
+                else:
+                    status_due = self.connection(item) or status_due
+            self.queued = outbox.size()
+            if self.clock() >= next_beat:
+                status_due = True
+            if stopping or not self.connected:
+                continue
+            for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
+                in_flight[client.publish(name, payload, qos=1).mid] = seq
+                self.published += 1
+            if status_due and latest is not None:
+                client.publish(self.topic("status"), self.status_payload(outbox, latest), qos=1, retain=True)
+                self.published += 1
+                status_due = False
+                next_beat = self.clock() + self.settings["heartbeat_s"]
+        if self.connected:
+            goodbye = self.offline(self.day(outbox))
+            client.publish(self.topic("status"), goodbye, qos=1, retain=True).wait_for_publish(GOODBYE_S)
+        client.disconnect()
+        client.loop_stop()
+        outbox.close()
+
+    def next_item(self, next_beat):
+        try:
+            return self.inbox.get(timeout=max(0.0, next_beat - self.clock()))
+        except queue.Empty:
+            return ("beat",)
+
+    def connection(self, item):
+        """A change in the connection, said once in the log; True when the status should be sent again."""
+        kind, reason = item[0], item[1] if len(item) > 1 else None
+        if kind == "connected" and not reason.is_failure:
+            self.connected = True
+            self.log("telemetry: connected to %s as %s%s" % (self.where, self.exhibit, "" if not self.queued else
+                                                            ": sending the %d queued" % self.queued))
+            self.unreachable = None
+            return True
+        if kind in ("connected", "unreachable", "disconnected"):
+            self.connected = False
+            problem = "refused us (%s)" % reason if kind == "connected" else "cannot be reached" \
+                if kind == "unreachable" else "went away"
+            if self.unreachable is None or problem.startswith("refused") and problem != self.unreachable:
+                self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
+                         "sent when it is back" % (self.where, problem))
+                self.unreachable = problem
+        return False
+
+    def keep(self, outbox, kind, record):
+        """A game or a fault, put in the on-disk queue (and a game into today's tally)."""
+        record.update({"v": VERSION, "exhibit": self.exhibit, "machine": self.machine,
+                       "id": "%s/%s" % (self.exhibit, uuid.uuid4().hex[:16])})
+        try:
+            if kind == "game":
+                day = datetime.date.fromtimestamp(record["ended"]).isoformat()
+                outbox.count_game(day, record["winner"], {"id": record["id"], "winner": record["winner"],
+                                                          "ended": record["ended"]})
+            dropped = outbox.add(self.topic(kind), encode(record))
+        except sqlite3.Error as error:
+            self.log("telemetry: cannot queue a %s in %s (%s): it is lost" % (kind, self.path, error))
+            return
+        if dropped:
+            self.log("telemetry: the queue is full (%d messages): the oldest %d dropped" % (outbox.limit, dropped))
+
+    def status_payload(self, outbox, latest):
+        now = self.clock()
+        payload = {"v": VERSION, "exhibit": self.exhibit, "online": True, "at": now, "machine": self.machine,
+                   "version": __version__, "uptime_s": int(now - self.started), "queued": self.queued,
+                   "heartbeat_s": self.settings["heartbeat_s"]}
+        payload.update(latest)
+        payload.update(self.day(outbox))
+        return encode(payload)

@@ -1,0 +1,71 @@
+"""The `[telemetry]` section of the service's configuration, checked like every other.
+
+Off by default. With `enabled = true` the exhibit publishes to one MQTT broker;
+docs/telemetry.md says what, and where.
+"""
+
+import os
+import socket
+
+from controller.core.exhibit import ConfigError, Setting, check_settings
+
+TELEMETRY_SETTINGS = {
+    "enabled": Setting(False),
+    "host": Setting("localhost"),             # the broker
+    "port": Setting(0, 0, 65535),             # 0: 1883, or 8883 with TLS
+    "tls": Setting(False),
+    "ca_file": Setting(""),                   # with tls: the broker's CA certificate; empty: the system's
+    "username": Setting(""),                  # empty: no log-in
+    "password_file": Setting(""),             # a file whose first line is the password
+    "client_id": Setting(""),                 # the exhibit's name; empty: this computer's host name
+    "topic_prefix": Setting("nim-museum"),
+    "heartbeat_s": Setting(60, 5, 86400),     # the status is sent again this often, changed or not
+}
+
+# Characters MQTT reserves in topics (wildcards) or that would split one.
+RESERVED = "+#/\0"
+
+
+def check_telemetry(where, given):
+    """The checked [telemetry] settings, with the defaults filled in; ConfigError naming the key."""
+    try:
+        settings = check_settings(TELEMETRY_SETTINGS, given)
+    except ConfigError as error:
+        raise ConfigError("%s: telemetry.%s" % (where, error))
+
+    def bad(key, problem):
+        return ConfigError("%s: telemetry.%s: %r: %s" % (where, key, settings[key], problem))
+
+    settings["port"] = settings["port"] or (8883 if settings["tls"] else 1883)
+    settings["client_id"] = settings["client_id"] or socket.gethostname()
+    name = settings["client_id"]
+    if any(c in RESERVED for c in name) or not name.strip() or len(name.encode()) > 64:
+        raise bad("client_id", "the exhibit's name: 1 to 64 bytes, without + # / or a NUL")
+    prefix = settings["topic_prefix"]
+    if not prefix or any(c in "+#\0" for c in prefix) or prefix.startswith("/") or prefix.endswith("/"):
+        raise bad("topic_prefix", "must be a topic such as \"nim-museum\" or \"museum/hall-2\", without + # or a "
+                                  "slash at either end")
+    if "\0" in settings["host"] or not settings["host"].strip():
+        raise bad("host", "must be the broker's host name or address")
+    if settings["enabled"]:
+        for key in ("ca_file", "password_file"):
+            path = settings[key]
+            if path and not os.path.isfile(path):
+                raise bad(key, "no such file")
+        if settings["ca_file"] and not settings["tls"]:
+            raise bad("ca_file", "given, but tls is off: set tls = true")
+        if settings["password_file"] and not settings["username"]:
+            raise bad("password_file", "given, but no username")
+    return settings
+
+
+def read_password(path):
+    """The first line of the password file (empty: no password); ConfigError when it cannot be read."""
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.readline().rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError("telemetry.password_file: %s: cannot read it (%s)" % (path, getattr(error, "strerror", None)
+                                                                                or error))

@@ -1,0 +1,74 @@
+"""The built page in a real browser, for the tests and the bench: Debian's
+Chromium, headless, driven by Playwright for Python (the system browser,
+never one Playwright downloads), on a local server of the built folder.
+
+`missing()` names what this machine lacks to do it, so a test that needs it
+is skipped with that reason.
+"""
+
+import shutil
+import tempfile
+import threading
+from contextlib import contextmanager
+
+from controller.web.build import PACKAGE, build, runtime_ready
+from controller.web.serve import make_server
+
+CHROMIUM = "/usr/bin/chromium"
+# No network of its own: no updates, no sync, no QUIC probes, a fresh profile.
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def missing():
+    """What is missing to run the page in a browser, in words, or None."""
+    if shutil.which(CHROMIUM) is None:
+        return "chromium is missing (%s; Debian: apt-get install chromium)" % CHROMIUM
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is missing (pip install playwright; make test installs it)"
+    if not runtime_ready():
+        return "the npm package %s is missing (controller web build fetches it with npm)" % PACKAGE
+    return None
+
+
+@contextmanager
+def served_page(viewport=(1280, 800)):
+    """(Playwright's browser context, the page's address, every address it asked for):
+    the page built afresh into a temporary folder and served on a free port."""
+    from playwright.sync_api import sync_playwright
+    with tempfile.TemporaryDirectory() as folder:
+        build(folder + "/page", fetch=False)
+        server = make_server(folder + "/page", 0)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        requests = []
+        try:
+            with sync_playwright() as playwright:
+                context = playwright.chromium.launch_persistent_context(
+                    folder + "/profile", executable_path=CHROMIUM, args=ARGS, headless=True,
+                    viewport={"width": viewport[0], "height": viewport[1]})
+                context.on("request", lambda request: requests.append(request.url))
+                try:
+                    yield context, "http://127.0.0.1:%d/" % server.server_address[1], requests
+                finally:
+                    context.close()
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def open_page(context, address, timeout_ms=30000):
+    """A new tab on `address`, once its machine is drawn and playable; a
+    RuntimeError with the page's own words when it could not start."""
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(address)
+    page.wait_for_function("window.nim && (window.nim.ready || window.nim.errors.length > 0)", timeout=timeout_ms)
+    problems = page.evaluate("window.nim.errors") + errors
+    if problems:
+        raise RuntimeError("the page could not start: %s" % problems[0])
+    page.page_errors = errors
+    return page

@@ -1,0 +1,63 @@
+"""The `controller web` subcommands:
+
+    controller web build [--out DIR]       the page as a static folder (default build/web)
+    controller web serve [--port N] [--dir DIR]   serve it on http://127.0.0.1:N/
+
+A failure is one line on stderr, "controller: ...", with exit status 1.
+"""
+
+from pathlib import Path
+
+from controller.web.build import DEFAULT_OUT, WebError, build
+
+
+def add_parser(commands):
+    """The `web` subcommand and its own subcommands, on cli.py's parser."""
+    web = commands.add_parser("web", help="the replicas in a web page: build it, serve it")
+    actions = web.add_subparsers(dest="web_command", metavar="build|serve", parser_class=type(web))
+    actions.required = True
+    build_parser = actions.add_parser("build", help="write the page as a static folder (MicroPython runs the "
+                                      "core in the browser)")
+    build_parser.set_defaults(action=run_build)
+    build_parser.add_argument("--out", metavar="DIR", default=str(DEFAULT_OUT),
+                              help="the folder to write (default: %s)" % DEFAULT_OUT)
+    serve = actions.add_parser("serve", help="serve the built page on localhost")
+    serve.set_defaults(action=run_serve)
+    serve.add_argument("--port", type=port_number, default=8000, help="the port (default: 8000)")
+    serve.add_argument("--dir", metavar="DIR", default=str(DEFAULT_OUT),
+                       help="the built folder (default: %s)" % DEFAULT_OUT)
+
+
+def port_number(text):
+    import argparse
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError("must be a port number from 1 to 65535, not %r" % text)
+    return int(text)
+
+
+def run_build(args, out):
+    folder = build(args.out)
+    out.write("Built the page in %s: controller web serve%s, then open http://127.0.0.1:8000/\n"
+              % (folder, "" if Path(args.out) == DEFAULT_OUT else " --dir " + str(folder)))
+    return 0
+
+
+def run_serve(args, out):
+    from controller.web.serve import make_server
+    folder = Path(args.dir)
+    if not (folder / "index.html").is_file():
+        raise WebError("no page in %s: run controller web build first" % folder)
+    try:
+        server = make_server(folder, args.port)
+    except OSError as error:
+        raise WebError("cannot listen on 127.0.0.1:%d: %s" % (args.port, error.strerror or error))
+    out.write("Serving %s on http://127.0.0.1:%d/ (the kiosk: /?kiosk=1); Ctrl-C stops.\n"
+              % (folder, server.server_address[1]))
+    out.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        out.write("Stopped.\n")
+    finally:
+        server.server_close()
+    return 0

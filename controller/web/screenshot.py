@@ -1,0 +1,37 @@
+"""The README's picture of the web page, docs/web.png, taken in Debian's
+headless Chromium from a freshly built page, a few moves into a Dr. Nim game:
+
+    .venv/bin/python -m controller.web.screenshot [PATH]
+
+Run it by hand after changing the page (the tests compare nothing pixel-wise).
+"""
+
+import sys
+from pathlib import Path
+
+from controller.web.browser import missing, open_page, served_page
+from controller.web.build import ROOT
+
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0 && !v.running))(nim.view())"
+
+
+def take(path=ROOT / "docs" / "web.png"):
+    reason = missing()
+    if reason:
+        raise SystemExit("controller.web.screenshot: %s" % reason)
+    with served_page(viewport=(1280, 820)) as (context, address, _):
+        page = open_page(context, address + "?machine=drnim&seed=1&pace_ms=100")
+        for _ in range(2):
+            page.click("#control-trigger")
+            page.wait_for_function(SETTLED)
+        page.click("#control-turn_switch")
+        page.click("#control-trigger")
+        page.wait_for_function(SETTLED)
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(400)      # the flip-flops finish turning
+        page.screenshot(path=str(path))
+    return path
+
+
+if __name__ == "__main__":
+    print("wrote %s" % take(*(Path(arg) for arg in sys.argv[1:2])))

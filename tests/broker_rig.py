@@ -1,0 +1,81 @@
+"""A real MQTT broker for the tests: Debian's mosquitto on a free loopback port,
+with a configuration file written here (no system service, no root).
+Stopped and started again on the same port, it keeps its sessions and their
+queued messages (persistence), as a museum's broker does."""
+
+import getpass
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+MISSING = "mosquitto is missing: install Debian's package mosquitto (apt-get install mosquitto); .ci/run does"
+
+
+def mosquitto():
+    path = shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto", "/sbin/mosquitto")
+                                              if os.access(p, os.X_OK)), None)
+    if path is None:
+        pytest.skip(MISSING)
+    return path
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(condition, timeout=10.0, what="the condition"):
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("%s did not hold within %.0f s" % (what, timeout))
+        time.sleep(0.02)
+
+
+class Broker:
+    def __init__(self, folder):
+        self.program = mosquitto()
+        self.port = free_port()
+        self.folder = folder
+        (folder / "data").mkdir(exist_ok=True)
+        self.config = folder / "mosquitto.conf"
+        # user: started by root, mosquitto would become the user "mosquitto", who cannot write here
+        self.config.write_text("listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                               "persistence_location %s/\nlog_dest file %s\nuser %s\n"
+                               % (self.port, folder / "data", folder / "mosquitto.log", getpass.getuser()))
+        self.process = None
+        self.start()
+
+    @property
+    def address(self):
+        return "127.0.0.1:%d" % self.port
+
+    def start(self):
+        self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE)
+        wait_until(self.listening, 10, "mosquitto listening on port %d" % self.port)
+
+    def listening(self):
+        if self.process.poll() is not None:
+            raise AssertionError("mosquitto stopped: %s" % self.process.stderr.read().decode(errors="replace"))
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(10)
+        self.process = None
+
+    def restart(self):
+        self.stop()
+        self.start()

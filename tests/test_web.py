@@ -1,0 +1,250 @@
+"""The web page (controller web build/serve): the core's machines run by
+MicroPython's WebAssembly port in a real Chromium, played by clicks and
+keys, and every event the page gave its machine replayed through the core
+on CPython, which must give the very same commands.
+
+The browser tests are skipped, with the reason, when Chromium, Playwright
+or the npm package is missing (.ci/run installs all three).
+"""
+
+import json
+import subprocess
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.core.registry import machine_class
+from controller.web import build as web_build
+from controller.web.browser import missing, open_page, served_page
+from controller.web.serve import make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+MICROPYTHON = ROOT / ".venv" / "bin" / "micropython"
+BROWSER_MISSING = missing()
+needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
+
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+PLAYERS_TURN = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.running && !v.in_flight))(nim.view())"
+
+
+def replay(trace):
+    """The page's events through the core on CPython: each must give the
+    commands the page's machine gave. The machine, after them."""
+    machine = machine_class(trace["machine"])(trace["config"])
+    for event, now, commands in trace["trace"]:
+        assert [list(c) for c in machine.handle(tuple(event), now)] == commands, (event, now)
+    return machine
+
+
+def own_folder_only(requests, address):
+    outside = [url for url in requests if not url.startswith(address) and not url.startswith("data:")]
+    assert outside == []
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if BROWSER_MISSING:
+        pytest.skip(BROWSER_MISSING)
+    with served_page() as served:
+        yield served
+
+
+@needs_browser
+def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
+    context, address, requests = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false")
+    view = page.evaluate("nim.view()")
+    assert page.locator("svg.drnim").get_attribute("role") == "img"
+    assert "Rail: 15 marbles" in page.text_content("#board-desc")
+    while view["mode"] == "play":
+        page.click("#control-trigger")
+        page.wait_for_function(SETTLED)
+        if page.evaluate("nim.view().mode") != "play":
+            break
+        page.click("#control-turn_switch")
+        page.click("#control-trigger")
+        page.wait_for_function(PLAYERS_TURN)
+        view = page.evaluate("nim.view()")
+    view = page.evaluate("nim.view()")
+    machine = replay(page.evaluate("nim.trace()"))
+    assert machine.mode == view["mode"] == "over"
+    assert machine.winner == view["winner"] and machine.turns == view["turns"]
+    assert sum(count for _, count in machine.turns) == 15
+    assert machine.verdict() in page.inner_text("#status")
+    assert "Rail: 0 marbles" in page.text_content("#board-desc")
+    lamp = "drnim_wins" if machine.winner == "machine" else "you_win"
+    assert page.get_attribute("#lamps li.on", "aria-label").startswith(
+        "Dr. Nim wins" if lamp == "drnim_wins" else "you win")
+    assert page.page_errors == []
+    own_folder_only(requests, address)
+
+
+@needs_browser
+def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
+    context, address, requests = browser
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&openings=2,3,5,7"
+                     "&opening=first")
+    context.set_offline(True)       # everything the page needs came with it
+    try:
+        assert page.evaluate("nim.view().rows") == [2, 3, 5, 7]
+        while page.evaluate("nim.view().mode") == "play":
+            rows = page.evaluate("nim.view().rows")
+            row = next(i for i, lit in enumerate(rows) if lit)
+            page.keyboard.press(str(row + 1))
+            if page.evaluate("nim.view().mode") != "play":
+                break
+            page.keyboard.press("h")
+            page.wait_for_function(PLAYERS_TURN)
+    finally:
+        context.set_offline(False)
+    view = page.evaluate("nim.view()")
+    machine = replay(page.evaluate("nim.trace()"))
+    assert machine.winner == view["winner"] and machine.turns == view["turns"] and machine.rows == [0, 0, 0, 0]
+    assert [turn[0] for turn in machine.turns][:2] == ["player", "machine"]
+    assert machine.verdict() in page.inner_text("#status")
+    assert page.get_attribute("#control-row1", "aria-label") == "Row 1, 0 lit: put out a lamp"
+    assert page.page_errors == []
+    own_folder_only(requests, address)
+
+
+@needs_browser
+def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
+    context, address, requests = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&seed=9")
+    assert page.is_hidden("#settings-panel") and page.is_hidden("#machines")
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().taken") == 1
+    # idle: New game for the next visitor (the marbles back), then the attract lamps
+    page.wait_for_function("nim.view().taken === 0 && nim.view().attract", timeout=10000)
+    events = [entry[0] for entry in page.evaluate("nim.trace()")["trace"]]
+    assert ["press", "new_game"] in events
+    replay(page.evaluate("nim.trace()"))
+    own_folder_only(requests, address)
+
+
+@needs_browser
+def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&pace_ms=3")
+    error = page.inner_text("#settings-error")
+    assert error.startswith("That setting does not fit: pace_ms") and "\n" not in error
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 14
+    page.select_option("#setting-rule", "last-wins")
+    assert page.evaluate("nim.trace().config.rule") == "last-wins"
+    assert page.evaluate("nim.view().rail") == 15
+
+
+@needs_browser
+def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=2")
+    reached = []
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    for control in ("control-trigger", "control-turn_switch", "control-equalizer_switch", "control-new_game",
+                    "setting-first", "setting-rule", "setting-opponent"):
+        assert control in reached
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 14
+    page.focus("#control-turn_switch")
+    page.keyboard.press("Space")
+    assert page.evaluate("nim.view().turn") == "machine"
+    assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
+
+
+def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path):
+    """The page's side of the machine (web/bridge.py) on the real MicroPython:
+    a game through it, replayed through the core on CPython."""
+    if not MICROPYTHON.exists():
+        pytest.skip("micropython is missing (%s: make test installs it)" % MICROPYTHON)
+    script = tmp_path / "game.py"
+    script.write_text(
+        "import sys\nsys.path.insert(0, %r)\nsys.path.insert(0, %r)\nimport bridge, json\n"
+        "bridge.start('drnim', '{\"pace_ms\": 100, \"seed\": 4}', 1000)\n"
+        "t = 1000\n"
+        "while json.loads(bridge.advance(t))['view']['mode'] == 'play':\n"
+        "    t += 250\n"
+        "    view = json.loads(bridge.handle('[\"press\", \"trigger\"]', t))['view']\n"
+        "    t += 400\n"
+        "    if json.loads(bridge.advance(t))['view']['mode'] != 'play':\n"
+        "        break\n"
+        "    bridge.handle('[\"switch\", \"turn\", \"machine\"]', t + 10)\n"
+        "    bridge.handle('[\"press\", \"trigger\"]', t + 20)\n"
+        "    t += 3000\n"
+        "print(bridge.trace())\n" % (str(ROOT), str(ROOT / "web")))
+    done = subprocess.run([str(MICROPYTHON), str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    trace = json.loads(done.stdout)
+    machine = replay(trace)
+    assert machine.mode == "over" and sum(count for _, count in machine.turns) == 15
+
+
+def test_a_setting_that_does_not_fit_is_refused_by_the_bridge_in_one_line():
+    import sys
+    sys.path.insert(0, str(ROOT / "web"))
+    try:
+        import bridge
+    finally:
+        sys.path.remove(str(ROOT / "web"))
+    answer = json.loads(bridge.start("nimatron", '{"openings": [[9, 9, 9, 9]]}', 0))
+    assert answer == {"error": "openings: opening 1 [9, 9, 9, 9] must be 4 rows of 0 to 7 lamps, some lit"}
+    assert "error" in json.loads(bridge.start("drnim", "[1]", 0))
+
+
+@pytest.mark.skipif(not web_build.runtime_ready(), reason="the npm package %s is missing (controller web build "
+                    "fetches it with npm)" % web_build.PACKAGE)
+def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, capsys):
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
+    page = tmp_path / "page"
+    files = json.loads((page / "files.json").read_text())
+    core = sorted(p.name for p in (ROOT / "controller" / "core").glob("*.py"))
+    assert sorted(Path(p).name for p in files["python"] if p.startswith("controller/core/")) == core
+    for name in core:
+        assert (page / "controller" / "core" / name).read_bytes() == (ROOT / "controller" / "core" / name).read_bytes()
+    assert files["micropython"] == web_build.pinned_version()
+    assert json.loads((page / "micropython" / "package.json").read_text())["version"] == files["micropython"]
+    assert "MIT" in (page / "micropython" / "LICENSE").read_text()
+    assert (page / "micropython" / "micropython.wasm").read_bytes()[:4] == b"\0asm"
+    assert "controller web serve" in capsys.readouterr().out
+
+
+def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(web_build, "runtime_ready", lambda web=None: False)
+    monkeypatch.setattr(web_build.shutil, "which", lambda name: None)
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("controller: npm is missing") and err.count("\n") == 1
+    assert not (tmp_path / "page").exists()
+
+
+def test_serve_without_a_build_says_so_in_one_line(capsys, tmp_path):
+    assert main(["web", "serve", "--dir", str(tmp_path / "nothing")]) == 1
+    err = capsys.readouterr().err
+    assert err == "controller: no page in %s: run controller web build first\n" % (tmp_path / "nothing")
+
+
+def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
+    """A browser refuses a module served as anything but JavaScript, and
+    compiles WebAssembly while it downloads only when it is called so."""
+    (tmp_path / "a.mjs").write_text("export const a = 1;\n")
+    (tmp_path / "a.wasm").write_bytes(b"\0asm\1\0\0\0")
+    server = make_server(tmp_path, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = "http://127.0.0.1:%d/" % server.server_address[1]
+        with urllib.request.urlopen(base + "a.mjs") as reply:
+            assert reply.headers["Content-Type"] == "text/javascript"
+        with urllib.request.urlopen(base + "a.wasm") as reply:
+            assert reply.headers["Content-Type"] == "application/wasm"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,527 @@
+// The web page's shell: it feeds the core's machine (run by MicroPython in
+// this page, see bridge.py) the visitor's events with the browser's clock,
+// and draws the commands that come back. What a machine is (its controls,
+// lamps, settings and their choices) is asked of the machine itself; this
+// file knows only how each thing looks and what it is called in words.
+
+const params = new URLSearchParams(location.search);
+const kiosk = params.get("kiosk") === "1";
+const SVG = "http://www.w3.org/2000/svg";
+const BLINK_MS = 500;
+const MESSAGES_KEPT = 20;
+
+// How things are called and coloured (the terminal simulator's colours).
+const LAMP_LOOK = {
+  your_turn: ["your turn", "#4cd964"], drnim_turn: ["Dr. Nim's turn", "#ffcc00"], fault: ["fault", "#ff3b30"],
+  you_win: ["you win", "#35c8ff"], drnim_wins: ["Dr. Nim wins", "#ff9f0a"],
+  machine_turn: ["the Nimatron's turn", "#ffcc00"], nim_champ: ["NIM CHAMP", "#ffd700"],
+  machine_wins: ["the Nimatron wins", "#ff3b30"],
+};
+const CONTROL_NAMES = { trigger: "Trigger", new_game: "New game", handover: "Hand over" };
+// A switch's two sides in words: [the left side, the right side].
+const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["spent", "armed"] };
+const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer" };
+// Keys, as in the terminal simulator: a key for a button, or for a switch's side.
+const KEYS = {
+  trigger: [" ", "t"], new_game: ["n"], handover: ["h", "Enter"],
+  turn_switch: { on: ["m"], off: ["p"], toggle: ["s"] }, equalizer_switch: { toggle: ["e"] },
+};
+const VISITOR_SETTINGS = {
+  drnim: ["first", "equalizer", "rule", "opponent"],
+  nimatron: ["first", "rule", "opening", "opponent"],
+};
+const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer armed at the start", rule: "Rule",
+  opening: "Opening", opponent: "How the machine plays" };
+const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "the machine", random: "at random",
+  "last-loses": "whoever takes the last one loses", "last-wins": "whoever takes the last one wins",
+  historic: "its own marble logic (historic)", perfect: "perfect", "perfect:random": "perfect, random when losing",
+  "fallible:0.1": "fallible (a random move one time in ten)", sinclair: "the Sinclair calculator (1977)",
+  nimx: "Nimx (BASIC)", applet: "the 2003 applet", praxis: "Programming Praxis (2010)" };
+
+const $ = (id) => document.getElementById(id);
+const now = () => Math.round(performance.now());
+let bridge = null;
+let machines = {};
+let decl = null;            // the running machine's declarations
+let view = null;            // the machine's view after the last answer
+let outputs = {};           // every output's last setting: "flip_flop/1" -> "left", "row/2" -> 3, ...
+let timer = null;
+let animating = false;
+let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
+const chosen = {};          // the visitor's settings, by machine
+const parts = {};           // the drawing's elements that change
+
+window.nim = { ready: false, firstFrameMs: null, errors: [] };
+
+function element(tag, attrs, parent, text) {
+  const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+  for (const key in attrs || {}) node.setAttribute(key, attrs[key]);
+  if (text !== undefined) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// --- talking to the machine ----------------------------------------------------
+function answer(text) {
+  const reply = JSON.parse(text);
+  if (reply.error) say(reply.error, "error");
+  for (const command of reply.commands || []) carryOut(command);
+  if (reply.view) {
+    view = reply.view;
+    draw();
+    schedule();
+    kioskReset();
+  }
+  return reply;
+}
+
+function feed(event) {
+  if (event[0] !== "tick") touched = true;
+  return answer(bridge.handle(JSON.stringify(event), now()));
+}
+
+function carryOut(command) {
+  const head = command[0];
+  if (head === "message") say(command[1]);
+  else if (head === "release" || head === "sound") return;
+  else outputs[command.slice(0, -1).join("/")] = command[command.length - 1];
+}
+
+// The machine's next deadline (a timer, a marble reaching the gate): one JS timer.
+function schedule() {
+  clearTimeout(timer);
+  if (view.next !== null) timer = setTimeout(() => answer(bridge.advance(now())), Math.max(0, view.next - now()));
+  if (view.falling && view.falling.length && !animating) {
+    animating = true;
+    requestAnimationFrame(animate);
+  }
+}
+
+function animate() {
+  drawFalling();
+  if (view.falling && view.falling.length) requestAnimationFrame(animate);
+  else animating = false;
+}
+
+// The kiosk: once the machine falls idle after a visitor, New game for the next one.
+function kioskReset() {
+  if (kiosk && view.attract && touched) {
+    feed(["press", "new_game"]);
+    touched = false;
+  }
+}
+
+function start(name) {
+  decl = machines[name];
+  outputs = {};
+  touched = false;
+  const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
+  const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now()));
+  if (reply.error) {
+    if (view && view.machine === name) return settingError(reply.error);
+    chosen[name] = {};
+    start(name);
+    return settingError(reply.error);
+  }
+  $("settings-error").textContent = "";
+  $("messages").textContent = "";
+  $("said").textContent = "";
+  view = reply.view;
+  build();
+  answer(JSON.stringify(reply));
+  history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
+    {}, Object.fromEntries(params), { machine: name })).toString());
+}
+
+// A setting the machine refused: one line, and the game goes on as it was.
+function settingError(text) {
+  $("settings-error").textContent = "That setting does not fit: " + text;
+  say("That setting does not fit: " + text, "error");
+}
+
+function say(text, kind) {
+  const item = element("li", kind ? { class: kind } : {}, null, text);
+  const list = $("messages");
+  list.insertBefore(item, list.firstChild);
+  while (list.children.length > MESSAGES_KEPT) list.removeChild(list.lastChild);
+  $("said").textContent = text;
+}
+
+// --- the page around the machine -------------------------------------------------
+function build() {
+  document.title = decl.title === "the Nimatron" ? "The Nimatron" : "The Amazing " + decl.title;
+  $("machine-title").textContent = decl.name === "drnim" ? "The Amazing Dr. Nim (1966)" : "The Nimatron (1940)";
+  for (const button of $("machines").children) button.setAttribute("aria-pressed", button.value === decl.name);
+  $("board").textContent = "";
+  $("controls").textContent = "";
+  if (decl.name === "drnim") buildDrNim(); else buildNimatron();
+  buildControls();
+  buildLamps();
+  buildSettings();
+}
+
+function buildControls() {
+  const keys = [];
+  for (const input of decl.inputs) {
+    if (input.kind === "button" && !input.role.startsWith("row")) {
+      const button = element("button", { type: "button", id: "control-" + input.role, class: "control " + input.role },
+                             $("controls"), CONTROL_NAMES[input.role] || input.role);
+      button.addEventListener("click", () => press(input));
+      keys.push(keyHelp(KEYS[input.role], button.textContent));
+    } else if (input.kind === "switch") {
+      const button = element("button", { type: "button", id: "control-" + input.role, class: "control switch" },
+                             $("controls"));
+      button.addEventListener("click", () => flip(input));
+      parts[input.role] = button;
+      const keysOf = KEYS[input.role] || {};
+      const sides = SWITCH_SIDES[input.role] || ["left", "right"];
+      if (keysOf.on) keys.push(keyHelp(keysOf.on, SWITCH_NAMES[input.role] + " to " + sides[input.on_side === "left" ? 0 : 1]));
+      if (keysOf.off) keys.push(keyHelp(keysOf.off, SWITCH_NAMES[input.role] + " to " + sides[input.on_side === "left" ? 1 : 0]));
+      if (keysOf.toggle) keys.push(keyHelp(keysOf.toggle, SWITCH_NAMES[input.role] + " over"));
+    }
+  }
+  if (decl.name === "nimatron") keys.unshift("1-" + rowCount() + ": a row's button");
+  $("keys").textContent = "Keys: " + keys.filter(Boolean).join(" · ");
+}
+
+function keyHelp(keys, what) {
+  if (!keys || !keys.length) return "";
+  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what.toLowerCase();
+}
+
+function buildLamps() {
+  const list = $("lamps");
+  list.textContent = "";
+  for (const name of decl.lamps) {
+    const look = LAMP_LOOK[name] || [name.replace(/_/g, " "), "#ffffff"];
+    const item = element("li", { class: "lamp", style: "--lamp: " + look[1] }, list);
+    element("span", { class: "bulb", "aria-hidden": "true" }, item);
+    parts["lamp-" + name] = element("span", { class: "lamp-name" }, item, look[0]);
+    parts["lamp-item-" + name] = item;
+  }
+}
+
+function press(input) {
+  feed(input.press);
+  feed(input.release);
+}
+
+function flip(input, to) {
+  const active = outputs[input.on[1]] === input.on_side;
+  const on = to === undefined ? !active : to;
+  feed(on ? input.on : input.off);
+}
+
+// --- settings -----------------------------------------------------------------
+function buildSettings() {
+  const form = $("settings");
+  form.textContent = "";
+  const mine = chosen[decl.name] || {};
+  for (const key of VISITOR_SETTINGS[decl.name] || []) {
+    const options = settingOptions(key);
+    if (!options) continue;
+    const id = "setting-" + key;
+    const row = element("p", {}, form);
+    element("label", { for: id }, row, SETTING_NAMES[key] || key);
+    if (options === "flag") {
+      const box = element("input", { type: "checkbox", id }, row);
+      box.checked = key in mine ? mine[key] : decl.settings[key].default;
+      box.addEventListener("change", () => choose(key, box.checked));
+      continue;
+    }
+    const select = element("select", { id }, row);
+    for (const [value, label] of options) element("option", { value }, select, label);
+    select.value = currentChoice(key, mine);
+    select.addEventListener("change", () => choose(key, select.value));
+  }
+}
+
+// The choices a setting offers, from the machine's declarations: [[value, words], ...], or "flag".
+function settingOptions(key) {
+  if (key === "opening") {
+    if (!decl.settings.opening) return null;
+    return [["random", "one of a dozen, at random"]].concat(
+      decl.openings.map((rows) => [rows.join(" "), "rows of " + rows.join(", ")]));
+  }
+  if (key === "opponent") {
+    const options = decl.settings.decide ? [["historic", CHOICE_NAMES.historic]] : [];
+    return options.concat(decl.opponents.map((name) => [name, CHOICE_NAMES[name] || name]));
+  }
+  const spec = decl.settings[key];
+  if (!spec) return null;
+  if (typeof spec.default === "boolean") return "flag";
+  return (spec.choices || []).map((value) => [value, CHOICE_NAMES[value] || value]);
+}
+
+function currentChoice(key, mine) {
+  if (key === "opening") return mine.openings ? mine.openings[0].join(" ") : "random";
+  if (key === "opponent" && decl.settings.decide) {
+    return (mine.decide || decl.settings.decide.default) === "historic" ? "historic"
+      : mine.opponent || decl.settings.opponent.default;
+  }
+  return key in mine ? mine[key] : decl.settings[key].default;
+}
+
+// A visitor's choice as the machine's settings, then a new machine with them.
+function choose(key, value) {
+  const mine = Object.assign({}, chosen[decl.name] || {});
+  if (key === "opening") {
+    delete mine.openings;
+    mine.opening = "random";
+    if (value !== "random") Object.assign(mine, { openings: [value.split(" ").map(Number)], opening: "first" });
+  } else if (key === "opponent" && decl.settings.decide) {
+    Object.assign(mine, value === "historic" ? { decide: "historic" } : { decide: "strategy", opponent: value });
+  } else {
+    mine[key] = value;
+  }
+  chosen[decl.name] = mine;
+  start(decl.name);
+}
+
+// --- Dr. Nim's board -----------------------------------------------------------------
+const LEVERS = [["flip_flop/1", 200, 92, "1"], ["flip_flop/2", 140, 146, "2"], ["flip_flop/3", 260, 146, "3"],
+  ["equalizer", 200, 200, ""], ["turn", 200, 254, ""]];
+const CHUTE_X = 385, CHUTE_TOP = 44, GATE_Y = 262, CHUTE_END = 292;
+
+function buildDrNim() {
+  const svg = element("svg:svg", { viewBox: "0 0 420 320", role: "img", "aria-labelledby": "board-title board-desc",
+    class: "drnim" }, $("board"));
+  element("svg:title", { id: "board-title" }, svg, "Dr. Nim's board");
+  parts.desc = element("svg:desc", { id: "board-desc" }, svg);
+  element("svg:rect", { x: 4, y: 4, width: 412, height: 312, rx: 16, class: "plastic" }, svg);
+  const capacity = view.loaded;
+  const step = Math.min(18, 280 / Math.max(1, capacity - 1));
+  parts.slots = [];
+  for (let i = 0; i < capacity; i++) {
+    parts.slots.push(element("svg:circle", { cx: 66 + step * i, cy: 40, r: Math.min(7, step / 2 - 0.5), class: "slot" }, svg));
+  }
+  parts.railLabel = element("svg:text", { x: 14, y: 22, class: "label" }, svg, "rail");
+  element("svg:rect", { x: 352, y: 28, width: 6, height: 24, class: "gate" }, svg);
+  element("svg:path", { d: `M358 40 H${CHUTE_X} V${CHUTE_END}`, class: "chute" }, svg);
+  element("svg:line", { x1: CHUTE_X - 14, y1: GATE_Y, x2: CHUTE_X + 14, y2: GATE_Y, class: "beam" }, svg);
+  element("svg:text", { x: CHUTE_X - 38, y: GATE_Y + 4, class: "label small" }, svg, "IR");
+  parts.falling = element("svg:g", {}, svg);
+  element("svg:text", { x: 14, y: 96, class: "label" }, svg, "flip-flops");
+  element("svg:text", { x: 14, y: 204, class: "label" }, svg, "equalizer");
+  element("svg:text", { x: 14, y: 258, class: "label" }, svg, "turn");
+  parts.levers = {};
+  for (const [key, x, y, number] of LEVERS) {
+    const place = element("svg:g", { transform: `translate(${x} ${y})` }, svg);
+    if (number) element("svg:text", { x: -40, y: 5, class: "label" }, place, number);
+    const lever = element("svg:g", { class: "lever" }, place);
+    element("svg:rect", { x: -22, y: -4, width: 44, height: 8, rx: 4 }, lever);
+    element("svg:path", { d: "M22 -8 L34 0 L22 8 Z" }, lever);
+    element("svg:circle", { cx: 0, cy: 0, r: 3, class: "pivot" }, place);
+    parts.levers[key] = lever;
+  }
+  parts.equalizerWord = element("svg:text", { x: 248, y: 204, class: "label" }, svg);
+  parts.drnimSide = element("svg:text", { x: 118, y: 290, class: "side" }, svg, "Dr. Nim");
+  parts.youSide = element("svg:text", { x: 252, y: 290, class: "side" }, svg, "You");
+  parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg, "tray");
+  parts.tray = element("svg:g", {}, svg);
+}
+
+function drawDrNim() {
+  const falling = view.falling.length;
+  const onRail = view.rail - falling;     // a released marble has left the rail
+  const slots = parts.slots;
+  slots.forEach((slot, i) => slot.setAttribute("class", i >= slots.length - onRail ? "slot marble" : "slot"));
+  parts.railLabel.textContent = "rail " + onRail;
+  for (const [key] of LEVERS) {
+    const side = outputs[key];
+    parts.levers[key].setAttribute("class", "lever " + (side || "unknown"));
+  }
+  const armed = outputs.equalizer === "right";
+  parts.equalizerWord.textContent = armed ? "armed" : "spent";
+  parts.drnimSide.setAttribute("class", "side" + (outputs.turn === "left" ? " active" : ""));
+  parts.youSide.setAttribute("class", "side" + (outputs.turn === "right" ? " active" : ""));
+  const tray = view.tray;
+  parts.trayLabel.textContent = "tray " + tray;
+  parts.tray.textContent = "";
+  const room = 18;
+  for (let i = 0; i < Math.min(tray, room); i++) {
+    element("svg:circle", { cx: 360 - 14 * i, cy: 302, r: 6, class: "marble" }, parts.tray);
+  }
+  if (tray > room) element("svg:text", { x: 100, y: 306, class: "label" }, parts.tray, "+" + (tray - room));
+  drawFalling();
+  const sideWords = (key) => outputs[key] === "left" ? "left" : "right";
+  parts.desc.textContent = `Rail: ${onRail} marble${onRail === 1 ? "" : "s"}. Flip-flops: 1 ${sideWords("flip_flop/1")}, `
+    + `2 ${sideWords("flip_flop/2")}, 3 ${sideWords("flip_flop/3")}. Equalizer ${armed ? "armed" : "spent"}. `
+    + `Turn switch on ${outputs.turn === "left" ? "Dr. Nim's" : "your"} side. Tray: ${tray} marble${tray === 1 ? "" : "s"}.`
+    + (falling ? ` ${falling} marble${falling === 1 ? "" : "s"} falling.` : "");
+}
+
+function drawFalling() {
+  if (!parts.falling || !view.falling) return;
+  parts.falling.textContent = "";
+  const t = now();
+  for (const due of view.falling) {
+    const done = 1 - Math.max(0, Math.min(1, (due - t) / view.fall_ms));
+    element("svg:circle", { cx: CHUTE_X, cy: CHUTE_TOP + done * (GATE_Y - CHUTE_TOP), r: 7, class: "marble" }, parts.falling);
+  }
+}
+
+function drNimStatus() {
+  if (view.mode === "over") return view.verdict + " Put the marbles back: New game.";
+  if (view.fault) return "Fault: " + view.fault + ". Put the marbles back: New game.";
+  if (view.running) return "Dr. Nim is playing its marbles…";
+  if (view.turn === "machine") return "Handed over: press the trigger once.";
+  if (view.taken === 0) {
+    if (view.first === "machine") return "Dr. Nim goes first: turn switch to Dr. Nim, then the trigger.";
+    if (view.first === "player") return "You go first: press the trigger 1 to 3 times.";
+    return "You first: press the trigger 1 to 3 times. Dr. Nim first: turn switch to Dr. Nim, then the trigger.";
+  }
+  if (view.turn_taken || view.in_flight) return "Take up to 3, then hand over: turn switch to Dr. Nim, then the trigger.";
+  return "Your turn: press the trigger 1 to 3 times.";
+}
+
+// --- the Nimatron's console -------------------------------------------------------------
+function rowCount() {
+  return decl.inputs.filter((input) => input.role.startsWith("row")).length;
+}
+
+function buildNimatron() {
+  const console_ = element("div", { class: "nimatron", role: "group", "aria-label": "The Nimatron's rows of lamps" },
+                           $("board"));
+  parts.rows = [];
+  for (const input of decl.inputs.filter((each) => each.role.startsWith("row"))) {
+    const number = parts.rows.length + 1;
+    const row = element("div", { class: "row" }, console_);
+    const button = element("button", { type: "button", class: "control row-button", id: "control-" + input.role },
+                           row, "Row " + number);
+    button.addEventListener("click", () => press(input));
+    const lamps = view.lamps;
+    const bulbs = element("svg:svg", { viewBox: `0 0 ${lamps * 40} 40`, role: "img", class: "bulbs" }, row);
+    const circles = [];
+    for (let i = 0; i < lamps; i++) circles.push(element("svg:circle", { cx: 20 + 40 * i, cy: 20, r: 14 }, bulbs));
+    parts.rows.push({ button, bulbs, circles });
+  }
+}
+
+function drawNimatron() {
+  parts.rows.forEach((row, i) => {
+    const lit = outputs["row/" + (i + 1)] || 0;
+    row.circles.forEach((circle, k) => circle.setAttribute("class", k < lit ? "bulb-lit" : "bulb-out"));
+    row.bulbs.setAttribute("aria-label", `row ${i + 1}: ${lit} of ${row.circles.length} lamps lit`);
+    row.button.setAttribute("aria-label", `Row ${i + 1}, ${lit} lit: put out a lamp`);
+  });
+}
+
+function nimatronStatus() {
+  if (view.mode === "over") return view.verdict + " New game for another.";
+  if (view.fault) return "The last game could not be resumed: New game.";
+  if (view.turn === "machine") return view.moving ? "The Nimatron puts out its lamps…" : "The Nimatron is thinking…";
+  if (view.row !== null) {
+    return `Taking from row ${view.row + 1}: press it again for another lamp, or hand over.`;
+  }
+  return "Your turn: press a row's button once per lamp, then hand over.";
+}
+
+// --- drawing -----------------------------------------------------------------------------
+function draw() {
+  if (decl.name === "drnim") drawDrNim(); else drawNimatron();
+  for (const name of decl.lamps) {
+    const state = outputs["lamp/" + name] || "off";
+    parts["lamp-item-" + name].setAttribute("class", "lamp " + state);
+    parts["lamp-item-" + name].setAttribute("aria-label", (LAMP_LOOK[name] || [name])[0] + ": " + state);
+  }
+  for (const input of decl.inputs) {
+    if (input.kind !== "switch") continue;
+    const sides = SWITCH_SIDES[input.role] || ["left", "right"];
+    const side = outputs[input.on[1]];
+    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[side === "left" ? 0 : 1]}`;
+    parts[input.role].setAttribute("aria-pressed", side === input.on_side);
+  }
+  const working = $("working");
+  working.textContent = "";
+  for (const [style, text] of view.working) element("li", { class: style }, working, text);
+  $("status").textContent = decl.name === "drnim" ? drNimStatus() : nimatronStatus();
+  if (window.nim.firstFrameMs === null) {
+    window.nim.firstFrameMs = performance.now();
+    window.nim.ready = true;
+  }
+}
+
+// --- keys ----------------------------------------------------------------------------------
+function onKey(event) {
+  if (!decl || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  const tag = target && target.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  // Space and Enter on a focused button press that button, as everywhere.
+  if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
+  for (const input of decl.inputs) {
+    const keys = KEYS[input.role];
+    if (input.kind === "button") {
+      const digit = input.role.startsWith("row") && event.key === input.role.slice(3);
+      if (digit || (Array.isArray(keys) && keys.includes(event.key))) {
+        event.preventDefault();
+        return press(input);
+      }
+    } else if (input.kind === "switch" && keys) {
+      if ((keys.on || []).includes(event.key)) return flip(input, true);
+      if ((keys.off || []).includes(event.key)) return flip(input, false);
+      if ((keys.toggle || []).includes(event.key)) return flip(input);
+    }
+  }
+}
+
+// Any setting of the machine may be given in the page's address (a kiosk's
+// `?kiosk=1&idle_ms=60000`), read by the type of its default; the machine checks it.
+function settingsFromAddress(machine) {
+  const settings = {};
+  for (const [key, text] of params) {
+    const spec = machine.settings[key];
+    if (!spec || key === "seed") continue;
+    if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
+    else if (typeof spec.default === "number") settings[key] = /^[0-9]+$/.test(text) ? Number(text) : text;
+    else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(Number));
+    else settings[key] = text;
+  }
+  return settings;
+}
+
+// --- start-up -----------------------------------------------------------------------------
+async function boot() {
+  if (kiosk) document.body.classList.add("kiosk");
+  const files = await (await fetch("files.json")).json();
+  const { loadMicroPython } = await import("./micropython/micropython.mjs");
+  const mp = await loadMicroPython({ stdout: (line) => console.log(line), stderr: (line) => console.error(line) });
+  const sources = await Promise.all(files.python.map(async (path) => {
+    const response = await fetch(path);
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
+    return [path, new Uint8Array(await response.arrayBuffer())];
+  }));
+  for (const [path, data] of sources) {
+    const folders = path.split("/").slice(0, -1);
+    for (let i = 1; i <= folders.length; i++) {
+      const folder = "/" + folders.slice(0, i).join("/");
+      if (!mp.FS.analyzePath(folder).exists) mp.FS.mkdir(folder);
+    }
+    mp.FS.writeFile("/" + path, data);
+  }
+  bridge = mp.pyimport("bridge");
+  window.nim.mp = mp;
+  window.nim.bridge = bridge;
+  window.nim.feed = feed;
+  window.nim.view = () => view;
+  window.nim.trace = () => JSON.parse(bridge.trace());
+  for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
+  const nav = $("machines");
+  for (const name in machines) {
+    const button = element("button", { type: "button", value: name }, nav,
+                           name === "drnim" ? "The Amazing Dr. Nim" : "The Nimatron");
+    button.addEventListener("click", () => start(name));
+  }
+  const seed = Number(params.get("seed"));
+  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : 1 + Math.floor(Math.random() * 0xfffffffe);
+  document.addEventListener("keydown", onKey);
+  const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
+  chosen[name] = settingsFromAddress(machines[name]);
+  start(name);
+}
+
+boot().catch((error) => {
+  window.nim.errors.push(String(error));
+  $("status").textContent = "The machine could not start: " + (error.message || error);
+});
