@@ -83,7 +83,7 @@ def run_selftest(args, out):
         bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
     except (ServiceRunning, NoGPIO) as error:
         return refused("selftest", error)
-    report = Report(config.machine_name, pinmap.path, args.simulate)
+    report = Report(config.machine_name, pinmap.path, bench.simulated)
     out.write("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip).\n"
               % (config.machine_name, pinmap.path, ", simulated" if args.simulate else ""))
     try:
