@@ -676,3 +676,15 @@ def test_the_example_error_in_the_hardware_readme_is_what_the_loader_says(tmp_pa
     with pytest.raises(PinMapError) as caught:
         load_pinmap(path)
     assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)
+
+
+def test_the_lamp_chains_enable_pin_is_optional_and_checked_like_any_pin(tmp_path):
+    source = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text()
+    path = tmp_path / "pinmap.toml"
+    path.write_text(re.sub(r"\nenable = 5 .*\n", "\n", source))
+    assert "enable" not in load_pinmap(path).outputs["lamps"].pins, "without it, OE is wired to GND"
+    path.write_text(source.replace("enable = 5 ", "enable = 12"))
+    with pytest.raises(PinMapError) as error:
+        load_pinmap(path)
+    assert re.match(r".*pinmap\.toml:\d+: outputs\.lamp_your_turn\.pin: GPIO 12 is already used by "
+                    r"outputs\.lamps\.enable$", str(error.value))

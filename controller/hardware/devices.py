@@ -153,7 +153,7 @@ class ButtonPanel(CompositeDevice):
 
 
 class ShiftRegister(CompositeDevice):
-    """A chain of 74HC595 shift registers on three pins.
+    """A chain of 74HC595 shift registers on three pins (four with OE).
 
     `write(bits)` shifts the bits out, last output first, and latches them, so
     output 0 (the first register's Q0) shows bits[0].

@@ -9,7 +9,9 @@ and the self-test. The package holds:
     check.py      load_pinmap(): read and check a map, one-line errors
     electrical.py the electrical rule check: each pin's current, the header's total
     parts.py      the parts a map calls for (LEDs by colour, resistors by value, chips)
-    docs.py       the generated tables of wiring.md
+    docs.py       the generated tables of wiring.md (and of the assembly guide's README.md)
+    bom.py        the parts lists (bom.csv) priced: the assembly guide's table and total
+    drawing.py    the drawn wiring, wiring-pi.svg and wiring-pico.svg (schemdraw, imported when drawing)
     command.py    python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
 

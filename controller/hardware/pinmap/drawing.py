@@ -20,7 +20,7 @@ from pathlib import Path
 from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap.electrical import resistor_text
-from controller.hardware.pinmap.model import HEADER
+from controller.hardware.pinmap.model import HEADER, display_registers
 from controller.hardware.pinmap.parts import (EXTERNAL_PULL_OHMS, GATE_OHMS, GATE_PULL_DOWN_OHMS, OE_PULL_UP_OHMS,
                                               PANEL_SERIES_OHMS)
 from controller.hardware.pinmap.pico import PICO_HEADER
@@ -298,7 +298,7 @@ QH = "ABCDEFGH"
 QH_PINS = ("15", "1", "2", "3", "4", "5", "6", "7")
 
 
-def _lamp_chain(sheet, ends, spec, names):
+def _lamp_chain(sheet, ends, spec, names, pinmap):
     """The first 74HC595 and its ULN2803 with their eight lamps; the others are the same."""
     o = spec.options
     x = ends[0][0] + 4.0
@@ -371,9 +371,13 @@ def _lamp_chain(sheet, ends, spec, names):
     sheet.line(qh, _right(qh, 0.8))
     sheet.text(_right(qh, 0.9), "to SER (14) of U2", size=9)
     registers = o["registers"]
-    return ("U1 drawn; U2-U%d the same: QH' (9) to SER (14) of the next chip, SRCLK and RCLK%s of every chip "
+    console = display_registers(pinmap.rows, pinmap.lamps_per_row)
+    return ["U1 drawn; U2-U%d the same: QH' (9) to SER (14) of the next chip, SRCLK and RCLK%s of every chip "
             "on the same wires%s." % (registers, " and OE" if "enable" in left else "",
-                                      "" if "enable" in left else ", OE (13) of every chip to GND"))
+                                      "" if "enable" in left else ", OE (13) of every chip to GND"),
+            "U%d-U%d on the spectators' display: the ribbon carries QH' of U%d, SRCLK, RCLK%s, +5 V and GND; "
+            "an MCP1700-3302E there makes their 3.3 V (wiring.md)." % (
+                console + 1, registers, console, ", OE" if "enable" in left else "")]
 
 
 # --- the sheet -----------------------------------------------------------------
@@ -412,7 +416,7 @@ def stages(pinmap, pins_of):
         elif spec.kind == "shift_register":
             names = [name for name, _, _ in CHAIN_LEFT if name in pins]
             out.append(Stage(spec, [pins[name] for name in names], lambda sheet, ends, spec=spec, names=names:
-                             notes.append(_lamp_chain(sheet, ends, spec, names)),
+                             notes.extend(_lamp_chain(sheet, ends, spec, names, pinmap)),
                              2, 9 - len(names) + 1, text=""))
     return out, notes
 

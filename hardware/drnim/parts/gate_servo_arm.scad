@@ -1,0 +1,36 @@
+// Dr. Nim: the servo gate's arm. It fits over the servo's single-arm horn (glue it, or use
+// the horn's small screws); the peg at its end points back towards the board and, when the
+// servo turns to `open_angle`, comes in through rail_lower.scad's front slot and lifts the
+// lowest marble over the lip. Set `closed_angle` so that the peg rests just below the floor.
+// print: flat, horn pocket and peg upwards; no supports
+// bounding box: 50.3 x 11.8 x 22.2 mm
+// count: 1 (with gate_servo_mount.scad)
+// mates with: the SG90's single-arm horn; rail_lower.scad's front slot
+include <params.scad>
+
+arm_reach = 40;          // from the shaft to the peg: it rises 14 mm and moves 2.4 mm sideways in 20 degrees
+arm_thickness = 3;
+
+module gate_servo_arm() {
+    // the peg reaches from the arm (in front of the horn) back to the marbles' path
+    peg_length = servo_tab_height + 2 + wall + (servo_body[2] - servo_tab_height) + 4 + horn_thickness
+                 - path_from_board;
+    difference() {
+        union() {
+            hull() {
+                cylinder(d = horn_hub + 2 * wall, h = arm_thickness);
+                translate([arm_reach, 0, 0]) cylinder(d = gate_peg + 2 * wall, h = arm_thickness);
+            }
+            translate([arm_reach - gate_peg / 2, -gate_peg / 2, arm_thickness - 0.01]) cube([gate_peg, gate_peg, peg_length]);
+        }
+        // the horn's pocket, and a hole to reach the horn's screw
+        translate([0, 0, arm_thickness - horn_thickness - 0.2])
+            hull() {
+                cylinder(d = horn_hub + 2 * clearance, h = horn_thickness + 1);
+                translate([horn_length, 0, 0]) cylinder(d = horn_tip + 2 * clearance, h = horn_thickness + 1);
+            }
+        translate([0, 0, -1]) cylinder(d = 5, h = arm_thickness + 2);
+    }
+}
+
+gate_servo_arm();

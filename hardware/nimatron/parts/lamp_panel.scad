@@ -1,0 +1,30 @@
+// The Nimatron: the lamp panel, four rows of seven lamps. Each 5 mm warm-white LED pushes
+// in from behind until its collar stops at the back face, its dome through the panel. One
+// panel sits on the player's console, a second on the spectators' display (the parts list
+// has both sets of LEDs); paint the face black, or print it in black, for the lit lamps
+// to stand out.
+// print: flat, either face down; no supports
+// bounding box: 161.2 x 92.6 x 5.0 mm
+// count: 2 (the console's and the spectators' display's)
+// mates with: 28 LEDs 5 mm (led_hole); 4 x M3 to the console's upright or the display's box
+include <params.scad>
+
+// The panel's outline with the lamps' holes and the corner screw holes.
+module lamp_layer(size) {
+    difference() {
+        square(size);
+        for (column = [0 : lamps_per_row - 1], row = [0 : rows - 1])
+            translate([lamp_margin + column * lamp_pitch, lamp_margin + row * lamp_pitch]) circle(d = led_hole);
+        for (x = [lamp_margin / 2, size[0] - lamp_margin / 2], y = [lamp_margin / 2, size[1] - lamp_margin / 2])
+            translate([x, y]) circle(d = screw_hole);
+    }
+}
+
+// One extrusion, no 3D boolean: openscad's CGAL renders a plate with 28 holes in a second,
+// where cups round the lamps took minutes.
+module lamp_panel() {
+    size = [(lamps_per_row - 1) * lamp_pitch + 2 * lamp_margin, (rows - 1) * lamp_pitch + 2 * lamp_margin];
+    linear_extrude(height = lamp_panel_thickness) lamp_layer(size);
+}
+
+lamp_panel();
