@@ -128,3 +128,12 @@ def test_a_servo_gate_open_longer_than_the_fall_sets_both_past_its_open_time(tmp
     assert "drnim.pace_ms: 900 -> 500 (the release's open time, 400 ms, plus 100 ms" in out
     assert "drnim.release_timeout_ms: 1500 -> 500" in out
     assert run("config", "check", str(path))[0] == 0
+
+
+def test_on_the_board_the_end_of_the_input_stops_it_with_nothing_written(tmp_path, capsys):
+    from service_rig import write_config
+    path = write_config(tmp_path)           # mock pins: the real bench, with no one at the keyboard
+    text = path.read_text()
+    assert run("calibrate", "--config", str(path))[0] == 1
+    assert capsys.readouterr().err == "controller calibrate: stopped at the end of the input: nothing written\n"
+    assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))
