@@ -69,18 +69,23 @@ def main():
         return
     with served_page() as (context, address, _):
         loads = []
+        stages = []
         for _ in range(LOADS):
             page = open_page(context, address + "?machine=drnim")
             loads.append(page.evaluate("nim.firstFrameMs"))
+            stages.append(page.evaluate("nim.stages"))
             page.close()
         print("web page: first playable frame %.0f ms after the load began (first load), median %.0f ms "
               "(loads 2-%d: %s)" % (loads[0], statistics.median(loads[1:]), LOADS,
                                     " ".join("%.0f" % ms for ms in loads[1:])))
+        print("web page: of which, median of loads 2-%d: the core's files fetched by %.0f ms, MicroPython "
+              "started by %.0f ms, the machines' declarations (the core imported) by %.0f ms"
+              % (LOADS, *(statistics.median(s[name] for s in stages[1:]) for name in ("files", "runtime", "machines"))))
 
         page = open_page(context, address + "?machine=drnim")
         lines = []
         page.on("console", lambda message: lines.append(message.text))
-        events, games, elapsed = page.evaluate(BRIDGE_GAMES, SECONDS)
+        page.evaluate(BRIDGE_GAMES, 0.001)      # one complete game, on a freshly loaded page
         page.evaluate("nim.mp.runPython('import gc, micropython\\ngc.collect()\\nmicropython.mem_info()')")
         page.wait_for_timeout(100)
         used = total = None
@@ -88,8 +93,9 @@ def main():
             found = re.search(r"GC: total: (\d+), used: (\d+)", line)
             if found:
                 total, used = int(found.group(1)), int(found.group(2))
-        print("web page: MicroPython heap after a complete Dr. Nim game: %d KiB in use after gc.collect(), "
-              "of a %d KiB heap" % (used // 1024, total // 1024))
+        print("web page: MicroPython heap after a complete Dr. Nim game: %d KiB in use after gc.collect() "
+              "(the core's modules loaded, the game's trace kept), of a %d KiB heap" % (used // 1024, total // 1024))
+        events, games, elapsed = page.evaluate(BRIDGE_GAMES, SECONDS)
         print("web page: %d events/s through the bridge (JSON both ways, as the page feeds them; %d complete "
               "Dr. Nim games, %d events each, in %.1f s)" % (events / elapsed * 1000, games, events // games,
                                                              elapsed / 1000))

@@ -28,13 +28,12 @@ def test_calibrate_writes_the_timeout_and_the_pace_keeping_the_rest_and_a_backup
     path.write_text(SHIPPED)
     code, out = run("calibrate", "--simulate", "--marbles", "5", "--config", str(path))
     assert code == 0, capsys.readouterr().err
-    # the simulated marbles fall 250 ms: the timeout 250 + 200, the pace one fall
+    # the simulated marbles fall 250 ms: the timeout 250 + 200; the pace keeps the chain's 900 ms rhythm
     assert "drnim.release_timeout_ms: 1500 -> 450 (the slowest marble, 250 ms, plus 200 ms" in out
-    assert "drnim.pace_ms: 900 -> 250 (the slowest marble's fall, 250 ms" in out
+    assert "drnim.pace_ms: 900, unchanged (the original's chain rhythm, 900 ms, longer than the slowest marble's fall, " \
+        in out
     new = path.read_text()
     assert changed_lines(SHIPPED, new) == [
-        ("pace_ms = 900                # between Dr. Nim's marbles, like the original's chain",
-         "pace_ms = 250                # between Dr. Nim's marbles, like the original's chain"),
         ("release_timeout_ms = 1500    # a released marble not seen by the gate sensor by then is retried",
          "release_timeout_ms = 450     # a released marble not seen by the gate sensor by then is retried")]
     backups = list(tmp_path.glob("config.toml.bak-*"))
@@ -51,23 +50,25 @@ def test_the_figures_follow_the_marbles_fall_time(tmp_path):
     config = load_config(str(path))
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     out = io.StringIO()
-    bench = SimulatedBench(pinmap, out=out, rail=12, fall_ms=700)
+    bench = SimulatedBench(pinmap, out=out, rail=12, fall_ms=1200)
     try:
         times, derived, backup = calibrate(bench, config, pinmap, 4, out)
     finally:
         bench.close()
-    assert times == [700] * 4
-    # 700 + 350 (half of it, more than 200) = 1050
-    assert load_config(str(path)).machine["release_timeout_ms"] == 1050
-    assert load_config(str(path)).machine["pace_ms"] == 700
-    assert path.read_text() == "[drnim]\nmarbles = 12\nrelease_timeout_ms = 1050\npace_ms = 700\n"
+    assert times == [1200] * 4
+    # 1200 + 600 (half of it, more than 200) = 1800; marbles slower than the chain's rhythm set the pace
+    assert load_config(str(path)).machine["release_timeout_ms"] == 1800
+    assert load_config(str(path)).machine["pace_ms"] == 1200
+    assert path.read_text() == "[drnim]\nmarbles = 12\nrelease_timeout_ms = 1800\npace_ms = 1200\n"
 
 
 def test_both_outlast_a_slow_release_and_round_up():
     # a servo gate open 500 ms, marbles seen at 90-101 ms (before the gate has closed)
     derived = derive([90, 101], 500, DrNim.SETTINGS)
-    assert derived["release_timeout_ms"][0] == derived["pace_ms"][0] == 600
-    assert derived["pace_ms"][1] == "the release's open time, 500 ms, plus 100 ms, rounded up to 50 ms"
+    assert derived["release_timeout_ms"] == (600, "the release's open time, 500 ms, plus 100 ms, rounded up to 50 ms")
+    assert derived["pace_ms"][0] == 900
+    # a gate open longer than the chain's rhythm: the pace outlasts it too
+    assert derive([90], 950, DrNim.SETTINGS)["pace_ms"][0] == 1050
     assert derive([333], 60, DrNim.SETTINGS)["release_timeout_ms"][0] == 550
 
 
@@ -103,8 +104,7 @@ def test_a_file_that_cannot_be_edited_line_by_line_is_left_alone(tmp_path, capsy
     path.write_text(text)
     code, _ = run("calibrate", "--simulate", "--config", str(path))
     error = capsys.readouterr().err
-    assert code == 1 and error.count("\n") == 1 and "set drnim.release_timeout_ms = 450, drnim.pace_ms = 250 by hand" \
-        in error
+    assert code == 1 and error.count("\n") == 1 and "set drnim.release_timeout_ms = 450 by hand" in error
     assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))
 
 
@@ -125,6 +125,15 @@ def test_a_servo_gate_open_longer_than_the_fall_sets_both_past_its_open_time(tmp
     code, out = run("calibrate", "--simulate", "--marbles", "3", "--config", str(path))
     assert code == 0, out
     assert "the release stays open 400 ms" in out
-    assert "drnim.pace_ms: 900 -> 500 (the release's open time, 400 ms, plus 100 ms" in out
-    assert "drnim.release_timeout_ms: 1500 -> 500" in out
+    assert "drnim.pace_ms: 900, unchanged (the original's chain rhythm" in out
+    assert "drnim.release_timeout_ms: 1500 -> 500 (the release's open time, 400 ms, plus 100 ms" in out
     assert run("config", "check", str(path))[0] == 0
+
+
+def test_on_the_board_the_end_of_the_input_stops_it_with_nothing_written(tmp_path, capsys):
+    from service_rig import write_config
+    path = write_config(tmp_path)           # mock pins: the real bench, with no one at the keyboard
+    text = path.read_text()
+    assert run("calibrate", "--config", str(path))[0] == 1
+    assert capsys.readouterr().err == "controller calibrate: stopped at the end of the input: nothing written\n"
+    assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))

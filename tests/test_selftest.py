@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -16,6 +17,7 @@ from conftest import ROOT
 from service_rig import write_config
 from test_cli import run
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.selftest import stages
 from controller.selftest.bench import Bench
 from controller.selftest.guard import busy, service_pid
 from controller.selftest.report import Report
@@ -183,3 +185,70 @@ def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):
     assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in out
     report = saved_report(tmp_path)
     assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
+
+
+class Technician(io.StringIO):
+    """Reads the self-test's instructions as they are written and, on a thread
+    of its own (as a person's fingers are to gpiozero's), does what they say
+    on the mock pins: 3 presses with a bouncing contact, or a switch moved
+    there and back."""
+
+    def __init__(self, pinmap, factory):
+        super().__init__()
+        self.pinmap = pinmap
+        self.factory = factory
+        self.hands = []
+
+    def write(self, text):
+        for role, spec in self.pinmap.inputs.items():
+            if text.startswith(("Press %s" % spec.label, "Move %s" % spec.label)):
+                hand = threading.Thread(target=self.use, args=(self.factory.pin(spec.pin), text[0] == "P"))
+                self.hands.append(hand)
+                hand.start()
+        return super().write(text)
+
+    def use(self, pin, button):
+        for _ in range(3 if button else 1):
+            for level in (pin.drive_low, pin.drive_high):
+                for _ in range(3):
+                    level()
+                    (pin.drive_high if level == pin.drive_low else pin.drive_low)()
+                level()
+                time.sleep(0.04)
+
+
+def test_on_mock_pins_each_press_is_echoed_as_the_technician_makes_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(stages, "QUIET_MS", 200)
+    config = load_config(str(write_config(tmp_path)))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    factory = MockFactory()
+    out = Technician(pinmap, factory)
+    typed = [""]           # Enter: the inputs are connected; then nothing more is typed
+
+    def read_line():
+        if typed:
+            return typed.pop()
+        threading.Event().wait()
+    bench = Bench(pinmap, factory, out=out, read_line=read_line)
+    report = Report("drnim", pinmap.path, False)
+    try:
+        Selftest(bench, config, pinmap, report, skip=("lamps", "indicators", "release")).run()
+    finally:
+        bench.close()
+        for hand in out.hands:
+            hand.join()
+    checks = results(report.to_dict())
+    for role in ("trigger", "new_game"):
+        assert checks[("inputs", role)] == ("pass", "3 presses read from 42 raw edges (36 bounces taken out by "
+                                            "debounce_ms 20)")
+    assert checks[("inputs", "turn_switch")] == ("pass", "there and back read from 14 raw edges (12 bounces taken "
+                                                 "out by debounce_ms 50)")
+    assert "  trigger: pressed (2)" in out.getvalue() and "  equalizer_switch: not right (armed)" in out.getvalue()
+
+
+def test_the_input_ending_while_a_button_is_awaited_stops_the_selftest(tmp_path):
+    code, out = run("selftest", "--config", str(write_config(tmp_path)), "--skip", "lamps", "--skip", "indicators",
+                    lines=[""])
+    assert code == 1 and "Press Trigger button (lower right) 3 times." in out
+    checks = results(saved_report(tmp_path))
+    assert checks[("(stopped)", "end of input")][0] == "fail" and ("inputs", "trigger") not in checks

@@ -8,7 +8,10 @@ or the npm package is missing (.ci/run installs all three).
 """
 
 import json
+import signal
+import socket
 import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -64,8 +67,8 @@ def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
         page.wait_for_function(SETTLED)
         if page.evaluate("nim.view().mode") != "play":
             break
-        page.click("#control-turn_switch")
-        page.click("#control-trigger")
+        page.click("svg .drawn-switch")         # the drawing's own lever and trigger
+        page.click("svg .drawn-control")
         page.wait_for_function(PLAYERS_TURN)
         view = page.evaluate("nim.view()")
     view = page.evaluate("nim.view()")
@@ -75,10 +78,11 @@ def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
     assert sum(count for _, count in machine.turns) == 15
     assert machine.verdict() in page.inner_text("#status")
     assert "Rail: 0 marbles" in page.text_content("#board-desc")
+    assert [line[1] for line in machine.explain()] == page.locator("#working li").all_inner_texts()
     lamp = "drnim_wins" if machine.winner == "machine" else "you_win"
     assert page.get_attribute("#lamps li.on", "aria-label").startswith(
         "Dr. Nim wins" if lamp == "drnim_wins" else "you win")
-    assert page.page_errors == []
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
     own_folder_only(requests, address)
 
 
@@ -106,7 +110,7 @@ def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
     assert [turn[0] for turn in machine.turns][:2] == ["player", "machine"]
     assert machine.verdict() in page.inner_text("#status")
     assert page.get_attribute("#control-row1", "aria-label") == "Row 1, 0 lit: put out a lamp"
-    assert page.page_errors == []
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
     own_folder_only(requests, address)
 
 
@@ -118,16 +122,20 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().taken") == 1
-    # idle: New game for the next visitor (the marbles back), then the attract lamps
-    page.wait_for_function("nim.view().taken === 0 && nim.view().attract", timeout=10000)
-    events = [entry[0] for entry in page.evaluate("nim.trace()")["trace"]]
-    assert ["press", "new_game"] in events
-    replay(page.evaluate("nim.trace()"))
+    # idle: a fresh machine for the next visitor (the marbles back), resting in its attract lamps
+    page.wait_for_function("nim.view().attract", timeout=10000)
+    assert page.evaluate("nim.view().rail") == 15 and page.evaluate("nim.view().taken") == 0
+    trace = page.evaluate("nim.trace()")
+    assert [entry[0] for entry in trace["trace"]][:2] == [["power"], ["tick"]]
+    assert replay(trace).attract
+    lit = page.get_attribute("#lamps li.on", "aria-label")
+    page.wait_for_function("document.querySelector('#lamps li.on').getAttribute('aria-label') !== %r" % lit)
+    assert page.evaluate("nim.view().attract")      # the attract lamps step on, as the machine's timer says
     own_folder_only(requests, address)
 
 
 @needs_browser
-def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
+def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&pace_ms=3")
     error = page.inner_text("#settings-error")
@@ -135,6 +143,11 @@ def test_a_setting_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     page.click("#control-trigger")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().rail") == 14
+    page.evaluate("nim.feed(['press', 'lever'])")
+    assert page.inner_text("#said") == "unknown control in ('press', 'lever')"
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 13
     page.select_option("#setting-rule", "last-wins")
     assert page.evaluate("nim.trace().config.rule") == "last-wins"
     assert page.evaluate("nim.view().rail") == 15
@@ -189,7 +202,6 @@ def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(t
 
 
 def test_a_setting_that_does_not_fit_is_refused_by_the_bridge_in_one_line():
-    import sys
     sys.path.insert(0, str(ROOT / "web"))
     try:
         import bridge
@@ -217,6 +229,30 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
     assert "controller web serve" in capsys.readouterr().out
 
 
+def test_build_replaces_an_earlier_build_but_never_another_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(web_build, "fetch_runtime", lambda web=None: None)
+    monkeypatch.setattr(web_build, "runtime_dir", lambda web=None: fake_runtime(tmp_path))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    assert main(["web", "build", "--out", str(tmp_path / "mine")]) == 1
+    assert capsys.readouterr().err == ("controller: %s is there and is not a built page: name a new or empty "
+                                       "folder\n" % (tmp_path / "mine"))
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
+    (tmp_path / "page" / "stale.txt").write_text("from an earlier build")
+    assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
+    assert not (tmp_path / "page" / "stale.txt").exists() and (tmp_path / "page" / "index.html").is_file()
+
+
+def fake_runtime(folder):
+    """A stand-in for the npm package's files, for the tests of what the build does with folders."""
+    runtime = folder / "runtime"
+    runtime.mkdir(exist_ok=True)
+    for name in web_build.RUNTIME_FILES:
+        (runtime / name).write_text("{}")
+    return runtime
+
+
 def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(web_build, "runtime_ready", lambda web=None: False)
     monkeypatch.setattr(web_build.shutil, "which", lambda name: None)
@@ -230,6 +266,24 @@ def test_serve_without_a_build_says_so_in_one_line(capsys, tmp_path):
     assert main(["web", "serve", "--dir", str(tmp_path / "nothing")]) == 1
     err = capsys.readouterr().err
     assert err == "controller: no page in %s: run controller web build first\n" % (tmp_path / "nothing")
+
+
+def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "controller", "web", "serve", "--port", str(port),
+                               "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline() == ("Serving %s on http://127.0.0.1:%d/ (the kiosk: /?kiosk=1); Ctrl-C "
+                                            "stops.\n" % (tmp_path, port))
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port) as reply:
+            assert reply.read() == b"<!doctype html><title>page</title>\n"
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=30)
+    assert server.returncode == 0 and out == "Stopped.\n" and err == ""
 
 
 def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):

@@ -86,14 +86,19 @@ def accepts(cls, opponent):
 class World:
     """A machine, the marbles it releases, and what it was given."""
 
-    def __init__(self, name, settings, now):
+    def __init__(self, name, settings, now, resting=False):
         self.machine = machine_class(name)(settings)
         self.marbles = None
         if self.machine.has_output(RELEASE):
             self.marbles = Marbles(self.machine.config["marbles"], FALL_MS)
         self.trace = []
         self.commands = []
-        self.send(("power",), now)
+        if resting:
+            # powered up one idle time ago: at rest in its attract state now
+            self.send(("power",), max(0, now - self.machine.config["idle_ms"]))
+            self.advance(now)
+        else:
+            self.send(("power",), now)
 
     def send(self, event, now):
         commands = self.machine.handle(event, now)
@@ -144,15 +149,16 @@ class World:
         return view
 
 
-def start(name, settings_json, now):
+def start(name, settings_json, now, resting=False):
     """A new machine called `name` with the visitor's settings (JSON); the
-    answer, or {"error": one line} when a setting does not fit."""
+    answer, or {"error": one line} when a setting does not fit. A `resting`
+    machine (the kiosk's, between visitors) shows its attract state at once."""
     global world
     try:
         settings = load(settings_json)
         if not isinstance(settings, dict):
             raise ConfigError("settings must be a table, not %s" % settings_json)
-        world = World(name, settings, now)
+        world = World(name, settings, now, resting)
     except ValueError as error:
         return encode({"error": str(error)})
     return world.answer()

@@ -38,6 +38,14 @@ const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "t
   "fallible:0.1": "fallible (a random move one time in ten)", sinclair: "the Sinclair calculator (1977)",
   nimx: "Nimx (BASIC)", applet: "the 2003 applet", praxis: "Programming Praxis (2010)" };
 
+// The machine's sound cues as short tunes: [frequency in Hz, milliseconds] each note.
+const CUES = {
+  marble: [[880, 40]], lamp: [[660, 50]], refuse: [[220, 160]], extra: [[500, 80]],
+  fault: [[180, 200], [140, 300]], new_game: [[523, 90], [659, 90], [784, 120]],
+  win: [[523, 120], [659, 120], [784, 120], [1047, 300]], lose: [[392, 160], [330, 160], [262, 320]],
+};
+CUES.nim_champ = CUES.win;
+
 const $ = (id) => document.getElementById(id);
 const now = () => Math.round(performance.now());
 let bridge = null;
@@ -48,10 +56,12 @@ let outputs = {};           // every output's last setting: "flip_flop/1" -> "le
 let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
+let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
+let soundOn = params.get("sound") !== "off";
 const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
-window.nim = { ready: false, firstFrameMs: null, errors: [] };
+window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {} };
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -62,8 +72,7 @@ function element(tag, attrs, parent, text) {
 }
 
 // --- talking to the machine ----------------------------------------------------
-function answer(text) {
-  const reply = JSON.parse(text);
+function answer(reply) {
   if (reply.error) say(reply.error, "error");
   for (const command of reply.commands || []) carryOut(command);
   if (reply.view) {
@@ -76,21 +85,36 @@ function answer(text) {
 }
 
 function feed(event) {
-  if (event[0] !== "tick") touched = true;
-  return answer(bridge.handle(JSON.stringify(event), now()));
+  touched = true;
+  return ask(() => bridge.handle(JSON.stringify(event), now()));
+}
+
+// One question to the machine. Should the machine itself fail (a bug, never a
+// visitor's doing), one line says so and the page stays as it was.
+function ask(question) {
+  let text;
+  try {
+    text = question();
+  } catch (error) {
+    window.nim.errors.push(String(error));
+    say("The machine stopped on an error: " + String(error.message || error).split("\n")[0], "error");
+    return null;
+  }
+  return answer(JSON.parse(text));
 }
 
 function carryOut(command) {
   const head = command[0];
   if (head === "message") say(command[1]);
-  else if (head === "release" || head === "sound") return;
+  else if (head === "sound") play(command[1]);
+  else if (head === "release") return;
   else outputs[command.slice(0, -1).join("/")] = command[command.length - 1];
 }
 
 // The machine's next deadline (a timer, a marble reaching the gate): one JS timer.
 function schedule() {
   clearTimeout(timer);
-  if (view.next !== null) timer = setTimeout(() => answer(bridge.advance(now())), Math.max(0, view.next - now()));
+  if (view.next !== null) timer = setTimeout(() => ask(() => bridge.advance(now())), Math.max(0, view.next - now()));
   if (view.falling && view.falling.length && !animating) {
     animating = true;
     requestAnimationFrame(animate);
@@ -103,20 +127,25 @@ function animate() {
   else animating = false;
 }
 
-// The kiosk: once the machine falls idle after a visitor, New game for the next one.
+// The kiosk: once the machine falls idle after a visitor, a fresh machine for
+// the next one (the marbles back on the rail, a new seed), resting in its attract state.
 function kioskReset() {
   if (kiosk && view.attract && touched) {
-    feed(["press", "new_game"]);
-    touched = false;
+    if (!params.get("seed")) chosen.seed = newSeed();
+    start(decl.name, true);
   }
 }
 
-function start(name) {
+function newSeed() {
+  return 1 + Math.floor(Math.random() * 0xfffffffe);
+}
+
+function start(name, resting) {
   decl = machines[name];
   outputs = {};
   touched = false;
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
-  const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now()));
+  const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
     if (view && view.machine === name) return settingError(reply.error);
     chosen[name] = {};
@@ -128,7 +157,7 @@ function start(name) {
   $("said").textContent = "";
   view = reply.view;
   build();
-  answer(JSON.stringify(reply));
+  answer(reply);
   history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
     {}, Object.fromEntries(params), { machine: name })).toString());
 }
@@ -145,6 +174,33 @@ function say(text, kind) {
   list.insertBefore(item, list.firstChild);
   while (list.children.length > MESSAGES_KEPT) list.removeChild(list.lastChild);
   $("said").textContent = text;
+}
+
+function play(cue) {
+  if (!soundOn || !touched) return;
+  try {
+    audio = audio || new AudioContext();
+    let at = audio.currentTime;
+    for (const [hertz, ms] of CUES[cue] || [[440, 80]]) {
+      const tone = audio.createOscillator();
+      const volume = audio.createGain();
+      tone.type = "square";
+      tone.frequency.value = hertz;
+      volume.gain.setValueAtTime(0.04, at);
+      volume.gain.exponentialRampToValueAtTime(0.0001, at + ms / 1000);
+      tone.connect(volume).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + ms / 1000);
+      at += ms / 1000;
+    }
+  } catch (error) {
+    soundOn = false;        // no sound on this browser: the lamps and messages say it all
+  }
+}
+
+function drawSoundSwitch() {
+  $("sound").setAttribute("aria-pressed", soundOn);
+  $("sound").textContent = soundOn ? "Sound: on" : "Sound: off";
 }
 
 // --- the page around the machine -------------------------------------------------
@@ -167,7 +223,7 @@ function buildControls() {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control " + input.role },
                              $("controls"), CONTROL_NAMES[input.role] || input.role);
       button.addEventListener("click", () => press(input));
-      keys.push(keyHelp(KEYS[input.role], button.textContent));
+      keys.push(keyHelp(KEYS[input.role], button.textContent.toLowerCase()));
     } else if (input.kind === "switch") {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control switch" },
                              $("controls"));
@@ -186,7 +242,7 @@ function buildControls() {
 
 function keyHelp(keys, what) {
   if (!keys || !keys.length) return "";
-  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what.toLowerCase();
+  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what;
 }
 
 function buildLamps() {
@@ -284,11 +340,11 @@ const LEVERS = [["flip_flop/1", 200, 92, "1"], ["flip_flop/2", 140, 146, "2"], [
 const CHUTE_X = 385, CHUTE_TOP = 44, GATE_Y = 262, CHUTE_END = 292;
 
 function buildDrNim() {
-  const svg = element("svg:svg", { viewBox: "0 0 420 320", role: "img", "aria-labelledby": "board-title board-desc",
+  const svg = element("svg:svg", { viewBox: "0 0 420 356", role: "img", "aria-labelledby": "board-title board-desc",
     class: "drnim" }, $("board"));
   element("svg:title", { id: "board-title" }, svg, "Dr. Nim's board");
   parts.desc = element("svg:desc", { id: "board-desc" }, svg);
-  element("svg:rect", { x: 4, y: 4, width: 412, height: 312, rx: 16, class: "plastic" }, svg);
+  element("svg:rect", { x: 4, y: 4, width: 412, height: 348, rx: 16, class: "plastic" }, svg);
   const capacity = view.loaded;
   const step = Math.min(18, 280 / Math.max(1, capacity - 1));
   parts.slots = [];
@@ -319,6 +375,20 @@ function buildDrNim() {
   parts.youSide = element("svg:text", { x: 252, y: 290, class: "side" }, svg, "You");
   parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg, "tray");
   parts.tray = element("svg:g", {}, svg);
+  // The trigger, and the turn switch's lever, work in the drawing too (by pointer or
+  // touch; the buttons below are the same controls for the keyboard and screen readers).
+  const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
+  element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15 }, trigger);
+  element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, "TRIGGER");
+  trigger.addEventListener("click", () => press(inputCalled("trigger")));
+  const turn = parts.levers.turn.parentNode;
+  turn.classList.add("drawn-switch");
+  element("svg:circle", { r: 32, class: "hit" }, turn);
+  turn.addEventListener("click", () => flip(inputCalled("turn_switch")));
+}
+
+function inputCalled(role) {
+  return decl.inputs.find((input) => input.role === role);
 }
 
 function drawDrNim() {
@@ -482,16 +552,25 @@ function settingsFromAddress(machine) {
 }
 
 // --- start-up -----------------------------------------------------------------------------
+// When each step of the start-up was done, in ms after the page began to load (bench_web.py prints them).
+function stage(name) {
+  window.nim.stages[name] = Math.round(performance.now());
+}
+
 async function boot() {
-  if (kiosk) document.body.classList.add("kiosk");
+  if (kiosk) document.documentElement.classList.add("kiosk");
+  // The port starts while the core's files come: each waits for the other only at the end.
+  const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
+    { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
-  const { loadMicroPython } = await import("./micropython/micropython.mjs");
-  const mp = await loadMicroPython({ stdout: (line) => console.log(line), stderr: (line) => console.error(line) });
   const sources = await Promise.all(files.python.map(async (path) => {
     const response = await fetch(path);
     if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
     return [path, new Uint8Array(await response.arrayBuffer())];
   }));
+  stage("files");
+  const mp = await runtime;
+  stage("runtime");
   for (const [path, data] of sources) {
     const folders = path.split("/").slice(0, -1);
     for (let i = 1; i <= folders.length; i++) {
@@ -507,6 +586,7 @@ async function boot() {
   window.nim.view = () => view;
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
+  stage("machines");
   const nav = $("machines");
   for (const name in machines) {
     const button = element("button", { type: "button", value: name }, nav,
@@ -514,8 +594,10 @@ async function boot() {
     button.addEventListener("click", () => start(name));
   }
   const seed = Number(params.get("seed"));
-  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : 1 + Math.floor(Math.random() * 0xfffffffe);
+  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : newSeed();
   document.addEventListener("keydown", onKey);
+  $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
+  drawSoundSwitch();
   const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
   chosen[name] = settingsFromAddress(machines[name]);
   start(name);

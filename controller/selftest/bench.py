@@ -40,6 +40,7 @@ class Bench:
         self.board = Board(pinmap, self.post, pin_factory, layout)
         self.inputs = Inputs(self.board)
         self.reader = None
+        self.ended = False     # the input has ended: every question from now on is answered "stop"
         self.read_line = read_line or (lambda: sys.stdin.readline() or None)
 
     def post(self, role, level):
@@ -74,6 +75,7 @@ class Bench:
                 if self.now() >= deadline:
                     return None
             elif event[0] == "key":
+                self.ended = self.ended or event[1] == "stop"
                 if keys:
                     return event[1]
             else:
@@ -91,7 +93,10 @@ class Bench:
     def read_keys(self):
         """The keyboard thread: each line typed onto the queue; "stop" at the end of the input."""
         while True:
-            line = self.read_line()
+            try:
+                line = self.read_line()
+            except Exception:    # no terminal to read (a closed or captured stdin): as the end of the input
+                line = None
             self.queue.put(("key", "stop" if line is None else line.strip().lower()))
             if line is None:
                 return
@@ -99,12 +104,14 @@ class Bench:
     def key(self):
         """The next line typed ("stop" at the end of the input)."""
         self.keyboard()
-        while True:
+        while not self.ended:
             event = self.queue.get()
             if event[0] == "key":
+                self.ended = event[1] == "stop"
                 return event[1]
             self.inputs.recheck(event[3])
             self.inputs.edge(*event[1:])
+        return "stop"
 
     def ask(self, question, look=None):
         """A yes/no question about what the technician sees: "yes", "no" or "skip".

@@ -7,10 +7,11 @@ The rules (each figure rounded up to a whole ROUND_MS):
   MARGIN_MS more: the game retries a release whose marble is not seen by
   then, so a slow marble must never be taken for a lost one (a retry would
   let a second marble go);
-- pace_ms = the slowest marble's fall: Dr. Nim lets its next marble go only
-  when the one before has had as long again as its own fall to clear the
-  board below the gate, as on the original, where each marble trips the
-  next at the bottom;
+- pace_ms = the slowest marble's fall, and never less than the setting's
+  default (the original's chain rhythm, where each marble trips the next at
+  the bottom): Dr. Nim lets its next marble go only when the one before has
+  had as long again as its own fall to clear the board below the gate, and
+  a quick rail does not make the machine hurry;
 - both outlast the release's open time by SETTLE_MS at least (the
   configuration check's RELEASE_GAPS: a release told to open while the gate
   is still open lets no marble go), and keep within the settings' ranges.
@@ -52,8 +53,11 @@ def derive(times, opened, settings):
     {setting: (value, why)}."""
     slowest = max(times)
     margin = max(MARGIN_MS, slowest // 2)
+    rhythm = settings["pace_ms"].default
     wanted = {"release_timeout_ms": (slowest + margin, "the slowest marble, %d ms, plus %d ms" % (slowest, margin)),
-              "pace_ms": (slowest, "the slowest marble's fall, %d ms" % slowest)}
+              "pace_ms": (slowest, "the slowest marble's fall, %d ms" % slowest) if slowest > rhythm else
+              (rhythm, "the original's chain rhythm, %d ms, longer than the slowest marble's fall, %d ms"
+               % (rhythm, slowest))}
     derived = {}
     for key, (ms, why) in wanted.items():
         if ms < opened + SETTLE_MS:

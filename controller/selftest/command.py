@@ -17,9 +17,7 @@ from controller.core.registry import machine_class
 from controller.selftest.bench import Bench, Stopped, typed_lines
 from controller.selftest.guard import ServiceRunning, busy, check_free
 from controller.selftest.report import FAIL, Report
-from controller.selftest.stages import Selftest
-
-STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
+from controller.selftest.stages import STAGE_NAMES, Selftest
 
 
 def add_parsers(commands):
@@ -54,6 +52,8 @@ def layout(config):
 
 def open_bench(args, config, pinmap, out, read_line=None):
     """The bench: simulated, or the real board once the service is known not to hold it."""
+    if not args.simulate and (args.jam_rate or args.seed):
+        raise ArgumentError("--jam-rate and --seed are for the simulated machine: add --simulate")
     if args.simulate:
         from controller.selftest.simulated import SimulatedBench
         return SimulatedBench(pinmap, layout(config), out, rail=config.machine.get("marbles", 0),
@@ -83,7 +83,7 @@ def run_selftest(args, out):
         bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
     except (ServiceRunning, NoGPIO) as error:
         return refused("selftest", error)
-    report = Report(config.machine_name, pinmap.path, args.simulate)
+    report = Report(config.machine_name, pinmap.path, bench.simulated)
     out.write("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip).\n"
               % (config.machine_name, pinmap.path, ", simulated" if args.simulate else ""))
     try:
@@ -122,7 +122,9 @@ def run_calibrate(args, out):
     try:
         calibrate(bench, config, pinmap, args.marbles, out)
     except (CalibrationError, Stopped) as error:
-        return refused("calibrate", error or "stopped: nothing written")
+        return refused("calibrate", str(error) or "stopped at the end of the input: nothing written")
+    except KeyboardInterrupt:
+        return refused("calibrate", "stopped by Ctrl-C: nothing written")
     except OSError as error:
         return refused("calibrate", "cannot write %s (%s): nothing written" % (path, error.strerror or error))
     finally:

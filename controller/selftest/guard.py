@@ -7,8 +7,8 @@ Two ways to know, both turned into the same one line:
   names its pid: when that process is alive and is a `controller`, the
   service holds the pins (a stale file after a crash, or a pid reused by
   another program, is ignored);
-- a service started some other way (by hand, another runtime folder) is
-  caught when the board is built: lgpio refuses a line another process has
+- a service started some other way (by hand, another runtime folder), or
+  whose heartbeat this user may not read, is caught when the board is built: lgpio refuses a line another process has
   claimed ("GPIO busy"), and gpiozero refuses a pin already in use.
 """
 

@@ -16,6 +16,7 @@ start, or named with --skip); so is any single check answered "s".
 
 from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND, SWITCH
 from controller.hardware.pinmap import HEADER, display_registers
+from controller.selftest.bench import Stopped
 from controller.selftest.release import release_one, sensor_role
 from controller.selftest.report import FAIL, PASS, SKIP
 from controller.service.config import release_open_ms
@@ -27,6 +28,7 @@ WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
 SEEN_WITHIN_MS = 5000      # a released marble not seen by then is lost
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
+STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
 
 
 def where(pins):
@@ -167,9 +169,10 @@ class Selftest:
         spec = self.pinmap.inputs[role]
         self.bench.inputs.clear()
         rest = watch.level
-
         self.bench.act(text, role, 2 * times)
         key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest)
+        if key == "stop":
+            raise Stopped()
         if key in ("s", "skip"):
             self.report.add(stage, role, SKIP)
             return

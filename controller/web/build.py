@@ -68,7 +68,8 @@ def core_files():
 
 
 def build(out=DEFAULT_OUT, fetch=True):
-    """Write the page's folder to `out` (emptied first); its path."""
+    """Write the page's folder to `out` (new, empty, or an earlier build,
+    which is replaced; never anything else); its path."""
     if not (WEB / "index.html").is_file():
         raise WebError("the page's files are missing (%s): build from a checkout of the repository" % WEB)
     if fetch:
@@ -78,7 +79,12 @@ def build(out=DEFAULT_OUT, fetch=True):
                        "with npm installed" % (PACKAGE, pinned_version(), WEB / "node_modules"))
     out = Path(out)
     if out.exists():
-        shutil.rmtree(out)
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        elif (out / "files.json").is_file() and (out / "index.html").is_file():
+            shutil.rmtree(out)      # an earlier build: replaced whole
+        else:
+            raise WebError("%s is there and is not a built page: name a new or empty folder" % out)
     (out / "micropython").mkdir(parents=True)
     (out / "controller" / "core").mkdir(parents=True)
     for name in PAGE_FILES:

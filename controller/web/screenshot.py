@@ -19,7 +19,7 @@ def take(path=ROOT / "docs" / "web.png"):
     reason = missing()
     if reason:
         raise SystemExit("controller.web.screenshot: %s" % reason)
-    with served_page(viewport=(1280, 820)) as (context, address, _):
+    with served_page(viewport=(1280, 860)) as (context, address, _):
         page = open_page(context, address + "?machine=drnim&seed=1&pace_ms=100")
         for _ in range(2):
             page.click("#control-trigger")
@@ -28,6 +28,7 @@ def take(path=ROOT / "docs" / "web.png"):
         page.click("#control-trigger")
         page.wait_for_function(SETTLED)
         page.mouse.move(0, 0)
+        page.evaluate("window.scrollTo(0, 0)")
         page.wait_for_timeout(400)      # the flip-flops finish turning
         page.screenshot(path=str(path))
     return path
