@@ -43,7 +43,9 @@ def wait_until(condition, timeout=10.0, what="the condition"):
 
 
 class Broker:
-    def __init__(self, folder):
+    """`listener_settings`: what the listener asks of clients (TLS files, passwords)."""
+
+    def __init__(self, folder, listener_settings="allow_anonymous true"):
         self.program = mosquitto()
         self.port = free_port()
         self.folder = folder
@@ -52,9 +54,10 @@ class Broker:
         # max_queued_messages: what docs/telemetry.md asks of a museum's broker, so that a fleet
         # follower that was away gets every game. user: started by root, mosquitto would become
         # the user "mosquitto", who cannot write here (its persistence would be lost).
-        self.config.write_text("listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                               "persistence_location %s/\nlog_dest file %s\nuser %s\nmax_queued_messages 100000\n"
-                               % (self.port, folder / "data", folder / "mosquitto.log", getpass.getuser()))
+        self.config.write_text("listener %d 127.0.0.1\n%s\npersistence true\npersistence_location %s/\n"
+                               "log_dest file %s\nuser %s\nmax_queued_messages 100000\n"
+                               % (self.port, listener_settings, folder / "data", folder / "mosquitto.log",
+                                  getpass.getuser()))
         self.process = None
         self.start()
 

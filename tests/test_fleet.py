@@ -7,7 +7,10 @@ uses it: `controller fleet` and its store. Each test has its own topic prefix.
 """
 
 import io
+import os
+import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -230,7 +233,6 @@ class WatchedPin(MockPWMPin):
 
 def black_hole():
     """A broker that takes the connection and never answers (a hung or overloaded one)."""
-    import socket
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
@@ -323,8 +325,6 @@ def test_the_queue_is_bounded_and_drops_the_oldest(tmp_path):
 def test_on_a_pi_the_service_reaches_the_broker_through_the_local_socket(broker, tmp_path, monkeypatch):
     """As systemd runs it (drnim-mqtt.socket): the controller has no network, connects to a local
     socket, and systemd's socket proxy carries the bytes to the broker."""
-    import os
-    import shutil
     activate = shutil.which("systemd-socket-activate")
     proxy = next((p for p in ("/usr/lib/systemd/systemd-socket-proxyd", "/lib/systemd/systemd-socket-proxyd")
                   if os.access(p, os.X_OK)), None)
@@ -406,19 +406,81 @@ def test_the_live_table_shows_an_exhibit_and_stops_on_ctrl_c(broker, tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "controller", "fleet", "--broker", broker.address, "--prefix",
                                 "live", "--db", str(tmp_path / "fleet.sqlite")], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
-    shown = b""
+    shown = [b""]
+
+    def until(words):
+        """Read the table until its last frame shows `words`."""
+        deadline = time.monotonic() + 15
+        while words not in shown[0].split(b"\033[H\033[2J")[-1]:
+            assert time.monotonic() < deadline and process.poll() is None, shown[0]
+            shown[0] += process.stdout.read1(65536)
     try:
-        while b"(connected)" not in shown:     # subscribed: the games from now on are kept for it
-            shown += process.stdout.read1(65536)
-            assert process.poll() is None, process.stderr.read()
+        until(b"(connected)")      # subscribed: the games from now on are kept for it
         autoplay(hall, 1, "novice")
-        time.sleep(2.5)
+        until(b"1 games kept")
     finally:
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
         hall.close()
-    last = (shown + out).decode().split("\033[H\033[2J")[-1]
+    last = (shown[0] + out).decode().split("\033[H\033[2J")[-1]
     assert process.returncode == 0 and b"Traceback" not in err, err
     assert "broker %s (connected)  1 exhibits  1 games kept" % broker.address in last, last
     assert cells(next(line for line in last.splitlines() if line.startswith("hall-6")).split("  "))[:5] == [
         "hall-6", "nimatron", "yes", "-", "1"], last
+
+
+def test_tls_and_a_password_and_a_broker_that_refuses(tmp_path):
+    """A museum's broker on a network it does not trust: TLS with its own CA, a password per
+    exhibit. A wrong password is one line in the log and the games wait; the right one sends them."""
+    openssl, passwd = shutil.which("openssl"), shutil.which("mosquitto_passwd")
+    if openssl is None or passwd is None:
+        pytest.skip("openssl or mosquitto_passwd is missing: install Debian's packages openssl and mosquitto")
+
+    def run(*args):
+        subprocess.run(args, cwd=tmp_path, check=True, capture_output=True, timeout=60)
+    run(openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-subj", "/CN=museum CA", "-days", "2")
+    run(openssl, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "broker.key", "-out", "broker.csr",
+        "-subj", "/CN=localhost")
+    (tmp_path / "names").write_text("subjectAltName=DNS:localhost\n")
+    run(openssl, "x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "broker.crt", "-days", "2", "-extfile", "names")
+    run(passwd, "-b", "-c", "passwords", "hall-7", "right horse battery")
+    run(passwd, "-b", "passwords", "fleet", "staple")
+    (tmp_path / "wrong").write_text("wrong\n")
+    (tmp_path / "right").write_text("right horse battery\n")
+    (tmp_path / "fleet-password").write_text("staple\n")
+    os.chmod(tmp_path / "passwords", 0o600)
+    secure = Broker(tmp_path, "allow_anonymous false\npassword_file %s\ncafile %s\ncertfile %s\nkeyfile %s" % (
+        tmp_path / "passwords", tmp_path / "ca.crt", tmp_path / "broker.crt", tmp_path / "broker.key"))
+    try:
+        log = []
+        fleet = Fleet("secure", FleetStore(":memory:"), log.append)
+        args = types.SimpleNamespace(tls=True, ca_file=str(tmp_path / "ca.crt"), username="fleet",
+                                     password_file=str(tmp_path / "fleet-password"))
+        follower = Follower("localhost", secure.port, fleet, "secure-follower", True, args)
+        follower.start()
+        follower.subscribed.wait(5)
+
+        def exhibit(password):
+            return Simulation("drnim", state_dir=str(tmp_path / "hall-7"), telemetry=telemetry(
+                secure, "secure", "hall-7", host="localhost", tls=True, ca_file=str(tmp_path / "ca.crt"),
+                username="hall-7", password_file=str(tmp_path / password)))
+        hall = exhibit("wrong")
+        try:
+            autoplay(hall, 1, "novice")
+            wait_until(lambda: any("refused us" in line for line in hall.log), 10, "the refusal")
+            assert [line for line in hall.log if "telemetry" in line] == [
+                "telemetry: the broker localhost:%d refused us (Not authorized): play goes on; games and faults "
+                "wait in the queue and are sent when it is back" % secure.port]
+        finally:
+            hall.close()
+        hall = exhibit("right")
+        try:
+            waiting(follower, lambda: fleet.games == 1 and fleet.exhibits.get("hall-7", {}).get("online"), 15,
+                    "the game that waited, and the exhibit online")
+        finally:
+            hall.close()
+        follower.stop()
+    finally:
+        secure.stop()
