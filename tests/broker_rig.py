@@ -47,19 +47,26 @@ class Broker:
 
     def __init__(self, folder, listener_settings="allow_anonymous true"):
         self.program = mosquitto()
-        self.port = free_port()
         self.folder = folder
         (folder / "data").mkdir(exist_ok=True)
         self.config = folder / "mosquitto.conf"
-        # max_queued_messages: what docs/telemetry.md asks of a museum's broker, so that a fleet
-        # follower that was away gets every game. user: started by root, mosquitto would become
-        # the user "mosquitto", who cannot write here (its persistence would be lost).
-        self.config.write_text("listener %d 127.0.0.1\n%s\npersistence true\npersistence_location %s/\n"
-                               "log_dest file %s\nuser %s\nmax_queued_messages 100000\n"
-                               % (self.port, listener_settings, folder / "data", folder / "mosquitto.log",
-                                  getpass.getuser()))
         self.process = None
-        self.start()
+        for attempt in range(3):
+            # a free port can be taken by another program before mosquitto binds it: then another
+            self.port = free_port()
+            # max_queued_messages: what docs/telemetry.md asks of a museum's broker, so that a fleet
+            # follower that was away gets every game. user: started by root, mosquitto would become
+            # the user "mosquitto", who cannot write here (its persistence would be lost).
+            self.config.write_text("listener %d 127.0.0.1\n%s\npersistence true\npersistence_location %s/\n"
+                                   "log_dest file %s\nuser %s\nmax_queued_messages 100000\n"
+                                   % (self.port, listener_settings, folder / "data", folder / "mosquitto.log",
+                                      getpass.getuser()))
+            try:
+                self.start()
+                return
+            except AssertionError:
+                if attempt == 2:
+                    raise
 
     @property
     def address(self):
