@@ -375,6 +375,10 @@ def run_status(args, out):
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - heartbeat["heartbeat"], heartbeat["pid"]))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))
+        telemetry = heartbeat.get("telemetry")
+        if telemetry:
+            out.write("Telemetry: %s %s, %d games and faults waiting to be sent.\n" % (
+                "connected to" if telemetry["connected"] else "cannot reach", telemetry["broker"], telemetry["queued"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         out.write("No heartbeat in %s: the service is not running.\n" % path)
     return 0

@@ -141,16 +141,16 @@ def test_every_game_arrives_exactly_once_across_a_broker_restart(broker, tmp_pat
 def run_exhibit(tmp_path, broker, prefix, name):
     """`controller run` on mock pins, reporting to the broker, as a process that can be killed."""
     config = write_config(tmp_path / name if (tmp_path / name).mkdir() is None else None)
-    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
+    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
                       'client_id = "%s"\ntopic_prefix = "%s"\n' % (broker.port, name, prefix))
-    return subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return config, subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
     prefix = "will"
     follower, fleet, _ = follow(broker, prefix, tmp_path)
-    process = run_exhibit(tmp_path, broker, prefix, "hall-3")
+    config, process = run_exhibit(tmp_path, broker, prefix, "hall-3")
     hall1 = Simulation("drnim", telemetry=telemetry(broker, prefix, "hall-1"))
     try:
         summary = autoplay(hall1, 3, "novice", seed=4)
@@ -161,6 +161,13 @@ def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
         assert cells(rows["hall-1"])[:6] == ["hall-1", "drnim", "yes", "-", "3", str(summary["machine"])], text
         assert cells(rows["hall-1"])[6].startswith(("player won", "machine won")), text
         assert cells(rows["hall-3"])[:6] == ["hall-3", "drnim", "yes", "-", "0", "0"], text
+        shown = "Telemetry: connected to 127.0.0.1:%d, 0 games and faults waiting to be sent.\n" % broker.port
+
+        def status():
+            out = io.StringIO()
+            main(["status", "--config", str(config)], out=out)
+            return out.getvalue()
+        wait_until(lambda: shown in status(), 10, "controller status saying so")
 
         process.send_signal(signal.SIGKILL)      # a crash, a pulled plug: no goodbye
         process.wait(10)

@@ -392,6 +392,9 @@ class Service:
         self.publish_status(heartbeat=True)
         status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
+        if self.telemetry:
+            status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
+                                   "queued": self.telemetry.queued}
         status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:
