@@ -491,3 +491,31 @@ def test_tls_and_a_password_and_a_broker_that_refuses(tmp_path):
         follower.stop()
     finally:
         secure.stop()
+
+
+def test_a_full_queue_drops_the_oldest_and_says_so_without_filling_the_journal(tmp_path):
+    from controller.telemetry.publisher import Telemetry
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": free_port(),
+                                        "client_id": "hall-8"})
+    log = []
+    publisher = Telemetry(settings, "drnim", str(tmp_path), log.append, outbox_limit=5)
+    try:
+        for _ in range(110):
+            publisher.fault("jam")
+        wait_until(lambda: publisher.dropped == 105, 20, "the drops")
+        assert publisher.queued == 5
+        full = [line for line in log if "queue is full" in line]
+        assert full == ["telemetry: the queue is full (5 messages): the oldest are dropped, 1 so far",
+                        "telemetry: the queue is full (5 messages): the oldest are dropped, 100 so far"], full
+    finally:
+        publisher.close()
+
+
+def test_an_exhibit_whose_status_is_old_is_shown_silent(tmp_path):
+    now = time.time()
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now)
+    status = {"v": 1, "exhibit": "a", "online": True, "at": now - 1000, "machine": "drnim", "mode": "play",
+              "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
+              "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "games": 4, "machine_wins": 3}}
+    fleet.message("m/a/status", encode(status))
+    assert fleet.rows() == [["a", "drnim", "silent 16 min", "-", "4", "3", "-"]]

@@ -82,6 +82,7 @@ class Telemetry:
         self.connected = False
         self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
         self.published = 0       # messages handed to the broker, status included
+        self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
@@ -237,8 +238,11 @@ class Telemetry:
         except sqlite3.Error as error:
             self.log("telemetry: cannot queue a %s in %s (%s): it is lost" % (kind, self.path, error))
             return
-        if dropped:
-            self.log("telemetry: the queue is full (%d messages): the oldest %d dropped" % (outbox.limit, dropped))
+        # said at the first drop and every 100th after it: a long outage does not fill the journal
+        if dropped and self.dropped // 100 != (self.dropped + dropped) // 100 or dropped and not self.dropped:
+            self.log("telemetry: the queue is full (%d messages): the oldest are dropped, %d so far"
+                     % (outbox.limit, self.dropped + dropped))
+        self.dropped += dropped
 
     def status_payload(self, outbox, latest):
         now = self.clock()
