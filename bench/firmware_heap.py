@@ -1,7 +1,7 @@
 """The smallest MicroPython heap in which the firmware plays a complete game.
 
-The firmware (firmware/), the core and the generated board_config.py are
-compiled with mpy-cross, as `controller firmware build` deploys them, and the
+The board's files are what `controller firmware build` deploys (the firmware,
+the core and the generated board_config.py, compiled with mpy-cross), and the
 emulated board (firmware/emulator/board.py, also compiled) plays the game of
 firmware/emulator/games/<machine>.jsonl over the line protocol. The heap is
 found by bisection on `micropython -X heapsize`: a run counts when the game
@@ -19,6 +19,11 @@ mpremote's writer, as `mpremote romfs deploy` would write it) run their
 bytecode in place. The unix port holds the image in its heap, so that figure
 is the bisected heap less the image's size (and less the emulator's share);
 on a board the image sits in flash. It is for comparison only.
+
+The table of interned names (every identifier and short text of the loaded
+modules, and each module's file name) is printed too: it grows by doubling
+(7 KiB at a time on this port, at 620 names), so a module that tips it over
+appears to cost that much more. The emulator's own names count in it.
 
 The `micropython` of the test extra is the unix port, 64-bit: its objects
 are larger than a Pico's (32-bit words, 16-byte heap blocks, not 32). Name a
@@ -40,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.hardware.pinmap.pico import write_board_config  # noqa: E402
+from controller.firmware.build import build as board_build, compile_file  # noqa: E402
 
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
@@ -57,6 +62,8 @@ for name in sys.argv[1:]:
     now = gc.mem_alloc()
     print(name, now - last)
     last = now
+import micropython
+micropython.qstr_info()
 """
 
 
@@ -65,20 +72,13 @@ def tool(name):
 
 
 def compile_tree(mpy_cross, build, machine):
-    """Every file the emulated board imports, compiled, in four folders of `build`."""
-    folders = {"config": build / "config", "emulator": build / "emulator", "firmware": build / "firmware",
-               "root": build / "root"}
-    sources = [(path, folders["firmware"] / path.name) for path in FIRMWARE.glob("*.py")]
-    sources += [(path, folders["emulator"] / path.name) for path in EMULATOR.glob("*.py")]
-    sources += [(path, folders["root"] / path.relative_to(ROOT))
-                for path in [ROOT / "controller" / "__init__.py"] + sorted((ROOT / "controller" / "core").glob("*.py"))]
-    config = write_board_config(build / "generated", machine, mode="development")
-    sources.append((config, folders["config"] / "board_config.py"))
-    for source, target in sources:
-        target = target.with_suffix(".mpy")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([mpy_cross, "-o", str(target), str(source)], check=True)
-    return ":".join([".frozen"] + [str(folders[k]) for k in ("config", "emulator", "firmware", "root")])
+    """What `controller firmware build` deploys for `machine` (in development
+    mode, as the emulated board runs), in build/deployed, and the emulator
+    compiled the same way (short source names embedded) in build/emulator."""
+    board_build(machine, build / "deployed", mode="development")
+    for path in EMULATOR.glob("*.py"):
+        compile_file(mpy_cross, path, build / "emulator" / (path.stem + ".mpy"), path.name)
+    return ":".join([".frozen", str(build / "emulator"), str(build / "deployed")])
 
 
 # The emulated board with the compiled files mounted from a ROMFS image (argv[1]).
@@ -111,8 +111,7 @@ def romfs_image(build):
             elif entry.suffix == ".mpy":
                 writer.mkfile(entry.name, entry.read_bytes())
 
-    for name in ("config", "firmware", "root"):
-        add(build / name)
+    add(build / "deployed")
     image = build / "image.romfs"
     image.write_bytes(writer.finalise())
     (build / "rom_board.py").write_text(ROM_BOARD)
@@ -206,10 +205,15 @@ def module_costs(micropython, path, build, machine):
     result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + names, capture_output=True, text=True,
                             env={"MICROPYPATH": path}, cwd=build)
     costs = []
+    names = None
     for line in result.stdout.splitlines():
-        name, cost = line.split()
-        costs.append((name, int(cost)))
-    return costs
+        if line.startswith("qstr pool:"):
+            fields = dict(field.split("=") for field in line.split(":", 1)[1].replace(",", " ").split())
+            names = (int(fields["n_qstr"]), int(fields["n_total_bytes"]))
+        else:
+            name, cost = line.split()
+            costs.append((name, int(cost)))
+    return costs, names
 
 
 def main():
@@ -224,7 +228,7 @@ def main():
             path = compile_tree(mpy_cross, build, machine)
             game = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
             kib = smallest(micropython, path, game, build / "game.json")
-            costs = module_costs(micropython, path, build, machine)
+            costs, names = module_costs(micropython, path, build, machine)
             emulator = sum(cost for name, cost in costs if name in EMULATOR_ONLY)
             figures[machine] = kib - emulator // 1024
             print("%s: a complete game on the emulated board in %d KiB of heap, of which the emulator's fake "
@@ -232,6 +236,9 @@ def main():
                   % (machine, kib, emulator / 1024, figures[machine]))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs))
+            print("  of which the table of interned names (identifiers and short texts): %d names in %.1f KiB; "
+                  "the table grows by doubling, and the module that overflows it pays for the new part"
+                  % (names[0], names[1] / 1024))
             image = romfs_image(build)
             if image is not None:
                 rom = smallest(micropython, ".frozen:" + str(build / "emulator"), game, build / "game.json",
