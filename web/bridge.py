@@ -14,8 +14,9 @@ and CPython.
 
 import json
 
-from controller.core.exhibit import BUTTON, RELEASE, SWITCH, ConfigError
+from controller.core.exhibit import BUTTON, RELEASE, RESTING_TIMERS, SWITCH, ConfigError
 from controller.core.marbles import Marbles
+from controller.core.players import PLAYER_NAMES
 from controller.core.protocol import load
 from controller.core.registry import NAMES, machine_class
 
@@ -25,10 +26,8 @@ from controller.core.registry import NAMES, machine_class
 # refusal is one line.
 encode = json.dumps
 
-# How long a marble takes from the release to the gate (the simulator's default).
-FALL_MS = 300
 # The opponents a visitor may pick: the core's, with fallible's chance written in.
-OPPONENTS = ("perfect", "perfect:random", "fallible:0.1", "sinclair", "nimx", "applet", "praxis")
+OPPONENTS = tuple(name.replace("fallible:P", "fallible:0.1") for name in PLAYER_NAMES)
 # The trace keeps this many events at most (a kiosk runs for months).
 TRACE_LIMIT = 5000
 
@@ -45,13 +44,10 @@ def declarations(name):
     settings = {}
     for key in cls.SETTINGS:
         spec = cls.SETTINGS[key]
-        settings[key] = {"default": spec.default, "low": spec.low, "high": spec.high,
-                         "choices": list(spec.choices) if spec.choices else None}
+        settings[key] = {"default": spec.default, "choices": list(spec.choices) if spec.choices else None}
     defaults = cls()
     return {"name": cls.NAME, "title": cls.TITLE, "lamps": list(cls.LAMPS),
             "inputs": [input_of(spec) for spec in cls.inputs(defaults.layout())],
-            "outputs": [{"role": spec.role, "kind": spec.kind, "command": list(spec.command)}
-                        for spec in cls.OUTPUTS],
             "settings": settings, "openings": [list(p) for p in getattr(defaults, "openings", ())],
             "opponents": [name for name in OPPONENTS if accepts(cls, name)]}
 
@@ -90,7 +86,7 @@ class World:
         self.machine = machine_class(name)(settings)
         self.marbles = None
         if self.machine.has_output(RELEASE):
-            self.marbles = Marbles(self.machine.config["marbles"], FALL_MS)
+            self.marbles = Marbles(self.machine.config["marbles"])
         self.trace = []
         self.commands = []
         if resting:
@@ -110,28 +106,38 @@ class World:
                 self.marbles.released(now)
 
     def advance(self, now):
-        """Marbles that reached the gate by `now`, and timers due, each at its own time."""
+        """Marbles that reached the gate by `now`, and timers due, each at its
+        own time; the resting timers (idle, attract) by one tick at `now`, which
+        catches up every attract step missed (a tab the browser left asleep)."""
         while True:
             arrival = self.marbles.next_arrival() if self.marbles is not None else None
-            deadline = self.machine.next_deadline()
-            due = [t for t in (arrival, deadline) if t is not None and t <= now]
+            timers = self.machine.state["timers"]
+            busy = [timers[name] for name in timers if name not in RESTING_TIMERS]
+            due = [t for t in [arrival] + busy if t is not None and t <= now]
             if not due:
-                return
+                break
             if arrival is not None and arrival == min(due):
                 self.marbles.arrive()
                 self.send(("marble",), arrival)
             else:
-                self.send(("tick",), deadline)
+                self.send(("tick",), min(due))
+        deadline = self.machine.next_deadline()
+        if deadline is not None and deadline <= now:
+            self.send(("tick",), now)
 
     def next_time(self):
         times = [t for t in (self.machine.next_deadline(),
                              self.marbles.next_arrival() if self.marbles is not None else None) if t is not None]
         return min(times) if times else None
 
-    def answer(self):
-        """The commands since the last answer and the machine's view, as JSON."""
+    def answer(self, error=None):
+        """The commands since the last answer and the machine's view (and an
+        error, when the visitor's event was refused), as JSON."""
         commands, self.commands = self.commands, []
-        return encode({"commands": commands, "view": self.view()})
+        answer = {"commands": commands, "view": self.view()}
+        if error is not None:
+            answer["error"] = error
+        return encode(answer)
 
     def view(self):
         m = self.machine
@@ -140,7 +146,7 @@ class World:
                 "next": self.next_time(), "verdict": m.verdict() if m.mode == "over" else None}
         if self.marbles is not None:
             view.update({"rail": m.rail, "loaded": m.loaded, "taken": m.taken, "turn_taken": m.turn_taken,
-                         "running": m.running, "in_flight": m.in_flight, "controls": m.controls(),
+                         "running": m.running, "in_flight": m.in_flight,
                          "falling": list(self.marbles.falling), "fall_ms": self.marbles.fall_ms,
                          "tray": self.marbles.tray, "first": m.config["first"]})
         else:
@@ -168,13 +174,13 @@ def handle(event_json, now):
     """One event from the visitor (JSON list, such as ["press", "trigger"])
     at `now`, after whatever time brought; New game puts the marbles back."""
     world.advance(now)
-    event = tuple(load(event_json))
-    if event == ("press", "new_game") and world.marbles is not None:
-        world.marbles.reload()
     try:
+        event = tuple(load(event_json))
+        if event == ("press", "new_game") and world.marbles is not None:
+            world.marbles.reload()
         world.send(event, now)
     except ValueError as error:
-        return encode({"error": str(error), "view": world.view()})
+        return world.answer(str(error))
     return world.answer()
 
 
