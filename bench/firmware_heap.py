@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.firmware.build import build as board_build, compile_file  # noqa: E402
+from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
@@ -71,11 +72,12 @@ def tool(name):
     return shutil.which(name, path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
 
 
-def compile_tree(mpy_cross, build, machine):
+def compile_tree(build, machine):
     """What `controller firmware build` deploys for `machine` (in development
     mode, as the emulated board runs), in build/deployed, and the emulator
     compiled the same way (short source names embedded) in build/emulator."""
     board_build(machine, build / "deployed", mode="development")
+    mpy_cross = find_tool("mpy-cross")      # the one the build used: their .mpy versions agree
     for path in EMULATOR.glob("*.py"):
         compile_file(mpy_cross, path, build / "emulator" / (path.stem + ".mpy"), path.name)
     return ":".join([".frozen", str(build / "emulator"), str(build / "deployed")])
@@ -205,30 +207,34 @@ def module_costs(micropython, path, build, machine):
     result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + names, capture_output=True, text=True,
                             env={"MICROPYPATH": path}, cwd=build)
     costs = []
-    names = None
+    table = None
     for line in result.stdout.splitlines():
         if line.startswith("qstr pool:"):
             fields = dict(field.split("=") for field in line.split(":", 1)[1].replace(",", " ").split())
-            names = (int(fields["n_qstr"]), int(fields["n_total_bytes"]))
+            table = (int(fields["n_qstr"]), int(fields["n_total_bytes"]))
         else:
             name, cost = line.split()
             costs.append((name, int(cost)))
-    return costs, names
+    return costs, table
 
 
 def main():
-    micropython, mpy_cross = sys.argv[1] if len(sys.argv) > 1 else tool("micropython"), tool("mpy-cross")
-    if not micropython or not mpy_cross:
+    micropython = sys.argv[1] if len(sys.argv) > 1 else tool("micropython")
+    try:
+        find_tool("mpy-cross")
+    except FirmwareError:
+        micropython = None
+    if not micropython:
         print("firmware heap: skipped (micropython and mpy-cross come with the test extra)")
         return 0
     figures = {}
     for machine in ("drnim", "nimatron"):
         with tempfile.TemporaryDirectory() as folder:
             build = Path(folder)
-            path = compile_tree(mpy_cross, build, machine)
+            path = compile_tree(build, machine)
             game = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
             kib = smallest(micropython, path, game, build / "game.json")
-            costs, names = module_costs(micropython, path, build, machine)
+            costs, table = module_costs(micropython, path, build, machine)
             emulator = sum(cost for name, cost in costs if name in EMULATOR_ONLY)
             figures[machine] = kib - emulator // 1024
             print("%s: a complete game on the emulated board in %d KiB of heap, of which the emulator's fake "
@@ -236,9 +242,10 @@ def main():
                   % (machine, kib, emulator / 1024, figures[machine]))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs))
-            print("  of which the table of interned names (identifiers and short texts): %d names in %.1f KiB; "
-                  "the table grows by doubling, and the module that overflows it pays for the new part"
-                  % (names[0], names[1] / 1024))
+            if table is not None:
+                print("  of which the table of interned names (identifiers and short texts): %d names in %.1f KiB; "
+                      "the table grows by doubling, and the module that overflows it pays for the new part"
+                      % (table[0], table[1] / 1024))
             image = romfs_image(build)
             if image is not None:
                 rom = smallest(micropython, ".frozen:" + str(build / "emulator"), game, build / "game.json",

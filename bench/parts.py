@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from controller.hardware.printed import MACHINES, parts, render  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
+from controller.hardware.printed import parts, render  # noqa: E402
 
 PROFILE = ["--layer-height", "0.2", "--first-layer-height", "0.2", "--fill-density", "15%",
            "--perimeters", "3", "--nozzle-diameter", "0.4", "--filament-diameter", "1.75",
@@ -91,4 +92,4 @@ def main(machines):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(MACHINES))
+    main(sys.argv[1:] or list(NAMES))

@@ -116,3 +116,13 @@ def test_write_docs_names_a_bad_price_and_fails(tmp_path):
     out = io.StringIO()
     assert main(["--write-docs", str(tmp_path / "pinmap.toml")], out=out) == 1
     assert "bom.csv:5: microSD card 16 GB or more: quantity 1 or unit price EUR '' is not a number" in out.getvalue()
+
+
+def test_a_parts_list_without_a_column_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "bom.csv"
+    lines = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(line.rsplit(",", 1)[0] for line in lines) + "\n", encoding="utf-8")
+    with pytest.raises(BomError) as error:
+        read_bom(path)
+    assert str(error.value) == "%s: no column choice (the columns: part, quantity, example part number, note, " \
+                               "unit price EUR, choice)" % path

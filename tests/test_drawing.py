@@ -91,3 +91,16 @@ def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
     assert "SG90 servo flipper" in words and "GPIO 11" not in words
     assert "AO3400A" in words, "the solenoid stays drawn, dashed, as the other way"
     assert sorted(drawings(path)) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"
+
+
+def test_write_docs_names_a_bad_pico_section_in_one_line(tmp_path):
+    import io
+    from controller.hardware.pinmap import main
+    for name in ("pinmap.toml", "wiring.md", "README.md", "bom.csv"):
+        (tmp_path / name).write_text((ROOT / "hardware" / "nimatron" / name).read_text(encoding="utf-8"),
+                                     encoding="utf-8")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("row1 = 2\n", "row1 = 99\n", 1), encoding="utf-8")
+    out = io.StringIO()
+    assert main(["--write-docs", str(path)], out=out) == 1
+    assert "pico.row1: 99 is not a GP pin of the Pico" in out.getvalue()

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import ROOT
-from controller.hardware.printed import BED, MACHINES, Mesh, Part, PartError, parts, render
+from controller.core.registry import NAMES as MACHINES
+from controller.hardware.printed import BED, Mesh, Part, PartError, parts, render
 
 OPENSCAD = shutil.which("openscad")
 needs_openscad = pytest.mark.skipif(OPENSCAD is None, reason="openscad is missing (apt-get install openscad)")

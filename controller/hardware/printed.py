@@ -19,7 +19,6 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-MACHINES = ("drnim", "nimatron")
 BED = (220, 220, 250)   # a common FDM printer's build volume, mm
 HEADER = re.compile(r"^// (print|bounding box|count|mates with): (.*)$", re.MULTILINE)
 BOX = re.compile(r"^(\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) mm$")

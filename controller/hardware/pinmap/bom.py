@@ -16,6 +16,7 @@ from pathlib import Path
 
 PRICED = "November 2026"
 CHOICES = ("", "alternative", "optional")
+COLUMNS = ("part", "quantity", "example part number", "note", "unit price EUR", "choice")
 
 
 class BomError(ValueError):
@@ -26,14 +27,18 @@ def read_bom(path):
     """The rows of a bom.csv, each a dict, with `quantity` an int and `unit price EUR` a Decimal."""
     rows = []
     with open(path, newline="", encoding="utf-8") as f:
-        for number, row in enumerate(csv.DictReader(f), start=2):
+        reader = csv.DictReader(f)
+        missing = [name for name in COLUMNS if name not in (reader.fieldnames or ())]
+        if missing:
+            raise BomError("%s: no column %s (the columns: %s)" % (path, ", ".join(missing), ", ".join(COLUMNS)))
+        for number, row in enumerate(reader, start=2):
             try:
                 row["quantity"] = int(row["quantity"])
                 row["unit price EUR"] = Decimal(row["unit price EUR"])
             except (TypeError, ValueError, ArithmeticError):
                 raise BomError("%s:%d: %s: quantity %r or unit price EUR %r is not a number"
                                % (path, number, row.get("part"), row.get("quantity"), row.get("unit price EUR")))
-            if row.get("choice", "") not in CHOICES:
+            if row["choice"] not in CHOICES:
                 raise BomError("%s:%d: %s: choice %r is not one of: (empty), alternative, optional"
                                % (path, number, row["part"], row["choice"]))
             rows.append(row)

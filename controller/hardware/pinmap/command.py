@@ -54,10 +54,14 @@ def main(argv=None, out=None):
 
 
 def write_drawings(path, out):
-    """Redraw the SVG schematics next to the pin map at `path`; 1 when schemdraw is missing."""
+    """Redraw the SVG schematics next to the pin map at `path`; 1 (and one line) when its [pico]
+    section is wrong or schemdraw is missing."""
     try:
         from controller.hardware.pinmap.drawing import drawings
         made = drawings(path)
+    except PinMapError as error:
+        print(error, file=out)
+        return 1
     except ImportError as error:
         print("%s: drawings not redrawn: %s is missing (pip install -e '.[test]')" % (path, error.name), file=out)
         return 1

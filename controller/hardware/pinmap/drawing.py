@@ -467,7 +467,6 @@ def draw(pinmap, board="pi", pico_pins=None):
         stage.draw(sheet, ends, stage.spec)
         if stage.text:
             sheet.text((TEXT_X, ends[0][1]), stage.text, size=10)
-    supply = header.absanchors["supply"]
     sheet.line(supply, _right(supply, -1.0))
     sheet.supply(_right(supply, -1.0), controller.supply[0].split("(")[0])
     ground = header.absanchors["ground"]
