@@ -7,13 +7,14 @@ import shutil
 import pytest
 
 from conftest import ROOT
+from controller.core.registry import NAMES
 from controller.hardware.pinmap import HEADER, load_pinmap, main
 from controller.hardware.pinmap.pico import PICO_HEADER, load_pico
 
 pytest.importorskip("schemdraw", reason="schemdraw (the test extras) draws the wiring")
 from controller.hardware.pinmap.drawing import FILES, draw, drawings  # noqa: E402
 
-MACHINES = ("drnim", "nimatron")
+MACHINES = NAMES
 
 
 def texts(svg):
@@ -104,3 +105,19 @@ def test_write_docs_names_a_bad_pico_section_in_one_line(tmp_path):
     out = io.StringIO()
     assert main(["--write-docs", str(path)], out=out) == 1
     assert "pico.row1: 99 is not a GP pin of the Pico" in out.getvalue()
+
+
+def test_the_pulls_are_drawn_as_the_pin_map_wires_them(tmp_path):
+    """A button with no internal pull gets its 10 kΩ drawn, towards the level it is not active at,
+    and its far end at the level it is active at; a sensor on an internal pull gets no resistor."""
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text(encoding="utf-8")
+    shipped = texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi"))
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text.replace('pull = "up"\nactive = "low"                    # pressed = the button connects '
+                                 'the pin to GND', 'pull = "none"\nactive = "high"', 1)
+                    .replace('pull = "none"                     # an external 10 kohm', 'pull = "up" # no external', 1),
+                    encoding="utf-8")
+    words = texts(draw(load_pinmap(path), "pi"))
+    assert words.count("10 kΩ pull-down") == shipped.count("10 kΩ pull-down") + 1
+    assert words.count("10 kΩ pull-up") == shipped.count("10 kΩ pull-up") - 1
+    assert words.count("3.3 V") == shipped.count("3.3 V")      # the button's end gained it, the sensor's pull lost it

@@ -147,27 +147,26 @@ def _up(p, dy):
 # --- the stages ---------------------------------------------------------------
 
 def _panel_input(sheet, ends, spec, switch):
-    """GPIO -- 1 kΩ at the Pi -- button (or toggle) -- GND; the Pi's pull-up or pull-down holds the pin."""
+    """GPIO -- 1 kΩ at the Pi -- button (or toggle) -- the level it is active at
+    (GND for active low); the Pi's internal pull holds the pin, or with pull
+    "none" an external 10 kΩ drawn at the Pi."""
     p = ends[0]
     sheet.part("Resistor", _right(p, 0.5), "right", label=resistor_text(PANEL_SERIES_OHMS))
     sheet.line(p, _right(p, 0.5))
     part = sheet.part("Switch" if switch else "Button", _right(p, 2.5), "right", 2.5)
     end = _right(part.absanchors["end"], 0.5)
     sheet.line(part.absanchors["end"], end)
-    if spec.pull == "down":
+    if spec.active == "high":
         sheet.supply(end, "3.3 V")
     else:
         sheet.ground(end, 0.3)
+    if spec.pull == "none":
+        sheet.dot(_right(p, 0.25))
+        _external_pull(sheet, _right(p, 0.25), spec)
 
 
-def _sensor(sheet, ends, spec):
-    """GPIO with its 10 kΩ pull-up to 3.3 V and 100 nF to GND at the Pi, the receiver
-    powered from 3.3 V, the emitter from 5 V."""
-    p = ends[0]
-    node, cap = _right(p, 1.5), _right(p, 3.0)
-    sheet.line(p, _right(p, 5.0))
-    sheet.dot(node)
-    sheet.dot(cap)
+def _external_pull(sheet, node, spec):
+    """The 10 kΩ that holds an input with no internal pull at its inactive level."""
     pull_up = spec.active == "low"
     way = "up" if pull_up else "down"
     resistor = sheet.part("Resistor", node, way, 1.5, label="%s pull-%s" % (resistor_text(EXTERNAL_PULL_OHMS), way),
@@ -176,6 +175,18 @@ def _sensor(sheet, ends, spec):
         sheet.supply(resistor.absanchors["end"], "3.3 V")
     else:
         sheet.ground(resistor.absanchors["end"])
+
+
+def _sensor(sheet, ends, spec):
+    """GPIO with its 10 kΩ pull (when it has no internal one) and 100 nF to GND
+    at the Pi, the receiver powered from 3.3 V, the emitter from 5 V."""
+    p = ends[0]
+    node, cap = _right(p, 1.5), _right(p, 3.0)
+    sheet.line(p, _right(p, 5.0))
+    sheet.dot(cap)
+    if spec.pull == "none":
+        sheet.dot(node)
+        _external_pull(sheet, node, spec)
     capacitor = sheet.part("Capacitor", cap, "down", 1.5, label="100 nF", loc="bottom")
     sheet.ground(capacitor.absanchors["end"])
     receiver = sheet.box(_right(p, 5.0), [
@@ -488,7 +499,8 @@ def draw(pinmap, board="pi", pico_pins=None):
         "Every ground symbol is one common ground: the supply's minus joined to a GND pin (%s)."
         % controller.grounds,
         controller.note,
-        "Buttons and switches: the 1 kΩ sits at the board end of the wire; the internal pull-up holds the pin.",
+        "Buttons and switches: the 1 kΩ sits at the board end of the wire; the internal pull (or the 10 kΩ"
+        " drawn) holds the pin.",
     ] + notes + ["Dashed: the other way to build the release."] * any(None in s.pins for s in found)
     for i, text in enumerate(lines):
         sheet.text((bottom[0] + 13.0, bottom[1] + 2.4 - 0.6 * i), text, size=9)
