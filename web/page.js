@@ -599,7 +599,7 @@ async function boot() {
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
   const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
-  chosen[name] = settingsFromAddress(machines[name]);
+  for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
 }
 
