@@ -32,12 +32,12 @@ def release_one(bench, open_ms, within_ms):
         return None
     start = bench.now()
     bench.board.apply(("release",))
-    bench.wait(open_ms, keys=False)
+    bench.wait(open_ms)
     bench.board.shut_release()
-    bench.wait(max(0, start + within_ms - bench.now()), done=lambda: arrival() is not None, keys=False)
+    bench.wait(max(0, start + within_ms - bench.now()), done=lambda: arrival() is not None)
     at = arrival()
     if at is None:
         return None
-    bench.wait(BEAM_CLEAR_MS, done=lambda: not sensor.level, keys=False)
-    bench.wait(SETTLE_MS, keys=False)
+    bench.wait(BEAM_CLEAR_MS, done=lambda: not sensor.level)
+    bench.wait(SETTLE_MS)
     return at - start

@@ -27,6 +27,7 @@ QUIET_MS = 1000            # after the last press: late bounces still counted
 WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
 SEEN_WITHIN_MS = 5000      # a released marble not seen by then is lost
+INPUT_KEYS = ("s", "skip", "n", "no", "stop")   # what ends the wait for an input (Enter does not)
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
 STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
 
@@ -128,7 +129,7 @@ class Selftest:
         for row in range(1, self.pinmap.rows + 1):
             for lit in range(1, lamps + 1):
                 panel.show_row(row, lit)
-                self.bench.wait(WALK_MS, keys=False)
+                self.bench.wait(WALK_MS)
             answer = self.bench.ask("Did the lamps of row %d light one by one, 1 to %d, on both displays?"
                                     % (row, lamps), ("row", row))
             panel.show_row(row, 0)
@@ -170,7 +171,8 @@ class Selftest:
         self.bench.inputs.clear()
         rest = watch.level
         self.bench.act(text, role, 2 * times)
-        key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest)
+        key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest,
+                               keys=INPUT_KEYS)
         if key == "stop":
             raise Stopped()
         if key in ("s", "skip"):
@@ -205,7 +207,7 @@ class Selftest:
         waited = 0
         while edges != self.raw_edges() and waited < INPUT_WAIT_MS:
             edges = self.raw_edges()
-            self.bench.wait(QUIET_MS, keys=False)
+            self.bench.wait(QUIET_MS)
             waited += QUIET_MS
 
     def raw_edges(self):
