@@ -137,3 +137,23 @@ def test_on_the_board_the_end_of_the_input_stops_it_with_nothing_written(tmp_pat
     assert run("calibrate", "--config", str(path))[0] == 1
     assert capsys.readouterr().err == "controller calibrate: stopped at the end of the input: nothing written\n"
     assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))
+
+
+def test_the_new_configuration_is_on_the_card_before_it_replaces_the_old_and_the_rename_after(tmp_path, monkeypatch):
+    import os
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    done = []
+    fsync, replace = os.fsync, os.replace
+
+    def synced(fd):
+        done.append(("fsync", os.readlink("/proc/self/fd/%d" % fd)))
+        fsync(fd)
+
+    def replaced(source, target):
+        done.append(("replace", str(target)))
+        replace(source, target)
+    monkeypatch.setattr(os, "fsync", synced)
+    monkeypatch.setattr(os, "replace", replaced)
+    assert run("calibrate", "--simulate", "--config", str(path))[0] == 0
+    assert done == [("fsync", str(path) + ".new"), ("replace", str(path)), ("fsync", str(tmp_path))]

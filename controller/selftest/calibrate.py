@@ -24,6 +24,7 @@ config.toml.bak-YYYYmmdd-HHMMSS; the new file must pass the same checks as
 
 import os
 import shutil
+import stat
 import time
 
 from controller.core.registry import machine_class
@@ -31,6 +32,7 @@ from controller.hardware.pinmap import HEADER
 from controller.selftest.release import release_one, sensor_role
 from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import check_with_pinmap, load_config, release_open_ms
+from controller.service.store import replace_file
 
 ROUND_MS = 50
 MARGIN_MS = 200
@@ -100,19 +102,14 @@ def write(path, section, values, pinmap, clock=time.time):
     except ValueError as error:
         raise CalibrationError("%s: %s: set %s by hand" % (path, error, ", ".join(
             "%s.%s = %d" % (section, key, value) for key, value in values.items())))
-    temporary = "%s.new" % path
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(new)
-    try:
-        shutil.copymode(path, temporary)
+    kept = []
+
+    def check_and_keep(temporary):
         check_with_pinmap(load_config(temporary), pinmap)
-        backup = backup_path(path, clock)
-        shutil.copy2(path, backup)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-    return backup
+        kept.append(backup_path(path, clock))
+        shutil.copy2(path, kept[0])
+    replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode), check_and_keep)
+    return kept[0]
 
 
 def backup_path(path, clock):
