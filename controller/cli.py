@@ -34,8 +34,6 @@ from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
 USAGE_ERROR = 2
-# Subcommands with a --simulate of their own (the bare `controller --simulate` is the simulator).
-SIMULATING_COMMANDS = ("selftest", "calibrate")
 
 
 class ArgumentError(Exception):
@@ -491,7 +489,8 @@ def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
     argv = sys.argv[1:] if argv is None else argv
     try:
-        if "--simulate" in argv and argv[0] not in SIMULATING_COMMANDS:
+        # `controller --simulate ...` (an option first) is the simulator; a subcommand's --simulate is its own
+        if "--simulate" in argv and argv[0].startswith("-"):
             return run_simulate(argv, out)
         args = build_parser().parse_args(argv)
         args.read_line = read_line
