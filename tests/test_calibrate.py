@@ -157,3 +157,22 @@ def test_the_new_configuration_is_on_the_card_before_it_replaces_the_old_and_the
     monkeypatch.setattr(os, "replace", replaced)
     assert run("calibrate", "--simulate", "--config", str(path))[0] == 0
     assert done == [("fsync", str(path) + ".new"), ("replace", str(path)), ("fsync", str(tmp_path))]
+
+
+def test_a_beam_broken_at_rest_is_refused_naming_the_sensor_pin(tmp_path):
+    from controller.selftest.calibrate import CalibrationError
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    config = load_config(str(path))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    bench = SimulatedBench(pinmap, out=io.StringIO())
+    try:
+        bench.factory.pin(pinmap.inputs["marble_sensor"].pin).drive_low()
+        bench.wait(100)
+        with pytest.raises(CalibrationError) as refused:
+            calibrate(bench, config, pinmap, 3, io.StringIO())
+    finally:
+        bench.close()
+    assert str(refused.value) == ("the beam reads broken with no marble on BCM 8 (header pin 24): check the sensor "
+                                  "first (controller selftest); nothing written")
+    assert path.read_text() == SHIPPED

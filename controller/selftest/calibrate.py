@@ -28,8 +28,7 @@ import stat
 import time
 
 from controller.core.registry import machine_class
-from controller.hardware.pinmap import HEADER
-from controller.selftest.release import release_one, sensor_role
+from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
 from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import check_with_pinmap, load_config, release_open_ms
 from controller.service.store import replace_file
@@ -37,7 +36,6 @@ from controller.service.store import replace_file
 ROUND_MS = 50
 MARGIN_MS = 200
 SETTLE_MS = 100
-SEEN_WITHIN_MS = 5000
 SETTINGS = ("release_timeout_ms", "pace_ms")
 
 
@@ -70,27 +68,6 @@ def derive(times, opened, settings):
 
 def within(value, setting):
     return min(max(value, setting.low), setting.high)
-
-
-def time_marbles(bench, config, pinmap, count, say):
-    """Release `count` marbles one by one; their times (ms). CalibrationError
-    when the beam is broken at rest or a marble is not seen."""
-    sensor = sensor_role(bench.board)
-    if bench.inputs[sensor].level:
-        raise CalibrationError("the beam reads broken with no marble (BCM %d, header pin %d): check the sensor "
-                               "first (controller selftest); nothing written" % (pinmap.inputs[sensor].pin,
-                                                                HEADER[pinmap.inputs[sensor].pin]))
-    opened = release_open_ms(config, pinmap)
-    times = []
-    for number in range(1, count + 1):
-        ms = release_one(bench, opened, SEEN_WITHIN_MS)
-        if ms is None:
-            raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
-                                   "(or load more marbles) and calibrate again; nothing written"
-                                   % (number, SEEN_WITHIN_MS))
-        say("  marble %d: %d ms" % (number, ms))
-        times.append(ms)
-    return times
 
 
 def write(path, section, values, pinmap, clock=time.time):
@@ -130,8 +107,18 @@ def calibrate(bench, config, pinmap, count, out):
     if not bench.go_ahead("Put at least %d marbles on the rail: they will be released one by one and timed "
                           "from the release to the sensor." % count):
         raise CalibrationError("stopped before the first marble: nothing written")
-    times = time_marbles(bench, config, pinmap, count, say)
+    broken = beam_broken(bench, pinmap)
+    if broken:
+        raise CalibrationError(broken + ": check the sensor first (controller selftest); nothing written")
+
+    def timed(number, ms):
+        if ms is None:
+            raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
+                                   "(or load more marbles) and calibrate again; nothing written"
+                                   % (number, SEEN_WITHIN_MS))
+        say("  marble %d: %d ms" % (number, ms))
     opened = release_open_ms(config, pinmap)
+    times = time_marbles(bench, opened, count, timed)
     say("Timed %d marble%s from the release to the sensor: %d to %d ms; the release stays open %d ms."
         % (count, "" if count == 1 else "s", min(times), max(times), opened))
     if max(times) > 2 * min(times):

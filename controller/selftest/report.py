@@ -6,9 +6,16 @@ import json
 import os
 import time
 
+from controller.hardware.pinmap import HEADER
+
 PASS = "pass"
 FAIL = "fail"
 SKIP = "skip"
+
+
+def where(pins):
+    """BCM numbers with their header pins, for a technician with a multimeter."""
+    return ", ".join("BCM %d (header pin %d)" % (pin, HEADER[pin]) for pin in pins)
 
 
 class Report:
