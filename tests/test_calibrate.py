@@ -176,3 +176,13 @@ def test_a_beam_broken_at_rest_is_refused_naming_the_sensor_pin(tmp_path):
     assert str(refused.value) == ("the beam reads broken with no marble on BCM 8 (header pin 24): check the sensor "
                                   "first (controller selftest); nothing written")
     assert path.read_text() == SHIPPED
+
+
+def test_a_second_backup_in_the_same_second_takes_the_next_name(tmp_path):
+    from controller.selftest.calibrate import write
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    first = write(str(path), "drnim", {"pace_ms": 1000}, pinmap, clock=lambda: 0)
+    second = write(str(path), "drnim", {"pace_ms": 1100}, pinmap, clock=lambda: 0)
+    assert second == first + "-2" and open(first).read() == SHIPPED and "pace_ms = 1000" in open(second).read()

@@ -31,7 +31,7 @@ from controller.core.registry import machine_class
 from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
 from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import check_with_pinmap, load_config, release_open_ms
-from controller.service.store import replace_file
+from controller.service.store import replace_file, untaken
 
 ROUND_MS = 50
 MARGIN_MS = 200
@@ -83,20 +83,10 @@ def write(path, section, values, pinmap, clock=time.time):
 
     def check_and_keep(temporary):
         check_with_pinmap(load_config(temporary), pinmap)
-        kept.append(backup_path(path, clock))
+        kept.append(untaken(path + ".bak-", clock()))
         shutil.copy2(path, kept[0])
     replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode), check_and_keep)
     return kept[0]
-
-
-def backup_path(path, clock):
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
-    backup = "%s.bak-%s" % (path, stamp)
-    number = 1
-    while os.path.exists(backup):
-        number += 1
-        backup = "%s.bak-%s-%d" % (path, stamp, number)
-    return backup
 
 
 def calibrate(bench, config, pinmap, count, out):

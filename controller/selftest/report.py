@@ -7,6 +7,7 @@ import os
 import time
 
 from controller.hardware.pinmap import HEADER
+from controller.service.store import untaken
 
 PASS = "pass"
 FAIL = "fail"
@@ -61,12 +62,7 @@ class Report:
         """Write the report as selftest-YYYYmmdd-HHMMSS.json in `folder`; its path.
         OSError (no such folder, no permission) is the caller's."""
         os.makedirs(folder, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.started))
-        path = os.path.join(folder, "selftest-%s.json" % stamp)
-        number = 1
-        while os.path.exists(path):
-            number += 1
-            path = os.path.join(folder, "selftest-%s-%d.json" % (stamp, number))
+        path = untaken(os.path.join(folder, "selftest-"), self.started, ".json")
         with open(path, "x") as f:
             json.dump(self.to_dict(), f, indent=1)
             f.write("\n")

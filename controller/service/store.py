@@ -13,6 +13,18 @@ import os
 import time
 
 
+def untaken(prefix, when, suffix=""):
+    """`prefix` + YYYYmmdd-HHMMSS (`when`, local time) + `suffix`, with -2, -3...
+    before the suffix when that name is taken: a time-stamped name no file has."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when))
+    path = prefix + stamp + suffix
+    number = 1
+    while os.path.exists(path):
+        number += 1
+        path = "%s%s-%d%s" % (prefix, stamp, number, suffix)
+    return path
+
+
 def replace_file(path, payload, mode=0o600, before=None):
     """Replace the file at `path` by `payload` (bytes) with write, fsync and an
     atomic rename, then an fsync of the folder: after a power cut, the old file
@@ -75,12 +87,7 @@ class StateStore:
     def set_aside(self, clock=time.time):
         """Rename the saved game to game.json.bad-YYYYmmdd-HHMMSS (and -2, -3...
         if taken); returns the new path, or None when even that failed."""
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
-        target = "%s.bad-%s" % (self.path, stamp)
-        number = 1
-        while os.path.exists(target):
-            number += 1
-            target = "%s.bad-%s-%d" % (self.path, stamp, number)
+        target = untaken(self.path + ".bad-", clock())
         try:
             os.replace(self.path, target)
         except OSError:
