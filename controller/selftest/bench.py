@@ -15,16 +15,12 @@ world answers the questions itself.
 import queue
 import sys
 import threading
-import time
 
 from controller.hardware.boards import Board
 from controller.selftest.inputs import Inputs
+from controller.service.daemon import monotonic_ms
 
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "s": "skip", "skip": "skip"}
-
-
-def monotonic_ms():
-    return int(time.monotonic() * 1000)
 
 
 class Bench:
