@@ -10,6 +10,7 @@
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
+    controller web build|serve ...   (see controller/web/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 

@@ -36,7 +36,6 @@ from controller.service.store import replace_file, untaken
 ROUND_MS = 50
 MARGIN_MS = 200
 SETTLE_MS = 100
-SETTINGS = ("release_timeout_ms", "pace_ms")
 
 
 class CalibrationError(ValueError):
@@ -116,8 +115,7 @@ def calibrate(bench, config, pinmap, count, out):
             "again after.")
     derived = derive(times, opened, cls.SETTINGS)
     changes = dict((key, value) for key, (value, _) in derived.items() if config.machine[key] != value)
-    for key in SETTINGS:
-        value, why = derived[key]
+    for key, (value, why) in derived.items():
         say("  %s.%s: %d -> %d (%s)" % (name, key, config.machine[key], value, why) if key in changes
             else "  %s.%s: %d, unchanged (%s)" % (name, key, value, why))
     if not changes:

@@ -25,7 +25,6 @@ class Report:
         self.pinmap_path = str(pinmap_path)
         self.simulated = simulated
         self.started = clock()
-        self.clock = clock
         self.checks = []       # {"stage", "check", "result", "detail"}
         self.figures = {}      # measured figures by name, such as release_to_sensor_ms
 
