@@ -10,6 +10,7 @@
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
+    controller web build|serve ...   (see controller/web/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -34,8 +35,6 @@ from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
 USAGE_ERROR = 2
-# Subcommands with a --simulate of their own (the bare `controller --simulate` is the simulator).
-SIMULATING_COMMANDS = ("selftest", "calibrate")
 
 
 class ArgumentError(Exception):
@@ -491,7 +490,8 @@ def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
     argv = sys.argv[1:] if argv is None else argv
     try:
-        if "--simulate" in argv and argv[0] not in SIMULATING_COMMANDS:
+        # `controller --simulate ...` (an option first) is the simulator; a subcommand's --simulate is its own
+        if "--simulate" in argv and argv[0].startswith("-"):
             return run_simulate(argv, out)
         args = build_parser().parse_args(argv)
         args.read_line = read_line

@@ -137,3 +137,52 @@ def test_on_the_board_the_end_of_the_input_stops_it_with_nothing_written(tmp_pat
     assert run("calibrate", "--config", str(path))[0] == 1
     assert capsys.readouterr().err == "controller calibrate: stopped at the end of the input: nothing written\n"
     assert path.read_text() == text and not list(tmp_path.glob("config.toml.bak-*"))
+
+
+def test_the_new_configuration_is_on_the_card_before_it_replaces_the_old_and_the_rename_after(tmp_path, monkeypatch):
+    import os
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    done = []
+    fsync, replace = os.fsync, os.replace
+
+    def synced(fd):
+        done.append(("fsync", os.readlink("/proc/self/fd/%d" % fd)))
+        fsync(fd)
+
+    def replaced(source, target):
+        done.append(("replace", str(target)))
+        replace(source, target)
+    monkeypatch.setattr(os, "fsync", synced)
+    monkeypatch.setattr(os, "replace", replaced)
+    assert run("calibrate", "--simulate", "--config", str(path))[0] == 0
+    assert done == [("fsync", str(path) + ".new"), ("replace", str(path)), ("fsync", str(tmp_path))]
+
+
+def test_a_beam_broken_at_rest_is_refused_naming_the_sensor_pin(tmp_path):
+    from controller.selftest.calibrate import CalibrationError
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    config = load_config(str(path))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    bench = SimulatedBench(pinmap, out=io.StringIO())
+    try:
+        bench.factory.pin(pinmap.inputs["marble_sensor"].pin).drive_low()
+        bench.wait(100)
+        with pytest.raises(CalibrationError) as refused:
+            calibrate(bench, config, pinmap, 3, io.StringIO())
+    finally:
+        bench.close()
+    assert str(refused.value) == ("the beam reads broken with no marble on BCM 8 (header pin 24): check the sensor "
+                                  "first (controller selftest); nothing written")
+    assert path.read_text() == SHIPPED
+
+
+def test_a_second_backup_in_the_same_second_takes_the_next_name(tmp_path):
+    from controller.selftest.calibrate import write
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    first = write(str(path), "drnim", {"pace_ms": 1000}, pinmap, clock=lambda: 0)
+    second = write(str(path), "drnim", {"pace_ms": 1100}, pinmap, clock=lambda: 0)
+    assert second == first + "-2" and open(first).read() == SHIPPED and "pace_ms = 1000" in open(second).read()

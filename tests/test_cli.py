@@ -180,6 +180,9 @@ def test_ctrl_c_stops_a_long_search_cleanly():
     (["play", "drnim", "--opponent", "nimx"], "--opponent: nimx plays only nim and moore games"),
     (["play", "drnim", "--first", "later"], "argument --first: invalid choice: 'later'"),
     (["solve", "nim", "3", "--method", "ip", "--misere"], "--method ip"),
+    # only a leading option is the simulator's: a subcommand's --simulate is its parser's to judge
+    (["play", "nim", "3", "--simulate"], "unrecognized arguments: --simulate"),
+    (["fleet", "--simulate"], "unrecognized arguments: --simulate"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(argv, words):
     result = command(*argv)

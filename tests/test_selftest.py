@@ -252,3 +252,25 @@ def test_the_input_ending_while_a_button_is_awaited_stops_the_selftest(tmp_path)
     assert code == 1 and "Press Trigger button (lower right) 3 times." in out
     checks = results(saved_report(tmp_path))
     assert checks[("(stopped)", "end of input")][0] == "fail" and ("inputs", "trigger") not in checks
+
+
+class EnterFirst(SimulatedBench):
+    """A technician who presses Enter on reading each instruction, and only
+    then, two seconds later, uses the input."""
+
+    def act(self, text, role, changes):
+        self.queue.put(("key", ""))
+        self.at(self.time + 2000, lambda: SimulatedBench.act(self, text, role, changes))
+
+
+def test_an_enter_typed_while_an_input_is_awaited_does_not_end_the_wait(tmp_path):
+    config = load_config(str(write_config(tmp_path)))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    bench = EnterFirst(pinmap, out=io.StringIO())
+    report = Report("drnim", pinmap.path, True)
+    try:
+        Selftest(bench, config, pinmap, report, skip=("lamps", "indicators", "release")).run()
+    finally:
+        bench.close()
+    checks = results(report.to_dict())
+    assert [checks[("inputs", role)][0] for role in ("trigger", "new_game", "turn_switch")] == ["pass"] * 3

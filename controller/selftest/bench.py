@@ -15,16 +15,12 @@ world answers the questions itself.
 import queue
 import sys
 import threading
-import time
 
 from controller.hardware.boards import Board
 from controller.selftest.inputs import Inputs
+from controller.service.daemon import monotonic_ms
 
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "s": "skip", "skip": "skip"}
-
-
-def monotonic_ms():
-    return int(time.monotonic() * 1000)
 
 
 class Bench:
@@ -62,10 +58,10 @@ class Bench:
         except queue.Empty:
             return None
 
-    def wait(self, ms, done=None, keys=True):
+    def wait(self, ms, done=None, keys=()):
         """Let up to `ms` pass, debouncing the inputs, until `done()` holds.
-        Returns a line the technician typed meanwhile (which ends the wait;
-        with `keys` False it is dropped: a release pulse is never cut short), or None."""
+        Returns a line typed meanwhile that is one of `keys` (it ends the wait;
+        any other is dropped: a release pulse is never cut short), or None."""
         deadline = self.now() + ms
         while not (done and done()):
             due = self.inputs.due()
@@ -76,7 +72,7 @@ class Bench:
                     return None
             elif event[0] == "key":
                 self.ended = self.ended or event[1] == "stop"
-                if keys:
+                if event[1] in keys:
                     return event[1]
             else:
                 self.inputs.recheck(event[3])

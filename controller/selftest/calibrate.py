@@ -24,19 +24,18 @@ config.toml.bak-YYYYmmdd-HHMMSS; the new file must pass the same checks as
 
 import os
 import shutil
+import stat
 import time
 
 from controller.core.registry import machine_class
-from controller.hardware.pinmap import HEADER
-from controller.selftest.release import release_one, sensor_role
+from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
 from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import check_with_pinmap, load_config, release_open_ms
+from controller.service.store import replace_file, untaken
 
 ROUND_MS = 50
 MARGIN_MS = 200
 SETTLE_MS = 100
-SEEN_WITHIN_MS = 5000
-SETTINGS = ("release_timeout_ms", "pace_ms")
 
 
 class CalibrationError(ValueError):
@@ -70,27 +69,6 @@ def within(value, setting):
     return min(max(value, setting.low), setting.high)
 
 
-def time_marbles(bench, config, pinmap, count, say):
-    """Release `count` marbles one by one; their times (ms). CalibrationError
-    when the beam is broken at rest or a marble is not seen."""
-    sensor = sensor_role(bench.board)
-    if bench.inputs[sensor].level:
-        raise CalibrationError("the beam reads broken with no marble (BCM %d, header pin %d): check the sensor "
-                               "first (controller selftest); nothing written" % (pinmap.inputs[sensor].pin,
-                                                                HEADER[pinmap.inputs[sensor].pin]))
-    opened = release_open_ms(config, pinmap)
-    times = []
-    for number in range(1, count + 1):
-        ms = release_one(bench, opened, SEEN_WITHIN_MS)
-        if ms is None:
-            raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
-                                   "(or load more marbles) and calibrate again; nothing written"
-                                   % (number, SEEN_WITHIN_MS))
-        say("  marble %d: %d ms" % (number, ms))
-        times.append(ms)
-    return times
-
-
 def write(path, section, values, pinmap, clock=time.time):
     """Set `values` in [section] of the file at `path`, keeping a backup; the backup's path."""
     with open(path, encoding="utf-8") as f:
@@ -100,29 +78,14 @@ def write(path, section, values, pinmap, clock=time.time):
     except ValueError as error:
         raise CalibrationError("%s: %s: set %s by hand" % (path, error, ", ".join(
             "%s.%s = %d" % (section, key, value) for key, value in values.items())))
-    temporary = "%s.new" % path
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(new)
-    try:
-        shutil.copymode(path, temporary)
+    kept = []
+
+    def check_and_keep(temporary):
         check_with_pinmap(load_config(temporary), pinmap)
-        backup = backup_path(path, clock)
-        shutil.copy2(path, backup)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-    return backup
-
-
-def backup_path(path, clock):
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
-    backup = "%s.bak-%s" % (path, stamp)
-    number = 1
-    while os.path.exists(backup):
-        number += 1
-        backup = "%s.bak-%s-%d" % (path, stamp, number)
-    return backup
+        kept.append(untaken(path + ".bak-", clock()))
+        shutil.copy2(path, kept[0])
+    replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode), check_and_keep)
+    return kept[0]
 
 
 def calibrate(bench, config, pinmap, count, out):
@@ -133,8 +96,18 @@ def calibrate(bench, config, pinmap, count, out):
     if not bench.go_ahead("Put at least %d marbles on the rail: they will be released one by one and timed "
                           "from the release to the sensor." % count):
         raise CalibrationError("stopped before the first marble: nothing written")
-    times = time_marbles(bench, config, pinmap, count, say)
+    broken = beam_broken(bench, pinmap)
+    if broken:
+        raise CalibrationError(broken + ": check the sensor first (controller selftest); nothing written")
+
+    def timed(number, ms):
+        if ms is None:
+            raise CalibrationError("marble %d was not seen within %d ms of its release: free the rail or the chute "
+                                   "(or load more marbles) and calibrate again; nothing written"
+                                   % (number, SEEN_WITHIN_MS))
+        say("  marble %d: %d ms" % (number, ms))
     opened = release_open_ms(config, pinmap)
+    times = time_marbles(bench, opened, count, timed)
     say("Timed %d marble%s from the release to the sensor: %d to %d ms; the release stays open %d ms."
         % (count, "" if count == 1 else "s", min(times), max(times), opened))
     if max(times) > 2 * min(times):
@@ -142,8 +115,7 @@ def calibrate(bench, config, pinmap, count, out):
             "again after.")
     derived = derive(times, opened, cls.SETTINGS)
     changes = dict((key, value) for key, (value, _) in derived.items() if config.machine[key] != value)
-    for key in SETTINGS:
-        value, why = derived[key]
+    for key, (value, why) in derived.items():
         say("  %s.%s: %d -> %d (%s)" % (name, key, config.machine[key], value, why) if key in changes
             else "  %s.%s: %d, unchanged (%s)" % (name, key, value, why))
     if not changes:

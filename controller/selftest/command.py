@@ -45,24 +45,20 @@ def add_simulate_arguments(parser):
     parser.add_argument("--seed", type=seed, default=0, help="with --simulate: the same seed, the same run")
 
 
-def layout(config):
-    """The machine's LAYOUT values from its settings (the Nimatron's rows)."""
-    return dict((key, config.machine[setting]) for key, setting, _ in machine_class(config.machine_name).LAYOUT)
-
-
 def open_bench(args, config, pinmap, out, read_line=None):
     """The bench: simulated, or the real board once the service is known not to hold it."""
     if not args.simulate and (args.jam_rate or args.seed):
         raise ArgumentError("--jam-rate and --seed are for the simulated machine: add --simulate")
+    layout = machine_class(config.machine_name)(config.machine).layout()
     if args.simulate:
         from controller.selftest.simulated import SimulatedBench
-        return SimulatedBench(pinmap, layout(config), out, rail=config.machine.get("marbles", 0),
+        return SimulatedBench(pinmap, layout, out, rail=config.machine.get("marbles", 0),
                               jam_rate=args.jam_rate, seed=args.seed)
     from controller.service.daemon import pin_factory_for
     check_free(config)
     factory = pin_factory_for(config.service["pin_factory"])
     try:
-        return Bench(pinmap, factory, layout(config), out, read_line)
+        return Bench(pinmap, factory, layout, out, read_line)
     except Exception as error:
         line = busy(error)
         if line is None:

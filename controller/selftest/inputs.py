@@ -63,7 +63,7 @@ class Inputs:
 
     def due(self):
         """When a debouncer must read its pin again, or None."""
-        times = [w.debouncer.due() for w in self.watches.values() if w.debouncer.due() is not None]
+        times = [due for due in (w.debouncer.due() for w in self.watches.values()) if due is not None]
         return min(times) if times else None
 
     def recheck(self, now):

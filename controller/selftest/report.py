@@ -6,9 +6,17 @@ import json
 import os
 import time
 
+from controller.hardware.pinmap import HEADER
+from controller.service.store import untaken
+
 PASS = "pass"
 FAIL = "fail"
 SKIP = "skip"
+
+
+def where(pins):
+    """BCM numbers with their header pins, for a technician with a multimeter."""
+    return ", ".join("BCM %d (header pin %d)" % (pin, HEADER[pin]) for pin in pins)
 
 
 class Report:
@@ -17,7 +25,6 @@ class Report:
         self.pinmap_path = str(pinmap_path)
         self.simulated = simulated
         self.started = clock()
-        self.clock = clock
         self.checks = []       # {"stage", "check", "result", "detail"}
         self.figures = {}      # measured figures by name, such as release_to_sensor_ms
 
@@ -54,12 +61,7 @@ class Report:
         """Write the report as selftest-YYYYmmdd-HHMMSS.json in `folder`; its path.
         OSError (no such folder, no permission) is the caller's."""
         os.makedirs(folder, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.started))
-        path = os.path.join(folder, "selftest-%s.json" % stamp)
-        number = 1
-        while os.path.exists(path):
-            number += 1
-            path = os.path.join(folder, "selftest-%s-%d.json" % (stamp, number))
+        path = untaken(os.path.join(folder, "selftest-"), self.started, ".json")
         with open(path, "x") as f:
             json.dump(self.to_dict(), f, indent=1)
             f.write("\n")

@@ -15,10 +15,10 @@ start, or named with --skip); so is any single check answered "s".
 """
 
 from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND, SWITCH
-from controller.hardware.pinmap import HEADER, display_registers
+from controller.hardware.pinmap import display_registers
 from controller.selftest.bench import Stopped
-from controller.selftest.release import release_one, sensor_role
-from controller.selftest.report import FAIL, PASS, SKIP
+from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
+from controller.selftest.report import FAIL, PASS, SKIP, where
 from controller.service.config import release_open_ms
 
 PRESSES = 3                # each button is pressed this many times
@@ -26,14 +26,9 @@ INPUT_WAIT_MS = 30000      # how long a button or switch is waited for
 QUIET_MS = 1000            # after the last press: late bounces still counted
 WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
-SEEN_WITHIN_MS = 5000      # a released marble not seen by then is lost
+INPUT_KEYS = ("s", "skip", "n", "no", "stop")   # what ends the wait for an input (Enter does not)
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
 STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
-
-
-def where(pins):
-    """BCM numbers with their header pins, for a technician with a multimeter."""
-    return ", ".join("BCM %d (header pin %d)" % (pin, HEADER[pin]) for pin in pins)
 
 
 class Selftest:
@@ -128,7 +123,7 @@ class Selftest:
         for row in range(1, self.pinmap.rows + 1):
             for lit in range(1, lamps + 1):
                 panel.show_row(row, lit)
-                self.bench.wait(WALK_MS, keys=False)
+                self.bench.wait(WALK_MS)
             answer = self.bench.ask("Did the lamps of row %d light one by one, 1 to %d, on both displays?"
                                     % (row, lamps), ("row", row))
             panel.show_row(row, 0)
@@ -170,7 +165,8 @@ class Selftest:
         self.bench.inputs.clear()
         rest = watch.level
         self.bench.act(text, role, 2 * times)
-        key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest)
+        key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest,
+                               keys=INPUT_KEYS)
         if key == "stop":
             raise Stopped()
         if key in ("s", "skip"):
@@ -205,18 +201,17 @@ class Selftest:
         waited = 0
         while edges != self.raw_edges() and waited < INPUT_WAIT_MS:
             edges = self.raw_edges()
-            self.bench.wait(QUIET_MS, keys=False)
+            self.bench.wait(QUIET_MS)
             waited += QUIET_MS
 
     def raw_edges(self):
         return sum(watch.raw for watch in self.bench.inputs.watches.values())
 
     def release(self, stage):
-        sensor = sensor_role(self.board)
-        spec = self.pinmap.inputs[sensor]
-        if self.bench.inputs[sensor].level:
-            self.report.add(stage, "sensor at rest", FAIL, "the beam reads broken with no marble on %s: check the "
-                            "emitter's power, the alignment and the pull-up" % where([spec.pin]))
+        broken = beam_broken(self.bench, self.pinmap)
+        if broken:
+            self.report.add(stage, "sensor at rest", FAIL, broken + ": check the emitter's power, the alignment and "
+                            "the pull-up")
             self.report.add(stage, "marbles timed", SKIP, "the sensor cannot see marbles")
             return
         self.report.add(stage, "sensor at rest", PASS, "the beam is whole")
@@ -224,13 +219,7 @@ class Selftest:
                                    % RELEASES):
             self.report.add(stage, "marbles timed", SKIP, "no marbles")
             return
-        opened = release_open_ms(self.config, self.pinmap)
-        times = []
-        for number in range(1, RELEASES + 1):
-            ms = release_one(self.bench, opened, SEEN_WITHIN_MS)
-            self.bench.say("  marble %d: %s" % (number, "%d ms from the release to the sensor" % ms if ms is not None
-                                                else "not seen within %d ms" % SEEN_WITHIN_MS))
-            times.append(ms)
+        times = time_marbles(self.bench, release_open_ms(self.config, self.pinmap), RELEASES, self.timed)
         self.report.figures["release_to_sensor_ms"] = times
         lost = [str(number) for number, ms in enumerate(times, 1) if ms is None]
         if lost:
@@ -240,3 +229,7 @@ class Selftest:
         else:
             self.report.add(stage, "marbles timed", PASS, "%s ms; `controller calibrate` sets the timeout and the "
                             "pace from such times" % ", ".join(str(ms) for ms in times))
+
+    def timed(self, number, ms):
+        self.bench.say("  marble %d: %s" % (number, "%d ms from the release to the sensor" % ms if ms is not None
+                                            else "not seen within %d ms" % SEEN_WITHIN_MS))

@@ -1,6 +1,6 @@
 """The saved game, crash-safe.
 
-Written after every change worth keeping with write, fsync and an atomic
+Written after every change worth keeping by `replace_file`: write, fsync, an atomic
 rename (then an fsync of the folder, so the rename itself survives a power
 cut): a reader finds either the old file or the new one, never half of one.
 
@@ -13,6 +13,48 @@ import os
 import time
 
 
+def untaken(prefix, when, suffix=""):
+    """`prefix` + YYYYmmdd-HHMMSS (`when`, local time) + `suffix`, with -2, -3...
+    before the suffix when that name is taken: a time-stamped name no file has."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when))
+    path = prefix + stamp + suffix
+    number = 1
+    while os.path.exists(path):
+        number += 1
+        path = "%s%s-%d%s" % (prefix, stamp, number, suffix)
+    return path
+
+
+def replace_file(path, payload, mode=0o600, before=None):
+    """Replace the file at `path` by `payload` (bytes) with write, fsync and an
+    atomic rename, then an fsync of the folder: after a power cut, the old file
+    or the new one, never half of one. `before(temporary)` is called on the new
+    file, written, before the rename: when it raises, the new file is removed
+    and `path` is left as it was. OSError is the caller's."""
+    temporary = path + ".new"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            os.fchmod(fd, mode)
+            written = 0
+            while written < len(payload):
+                written += os.write(fd, payload[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if before is not None:
+            before(temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
 class StateStore:
     def __init__(self, folder, name="game.json"):
         self.folder = folder
@@ -21,22 +63,7 @@ class StateStore:
     def save(self, data):
         """Write `data` safely; OSError (a full card, a read-only folder) is the caller's."""
         os.makedirs(self.folder, exist_ok=True)
-        temporary = self.path + ".new"
-        payload = json.dumps(data, sort_keys=True).encode()
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            written = 0
-            while written < len(payload):
-                written += os.write(fd, payload[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, self.path)
-        folder = os.open(self.folder, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        replace_file(self.path, json.dumps(data, sort_keys=True).encode())
 
     def read(self):
         """(data, None); (None, None) when there is no saved game; (None, problem)
@@ -60,12 +87,7 @@ class StateStore:
     def set_aside(self, clock=time.time):
         """Rename the saved game to game.json.bad-YYYYmmdd-HHMMSS (and -2, -3...
         if taken); returns the new path, or None when even that failed."""
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
-        target = "%s.bad-%s" % (self.path, stamp)
-        number = 1
-        while os.path.exists(target):
-            number += 1
-            target = "%s.bad-%s-%d" % (self.path, stamp, number)
+        target = untaken(self.path + ".bad-", clock())
         try:
             os.replace(self.path, target)
         except OSError:
