@@ -519,3 +519,55 @@ def test_an_exhibit_whose_status_is_old_is_shown_silent(tmp_path):
               "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "games": 4, "machine_wins": 3}}
     fleet.message("m/a/status", encode(status))
     assert fleet.rows() == [["a", "drnim", "silent 16 min", "-", "4", "3", "-"]]
+
+
+def test_a_password_file_is_read_only_where_it_is_used(tmp_path, capsys):
+    """Staff who cannot read the password file still read `controller status`; `config check`
+    says it cannot be read, in one line."""
+    (tmp_path / "secret").write_bytes(b"\xff\xfe not UTF-8")
+    path = write_config(tmp_path)
+    path.write_text(path.read_text() + '[telemetry]\nenabled = true\nusername = "a"\npassword_file = "%s"\n'
+                    % (tmp_path / "secret"))
+    assert load_config(str(path)).telemetry["password_file"] == str(tmp_path / "secret")
+    assert main(["status", "--config", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "telemetry.password_file: %s: cannot read it" % (tmp_path / "secret") in err, err
+
+
+def test_odd_retained_statuses_are_ignored_with_a_line_each(broker, tmp_path):
+    """A status whose machine, fault or service_faults has the wrong type is not ours: retained, it
+    comes back at every start, so it must never crash the table."""
+    prefix = "oddities"
+    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="odd-stranger")
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    base = {"v": 1, "online": True, "at": time.time(), "machine": "drnim", "mode": "play", "fault": None,
+            "version": "1", "uptime_s": 5, "today": {"date": "2026-01-01", "games": 0, "machine_wins": 0},
+            "last_game": None}
+    odd = {"off-machine": {"v": 1, "online": False, "at": time.time(), "machine": 5},
+           "off-fault": {"v": 1, "online": False, "at": time.time(), "fault": 3},
+           "off-faults": {"v": 1, "online": False, "at": time.time(), "service_faults": 5},
+           "on-faults": dict(base, service_faults=5),
+           "on-faults-items": dict(base, service_faults=[{}])}
+    try:
+        for name, payload in odd.items():
+            stranger.publish("%s/%s/status" % (prefix, name), encode(dict(payload, exhibit=name)), qos=1,
+                             retain=True).wait_for_publish(5)
+        code, rows, text, err = fleet_once(broker, prefix)
+        assert code == 0 and rows == {} and err.count("\n") == len(odd), (text, err)
+        assert all(line.startswith("controller fleet: ignored a message: %s/" % prefix)
+                   for line in err.splitlines()), err
+    finally:
+        for name in odd:
+            stranger.publish("%s/%s/status" % (prefix, name), b"", retain=True).wait_for_publish(5)
+        stranger.loop_stop()
+
+
+@pytest.mark.parametrize("more", [["--tls", "--ca-file", "/nonexistent"], ["--db", "/etc/passwd"],
+                                  ["--db", "/proc/x/f.sqlite"]])
+def test_a_store_or_ca_file_that_cannot_be_opened_is_one_line_and_exit_1(broker, more, capsys):
+    code = main(["fleet", "--broker", broker.address, "--prefix", "unopened"] + more)
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and err.startswith("controller fleet: "), err
