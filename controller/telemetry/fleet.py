@@ -122,8 +122,7 @@ class Fleet:
 
     @staticmethod
     def fault(status):
-        faults = ([status["fault"]] if status.get("fault") else []) + [
-            str(kind) for kind in status.get("service_faults", []) if isinstance(status.get("service_faults"), list)]
+        faults = ([status["fault"]] if status.get("fault") else []) + status.get("service_faults", [])
         return ", ".join(faults) or "-"
 
     @staticmethod

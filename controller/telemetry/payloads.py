@@ -65,6 +65,10 @@ def decode(prefix, name, raw):
         if not isinstance(payload.get(key), kinds) or isinstance(payload.get(key), bool) and bool not in kinds:
             raise BadMessage("%s: %r is %s" % (name, key, quoted(repr(payload.get(key))) if key in payload
                                               else "missing"))
+    for key, kinds in STATUS_FIELDS if kind == "status" else ():
+        if key in payload and (not isinstance(payload[key], kinds) or key == "service_faults" and not all(
+                isinstance(item, str) for item in payload[key])):
+            raise BadMessage("%s: %r is %s" % (name, key, quoted(repr(payload[key]))))
     if kind == "status" and (payload["online"] or "today" in payload):
         today = payload["today"]
         if not isinstance(today, dict) or not isinstance(today.get("date"), str) or not all(
@@ -85,3 +89,5 @@ FIELDS = {
 }
 ONLINE_FIELDS = (("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
                  ("uptime_s", (int,)), ("today", (dict,)), ("last_game", (dict, type(None))))
+# In every status, online or not, when present (a last will has only some of them).
+STATUS_FIELDS = (("machine", (str,)), ("fault", (str, type(None))), ("service_faults", (list,)))
