@@ -14,6 +14,7 @@ live table's. An unreachable or refusing broker is one line and exit status 1.
 import os
 import queue
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -90,7 +91,11 @@ def run(args, out):
     port = port or (8883 if args.tls else 1883)
     period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
     log = lambda text: sys.stderr.write("controller fleet: %s\n" % text)  # noqa: E731
-    store = FleetStore(args.db or default_db()) if not args.once else FleetStore(":memory:")
+    path = args.db or default_db() if not args.once else ":memory:"
+    try:
+        store = FleetStore(path)
+    except (OSError, sqlite3.Error) as error:
+        return cannot_open("the store %s" % path, error)
     fleet = Fleet(args.prefix, store, log)
     try:
         if args.what == "stats" and args.offline:
@@ -98,7 +103,10 @@ def run(args, out):
         persistent = not args.once
         client_id = args.client_id or ("drnim-fleet-%s" % socket.gethostname() if persistent
                                        else "drnim-fleet-once-%s" % uuid.uuid4().hex[:8])
-        follower = Follower(host, port, fleet, client_id, persistent, args)
+        try:
+            follower = Follower(host, port, fleet, client_id, persistent, args)
+        except OSError as error:
+            return cannot_open("--ca-file %s" % args.ca_file, error)
         try:
             follower.start()
         except Unreachable as error:
@@ -117,6 +125,11 @@ def run(args, out):
             follower.stop()
     finally:
         store.close()
+
+
+def cannot_open(what, error):
+    sys.stderr.write("controller fleet: %s: cannot open it (%s)\n" % (what, getattr(error, "strerror", None) or error))
+    return 1
 
 
 def print_stats(store, period, out):
