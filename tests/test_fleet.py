@@ -36,7 +36,7 @@ from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import encode
 from controller.telemetry.settings import check_telemetry
-from service_rig import write_config
+from service_rig import Rig, write_config
 
 
 @pytest.fixture(autouse=True)
@@ -571,3 +571,36 @@ def test_a_store_or_ca_file_that_cannot_be_opened_is_one_line_and_exit_1(broker,
     code = main(["fleet", "--broker", broker.address, "--prefix", "unopened"] + more)
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and err.startswith("controller fleet: "), err
+
+
+class GameCatcher:
+    """The service's telemetry, reduced to what it is handed."""
+
+    where, connected, queued = "nowhere", False, 0
+
+    def __init__(self):
+        self.games = []
+
+    def game(self, winner, turns, duration_s, settings):
+        self.games.append(duration_s)
+
+    def status(self, status, changed=True):
+        pass
+
+    def fault(self, kind):
+        pass
+
+
+def test_a_games_length_is_measured_on_the_services_clock(tmp_path):
+    """Not the wall clock: a clock set back or forward during a game does not make its length."""
+    rig = Rig(tmp_path)
+    rig.service.telemetry = catcher = GameCatcher()
+    rig.take(1)
+    started = rig.clock.now
+    while rig.service.machine.state["mode"] == "play":
+        rig.hand_over()
+        if rig.service.machine.state["mode"] == "play":
+            rig.take(1)
+    assert len(catcher.games) == 1
+    assert catcher.games[0] > 5 and abs(catcher.games[0] - (rig.clock.now - started) // 1000) <= 2, (
+        catcher.games, rig.clock.now - started)

@@ -61,6 +61,9 @@ UNSAVED = ("clock", "attract", "attract_step", "shown")
 # What makes a new status for the broker (publish_status).
 STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
 
+# A game's first move came before this start, on another clock: its length is unknown.
+RESTORED = "restored"
+
 
 def monotonic_ms():
     return int(time.monotonic() * 1000)
@@ -113,9 +116,9 @@ class Service:
         self.telemetry = self.start_telemetry()
         self.status_sent = None
         self.machine = self.restore()
-        # When this game's first move came (time.time()), for its duration: 0 when it came
-        # before this start (unknown), None before the first move.
-        self.first_move_at = 0 if self.machine.turns else None
+        # When this game's first move came (self.clock(), ms), for its duration: RESTORED when it
+        # came before this start (unknown), None before the first move.
+        self.first_move_at = RESTORED if self.machine.turns else None
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
         self.storms = {}
@@ -345,12 +348,12 @@ class Service:
         if mode == "play" and machine.mode == "over":
             self.stats.game(name, machine.winner)
             if self.telemetry:
-                lasted = int(time.time() - self.first_move_at) if self.first_move_at else None
+                lasted = None if self.first_move_at in (None, RESTORED) else (self.clock() - self.first_move_at) // 1000
                 self.telemetry.game(machine.winner, len(machine.turns), lasted, self.config.machine)
         if not machine.turns:
             self.first_move_at = None
         elif self.first_move_at is None:
-            self.first_move_at = time.time()
+            self.first_move_at = self.clock()
         fault = machine.fault
         if fault and fault != self.last_fault:
             self.fault_seen(fault)
