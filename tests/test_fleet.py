@@ -31,6 +31,7 @@ from controller.service.daemon import Service
 from controller.service.notify import Notifier
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
+from controller.firmware.monitor import Monitor
 from controller.telemetry.command import Follower
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.outbox import Outbox
@@ -578,8 +579,10 @@ class GameCatcher:
 
     where, connected, queued = "nowhere", False, 0
 
-    def __init__(self):
+    def __init__(self, machine="drnim"):
+        self.machine = machine
         self.games = []
+        self.faults = []
 
     def game(self, winner, turns, duration_s, settings):
         self.games.append(duration_s)
@@ -588,7 +591,7 @@ class GameCatcher:
         pass
 
     def fault(self, kind):
-        pass
+        self.faults.append(kind)
 
 
 def test_a_games_length_is_measured_on_the_services_clock(tmp_path):
@@ -604,3 +607,15 @@ def test_a_games_length_is_measured_on_the_services_clock(tmp_path):
     assert len(catcher.games) == 1
     assert catcher.games[0] > 5 and abs(catcher.games[0] - (rig.clock.now - started) // 1000) <= 2, (
         catcher.games, rig.clock.now - started)
+
+
+def test_the_monitor_labels_a_boards_games_with_the_boards_machine(tmp_path):
+    """The Pi's configuration names one machine, the board on the cable may be another; a fault the
+    board does not name is not sent as "None"."""
+    catcher = GameCatcher("drnim")
+    monitor = Monitor(None, lambda line: None, telemetry=catcher)
+    monitor.record({"kind": "hello", "machine": "nimatron"})
+    assert catcher.machine == "nimatron"
+    monitor.record({"kind": "fault"})
+    monitor.record({"kind": "fault", "fault": "jam"})
+    assert catcher.faults == ["jam"]
