@@ -619,3 +619,13 @@ def test_the_monitor_labels_a_boards_games_with_the_boards_machine(tmp_path):
     monitor.record({"kind": "fault"})
     monitor.record({"kind": "fault", "fault": "jam"})
     assert catcher.faults == ["jam"]
+
+
+@pytest.mark.parametrize("argv, named", [(["stats", "--period", "\u00b2d"], "--period: "),
+                                         (["stats", "--period", "0d"], "--period: "),
+                                         (["--broker", "localhost:\u00b2"], "--broker: "),
+                                         (["--broker", "localhost:0"], "--broker: ")])
+def test_a_period_or_port_that_is_not_ascii_digits_is_one_line(argv, named, capsys):
+    assert main(["fleet"] + argv + ["--offline"] * (argv[0] == "stats")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "invalid literal" not in err, err

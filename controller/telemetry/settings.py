@@ -36,7 +36,7 @@ def check_telemetry(where, given):
     def bad(key, problem):
         return ConfigError("%s: telemetry.%s: %r: %s" % (where, key, settings[key], problem))
 
-    settings["port"] = settings["port"] or (8883 if settings["tls"] else 1883)
+    settings["port"] = settings["port"] or default_port(settings["tls"])
     settings["client_id"] = settings["client_id"] or socket.gethostname()
     name = settings["client_id"]
     if any(c in RESERVED for c in name) or not name.strip() or len(name.encode()) > 64:
@@ -57,6 +57,11 @@ def check_telemetry(where, given):
         if settings["password_file"] and not settings["username"]:
             raise bad("password_file", "given, but no username")
     return settings
+
+
+def default_port(tls):
+    """MQTT's port: 8883 with TLS, 1883 without."""
+    return 8883 if tls else 1883
 
 
 def check_password(where, settings):
