@@ -77,7 +77,6 @@ class Fleet:
         self.exhibits = {}
         self.games = 0          # new games kept
         self.duplicates = 0     # games seen again (QoS 1 redelivery), not counted twice
-        self.ignored = 0
 
     def message(self, name, raw, retained=False):
         if not raw and name.endswith("/status"):
@@ -86,7 +85,6 @@ class Fleet:
         try:
             exhibit, kind, payload = decode(self.prefix, name, raw)
         except BadMessage as error:
-            self.ignored += 1
             self.log("ignored a message: %s" % error)
             return
         if kind == "status":

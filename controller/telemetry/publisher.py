@@ -81,7 +81,6 @@ class Telemetry:
         self.inbox = queue.SimpleQueue()
         self.connected = False
         self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
-        self.published = 0       # messages handed to the broker, status included
         self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
@@ -187,10 +186,8 @@ class Telemetry:
                 continue
             for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
                 in_flight[client.publish(name, payload, qos=1).mid] = seq
-                self.published += 1
             if status_due and latest is not None:
                 client.publish(self.topic("status"), self.status_payload(outbox, latest), qos=1, retain=True)
-                self.published += 1
                 status_due = False
                 next_beat = self.clock() + self.settings["heartbeat_s"]
         if self.connected:
