@@ -587,7 +587,7 @@ class GameCatcher:
     def game(self, winner, turns, duration_s, settings):
         self.games.append(duration_s)
 
-    def status(self, status, changed=True):
+    def status(self, status):
         pass
 
     def fault(self, kind):
@@ -629,3 +629,21 @@ def test_a_period_or_port_that_is_not_ascii_digits_is_one_line(argv, named, caps
     assert main(["fleet"] + argv + ["--offline"] * (argv[0] == "stats")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err and "invalid literal" not in err, err
+
+
+def test_a_status_is_sent_at_once_only_when_what_staff_look_at_changed(tmp_path):
+    """The rule is the publisher's, so the Pico monitor's statuses (every one of them) follow it too."""
+    from controller.telemetry.publisher import Telemetry
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": free_port(),
+                                        "client_id": "hall-9", "heartbeat_s": 5})
+    publisher = Telemetry(settings, "drnim", str(tmp_path), lambda text: None)
+    monitor = Monitor(None, lambda line: None, telemetry=publisher)
+    sent = []
+    status = publisher.status
+    publisher.status = lambda given: sent.append(status(given))
+    try:
+        for rail, mode in [(15, "play"), (14, "play"), (13, "play"), (13, "over"), (13, "over")]:
+            monitor.record({"kind": "status", "status": {"mode": mode, "rail": rail, "fault": None}})
+        assert sent == [True, False, False, True, False]
+    finally:
+        publisher.close()
