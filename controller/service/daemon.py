@@ -58,7 +58,6 @@ CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
 # State that changes while nothing worth saving happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
-
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
 

@@ -65,8 +65,8 @@ def default_port(tls):
 
 
 def check_password(where, settings):
-    """`controller config check`'s own step: the password file can be read. Only there, since the
-    other commands that load the configuration run for staff who may not read it."""
+    """A step of `controller config check` and `run` alone: the password file can be read. Not in
+    check_telemetry, since other commands load the configuration for staff who may not read it."""
     if settings["enabled"]:
         try:
             read_password(settings["password_file"])
