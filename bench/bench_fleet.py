@@ -57,9 +57,10 @@ class Counting(publisher.Telemetry):
         self.asked = {"status": 0, "game": 0, "fault": 0}
         super().__init__(*args, **kwargs)
 
-    def status(self, status, changed=True):
-        self.asked["status"] += bool(changed)
-        super().status(status, changed)
+    def status(self, status):
+        changed = super().status(status)
+        self.asked["status"] += changed
+        return changed
 
     def game(self, *args):
         self.asked["game"] += 1

@@ -316,7 +316,9 @@ def run_service(args, out):
         overrides["machine"] = args.machine
     if args.pin_factory:
         overrides["pin_factory"] = args.pin_factory
+    from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(config_path(args), overrides)
+    argument("--config", check_password, config.path or "the defaults", config.telemetry)
     try:
         factory = daemon.pin_factory_for(config.service["pin_factory"])
     except daemon.NoGPIO as error:
@@ -327,7 +329,9 @@ def run_service(args, out):
 
 def run_config_check(args, out):
     path = args.path or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
+    from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
+    argument("--config", check_password, path or "the defaults", config.telemetry)
     out.write("%s: good: %s, pin map %s, GPIO backend %s\n" % (
         path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"]))
     return 0

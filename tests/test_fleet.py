@@ -31,12 +31,13 @@ from controller.service.daemon import Service
 from controller.service.notify import Notifier
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
+from controller.firmware.monitor import Monitor
 from controller.telemetry.command import Follower
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import encode
 from controller.telemetry.settings import check_telemetry
-from service_rig import write_config
+from service_rig import Rig, write_config
 
 
 @pytest.fixture(autouse=True)
@@ -519,3 +520,130 @@ def test_an_exhibit_whose_status_is_old_is_shown_silent(tmp_path):
               "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "games": 4, "machine_wins": 3}}
     fleet.message("m/a/status", encode(status))
     assert fleet.rows() == [["a", "drnim", "silent 16 min", "-", "4", "3", "-"]]
+
+
+def test_a_password_file_is_read_only_where_it_is_used(tmp_path, capsys):
+    """Staff who cannot read the password file still read `controller status`; `config check`
+    says it cannot be read, in one line."""
+    (tmp_path / "secret").write_bytes(b"\xff\xfe not UTF-8")
+    path = write_config(tmp_path)
+    path.write_text(path.read_text() + '[telemetry]\nenabled = true\nusername = "a"\npassword_file = "%s"\n'
+                    % (tmp_path / "secret"))
+    assert load_config(str(path)).telemetry["password_file"] == str(tmp_path / "secret")
+    assert main(["status", "--config", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "telemetry.password_file: %s: cannot read it" % (tmp_path / "secret") in err, err
+
+
+def test_odd_retained_statuses_are_ignored_with_a_line_each(broker, tmp_path):
+    """A status whose machine, fault or service_faults has the wrong type is not ours: retained, it
+    comes back at every start, so it must never crash the table."""
+    prefix = "oddities"
+    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="odd-stranger")
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    base = {"v": 1, "online": True, "at": time.time(), "machine": "drnim", "mode": "play", "fault": None,
+            "version": "1", "uptime_s": 5, "today": {"date": "2026-01-01", "games": 0, "machine_wins": 0},
+            "last_game": None}
+    odd = {"off-machine": {"v": 1, "online": False, "at": time.time(), "machine": 5},
+           "off-fault": {"v": 1, "online": False, "at": time.time(), "fault": 3},
+           "off-faults": {"v": 1, "online": False, "at": time.time(), "service_faults": 5},
+           "on-faults": dict(base, service_faults=5),
+           "on-faults-items": dict(base, service_faults=[{}])}
+    try:
+        for name, payload in odd.items():
+            stranger.publish("%s/%s/status" % (prefix, name), encode(dict(payload, exhibit=name)), qos=1,
+                             retain=True).wait_for_publish(5)
+        code, rows, text, err = fleet_once(broker, prefix)
+        assert code == 0 and rows == {} and err.count("\n") == len(odd), (text, err)
+        assert all(line.startswith("controller fleet: ignored a message: %s/" % prefix)
+                   for line in err.splitlines()), err
+    finally:
+        for name in odd:
+            stranger.publish("%s/%s/status" % (prefix, name), b"", retain=True).wait_for_publish(5)
+        stranger.loop_stop()
+
+
+@pytest.mark.parametrize("more", [["--tls", "--ca-file", "/nonexistent"], ["--db", "/etc/passwd"],
+                                  ["--db", "/proc/x/f.sqlite"]])
+def test_a_store_or_ca_file_that_cannot_be_opened_is_one_line_and_exit_1(broker, more, capsys):
+    code = main(["fleet", "--broker", broker.address, "--prefix", "unopened"] + more)
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and err.startswith("controller fleet: "), err
+
+
+class GameCatcher:
+    """The service's telemetry, reduced to what it is handed."""
+
+    where, connected, queued = "nowhere", False, 0
+
+    def __init__(self, machine="drnim"):
+        self.machine = machine
+        self.games = []
+        self.faults = []
+
+    def game(self, winner, turns, duration_s, settings):
+        self.games.append(duration_s)
+
+    def status(self, status):
+        pass
+
+    def fault(self, kind):
+        self.faults.append(kind)
+
+
+def test_a_games_length_is_measured_on_the_services_clock(tmp_path):
+    """Not the wall clock: a clock set back or forward during a game does not make its length."""
+    rig = Rig(tmp_path)
+    rig.service.telemetry = catcher = GameCatcher()
+    rig.take(1)
+    started = rig.clock.now
+    while rig.service.machine.state["mode"] == "play":
+        rig.hand_over()
+        if rig.service.machine.state["mode"] == "play":
+            rig.take(1)
+    assert len(catcher.games) == 1
+    assert catcher.games[0] > 5 and abs(catcher.games[0] - (rig.clock.now - started) // 1000) <= 2, (
+        catcher.games, rig.clock.now - started)
+
+
+def test_the_monitor_labels_a_boards_games_with_the_boards_machine(tmp_path):
+    """The Pi's configuration names one machine, the board on the cable may be another; a fault the
+    board does not name is not sent as "None"."""
+    catcher = GameCatcher("drnim")
+    monitor = Monitor(None, lambda line: None, telemetry=catcher)
+    monitor.record({"kind": "hello", "machine": "nimatron"})
+    assert catcher.machine == "nimatron"
+    monitor.record({"kind": "fault"})
+    monitor.record({"kind": "fault", "fault": "jam"})
+    assert catcher.faults == ["jam"]
+
+
+@pytest.mark.parametrize("argv, named", [(["stats", "--period", "\u00b2d"], "--period: "),
+                                         (["stats", "--period", "0d"], "--period: "),
+                                         (["--broker", "localhost:\u00b2"], "--broker: "),
+                                         (["--broker", "localhost:0"], "--broker: ")])
+def test_a_period_or_port_that_is_not_ascii_digits_is_one_line(argv, named, capsys):
+    assert main(["fleet"] + argv + ["--offline"] * (argv[0] == "stats")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "invalid literal" not in err, err
+
+
+def test_a_status_is_sent_at_once_only_when_what_staff_look_at_changed(tmp_path):
+    """The rule is the publisher's, so the Pico monitor's statuses (every one of them) follow it too."""
+    from controller.telemetry.publisher import Telemetry
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": free_port(),
+                                        "client_id": "hall-9", "heartbeat_s": 5})
+    publisher = Telemetry(settings, "drnim", str(tmp_path), lambda text: None)
+    monitor = Monitor(None, lambda line: None, telemetry=publisher)
+    sent = []
+    status = publisher.status
+    publisher.status = lambda given: sent.append(status(given))
+    try:
+        for rail, mode in [(15, "play"), (14, "play"), (13, "play"), (13, "over"), (13, "over")]:
+            monitor.record({"kind": "status", "status": {"mode": mode, "rail": rail, "fault": None}})
+        assert sent == [True, False, False, True, False]
+    finally:
+        publisher.close()

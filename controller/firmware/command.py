@@ -117,8 +117,9 @@ def run_monitor(args, out):
     telemetry = None
     if config.telemetry["enabled"]:
         from controller.telemetry.publisher import Telemetry
-        telemetry = Telemetry(config.telemetry, args.machine if args.emulate else config.machine_name,
-                              config.state_dir(), say)
+        # the password file is read here, not with the configuration: one line when it cannot be
+        machine = args.machine if args.emulate else config.machine_name
+        telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
     emulator = None
     try:
         if args.emulate:

@@ -12,6 +12,7 @@ its state again, so what it shows is never stale.
 """
 
 from controller.firmware.link import describe_hello
+from controller.telemetry.payloads import SIDES
 
 RESUMED = {"new": "a new game", "saved": "the saved game resumed", "check": "held in check: a marble was on its way"}
 
@@ -94,6 +95,8 @@ class Monitor:
         kind = message["kind"]
         if kind == "hello":
             self.machine = message.get("machine")
+            if self.telemetry is not None and isinstance(self.machine, str):
+                self.telemetry.machine = self.machine
         if self.telemetry is not None:
             self.publish(message)
         if self.stats is None:
@@ -108,8 +111,8 @@ class Monitor:
         kind = message["kind"]
         if kind in ("status", "state") and isinstance(message.get("status"), dict):
             self.telemetry.status(message["status"])
-        elif kind == "game_over" and message.get("winner") in ("player", "machine"):
+        elif kind == "game_over" and message.get("winner") in SIDES:
             turns = message.get("turns")
             self.telemetry.game(message["winner"], len(turns) if isinstance(turns, list) else 0, None, {})
-        elif kind == "fault":
-            self.telemetry.fault(str(message.get("fault")))
+        elif kind == "fault" and isinstance(message.get("fault"), str):
+            self.telemetry.fault(message["fault"])

@@ -58,8 +58,8 @@ CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
 # State that changes while nothing worth saving happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
-# What makes a new status for the broker (publish_status).
-STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
+# A game's first move came before this start, on another clock: its length is unknown.
+RESTORED = "restored"
 
 
 def monotonic_ms():
@@ -111,11 +111,10 @@ class Service:
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
         self.telemetry = self.start_telemetry()
-        self.status_sent = None
         self.machine = self.restore()
-        # When this game's first move came (time.time()), for its duration: 0 when it came
-        # before this start (unknown), None before the first move.
-        self.first_move_at = 0 if self.machine.turns else None
+        # When this game's first move came (self.clock(), ms), for its duration: RESTORED when it
+        # came before this start (unknown), None before the first move.
+        self.first_move_at = RESTORED if self.machine.turns else None
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
         self.storms = {}
@@ -345,12 +344,12 @@ class Service:
         if mode == "play" and machine.mode == "over":
             self.stats.game(name, machine.winner)
             if self.telemetry:
-                lasted = int(time.time() - self.first_move_at) if self.first_move_at else None
+                lasted = None if self.first_move_at in (None, RESTORED) else (self.clock() - self.first_move_at) // 1000
                 self.telemetry.game(machine.winner, len(machine.turns), lasted, self.config.machine)
         if not machine.turns:
             self.first_move_at = None
         elif self.first_move_at is None:
-            self.first_move_at = time.time()
+            self.first_move_at = self.clock()
         fault = machine.fault
         if fault and fault != self.last_fault:
             self.fault_seen(fault)
@@ -367,19 +366,14 @@ class Service:
         if self.telemetry:
             self.telemetry.fault(kind)
 
-    def publish_status(self, heartbeat=False):
-        """The status to the broker when what staff look at changed: the mode, the
-        winner, a fault, the attract state. A marble or a turn alone is not a
-        change worth a message: the status sent on the telemetry's heartbeat
-        carries the rail and the turn as they were at the service's last one."""
+    def publish_status(self):
+        """The status to the telemetry, which sends it at once when what staff look at changed,
+        else at its heartbeat (publisher.STATUS_CHANGES)."""
         if not self.telemetry:
             return
         status = self.machine.status()
         status["service_faults"] = sorted(self.service_faults())
-        watched = [status[key] for key in STATUS_CHANGES]
-        if watched != self.status_sent or heartbeat:
-            self.telemetry.status(status, changed=watched != self.status_sent)
-            self.status_sent = watched
+        self.telemetry.status(status)
 
     def service_faults(self):
         """The service's own faults (storage, statistics, noisy inputs), one line each."""
@@ -389,7 +383,7 @@ class Service:
         return faults
 
     def heartbeat(self):
-        self.publish_status(heartbeat=True)
+        self.publish_status()
         status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         if self.telemetry:

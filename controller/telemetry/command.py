@@ -14,14 +14,17 @@ live table's. An unreachable or refusing broker is one line and exit status 1.
 import os
 import queue
 import socket
+import sqlite3
 import sys
 import threading
 import time
 import uuid
 
 from controller.cli import ArgumentError, argument
+from controller.core.values import is_whole, quoted
 from controller.telemetry.fleet import Fleet, FleetStore, table
 from controller.telemetry.payloads import subscriptions
+from controller.telemetry.settings import default_port
 
 # --once and stats: the broker has sent what it holds once nothing came for this long...
 QUIET_S = 0.5
@@ -48,8 +51,8 @@ def broker_address(text):
         port = rest[1:] if rest.startswith(":") else None
     elif text.count(":") == 1:
         host, port = text.split(":")
-    if not host or port is not None and not (port.isdigit() and 0 < int(port) < 65536):
-        raise ValueError("not HOST[:PORT] with a port from 1 to 65535: %r" % text)
+    if not host or port is not None and not (is_whole(port) and 0 < int(port) < 65536):
+        raise ValueError("not HOST[:PORT] with a port from 1 to 65535: %s" % quoted(text))
     return host, None if port is None else int(port)
 
 
@@ -74,9 +77,10 @@ def add_parser(commands):
 def period_seconds(text):
     units = {"d": 86400, "h": 3600, "min": 60}
     for unit, seconds in units.items():
-        if text.endswith(unit) and text[:-len(unit)].isdigit() and int(text[:-len(unit)]) > 0:
-            return int(text[:-len(unit)]) * seconds
-    raise ValueError("%r is not %s" % (text, PERIODS))
+        number = text[:-len(unit)]
+        if text.endswith(unit) and is_whole(number) and int(number) > 0:
+            return int(number) * seconds
+    raise ValueError("%s is not %s" % (quoted(text), PERIODS))
 
 
 def run(args, out):
@@ -87,10 +91,14 @@ def run(args, out):
     if args.ca_file and not args.tls:
         raise ArgumentError("--ca-file: give --tls too")
     host, port = argument("--broker", broker_address, args.broker)
-    port = port or (8883 if args.tls else 1883)
+    port = port or default_port(args.tls)
     period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
     log = lambda text: sys.stderr.write("controller fleet: %s\n" % text)  # noqa: E731
-    store = FleetStore(args.db or default_db()) if not args.once else FleetStore(":memory:")
+    path = args.db or default_db() if not args.once else ":memory:"
+    try:
+        store = FleetStore(path)
+    except (OSError, sqlite3.Error) as error:
+        return cannot_open("the store %s" % path, error)
     fleet = Fleet(args.prefix, store, log)
     try:
         if args.what == "stats" and args.offline:
@@ -98,7 +106,10 @@ def run(args, out):
         persistent = not args.once
         client_id = args.client_id or ("drnim-fleet-%s" % socket.gethostname() if persistent
                                        else "drnim-fleet-once-%s" % uuid.uuid4().hex[:8])
-        follower = Follower(host, port, fleet, client_id, persistent, args)
+        try:
+            follower = Follower(host, port, fleet, client_id, persistent, args)
+        except OSError as error:
+            return cannot_open("--ca-file %s" % args.ca_file, error)
         try:
             follower.start()
         except Unreachable as error:
@@ -117,6 +128,11 @@ def run(args, out):
             follower.stop()
     finally:
         store.close()
+
+
+def cannot_open(what, error):
+    sys.stderr.write("controller fleet: %s: cannot open it (%s)\n" % (what, getattr(error, "strerror", None) or error))
+    return 1
 
 
 def print_stats(store, period, out):

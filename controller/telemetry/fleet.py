@@ -77,7 +77,6 @@ class Fleet:
         self.exhibits = {}
         self.games = 0          # new games kept
         self.duplicates = 0     # games seen again (QoS 1 redelivery), not counted twice
-        self.ignored = 0
 
     def message(self, name, raw, retained=False):
         if not raw and name.endswith("/status"):
@@ -86,7 +85,6 @@ class Fleet:
         try:
             exhibit, kind, payload = decode(self.prefix, name, raw)
         except BadMessage as error:
-            self.ignored += 1
             self.log("ignored a message: %s" % error)
             return
         if kind == "status":
@@ -122,8 +120,7 @@ class Fleet:
 
     @staticmethod
     def fault(status):
-        faults = ([status["fault"]] if status.get("fault") else []) + [
-            str(kind) for kind in status.get("service_faults", []) if isinstance(status.get("service_faults"), list)]
+        faults = ([status["fault"]] if status.get("fault") else []) + status.get("service_faults", [])
         return ", ".join(faults) or "-"
 
     @staticmethod

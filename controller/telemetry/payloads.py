@@ -11,6 +11,8 @@ that does not fit is refused with one line naming the topic and the problem.
 
 import json
 
+from controller.core.values import quoted
+
 VERSION = 1
 KINDS = ("status", "game", "fault")
 # The longest payload a consumer reads: a status or a game is well under 2 KB.
@@ -35,11 +37,6 @@ def encode(payload):
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
 
 
-def quoted(raw, limit=60):
-    text = repr(raw[:limit])
-    return text + ("..." if len(raw) > limit else "")
-
-
 def decode(prefix, name, raw):
     """(exhibit, kind, payload) of a message on `name`; BadMessage with one line when it is not ours."""
     head = prefix + "/"
@@ -56,23 +53,27 @@ def decode(prefix, name, raw):
     if not isinstance(payload, dict):
         raise BadMessage("%s: not a JSON object: %s" % (name, quoted(raw)))
     if payload.get("v") != VERSION:
-        raise BadMessage("%s: version %s, this controller reads version %d" % (name, quoted(repr(payload.get("v"))),
+        raise BadMessage("%s: version %s, this controller reads version %d" % (name, quoted(payload.get("v")),
                                                                               VERSION))
     if payload.get("exhibit") != exhibit:
-        raise BadMessage("%s: \"exhibit\" is %s, not the topic's %r" % (name, quoted(repr(payload.get("exhibit"))),
+        raise BadMessage("%s: \"exhibit\" is %s, not the topic's %r" % (name, quoted(payload.get("exhibit")),
                                                                        exhibit))
     for key, kinds in FIELDS[kind] + (() if kind != "status" or not payload.get("online") else ONLINE_FIELDS):
         if not isinstance(payload.get(key), kinds) or isinstance(payload.get(key), bool) and bool not in kinds:
-            raise BadMessage("%s: %r is %s" % (name, key, quoted(repr(payload.get(key))) if key in payload
+            raise BadMessage("%s: %r is %s" % (name, key, quoted(payload.get(key)) if key in payload
                                               else "missing"))
+    for key, kinds in STATUS_FIELDS if kind == "status" else ():
+        if key in payload and (not isinstance(payload[key], kinds) or key == "service_faults" and not all(
+                isinstance(item, str) for item in payload[key])):
+            raise BadMessage("%s: %r is %s" % (name, key, quoted(payload[key])))
     if kind == "status" and (payload["online"] or "today" in payload):
         today = payload["today"]
         if not isinstance(today, dict) or not isinstance(today.get("date"), str) or not all(
                 isinstance(today.get(key), int) and not isinstance(today.get(key), bool) and today[key] >= 0
                 for key in ("games", "machine_wins")):
-            raise BadMessage("%s: \"today\" is %s, not {date, games, machine_wins}" % (name, quoted(repr(today))))
+            raise BadMessage("%s: \"today\" is %s, not {date, games, machine_wins}" % (name, quoted(today)))
     if kind == "game" and payload["winner"] not in SIDES:
-        raise BadMessage("%s: \"winner\" is %s, not player or machine" % (name, quoted(repr(payload["winner"]))))
+        raise BadMessage("%s: \"winner\" is %s, not player or machine" % (name, quoted(payload["winner"])))
     return exhibit, kind, payload
 
 
@@ -85,3 +86,5 @@ FIELDS = {
 }
 ONLINE_FIELDS = (("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
                  ("uptime_s", (int,)), ("today", (dict,)), ("last_game", (dict, type(None))))
+# In every status, online or not, when present (a last will has only some of them).
+STATUS_FIELDS = (("machine", (str,)), ("fault", (str, type(None))), ("service_faults", (list,)))

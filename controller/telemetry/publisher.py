@@ -39,6 +39,9 @@ IN_FLIGHT = 20
 # How long a clean stop waits for the broker to take the "offline" status.
 GOODBYE_S = 2.0
 SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
+# What makes a new status, sent at once: the mode, the winner, a fault, the attract state. A marble
+# or a turn alone is not a change worth a message: the heartbeat's status carries them.
+STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
 
 
 class BrokerContext(ssl.SSLContext):
@@ -81,16 +84,21 @@ class Telemetry:
         self.inbox = queue.SimpleQueue()
         self.connected = False
         self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
-        self.published = 0       # messages handed to the broker, status included
         self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
+        self.watched = None      # the last status's STATUS_CHANGES (status)
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
 
     # --- what the service calls: never blocks ---------------------------------------
-    def status(self, status, changed=True):
-        """The exhibit's status; sent at once when `changed`, else at the next heartbeat."""
+    def status(self, status):
+        """The exhibit's status: sent at once when what staff look at changed (STATUS_CHANGES), else
+        at the next heartbeat (the newest only). Whether it changed."""
+        watched = [status.get(key) for key in STATUS_CHANGES]
+        changed = watched != self.watched
+        self.watched = watched
         self.inbox.put(("status", dict(status), changed))
+        return changed
 
     def game(self, winner, turns, duration_s, settings):
         self.inbox.put(("game", {"winner": winner, "turns": turns, "duration_s": duration_s,
@@ -187,10 +195,8 @@ class Telemetry:
                 continue
             for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
                 in_flight[client.publish(name, payload, qos=1).mid] = seq
-                self.published += 1
             if status_due and latest is not None:
                 client.publish(self.topic("status"), self.status_payload(outbox, latest), qos=1, retain=True)
-                self.published += 1
                 status_due = False
                 next_beat = self.clock() + self.settings["heartbeat_s"]
         if self.connected:

@@ -36,7 +36,7 @@ def check_telemetry(where, given):
     def bad(key, problem):
         return ConfigError("%s: telemetry.%s: %r: %s" % (where, key, settings[key], problem))
 
-    settings["port"] = settings["port"] or (8883 if settings["tls"] else 1883)
+    settings["port"] = settings["port"] or default_port(settings["tls"])
     settings["client_id"] = settings["client_id"] or socket.gethostname()
     name = settings["client_id"]
     if any(c in RESERVED for c in name) or not name.strip() or len(name.encode()) > 64:
@@ -56,11 +56,22 @@ def check_telemetry(where, given):
             raise bad("ca_file", "given, but tls is off: set tls = true")
         if settings["password_file"] and not settings["username"]:
             raise bad("password_file", "given, but no username")
+    return settings
+
+
+def default_port(tls):
+    """MQTT's port: 8883 with TLS, 1883 without."""
+    return 8883 if tls else 1883
+
+
+def check_password(where, settings):
+    """A step of `controller config check` and `run` alone: the password file can be read. Not in
+    check_telemetry, since other commands load the configuration for staff who may not read it."""
+    if settings["enabled"]:
         try:
             read_password(settings["password_file"])
         except ConfigError as error:
             raise ConfigError("%s: %s" % (where, error))
-    return settings
 
 
 def read_password(path):
