@@ -87,6 +87,7 @@ class Telemetry:
         self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
         self.watched = None      # the last status's STATUS_CHANGES (status)
+        self.latest = None       # the last status given, sent at the next change or heartbeat
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
 
@@ -97,7 +98,9 @@ class Telemetry:
         watched = [status.get(key) for key in STATUS_CHANGES]
         changed = watched != self.watched
         self.watched = watched
-        self.inbox.put(("status", dict(status), changed))
+        self.latest = status        # a fresh table each time: the thread reads it, nobody changes it
+        if changed:
+            self.inbox.put(("status",))     # only a change wakes the thread: play's every event costs no more
         return changed
 
     def game(self, winner, turns, duration_s, settings):
@@ -163,7 +166,6 @@ class Telemetry:
         client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
         client.loop_start()
         in_flight = {}            # paho's message id -> the outbox's sequence number
-        latest = None             # the service's last status
         status_due = False
         next_beat = self.clock() + self.settings["heartbeat_s"]
         stopping = False
@@ -178,7 +180,7 @@ class Telemetry:
                 if item is None:
                     stopping = True
                 elif item[0] == "status":
-                    latest, status_due = item[1], status_due or item[2]
+                    status_due = True
                 elif item[0] in ("game", "fault"):
                     self.keep(outbox, item[0], item[1])
                     status_due = status_due or item[0] == "game"
@@ -195,8 +197,8 @@ class Telemetry:
                 continue
             for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
                 in_flight[client.publish(name, payload, qos=1).mid] = seq
-            if status_due and latest is not None:
-                client.publish(self.topic("status"), self.status_payload(outbox, latest), qos=1, retain=True)
+            if status_due and self.latest is not None:
+                client.publish(self.topic("status"), self.status_payload(outbox, self.latest), qos=1, retain=True)
                 status_due = False
                 next_beat = self.clock() + self.settings["heartbeat_s"]
         if self.connected:
