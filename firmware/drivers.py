@@ -9,12 +9,15 @@ in the interrupt.
 
 Outputs: each carries out the commands of one output role of the machine
 (an indicator's side, a lamp, the release, the buzzer, the Nimatron's rows on
-a 74HC595 chain). Timed things (the release pulse, a beep, blinking lamps)
-end in `due(now)`, which the loop calls at `next_due()`; `safe()` puts every
-output off with the release shut, whatever happened before.
+a 74HC595 chain). Lamps and the buzzer are here; the indicators, the release,
+the servo and the lamp chain each have a module, loaded only on a board that
+has one (indicators.py, marble_release.py, servo.py, lamp_chain.py), so the
+others' code takes none of its heap. Timed things (the release pulse, a beep,
+blinking lamps) end in `due(now)`, which the loop calls at `next_due()`;
+`safe()` puts every output off with the release shut, whatever happened before.
 """
 
-from machine import PWM, Pin
+from machine import Pin
 
 from controller.core.debounce import Debouncer
 
@@ -24,7 +27,6 @@ BLINK_MS = 400
 BEEPS = {"marble": (30, 0, 1), "lamp": (30, 0, 1), "refuse": (80, 80, 2), "extra": (50, 50, 2),
          "new_game": (100, 0, 1), "win": (200, 100, 3), "nim_champ": (100, 50, 8), "lose": (600, 0, 1),
          "fault": (100, 100, 5)}
-SERVO_HZ = 50
 
 
 def input_pin(number, pull):
@@ -112,20 +114,6 @@ class Level:
         self.pin.value(1 if on == self.active_high else 0)
 
 
-class Servo:
-    """A hobby servo on PWM at 50 Hz; `duties` maps a position to its duty_u16."""
-
-    def __init__(self, number, duties):
-        self.duties = duties
-        self.pwm = PWM(Pin(number), freq=SERVO_HZ, duty_u16=0)
-
-    def move(self, position):
-        self.pwm.duty_u16(self.duties[position])
-
-    def rest(self):
-        self.pwm.duty_u16(0)
-
-
 class Output:
     """The base of every output: nothing timed, off is off."""
     due_at = None
@@ -135,32 +123,6 @@ class Output:
 
     def safe(self):
         self.off()
-
-
-class Indicator(Output):
-    """A two-sided control (flip-flop, equalizer, turn): an LED pair or a servo flipper."""
-
-    def __init__(self, kind, pins, active_high, options):
-        if kind == "servo":
-            self.servo = Servo(pins[0], {"left": options[0], "right": options[1]})
-            self.leds = None
-        else:
-            self.servo = None
-            self.leds = (Level(pins[0], active_high), Level(pins[1], active_high))
-
-    def carry_out(self, now, side):
-        if self.servo:
-            self.servo.move(side)
-        else:
-            self.leds[0].set(side == "left")
-            self.leds[1].set(side == "right")
-
-    def off(self):
-        if self.servo:
-            self.servo.rest()
-        else:
-            self.leds[0].set(False)
-            self.leds[1].set(False)
 
 
 class Lamp(Output):
@@ -186,37 +148,6 @@ class Lamp(Output):
     def off(self):
         self.due_at = None
         self.show(False)
-
-
-class Release(Output):
-    """The marble release: a solenoid pulsed for `pulse_ms`, or a servo gate opened for as long."""
-
-    def __init__(self, kind, pins, active_high, options, pulse_ms):
-        self.pulse_ms = pulse_ms
-        if kind == "servo":
-            self.servo = Servo(pins[0], {"closed": options[0], "open": options[1]})
-            self.servo.move("closed")
-        else:
-            self.servo = None
-            self.level = Level(pins[0], active_high)
-
-    def carry_out(self, now):
-        self.due_at = now + self.pulse_ms
-        if self.servo:
-            self.servo.move("open")
-        else:
-            self.level.set(True)
-
-    def due(self, now):
-        if self.due_at is not None and now >= self.due_at:
-            self.off()
-
-    def off(self):
-        self.due_at = None
-        if self.servo:
-            self.servo.move("closed")
-        else:
-            self.level.set(False)
 
 
 class Buzzer(Output):
@@ -250,52 +181,19 @@ class Buzzer(Output):
         self.sound(0, False)
 
 
-class LampRows(Output):
-    """The Nimatron's rows on a chain of 74HC595s: the console's lamps row by
-    row from output 0, the spectators' display the same from `spectators`.
-
-    The chips wake with random outputs. With a fourth pin, wired to their OE
-    (active low, a 10 kohm pull-up holding it high until the board drives it),
-    the chain is cleared first and only then are its outputs switched on, so
-    no lamp flashes at power-up."""
-
-    def __init__(self, kind, pins, active_high, options):
-        self.data, self.clock, self.latch = Level(pins[0], True), Level(pins[1], True), Level(pins[2], True)
-        registers, rows, self.per_row, self.spectators = options
-        self.bits = bytearray(registers)
-        self.lit = bytearray(rows)
-        if len(pins) > 3:
-            enable = Level(pins[3], False)
-            self.write()
-            enable.set(True)
-
-    def carry_out(self, now, row, lit):
-        self.lit[row - 1] = lit
-        self.write()
-
-    def write(self):
-        bits = self.bits
-        for i in range(len(bits)):
-            bits[i] = 0
-        for row in range(len(self.lit)):
-            for lamp in range(self.lit[row]):
-                for at in (row * self.per_row + lamp, self.spectators + row * self.per_row + lamp):
-                    bits[at >> 3] |= 1 << (at & 7)
-        for i in range(8 * len(bits) - 1, -1, -1):    # the last output first
-            self.data.set(bits[i >> 3] >> (i & 7) & 1)
-            self.clock.set(True)
-            self.clock.set(False)
-        self.data.set(False)
-        self.latch.set(True)
-        self.latch.set(False)
-
-    def off(self):
-        for i in range(len(self.lit)):
-            self.lit[i] = 0
-        self.write()
+# The output kinds whose drivers live in a module of their own, imported only
+# on a board whose machine has one: their code takes no heap on the other.
+MODULES = {"indicator": ("indicators", "Indicator"), "release": ("marble_release", "Release"),
+           "lamp_rows": ("lamp_chain", "LampRows")}
+KINDS = {"lamp": Lamp, "sound": Buzzer}
 
 
-KINDS = {"indicator": Indicator, "lamp": Lamp, "sound": Buzzer, "lamp_rows": LampRows}
+def device_class(kind):
+    """The driver of an output `kind` of the machine's (its OUTPUTS)."""
+    if kind in KINDS:
+        return KINDS[kind]
+    module, name = MODULES[kind]
+    return getattr(__import__(module), name)
 
 
 class Outputs:
@@ -309,9 +207,9 @@ class Outputs:
         for role, kind, pins, active_high, options in specs:
             spec = declared[role]
             if spec.kind == "release":
-                device = self.release = Release(kind, pins, active_high, options, pulse_ms)
+                device = self.release = device_class("release")(kind, pins, active_high, options, pulse_ms)
             else:
-                device = KINDS[spec.kind](kind, pins, active_high, options)
+                device = device_class(spec.kind)(kind, pins, active_high, options)
             self.by_command[spec.command] = device
             self.devices.append(device)
 

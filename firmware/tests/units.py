@@ -15,7 +15,9 @@ from machine import PINS
 
 import board_config as config
 import flash
-from drivers import Inputs, LampRows, MarbleSensor, Outputs, Release
+from drivers import Inputs, MarbleSensor, Outputs
+from lamp_chain import LampRows
+from marble_release import Release
 from runner import Lines, Runner
 from world import World
 
