@@ -15,7 +15,8 @@ way holds in "check" too (the machine's own rule, on the ("power",) event).
 
 Time is the caller's: `step(now)` does everything due at `now`. A real board
 calls it from its asyncio tasks with its own clock; on the host's clock
-(the emulated board) time passes only in `advance` lines.
+(the emulated board's HostClockRunner, firmware/emulator/host_clock.py) time
+passes only in `advance` lines.
 """
 
 import gc
@@ -25,15 +26,11 @@ from drivers import Inputs, MarbleSensor, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
-from controller.core.protocol import HOST_CLOCK, ProtocolError, dump
+from controller.core.protocol import ProtocolError, dump
 from controller.core.registry import machine_class
 
 # State that changes while nothing worth a flash write happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step", "shown")
-# Steps one `advance` takes at their own times, at most: a long wait (hours of
-# attract lamps) passes the rest at once, where the machine catches up on
-# every missed attract step as it does after a long gap between ticks.
-STEP_LIMIT = 2000
 
 
 def worth_keeping(state):
@@ -150,18 +147,6 @@ class Runner:
         if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
 
-    def next_due(self, resting=True):
-        """When `step` next has something to do (leaving out the machine's
-        resting timers unless `resting`), or None."""
-        timers = self.machine.state["timers"]
-        times = [due for name, due in timers.items() if resting or name not in RESTING_TIMERS]
-        times += [self.outputs.next_due(), self.inputs.next_due(), self.world and self.world.next_due()]
-        due = None
-        for at in times:
-            if at is not None and at is not False and (due is None or at < due):
-                due = at
-        return due
-
     def busy(self):
         """True while something is under way that a script waits for."""
         for name in self.machine.state["timers"]:
@@ -273,24 +258,3 @@ class Runner:
     def ask_inject(self, message, ident):
         self.handle(protocol.machine_event(self.machine, message["event"]), self.now)
         self.answer(ident, {"kind": "ok", "asked": "inject"})
-
-    def ask_advance(self, message, ident):
-        """Time passes on the host's clock: everything due happens at its own
-        time; `settle` stops early once nothing is under way."""
-        if self.clock != HOST_CLOCK:
-            raise ProtocolError("advance: this board keeps its own time")
-        self.advance(message["ms"], message.get("settle", False))
-        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})
-
-    def advance(self, ms, settle=False):
-        """`ms` pass on the host's clock, each thing due at its own time."""
-        until = self.now + ms
-        steps = 0
-        while steps < STEP_LIMIT and not (settle and not self.busy()):
-            due = self.next_due(not settle)
-            if due is None or due > until and not (self.world and self.world.finishing(due)):
-                break
-            steps += 1
-            self.step(max(due, self.now))
-        if not settle:
-            self.step(until)    # after a beam finished past the end, back to it, as the simulator's clock

@@ -21,7 +21,8 @@ import sys
 import machine
 
 import board_config as config
-from runner import Lines, Runner
+from host_clock import HostClockRunner
+from runner import Lines
 from world import BEAM_MS, World
 
 from controller.core.protocol import HOST_CLOCK, ProtocolError, decode, encode
@@ -38,8 +39,7 @@ class Emulator:
     def boot(self, now):
         """Power on: fresh pins, the firmware started from its flash, the world hooked to the new pins."""
         machine.reset_pins()
-        runner = Runner(config, self.write, Flag(), lambda: runner.now, lambda a, b: a - b, HOST_CLOCK,
-                        path=self.path)
+        runner = HostClockRunner(config, self.write, Flag(), self.path)
         marbles = self.world.marbles if self.world else None
         self.world = World(config, lambda: runner.now)
         if marbles is not None:

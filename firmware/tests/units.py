@@ -15,10 +15,11 @@ from machine import PINS
 
 import board_config as config
 import flash
-from drivers import Inputs, MarbleSensor, Outputs
+from drivers import Inputs, MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
-from runner import Lines, Runner
+from host_clock import HostClockRunner
+from runner import Lines
 from world import World
 
 from controller.core.protocol import decode, encode, load
@@ -60,8 +61,7 @@ class Board:
         self.out = Sent()
         self.sent = self.out.lines
         self.path = SCRATCH + "/" + name
-        self.runner = Runner(config, self.out.write, Flag(), lambda: self.runner.now, lambda a, b: a - b, "host",
-                             path=self.path)
+        self.runner = HostClockRunner(config, self.out.write, Flag(), self.path)
         if world:
             self.runner.world = World(config, lambda: self.runner.now)
 

@@ -1,0 +1,50 @@
+"""The emulated board's runner on the host's clock: time passes only in the
+host's `advance` lines, so a script plays on the board as it does in the
+simulator. A real board keeps its own time and refuses `advance`, so none of
+this is copied to one."""
+
+from runner import Runner
+
+from controller.core.exhibit import RESTING_TIMERS
+from controller.core.protocol import HOST_CLOCK
+
+# Steps one `advance` takes at their own times, at most: a long wait (hours of
+# attract lamps) passes the rest at once, where the machine catches up on
+# every missed attract step as it does after a long gap between ticks.
+STEP_LIMIT = 2000
+
+
+class HostClockRunner(Runner):
+    def __init__(self, config, write, flag, path):
+        Runner.__init__(self, config, write, flag, lambda: self.now, lambda a, b: a - b, HOST_CLOCK, path=path)
+
+    def next_due(self, resting=True):
+        """When `step` next has something to do (leaving out the machine's
+        resting timers unless `resting`), or None."""
+        timers = self.machine.state["timers"]
+        times = [due for name, due in timers.items() if resting or name not in RESTING_TIMERS]
+        times += [self.outputs.next_due(), self.inputs.next_due(), self.world and self.world.next_due()]
+        due = None
+        for at in times:
+            if at is not None and at is not False and (due is None or at < due):
+                due = at
+        return due
+
+    def ask_advance(self, message, ident):
+        """Time passes on the host's clock: everything due happens at its own
+        time; `settle` stops early once nothing is under way."""
+        self.advance(message["ms"], message.get("settle", False))
+        self.answer(ident, {"kind": "advanced", "now": self.now, "busy": self.busy()})
+
+    def advance(self, ms, settle=False):
+        """`ms` pass on the host's clock, each thing due at its own time."""
+        until = self.now + ms
+        steps = 0
+        while steps < STEP_LIMIT and not (settle and not self.busy()):
+            due = self.next_due(not settle)
+            if due is None or due > until and not (self.world and self.world.finishing(due)):
+                break
+            steps += 1
+            self.step(max(due, self.now))
+        if not settle:
+            self.step(until)    # after a beam finished past the end, back to it, as the simulator's clock
