@@ -187,14 +187,55 @@ def test_a_frozen_build_holds_the_modules_to_freeze_and_only_main_goes_to_the_bo
     assert "import app" in (out_dir / "main.py").read_text()
 
 
-def test_deploying_a_frozen_build_copies_only_its_boot_stub(tmp_path, monkeypatch, capsys):
-    record = stand_in_mpremote(tmp_path, monkeypatch)
+BOARD = """#!%s
+import json, sys
+with open(%r, "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\\n")
+if "exec" in sys.argv:
+    print(%r)
+"""
+
+
+def board_with_frozen(tmp_path, monkeypatch, machine):
+    """An `mpremote` first on PATH for a board whose MicroPython has `machine`'s
+    firmware frozen in ("none": none): it answers the frozen check and records every call."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "mpremote"
+    calls = tmp_path / "calls.jsonl"
+    script.write_text(BOARD % (sys.executable, str(calls), machine))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
+    return calls
+
+
+def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stub(tmp_path, monkeypatch, capsys):
+    calls = board_with_frozen(tmp_path, monkeypatch, "drnim")
     out_dir = tmp_path / "build"
     assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
-    assert run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))[0] == 0, \
-        capsys.readouterr().err
-    assert json.loads(record.read_text())["argv"] == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "main.py", ":",
-                                                      "+", "reset"]
+    status, out = run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))
+    assert status == 0, capsys.readouterr().err
+    assert out == "Copied the frozen drnim firmware's main.py from %s to the board on /dev/ttyACM0, and reset it.\n" \
+        % out_dir
+    asked, copied = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert asked[:3] == ["connect", "/dev/ttyACM0", "exec"] and "board_config" in asked[3]
+    assert copied == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "main.py", ":", "+", "reset"]
+
+
+@pytest.mark.parametrize("frozen,said", [("none", "has no firmware frozen in"),
+                                         ("nimatron", "has the nimatron firmware frozen in")])
+def test_a_frozen_build_is_not_copied_to_a_board_without_its_firmware_frozen_in(tmp_path, monkeypatch, capsys,
+                                                                               frozen, said):
+    """Stock MicroPython, or another machine's: its main.py would boot into an ImportError."""
+    calls = board_with_frozen(tmp_path, monkeypatch, frozen)
+    out_dir = tmp_path / "build"
+    assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
+    assert run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))[0] == 1
+    err = capsys.readouterr().err
+    assert err == "controller firmware: the MicroPython on /dev/ttyACM0 %s, not this drnim build: build " \
+        "MicroPython with FROZEN_MANIFEST=%s and flash it first (firmware/README.md)\n" \
+        % (said, (out_dir / "manifest.py").resolve())
+    assert len(calls.read_text().splitlines()) == 1, "asked, and nothing copied"
 
 
 def test_the_modules_of_a_frozen_build_play_a_whole_game_on_the_emulated_board(tmp_path, capsys, micropython):

@@ -102,7 +102,11 @@ def run_build(args, out):
 def run_deploy(args, out):
     from controller.firmware.deploy import deploy
     folder = Path(args.build) if args.build else default_build(args.machine)
-    machine = deploy(args.port, folder)
+    machine, frozen = deploy(args.port, folder)
+    if frozen:
+        out.write("Copied the frozen %s firmware's main.py from %s to the board on %s, and reset it.\n"
+                  % (machine, folder, args.port))
+        return 0
     out.write("Copied the %s firmware from %s to the board on %s, and reset it.\n" % (machine, folder, args.port))
     return 0
 
