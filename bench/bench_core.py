@@ -56,7 +56,7 @@ def rosebushes_closed_form_near_2_63():
             heaps = tuple(2**63 - rng.randrange(1000) for _ in range(4))
             start = time.perf_counter()
             solve.mover_wins(variant, heaps)
-            moves = list(solve.winning_moves(variant, heaps))
+            list(solve.winning_moves(variant, heaps))
             times.append(time.perf_counter() - start)
         print("Rosebushes k=3, 4 heaps near 2**63, %s play, closed form, who wins and every winning move: "
               "median %.1f us, max %.1f us (200 positions)" % (rule, 1e6 * statistics.median(times), 1e6 * max(times)))

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 from controller.hardware.pinmap import PinMapError, current_table, default_pinmap_path, load_pinmap, wiring_table
 from controller.hardware.pinmap.electrical import header_ma, lamp_ma, pin_ma
-from test_pinmap import RED, drnim_text, expect_error, line_of, nimatron_text
+from test_pinmap import drnim_text, expect_error, line_of, nimatron_text
 
 
 def test_the_shipped_drnim_map_keeps_every_pin_and_the_header_in_bounds():

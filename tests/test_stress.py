@@ -4,11 +4,9 @@ checked against itself and the pin map, read-only commands change nothing,
 and every number typed is parsed safely."""
 
 import io
-import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from gpiozero import Device
@@ -17,7 +15,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import ROOT
 from service_rig import Rig, write_config
 from controller.cli import main
-from controller.service import daemon
 
 
 @pytest.fixture(autouse=True)

@@ -16,8 +16,7 @@ indicators' sides and the lamps from the output commands the board gave
 fault) from the board's own state, asked after every step.
 """
 
-from controller.core.exhibit import BUTTON, RELEASE
-from controller.core.registry import machine_class
+from controller.core.exhibit import RELEASE
 from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, read_controls,
                                       summary_of)
 from controller.core.protocol import DEVELOPMENT, HOST_CLOCK
