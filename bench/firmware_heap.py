@@ -5,7 +5,9 @@ the core and the generated board_config.py, compiled with mpy-cross), and the
 emulated board (firmware/emulator/board.py, also compiled) plays the game of
 firmware/emulator/games/<machine>.jsonl over the line protocol. The heap is
 found by bisection on `micropython -X heapsize`: a run counts when the game
-ends with the machine's verdict and no error line.
+ends with the machine's verdict and no error line. A second figure is for a
+board back from a power cut: it starts from the game it saved three quarters
+of the way through and resumes it.
 
 The bisected heap includes the emulator's fake `machine` module and marble
 world, and the core modules only the world imports (the marbles' model),
@@ -125,37 +127,71 @@ def romfs_image(build):
     return image
 
 
-def plays(micropython, path, kib, game, flash, command=("-m", "board")):
-    """True when the emulated board (started by `command`) finishes the game in a heap of `kib` KiB."""
-    if flash.exists():
+def answers(micropython, path, kib, lines, flash, command=("-m", "board"), saved=None):
+    """The emulated board's lines (tables) for `lines`, in a heap of `kib` KiB,
+    starting from the saved game `saved` (text) or from none; None when it
+    stopped with an error or broke a line off (a MemoryError)."""
+    if saved is not None:
+        flash.write_bytes(saved)
+    elif flash.exists():
         flash.unlink()
     try:
         result = subprocess.run([micropython, "-X", "heapsize=%dk" % kib] + list(command) + ["--flash", str(flash)],
-                                input=game, capture_output=True, timeout=120, env={"MICROPYPATH": path},
+                                input=lines, capture_output=True, timeout=120, env={"MICROPYPATH": path},
                                 cwd=flash.parent)
     except subprocess.TimeoutExpired:
-        return False
+        return None
     if result.returncode != 0:
-        return False
+        return None
     try:
-        answers = [json.loads(line) for line in result.stdout.decode().splitlines()]
+        said = [json.loads(line) for line in result.stdout.decode().splitlines()]
     except ValueError:
-        return False        # a line broken off by a MemoryError: the heap was too small
-    return (any(a.get("kind") == "game_over" for a in answers)
-            and not any(a.get("kind") == "error" for a in answers))
+        return None        # a line broken off by a MemoryError: the heap was too small
+    return None if any(a.get("kind") == "error" for a in said) else said
 
 
-def smallest(micropython, path, game, flash, command=("-m", "board")):
+def plays(micropython, path, kib, game, flash, command=("-m", "board")):
+    """True when the emulated board (started by `command`) finishes the game in a heap of `kib` KiB."""
+    said = answers(micropython, path, kib, game, flash, command)
+    return said is not None and any(a.get("kind") == "game_over" for a in said)
+
+
+def bisect(runs, what):
+    """The smallest heap in KiB for which runs(kib) holds."""
     low, high = 4, 1024
-    if not plays(micropython, path, high, game, flash, command):
-        raise SystemExit("the emulated board does not finish its game even in %d KiB" % high)
+    if not runs(high):
+        raise SystemExit("the emulated board does not %s even in %d KiB" % (what, high))
     while low < high:
         middle = (low + high) // 2
-        if plays(micropython, path, middle, game, flash, command):
+        if runs(middle):
             high = middle
         else:
             low = middle + 1
     return low
+
+
+def smallest(micropython, path, game, flash, command=("-m", "board")):
+    return bisect(lambda kib: plays(micropython, path, kib, game, flash, command), "finish its game")
+
+
+def saved_late(micropython, path, game, flash):
+    """The game the board saved when three quarters of its bench game were
+    played, at a moment when nothing was under way: what a board finds after a
+    power cut, and late, when the saved game is at its biggest."""
+    lines = game.splitlines(keepends=True)
+    late = max(at for at in range(len(lines) * 3 // 4) if b'"settle":true' in lines[at]) + 1
+    answers(micropython, path, 4096, b"".join(lines[:late]), flash)
+    return flash.read_bytes()
+
+
+def resuming(micropython, path, saved, flash):
+    """The smallest heap in which the board starts from `saved`, resumes it
+    and answers the host's `state`."""
+    def runs(kib):
+        said = answers(micropython, path, kib, b'{"kind":"state","id":"end"}\n', flash, saved=saved)
+        return said is not None and [a.get("resumed") for a in said if a.get("kind") == "hello"] == ["saved"] \
+            and any(a.get("id") == "end" for a in said)
+    return bisect(runs, "resume its saved game")
 
 
 def sources():
@@ -256,6 +292,8 @@ def main():
             path = compile_tree(build, machine)
             game = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
             kib = smallest(micropython, path, game, build / "game.json")
+            resumed = resuming(micropython, path, saved_late(micropython, path, game, build / "game.json"),
+                               build / "game.json")
             costs, table = module_costs(micropython, path, build, machine)
             apart = emulator_only(machine, sources())
             emulator = sum(cost for name, cost in costs if name in apart)
@@ -263,6 +301,8 @@ def main():
             print("%s: a complete game on the emulated board in %d KiB of heap, of which the emulator's fake "
                   "machine module and marble world (%s) %.1f KiB: the firmware's own %d KiB"
                   % (machine, kib, ", ".join(apart), emulator / 1024, figures[machine]))
+            print("  back from a power cut, resuming the game it saved three quarters of the way: %d KiB of heap, "
+                  "the firmware's own %d KiB" % (resumed, resumed - emulator // 1024))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs))
             if table is not None:
