@@ -15,8 +15,9 @@ frozen in, from `controller firmware build --frozen`'s folder: the same
 modules its manifest.py freezes for a board, under a manifest for the unix
 port (which has no boards/manifest.py to include). Then the emulated game of
 bench/firmware_heap.py is bisected with only the compiled emulator on the
-path, and the emulator's share taken out the same way. The builds are kept
-in build/micropython/ so a second run only rebuilds what changed.
+path, and the emulator's share taken out the same way; so is a board back
+from a power cut, resuming its saved game. The builds are kept in
+build/micropython/ so a second run only rebuilds what changed.
 
 Usage: python bench/frozen_heap.py MICROPYTHON_SOURCE
 """
@@ -89,14 +90,17 @@ def measure(source, machine, bits, stub):
         path = ".frozen:emulator"       # the board's modules can only come from .frozen
         game = (bench.EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
         kib = bench.smallest(micropython, path, game, run / "game.json")
+        resumed = bench.resuming(micropython, path, bench.saved_late(micropython, path, game, run / "game.json"),
+                                 run / "game.json")
         costs, table = bench.module_costs(micropython, path, run, machine)
         apart = bench.emulator_only(machine, bench.sources())
         emulator = sum(cost for name, cost in costs if name in apart)
         own = kib - emulator // 1024
         print("%s, %d-bit, frozen: a complete game in %d KiB of heap, of which the emulator's (%s) %.1f KiB: "
-              "the firmware's own %d KiB; %d names left in the heap's table (%.1f KiB)"
-              % (machine, bits, kib, ", ".join(apart), emulator / 1024, own, table[0] if table else 0,
-                 table[1] / 1024 if table else 0))
+              "the firmware's own %d KiB (back from a power cut, resuming its saved game three quarters through: "
+              "%d KiB); %d names left in the heap's table (%.1f KiB)"
+              % (machine, bits, kib, ", ".join(apart), emulator / 1024, own, resumed - emulator // 1024,
+                 table[0] if table else 0, table[1] / 1024 if table else 0))
         return own
 
 
