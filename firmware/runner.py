@@ -118,6 +118,7 @@ class Runner:
             data = protocol.load(text)
         except ValueError as error:
             problem = str(error)
+        text = None         # parsed: its memory is free again for the machine it describes
         # A saved game keeps the settings the host gave it with its new_game line.
         machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
         if how != "check":
