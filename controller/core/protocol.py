@@ -17,7 +17,7 @@ changes nothing.
 
 from .exhibit import BUTTON, SENSOR, SWITCH
 from .limits import DAY_MS
-from .values import quoted
+from .quoting import quoted
 
 PROTOCOL = 1
 # The longest line a board reads, in bytes without the newline: a new game's

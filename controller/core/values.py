@@ -9,18 +9,13 @@ every value is checked against a named range; the error quotes the text.
 """
 
 from .limits import DAY_MS
+from .quoting import quoted
 
 MAX_DIGITS = 100
 
 
 class BadValue(ValueError):
     """A typed value that is not what was asked for; the message quotes it."""
-
-
-def quoted(text):
-    """`text` quoted for a message, cut short when it is long."""
-    shown = repr(text)
-    return shown if len(shown) <= 30 else shown[:24] + "...'"
 
 
 def is_whole(text):

@@ -17,7 +17,7 @@ from machine import PINS
 from controller.core.marbles import Marbles
 from controller.core.protocol import ProtocolError
 from controller.core.rng import Random
-from controller.core.values import quoted
+from controller.core.quoting import quoted
 
 FALL_MS = 300
 # How long a marble breaks the beam: the simulator's figure (a marble takes 10-20 ms).
