@@ -33,15 +33,20 @@ def run(*argv):
     return status, out.getvalue()
 
 
-def stand_in_mpremote(tmp_path, monkeypatch, status=0):
-    """An `mpremote` first on PATH that records its arguments and folder in calls.json."""
+def put_mpremote(tmp_path, monkeypatch, text):
+    """`text`, a Python script, as the `mpremote` first on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = bin_dir / "mpremote"
-    record = tmp_path / "calls.json"
-    script.write_text(RECORDER % (sys.executable, str(record), status))
+    script.write_text(text)
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
+
+
+def stand_in_mpremote(tmp_path, monkeypatch, status=0):
+    """An `mpremote` first on PATH that records its arguments and folder in calls.json."""
+    record = tmp_path / "calls.json"
+    put_mpremote(tmp_path, monkeypatch, RECORDER % (sys.executable, str(record), status))
     return record
 
 
@@ -200,13 +205,8 @@ if "exec" in sys.argv:
 def board_with_frozen(tmp_path, monkeypatch, machine):
     """An `mpremote` first on PATH for a board whose MicroPython has `machine`'s
     firmware frozen in ("none": none): it answers the frozen check and records every call."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "mpremote"
     calls = tmp_path / "calls.jsonl"
-    script.write_text(BOARD % (sys.executable, str(calls), machine))
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
+    put_mpremote(tmp_path, monkeypatch, BOARD % (sys.executable, str(calls), machine))
     return calls
 
 

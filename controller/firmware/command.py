@@ -86,14 +86,14 @@ def run(args, out):
 
 
 def run_build(args, out):
-    from controller.firmware.build import build
+    from controller.firmware.build import FREEZE_MANIFEST, build
     folder = Path(args.out) if args.out else default_build(args.machine)
     mode = DEVELOPMENT if args.development else PRODUCTION
     files = build(args.machine, folder, mode, args.frozen)
     if args.frozen:
         out.write("Wrote the %s firmware (%s mode) to freeze in %s: build MicroPython for the board with "
                   "FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n"
-                  % (args.machine, mode, folder, (folder / "manifest.py").resolve()))
+                  % (args.machine, mode, folder, (folder / FREEZE_MANIFEST).resolve()))
         return 0
     out.write("Built the %s firmware (%s mode) in %s: %d files.\n" % (args.machine, mode, folder, len(files)))
     return 0

@@ -18,7 +18,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from controller.firmware.build import MANIFEST
+from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
 from controller.firmware.tools import FirmwareError, find_tool
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
@@ -93,6 +93,6 @@ def deploy(port, folder):
             raise FirmwareError("the MicroPython on %s has %s frozen in, not this %s build: build MicroPython with "
                                 "FROZEN_MANIFEST=%s and flash it first (firmware/README.md)"
                                 % (port, "no firmware" if found == "none" else "the %s firmware" % found, machine,
-                                   (Path(folder) / "manifest.py").resolve()))
+                                   (Path(folder) / FREEZE_MANIFEST).resolve()))
     mpremote(port, mpremote_arguments(files), folder, "copy the build to")
     return machine, frozen
