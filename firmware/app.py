@@ -4,7 +4,10 @@
   it also feeds the watchdog, so a loop that stops stops feeding it;
 - `marbles`: woken by the sensor's ThreadSafeFlag, counts the marbles at once;
 - `serial`: the host's lines from USB serial, one byte at a time into a
-  fixed buffer, so no line can make the board allocate without bound.
+  fixed buffer, so no line can make the board allocate without bound. It
+  reads the console's bytes (`sys.stdin.buffer`): the text console would
+  hand it characters, turn a terminal's CR LF into two line ends, and
+  refuse bytes that are not UTF-8.
 
 In production mode `machine.WDT` resets a board whose loop hangs. Any error
 that escapes reaches `run`'s handler: it puts every output safe (the release
@@ -96,7 +99,7 @@ def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
             runner.world = world(clock)
         line = take and take(runner) or runner.line
         lines.take = lambda raw, length: (runner.step(clock()), line(raw, length))
-        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin, lines))
+        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin.buffer, lines))
     except SystemExit:
         if runner is not None:
             runner.outputs.safe()

@@ -101,6 +101,23 @@ def test_a_power_cut_mid_game_resumes_from_flash(micropython, configs, tmp_path)
     assert [a["fault"] for a in answers if a["kind"] == "fault"] == ["check"]
 
 
+def test_a_real_board_reads_the_host_from_its_own_serial_console(micropython, configs, tmp_path):
+    """On a Pico the host's lines come in on MicroPython's stdin, the USB serial
+    console, which is a text stream: app.run with no stream of its own must
+    take them as bytes: a line a terminal ends with CR LF is one line, and a
+    byte that is not text is one error line, not a crash."""
+    script = "import app\napp.run(path=%r)\n" % str(tmp_path / "game.json")
+    result = subprocess.run([micropython, "-X", "heapsize=2m", "-c", script],
+                            input=line(kind="state", id=1) + b"\r\n\xff\n" + line(kind="state", id=2) + b"\n",
+                            capture_output=True, timeout=120, cwd=ROOT,
+                            env=dict(os.environ, MICROPYPATH=micropath(configs["drnim", "development"])))
+    answers = [json.loads(text) for text in result.stdout.decode().splitlines()]
+    assert [a["kind"] for a in answers if a["kind"] in ("fault", "error")] == ["error"]
+    assert "byte 0xff" in [a for a in answers if a["kind"] == "error"][0]["error"]
+    assert [a["id"] for a in answers if a["kind"] == "state"] == [1, 2]
+    assert result.returncode == 0, result.stderr.decode()
+
+
 def test_production_mode_refuses_injected_events(micropython, configs, tmp_path):
     answers = emulate(micropython, configs["drnim", "production"], [
         line(kind="inject", event=["press", "trigger"]), line(kind="state", id=1)], tmp_path / "game.json")
