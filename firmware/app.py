@@ -9,7 +9,11 @@
   hand it characters, turn a terminal's CR LF into two line ends, and
   refuse bytes that are not UTF-8.
 
-In production mode `machine.WDT` resets a board whose loop hangs. Any error
+In production mode `machine.WDT` resets a board whose loop hangs. No
+MicroPython can stop it, so a board stopped at its console (mpremote,
+Thonny) is reset within seconds: a host that needs the console leaves
+MAINTENANCE_FILE in the flash and resets the board, which then starts
+nothing, and no watchdog, until its next reset. Any error
 that escapes reaches `run`'s handler: it puts every output safe (the release
 shut first), reports the error in one line, and resets the board, which
 resumes the saved game (or holds in "check" if a release was under way).
@@ -23,9 +27,10 @@ import micropython
 import time
 
 import board_config as config
+import flash
 from runner import Lines, Runner
 
-from controller.core.protocol import PRODUCTION, encode
+from controller.core.protocol import MAINTENANCE_FILE, PRODUCTION, encode
 
 # Room to report an exception raised in an interrupt. Every board port has
 # it; the unix port that runs the emulated board does not.
@@ -34,6 +39,7 @@ if hasattr(micropython, "alloc_emergency_exception_buf"):
 SAVE_PATH = "/game.json"
 # After a fatal error: the time the host gets to read the report before the reset.
 REPORT_MS = 200
+STOPPED = "The firmware is stopped for maintenance until the board is reset (it found %s)."
 
 
 class Clock:
@@ -83,10 +89,16 @@ async def main(runner, clock, flag, dog, stream, lines):
     await asyncio.gather(poll(runner, clock, dog), marbles(runner, clock, flag), serial(stream, lines))
 
 
-def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None):
+def run(stream=None, write=write_out, path=SAVE_PATH, world=None, take=None, stop=MAINTENANCE_FILE):
     """The board's life. The emulated board passes its serial stream, its
     marble world (`world(clock)` makes it) and `take(raw, length)`, which sees
-    each line first."""
+    each line first, and its own files. With a file at `stop`, the board
+    starts nothing: its pins stay as at every power-up before the firmware
+    starts, inputs."""
+    if flash.take(stop):
+        write(STOPPED % stop)
+        write("\n")
+        return
     asyncio.new_event_loop()        # no task left from an earlier run (the emulated board restarts without a reset)
     clock = Clock()
     flag = asyncio.ThreadSafeFlag()

@@ -25,6 +25,15 @@ def read(path):
         return None
 
 
+def take(path):
+    """True when a file was at `path`; it is gone now."""
+    try:
+        os.remove(path)
+    except OSError:
+        return False
+    return True
+
+
 def set_aside(path):
     """Keep a save that cannot be resumed as PATH.bad, for a look later."""
     try:

@@ -106,7 +106,7 @@ def test_a_real_board_reads_the_host_from_its_own_serial_console(micropython, co
     console, which is a text stream: app.run with no stream of its own must
     take them as bytes: a line a terminal ends with CR LF is one line, and a
     byte that is not text is one error line, not a crash."""
-    script = "import app\napp.run(path=%r)\n" % str(tmp_path / "game.json")
+    script = "import app\napp.run(path=%r, stop=%r)\n" % (str(tmp_path / "game.json"), str(tmp_path / "maintenance"))
     result = subprocess.run([micropython, "-X", "heapsize=2m", "-c", script],
                             input=line(kind="state", id=1) + b"\r\n\xff\n" + line(kind="state", id=2) + b"\n",
                             capture_output=True, timeout=120, cwd=ROOT,

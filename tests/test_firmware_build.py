@@ -16,13 +16,15 @@ import pytest
 
 from conftest import ROOT
 from controller.cli import main
+from controller.core.protocol import MAINTENANCE_FILE
+from controller.firmware import deploy
 from controller.firmware.build import board_sources, build, compile_file
 from controller.firmware.tools import find_tool
 
 RECORDER = """#!%s
 import json, os, sys
-with open(%r, "w") as f:
-    json.dump({"argv": sys.argv[1:], "cwd": os.getcwd()}, f)
+with open(%r, "a") as f:
+    f.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd()}) + "\\n")
 sys.exit(%d)
 """
 
@@ -44,10 +46,25 @@ def put_mpremote(tmp_path, monkeypatch, text):
 
 
 def stand_in_mpremote(tmp_path, monkeypatch, status=0):
-    """An `mpremote` first on PATH that records its arguments and folder in calls.json."""
-    record = tmp_path / "calls.json"
+    """An `mpremote` first on PATH that records its arguments and folder, a line a call, in calls.jsonl."""
+    record = tmp_path / "calls.jsonl"
     put_mpremote(tmp_path, monkeypatch, RECORDER % (sys.executable, str(record), status))
     return record
+
+
+def calls(record):
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+@pytest.fixture
+def port(monkeypatch):
+    """A serial port that is there (a pseudo-terminal), as a board's is again after the reset
+    deploy waits for (at once: the stand-in mpremote resets nothing)."""
+    monkeypatch.setattr(deploy, "RESET_S", 0)
+    main_end, board_end = os.openpty()
+    yield os.ttyname(board_end)
+    os.close(main_end)
+    os.close(board_end)
 
 
 def fake_build(folder, files=("controller/__init__.mpy", "controller/core/drnim.mpy", "main.py", "app.mpy",
@@ -59,16 +76,45 @@ def fake_build(folder, files=("controller/__init__.mpy", "controller/core/drnim.
     return folder
 
 
-def test_deploy_copies_the_build_with_mpremote_and_resets_the_board(tmp_path, monkeypatch, capsys):
+def test_deploy_stops_the_board_then_copies_the_build_with_mpremote_and_resets_it(tmp_path, monkeypatch, capsys,
+                                                                                    port):
     record = stand_in_mpremote(tmp_path, monkeypatch)
     build = fake_build(tmp_path / "build")
-    status, out = run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(build))
+    status, out = run("firmware", "deploy", "--port", port, "--build", str(build))
     assert status == 0, capsys.readouterr().err
-    assert out == "Copied the drnim firmware from %s to the board on /dev/ttyACM0, and reset it.\n" % build
-    call = json.loads(record.read_text())
-    assert call["cwd"] == str(build)
-    assert call["argv"] == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "controller", "main.py", "app.mpy",
-                            "board_config.mpy", ":", "+", "reset"]
+    assert out == "Copied the drnim firmware from %s to the board on %s, and reset it.\n" % (build, port)
+    stop, copy = calls(record)
+    assert stop["argv"] == ["connect", port, "exec", "open('/maintenance', 'w').close()", "+", "reset"]
+    assert copy["cwd"] == str(build)
+    assert copy["argv"] == ["connect", port, "fs", "cp", "-r", "controller", "main.py", "app.mpy",
+                            "board_config.mpy", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
+
+
+def test_the_stop_and_its_clearing_run_on_micropython(tmp_path, micropython):
+    """What deploy has mpremote run on the board, here on a file of the test's own."""
+    flag = str(tmp_path / "maintenance")
+
+    def on_board(script):
+        script = script.replace(repr(MAINTENANCE_FILE), repr(flag))
+        return subprocess.run([micropython, "-c", script], capture_output=True, text=True, timeout=60)
+
+    assert on_board(deploy.STOP_FIRMWARE).returncode == 0 and os.path.isfile(flag)
+    assert on_board(deploy.CLEAR_STOP).returncode == 0 and not os.path.exists(flag)
+    cleared_again = on_board(deploy.CLEAR_STOP)
+    assert cleared_again.returncode == 0, cleared_again.stderr
+
+
+def test_a_board_that_does_not_come_back_after_its_stop_is_one_line_and_nothing_is_copied(tmp_path, monkeypatch,
+                                                                                        capsys):
+    record = stand_in_mpremote(tmp_path, monkeypatch)
+    monkeypatch.setattr(deploy, "RESET_S", 0)
+    monkeypatch.setattr(deploy, "PORT_BACK_S", 0)
+    build = fake_build(tmp_path / "build")
+    gone = str(tmp_path / "ttyACM0")
+    assert run("firmware", "deploy", "--port", gone, "--build", str(build))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: the board on %s did not come back within 0 s of its " \
+        "reset (No such file or directory): unplug it, plug it in and deploy again\n" % gone
+    assert [call["argv"][2] for call in calls(record)] == ["exec"], "stopped, and nothing copied"
 
 
 def test_deploy_says_in_one_line_what_mpremote_could_not_do(tmp_path, capsys):
@@ -77,7 +123,7 @@ def test_deploy_says_in_one_line_what_mpremote_could_not_do(tmp_path, capsys):
     status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
     err = capsys.readouterr().err
     assert status == 1
-    assert err == "controller firmware: mpremote could not copy the build to %s: mpremote: failed to access %s " \
+    assert err == "controller firmware: mpremote could not stop the firmware on %s: mpremote: failed to access %s " \
         "(it may be in use by another program)\n" % (tmp_path / "ttyACM7", tmp_path / "ttyACM7")
 
 
@@ -205,22 +251,24 @@ if "exec" in sys.argv:
 def board_with_frozen(tmp_path, monkeypatch, machine):
     """An `mpremote` first on PATH for a board whose MicroPython has `machine`'s
     firmware frozen in ("none": none): it answers the frozen check and records every call."""
-    calls = tmp_path / "calls.jsonl"
-    put_mpremote(tmp_path, monkeypatch, BOARD % (sys.executable, str(calls), machine))
-    return calls
+    record = tmp_path / "calls.jsonl"
+    put_mpremote(tmp_path, monkeypatch, BOARD % (sys.executable, str(record), machine))
+    return record
 
 
-def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stub(tmp_path, monkeypatch, capsys):
-    calls = board_with_frozen(tmp_path, monkeypatch, "drnim")
+def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stub(tmp_path, monkeypatch, capsys,
+                                                                                   port):
+    record = board_with_frozen(tmp_path, monkeypatch, "drnim")
     out_dir = tmp_path / "build"
     assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
-    status, out = run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))
+    status, out = run("firmware", "deploy", "--port", port, "--build", str(out_dir))
     assert status == 0, capsys.readouterr().err
-    assert out == "Copied the frozen drnim firmware's main.py from %s to the board on /dev/ttyACM0, and reset it.\n" \
-        % out_dir
-    asked, copied = [json.loads(line) for line in calls.read_text().splitlines()]
-    assert asked[:3] == ["connect", "/dev/ttyACM0", "exec"] and "board_config" in asked[3]
-    assert copied == ["connect", "/dev/ttyACM0", "fs", "cp", "-r", "main.py", ":", "+", "reset"]
+    assert out == "Copied the frozen drnim firmware's main.py from %s to the board on %s, and reset it.\n" \
+        % (out_dir, port)
+    asked, stopped, copied = [json.loads(line) for line in record.read_text().splitlines()]
+    assert asked[:3] == ["connect", port, "exec"] and "board_config" in asked[3]
+    assert stopped[2:] == ["exec", "open('/maintenance', 'w').close()", "+", "reset"]
+    assert copied == ["connect", port, "fs", "cp", "-r", "main.py", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
 
 
 @pytest.mark.parametrize("frozen,said", [("none", "has no firmware frozen in"),
@@ -228,7 +276,7 @@ def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stu
 def test_a_frozen_build_is_not_copied_to_a_board_without_its_firmware_frozen_in(tmp_path, monkeypatch, capsys,
                                                                                frozen, said):
     """Stock MicroPython, or another machine's: its main.py would boot into an ImportError."""
-    calls = board_with_frozen(tmp_path, monkeypatch, frozen)
+    record = board_with_frozen(tmp_path, monkeypatch, frozen)
     out_dir = tmp_path / "build"
     assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
     assert run("firmware", "deploy", "--port", "/dev/ttyACM0", "--build", str(out_dir))[0] == 1
@@ -236,7 +284,7 @@ def test_a_frozen_build_is_not_copied_to_a_board_without_its_firmware_frozen_in(
     assert err == "controller firmware: the MicroPython on /dev/ttyACM0 %s, not this drnim build: build " \
         "MicroPython with FROZEN_MANIFEST=%s and flash it first (firmware/README.md)\n" \
         % (said, (out_dir / "manifest.py").resolve())
-    assert len(calls.read_text().splitlines()) == 1, "asked, and nothing copied"
+    assert len(record.read_text().splitlines()) == 1, "asked, and nothing stopped or copied"
 
 
 def test_the_modules_of_a_frozen_build_play_a_whole_game_on_the_emulated_board(tmp_path, capsys, micropython):

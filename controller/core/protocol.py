@@ -20,6 +20,9 @@ from .limits import DAY_MS
 from .quoting import quoted
 
 PROTOCOL = 1
+# A file a host leaves in a board's flash (`controller firmware deploy`, by mpremote): the board's
+# next start finds it, removes it and starts nothing, so no watchdog resets the board under the host.
+MAINTENANCE_FILE = "/maintenance"
 # The longest line a board reads, in bytes without the newline: a new game's
 # settings with a dozen Nimatron openings fit in a third of it.
 MAX_LINE = 1024

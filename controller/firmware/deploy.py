@@ -1,11 +1,17 @@
 """`controller firmware deploy --port PORT`: a build copied onto a board with mpremote.
 
-One mpremote run copies the build's files (those its build.json lists, in
-their folders) to the board's flash and resets the board, so it boots into the
-new firmware. mpremote does the talking to MicroPython's raw REPL; we only say
-what to copy. MicroPython imports a module's .py before its .mpy: a board that
-once held the source of a module must have that .py removed (see
-firmware/README.md).
+First the board is stopped: a board in production mode runs a watchdog that
+no MicroPython can stop, so from the moment mpremote stops the firmware at
+the console the board has 5 s before it resets, in the middle of a copy. One
+short mpremote run leaves the maintenance file in the flash and resets the
+board, which finds it, removes it and starts nothing (firmware/app.py). When
+the port is back, a second run copies the build's files (those its build.json
+lists, in their folders) to the board's flash, removes the maintenance file
+(still there on a board that had no firmware to take it) and resets the
+board, so it boots into the new firmware. mpremote does the talking to
+MicroPython's raw REPL; we only say what to copy. MicroPython imports a
+module's .py before its .mpy: a board that once held the source of a module
+must have that .py removed (see firmware/README.md).
 
 A frozen build (`build --frozen`) copies only its boot stub, whose modules
 must already be frozen into the board's MicroPython: deploy first asks the
@@ -16,13 +22,26 @@ with no one to read it.
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
+import serial
+
+from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
+from controller.firmware.link import reason
 from controller.firmware.tools import FirmwareError, find_tool
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
 DEPLOY_TIMEOUT_S = 300
+# Run on the board before a copy: its next start is a stop (firmware/app.py).
+STOP_FIRMWARE = "open(%r, 'w').close()" % MAINTENANCE_FILE
+# Run after the copy: a board that had no firmware to take the file away
+# (stock MicroPython, the first deploy) would otherwise stop at its next start.
+CLEAR_STOP = "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass" % MAINTENANCE_FILE
+# mpremote's reset comes 100 ms after it returns; a board's USB port is back within a few seconds.
+RESET_S = 1.0
+PORT_BACK_S = 20
 
 
 # Run on the board by a frozen build's deploy: the machine of its frozen board_config, or "none".
@@ -57,13 +76,14 @@ def read_manifest(folder):
 
 
 def mpremote_arguments(files):
-    """mpremote's arguments after the port: copy each top-level file or folder of the build, then reset the board."""
+    """mpremote's arguments after the port: copy each top-level file or folder of the build,
+    take away the maintenance file, then reset the board."""
     tops = []
     for name in files:
         top = name.split("/")[0]
         if top not in tops:
             tops.append(top)
-    return ["fs", "cp", "-r"] + tops + [":", "+", "reset"]
+    return ["fs", "cp", "-r"] + tops + [":", "+", "exec", CLEAR_STOP, "+", "reset"]
 
 
 def mpremote(port, arguments, folder, doing):
@@ -82,6 +102,21 @@ def mpremote(port, arguments, folder, doing):
     return result.stdout
 
 
+def wait_for_port(port):
+    """Wait, after a reset, until the port on `port` opens again; FirmwareError after PORT_BACK_S."""
+    time.sleep(RESET_S)
+    deadline = time.monotonic() + PORT_BACK_S
+    while True:
+        try:
+            serial.Serial(port).close()
+            return
+        except (serial.SerialException, OSError) as error:
+            if time.monotonic() >= deadline:
+                raise FirmwareError("the board on %s did not come back within %d s of its reset (%s): unplug it, "
+                                    "plug it in and deploy again" % (port, PORT_BACK_S, reason(error)))
+        time.sleep(0.2)
+
+
 def deploy(port, folder):
     """Copy the build in `folder` to the board on `port`; returns (the machine it
     is for, whether it is a frozen build)."""
@@ -94,5 +129,7 @@ def deploy(port, folder):
                                 "FROZEN_MANIFEST=%s and flash it first (firmware/README.md)"
                                 % (port, "no firmware" if found == "none" else "the %s firmware" % found, machine,
                                    (Path(folder) / FREEZE_MANIFEST).resolve()))
+    mpremote(port, ["exec", STOP_FIRMWARE, "+", "reset"], folder, "stop the firmware on")
+    wait_for_port(port)
     mpremote(port, mpremote_arguments(files), folder, "copy the build to")
     return machine, frozen

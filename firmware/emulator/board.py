@@ -134,7 +134,7 @@ def main(argv):
 
         while True:
             try:
-                app.run(source, write, options["--flash"], world, take)
+                app.run(source, write, options["--flash"], world, take, stop=options["--flash"] + ".maintenance")
             except (machine.Reset, PowerCut):
                 machine.reset_pins()
     emulator = Emulator(write, options["--flash"], options["--clock"])

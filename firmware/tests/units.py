@@ -349,7 +349,8 @@ def test_an_idle_board_allocates_nothing_in_its_loop():
 
 # --- the board's main program (firmware/app.py) --------------------------------------
 def run_app(mode, lines, fail_on=None, world=None):
-    """app.run on a file of host lines, in `mode`; (what it wrote, the watchdogs, how it ended)."""
+    """app.run on a file of host lines, in `mode`; (what it wrote, the watchdogs, how it ended).
+    SCRATCH/maintenance is its maintenance file."""
     import app
     remove(SCRATCH + "/app.json")
     machine.reset_pins()
@@ -362,7 +363,7 @@ def run_app(mode, lines, fail_on=None, world=None):
     ended = None
     try:
         with open(SCRATCH + "/lines.txt", "rb") as stream:
-            app.run(stream, out.write, SCRATCH + "/app.json", world)
+            app.run(stream, out.write, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance")
     except machine.Reset:
         ended = "reset"
     except SystemExit:
@@ -378,6 +379,17 @@ def test_production_mode_starts_a_watchdog_within_the_rp2040s_limit_and_feeds_it
     assert decode(written[0])["mode"] == "production"
     written, dogs, ended = run_app("development", [b'{"kind":"state"}'])
     assert dogs == []
+
+
+def test_a_board_that_finds_the_maintenance_file_starts_nothing_once():
+    """What deploy relies on: no watchdog, no game, no pin touched, until the next reset."""
+    with open(SCRATCH + "/maintenance", "w"):
+        pass
+    written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
+    assert ended is None and dogs == [] and len(written) == 1 and "stopped for maintenance" in written[0]
+    assert not PINS and flash.read(SCRATCH + "/app.json") is None
+    written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
+    assert ended == "exit" and len(dogs) == 1 and decode(written[0])["kind"] == "hello"
 
 
 class Visitor:
