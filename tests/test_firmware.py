@@ -8,6 +8,7 @@ import os
 import random
 import select
 import subprocess
+import time
 import tty
 
 import pytest
@@ -239,6 +240,86 @@ def test_on_a_real_clock_marbles_fall_in_time_and_a_power_cut_resumes(micropytho
 
 
 # --- the [pico] section ---------------------------------------------------------------
+def test_a_host_that_stops_reading_never_stops_the_board(micropython, configs, tmp_path):
+    """A host that keeps the port open but reads nothing (a monitor stuck on a
+    failing SD card): the board plays on with its watchdog fed, drops the lines
+    the host does not take, and says how many once the host reads again."""
+    board = PtyBoard(micropython, configs["drnim", "production"], tmp_path / "game.json", "--clock", "real")
+    try:
+        board.until(lambda a: a["kind"] == "hello")
+        for _ in range(100):
+            board.send(kind="state")
+        time.sleep(6.5)                 # longer than the watchdog's 5 s
+        board.send(kind="state", id="after")
+        answers, cut = [], 0
+        while not answers or answers[-1].get("id") != "after":
+            text = board.port.readline()
+            assert text.endswith(b"\n"), "no answer in 30 s: %r" % text
+            try:
+                answers.append(json.loads(text))
+            except ValueError:
+                cut += 1                # the line the board was writing when the host stopped reading: dropped
+    finally:
+        board.close()
+    assert [a for a in answers if a["kind"] == "hello"] == [], "the watchdog reset the board"
+    states = [a for a in answers if a["kind"] == "state"]
+    links = [a for a in answers if a["kind"] == "fault"]
+    assert [fault["fault"] for fault in links] == ["link"]
+    dropped = int(links[0]["text"].split()[0])
+    assert cut <= 1 and len(states) + dropped == 101, (len(states), dropped, cut)
+    assert dropped > 0
+
+
+CONSOLE = """
+import sys
+from app import Console
+out = open(sys.argv[1], "w")
+console = Console(out)
+console.write('{"kind":"ok"}')
+while console.room():
+    out.write(" " * 512)        # the host reads nothing: the line fills up (with blanks, still JSON)
+console.write("\\n")             # only its end does not fit
+console.write('{"kind":"lost"}')
+console.write("\\n")
+print("full")
+sys.stdin.readline()            # the host reads again
+console.write('{"kind":"after"}')
+console.write("\\n")
+print(console.dropped)
+"""
+
+
+def test_the_console_drops_whole_lines_while_the_host_reads_nothing(micropython, configs, tmp_path):
+    """Down to the piece: a line cut off is ended when the host reads again,
+    and only the lines the host never gets are counted as dropped."""
+    fifo = tmp_path / "serial"
+    os.mkfifo(fifo)
+    board = subprocess.Popen([micropython, "-c", CONSOLE, str(fifo)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             cwd=ROOT, env=dict(os.environ, MICROPYPATH=micropath(configs["drnim", "production"])))
+    host = os.open(fifo, os.O_RDONLY)
+    try:
+        assert board.stdout.readline() == b"full\n"
+        taken = b""
+        while True:
+            ready, _, _ = select.select([host], [], [], 0.2)
+            if not ready:
+                break
+            taken += os.read(host, 65536)
+        board.stdin.write(b"go\n")
+        board.stdin.flush()
+        assert board.stdout.readline() == b"1\n"
+        board.wait(timeout=60)
+        while True:
+            more = os.read(host, 65536)
+            if not more:
+                break
+            taken += more
+    finally:
+        os.close(host)
+        board.kill()
+    assert [json.loads(text) for text in taken.decode().splitlines()] == [{"kind": "ok"}, {"kind": "after"}]
+
+
 def test_the_shipped_pin_maps_have_a_checked_pico_section():
     for machine in ("drnim", "nimatron"):
         pinmap, pins, options = load_pico(ROOT / "hardware" / machine / "pinmap.toml", machine)

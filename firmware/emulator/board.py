@@ -116,11 +116,12 @@ def main(argv):
         i += 2
     port = options["--port"]
     source = open(port, "rb") if port else sys.stdin.buffer
-    write = writer(open(port, "wb") if port else sys.stdout.buffer)
     if options["--clock"] != HOST_CLOCK:
         import app
 
-        emulator = Emulator(write, options["--flash"], options["--clock"])
+        # the board's own console: it drops what a host that stopped reading does not take
+        console = app.Console(open(port, "w") if port else sys.stdout)
+        emulator = Emulator(console.write, options["--flash"], options["--clock"])
 
         def world(clock):
             fresh = World(config, clock)
@@ -134,10 +135,11 @@ def main(argv):
 
         while True:
             try:
-                app.run(source, write, options["--flash"], world, take, stop=options["--flash"] + ".maintenance")
-            except (machine.Reset, PowerCut):
+                app.run(source, console, options["--flash"], world, take, stop=options["--flash"] + ".maintenance")
+            except (machine.Reset, machine.WatchdogReset, PowerCut):
                 machine.reset_pins()
-    emulator = Emulator(write, options["--flash"], options["--clock"])
+    emulator = Emulator(writer(open(port, "wb") if port else sys.stdout.buffer), options["--flash"],
+                        options["--clock"])
     lines = Lines(emulator.take)        # its buffer first, while the heap is in one piece
     emulator.boot(0)
     byte = bytearray(1)

@@ -8,6 +8,8 @@ at once, as a real interrupt would. An output's `watch` callback lets the
 world see what the firmware does (the release opening).
 """
 
+import time
+
 PINS = {}
 
 
@@ -96,8 +98,16 @@ class Timer:
         self.callback = None
 
 
+class WatchdogReset(SystemExit):
+    """The watchdog went hungry: the emulator starts the firmware again, as the
+    hardware would. A SystemExit, so the firmware reports no crash."""
+
+
 class WDT:
-    """Counts feeds; the emulator has no hardware to reset. `WDT.started`
+    """Counts feeds, and resets the board when a feed comes more than
+    `timeout` after the last one. A real watchdog resets the board the
+    moment the time is up; the emulator cannot stop a loop that is stuck, so
+    it resets at the late feed, once the loop moves again. `WDT.started`
     holds every watchdog the firmware started, for the tests."""
     started = []
 
@@ -106,9 +116,14 @@ class WDT:
             raise ValueError("WDT timeout %d ms is beyond the RP2040's 8388" % timeout)
         self.timeout = timeout
         self.feeds = 0
+        self.fed = time.ticks_ms()
         WDT.started.append(self)
 
     def feed(self):
+        now = time.ticks_ms()
+        if time.ticks_diff(now, self.fed) > self.timeout:
+            raise WatchdogReset()
+        self.fed = now
         self.feeds += 1
 
 

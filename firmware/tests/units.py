@@ -28,15 +28,21 @@ SCRATCH = sys.argv[1]
 
 
 class Sent:
-    """What the firmware writes, kept a line at a time; `fail_on`: raise OSError
-    once at the end of the first line holding that text (a serial port that fails);
-    `no_memory_at`: raise MemoryError once instead of writing that piece."""
+    """What the firmware writes, kept a line at a time, as a console with room
+    for everything (app.Console's `write`, `room` and `dropped`); `fail_on`:
+    raise OSError once at the end of the first line holding that text (a
+    serial port that fails); `no_memory_at`: raise MemoryError once instead of
+    writing that piece."""
+    dropped = 0
 
     def __init__(self, fail_on=None, no_memory_at=None):
         self.lines = []
         self.piece = []
         self.fail_on = fail_on
         self.no_memory_at = no_memory_at
+
+    def room(self):
+        return True
 
     def write(self, text):
         if text == self.no_memory_at:
@@ -363,7 +369,7 @@ def run_app(mode, lines, fail_on=None, world=None):
     ended = None
     try:
         with open(SCRATCH + "/lines.txt", "rb") as stream:
-            app.run(stream, out.write, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance")
+            app.run(stream, out, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance")
     except machine.Reset:
         ended = "reset"
     except SystemExit:
