@@ -143,3 +143,22 @@ def fuzz_port(tmp_path_factory):
 
 
 FUZZ = {}
+
+
+def test_the_link_keeps_the_port_to_itself_so_a_deploy_cannot_share_it(port, link, capsys, tmp_path):
+    """mpremote locks the port as ours does: a deploy (the real mpremote) started
+    while a monitor holds the board says so in one line, instead of both reading
+    the same bytes; and a second monitor waits for the port."""
+    from controller.cli import main
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "main.py").write_text("import app\n")
+    (build / "build.json").write_text(json.dumps({"machine": "drnim", "mode": "production", "files": ["main.py"]}))
+    assert main(["firmware", "deploy", "--port", str(port.path), "--build", str(build)]) == 1
+    assert capsys.readouterr().err == "controller firmware: mpremote could not stop the firmware on %s: mpremote: " \
+        "failed to access %s (it may be in use by another program)\n" % (port.path, port.path)
+    said = []
+    second = Link(port.path, report=said.append, retry_s=0.05)
+    assert not second.try_open()
+    assert said == ["the board on %s is in use by another program (mpremote, another monitor): waiting for it"
+                    % port.path]

@@ -7,10 +7,15 @@ and says that too; a board that starts again (a new hello line after the
 first) is reported as a reset. Nothing the port or the board does becomes a
 traceback: a line that is not the protocol is reported and skipped.
 
+The link locks the port, as mpremote does: two programs reading one port
+would each get half of the bytes, so a deploy started while a monitor runs is
+refused in one line, and a second monitor waits until the port is free.
+
 `receive(timeout)` returns the next message (a dict), or None when the time
 runs out; the caller's loop stays in charge of time.
 """
 
+import errno
 import os
 import time
 
@@ -53,11 +58,15 @@ class Link:
             return False
         self.next_try = self.clock() + self.retry_s
         try:
-            self.serial = serial.Serial(self.port, BAUD, timeout=POLL_S, write_timeout=2)
+            self.serial = serial.Serial(self.port, BAUD, timeout=POLL_S, write_timeout=2, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as error:
             if self.gone is None:
                 self.gone = reason(error)
-                self.report("the board on %s is not there (%s): waiting for it" % (self.port, self.gone))
+                if getattr(error, "errno", None) == errno.EAGAIN:      # another program holds its lock
+                    self.report("the board on %s is in use by another program (mpremote, another monitor): "
+                                "waiting for it" % self.port)
+                else:
+                    self.report("the board on %s is not there (%s): waiting for it" % (self.port, self.gone))
             return False
         self.opens += 1
         if self.gone is not None:
