@@ -244,12 +244,16 @@ def test_a_host_that_stops_reading_never_stops_the_board(micropython, configs, t
     """A host that keeps the port open but reads nothing (a monitor stuck on a
     failing SD card): the board plays on with its watchdog fed, drops the lines
     the host does not take, and says how many once the host reads again."""
-    board = PtyBoard(micropython, configs["drnim", "production"], tmp_path / "game.json", "--clock", "real")
+    config = tmp_path / "config"
+    config.mkdir()
+    text = (configs["drnim", "production"] / "board_config.py").read_text()
+    (config / "board_config.py").write_text(text.replace("WATCHDOG_MS = 5000", "WATCHDOG_MS = 1000"))
+    board = PtyBoard(micropython, config, tmp_path / "game.json", "--clock", "real")
     try:
         board.until(lambda a: a["kind"] == "hello")
         for _ in range(100):
             board.send(kind="state")
-        time.sleep(6.5)                 # longer than the watchdog's 5 s
+        time.sleep(2)                   # longer than this board's watchdog, 1 s
         board.send(kind="state", id="after")
         answers, cut = [], 0
         while not answers or answers[-1].get("id") != "after":
