@@ -123,3 +123,20 @@ def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
         assert monitor.stop() == 0
     assert "board: drnim, protocol 1, development mode; a new game" in shown
     assert b"Traceback" not in monitor.text["err"]
+
+
+def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):
+    """systemd stops a service with SIGTERM: the monitor says so, closes its
+    statistics and stops the board it started, as on Ctrl-C."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "--config", str(config))
+    try:
+        monitor.until("state: play")
+        board = subprocess.run(["pgrep", "-P", str(monitor.process.pid)], capture_output=True, text=True).stdout.split()
+    finally:
+        monitor.process.send_signal(signal.SIGTERM)
+        out, err = monitor.process.communicate(timeout=20)
+    assert monitor.process.returncode == 0, err.decode()
+    assert out.decode().endswith("Stopped watching.\n")
+    assert len(board) == 1 and not os.path.exists("/proc/%s" % board[0]), "the emulated board stopped too"

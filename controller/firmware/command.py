@@ -10,6 +10,7 @@ status 1 (2 for bad arguments, as everywhere in `controller`).
 """
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -150,6 +151,7 @@ def run_monitor(args, out):
             out.flush()
         monitor = Monitor(link, write, stats, telemetry)
         write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))
+        signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
         try:
             while True:
                 monitor.step()
