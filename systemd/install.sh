@@ -32,6 +32,14 @@
 #
 #   sudo systemd/install.sh telemetry
 #
+# A Pi that watches a board running the firmware (a Pico, firmware/README.md)
+# instead of driving the machine itself: the same install, but in place of
+# the service it enables drnim-monitor@.service for the board's serial port,
+# best named by its /dev/serial/by-id link, which stays the same whatever
+# order boards are plugged in:
+#
+#   sudo systemd/install.sh monitor /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00
+#
 # Environment: PYTHON (default python3), the interpreter for the virtualenv;
 # BOOT_CONFIG, the boot configuration (default /boot/firmware/config.txt, or
 # /boot/config.txt on a Raspberry Pi OS older than bookworm).
@@ -111,6 +119,8 @@ strict_gpiod_off() {
 
 readonly SYSTEMD_DIR=/etc/systemd/system
 readonly TELEMETRY_DROPIN=$SYSTEMD_DIR/$NAME.service.d/telemetry.conf
+readonly MONITOR=drnim-monitor
+readonly MONITOR_TELEMETRY_DROPIN=$SYSTEMD_DIR/$MONITOR@.service.d/telemetry.conf
 readonly BROKER_ENV=$CONFIG_DIR/mqtt-broker.env
 
 # host:port of the broker when [telemetry] is on, nothing when off; dies on a bad configuration.
@@ -138,13 +148,15 @@ telemetry_units() {
             "$broker" >"$BROKER_ENV"
         install -m 0644 "$checkout/systemd/drnim-mqtt.socket" "$checkout/systemd/drnim-mqtt.service" "$SYSTEMD_DIR/"
         install -D -m 0644 "$checkout/systemd/drnim-controller-telemetry.conf" "$TELEMETRY_DROPIN"
+        install -D -m 0644 "$checkout/systemd/drnim-controller-telemetry.conf" "$MONITOR_TELEMETRY_DROPIN"
         systemctl daemon-reload
         systemctl enable --now --quiet drnim-mqtt.socket
         systemctl try-restart drnim-mqtt.service
     elif [[ -e $TELEMETRY_DROPIN ]]; then
         say "Telemetry off: removing drnim-mqtt.socket and the controller's telemetry drop-in"
         systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service || true
-        rm -f -- "$TELEMETRY_DROPIN" "$SYSTEMD_DIR/drnim-mqtt.socket" "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV"
+        rm -f -- "$TELEMETRY_DROPIN" "$MONITOR_TELEMETRY_DROPIN" "$SYSTEMD_DIR/drnim-mqtt.socket" \
+            "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV"
         systemctl daemon-reload
     fi
 }
@@ -152,7 +164,7 @@ telemetry_units() {
 if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
     telemetry_units "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
-    systemctl try-restart "$NAME"
+    systemctl try-restart "$NAME" "$MONITOR@*.service"
     exit 0
 fi
 
@@ -164,7 +176,14 @@ if [[ ${1:-} == strict-gpiod ]]; then
     esac
     exit 0
 fi
-[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 telemetry, or $0 strict-gpiod on|off)"
+MONITOR_PORT=
+if [[ ${1:-} == monitor ]]; then
+    [[ $# -eq 2 && -n $2 ]] || die "usage: $0 monitor PORT (the board's serial port, such as /dev/serial/by-id/usb-MicroPython_...)"
+    [[ $2 == /dev/* ]] || die "monitor: $2 is not a serial port: give its path, such as /dev/ttyACM0"
+    MONITOR_PORT=$2
+    shift 2
+fi
+[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 monitor PORT, $0 telemetry, or $0 strict-gpiod on|off)"
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
@@ -173,7 +192,7 @@ fi
 # The checkout is the directory above this script's.
 CHECKOUT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 readonly CHECKOUT
-for f in pyproject.toml systemd/$NAME.service systemd/$NAME.sysusers systemd/config.toml; do
+for f in pyproject.toml systemd/$NAME.service systemd/$MONITOR@.service systemd/$NAME.sysusers systemd/config.toml; do
     [[ -f $CHECKOUT/$f ]] || die "$CHECKOUT/$f is missing: run this script from a complete checkout"
 done
 command -v systemctl >/dev/null || die "systemctl not found: this needs a systemd system (Raspberry Pi OS)"
@@ -227,6 +246,21 @@ for machine in drnim nimatron; do
         install -m 0644 "$CHECKOUT/hardware/$machine/pinmap.toml" "$CONFIG_DIR/pinmaps/$machine.toml"
     fi
 done
+
+# 5 (a Pi watching a board). The monitor for its port, in place of the service.
+if [[ -n $MONITOR_PORT ]]; then
+    instance=$MONITOR@$(systemd-escape --path "$MONITOR_PORT").service
+    say "Installing $SYSTEMD_DIR/$MONITOR@.service"
+    install -m 0644 "$CHECKOUT/systemd/$MONITOR@.service" "$SYSTEMD_DIR/"
+    telemetry_units "$CHECKOUT"
+    systemctl daemon-reload
+    [[ -e $MONITOR_PORT ]] || say "$MONITOR_PORT is not there now: the monitor waits for the board"
+    say "Enabling and (re)starting $instance"
+    systemctl enable --quiet "$instance"
+    systemctl restart "$instance" || die "$instance did not start; see: journalctl -u '$instance' -b"
+    say "Done. Follow the board with: journalctl -u '$instance' -f"
+    exit 0
+fi
 
 # 5. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
 strict_gpiod_on

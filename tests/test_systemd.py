@@ -377,3 +377,67 @@ def test_the_telemetry_drop_in_points_the_controller_at_the_socket():
     dropin = parse_unit(SYSTEMD / "drnim-controller-telemetry.conf")
     assert dropin["Service"]["Environment"] == ["DRNIM_MQTT_SOCKET=" + socket_path[0]]
     assert dropin["Unit"]["Wants"] == ["drnim-mqtt.socket"]
+
+
+# --- drnim-monitor@.service: a Pi that watches a board running the firmware -----------------
+MONITOR = SYSTEMD / "drnim-monitor@.service"
+BOARD_PORT = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+
+
+def monitor_root(tmp_path, telemetry=False):
+    """The tree install.sh monitor leaves: the template and its instance for BOARD_PORT,
+    with the telemetry drop-in and units when `telemetry`; (root, instance name)."""
+    root, unit = telemetry_root(tmp_path) if telemetry else make_root(tmp_path)
+    shutil.copyfile(MONITOR, unit.parent / MONITOR.name)
+    if telemetry:
+        dropin = unit.parent / (MONITOR.name + ".d") / "telemetry.conf"
+        dropin.parent.mkdir()
+        shutil.copyfile(SYSTEMD / "drnim-controller-telemetry.conf", dropin)
+    escaped = run(systemd_tool("systemd-escape"), "--path", BOARD_PORT)
+    assert escaped.returncode == 0, escaped.stderr
+    return root, "drnim-monitor@%s.service" % escaped.stdout.strip()
+
+
+def test_the_monitor_instance_verifies_clean_and_exposes_as_little_as_the_service(tmp_path):
+    analyze = systemd_analyze()
+    root, instance = monitor_root(tmp_path)
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", instance)
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+    level, text = exposure(analyze, root, instance)
+    assert level <= 0.4, text
+
+
+def test_with_telemetry_the_monitor_too_reaches_the_broker_only_through_the_socket(tmp_path):
+    analyze = systemd_analyze()
+    root, instance = monitor_root(tmp_path, telemetry=True)
+    level, text = exposure(analyze, root, instance)
+    assert level <= 0.4, text
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", instance)
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+def test_the_monitor_watches_the_port_its_instance_names(tmp_path):
+    """install.sh names the instance with systemd-escape --path; %I gives it back
+    unescaped, without its leading slash, which the unit puts back."""
+    monitor = parse_unit(MONITOR)["Service"]
+    assert shlex.split(one(monitor, "ExecStart")) == [EXEC, "firmware", "monitor", "--port", "/%I", "--config", CONFIG]
+    _, instance = monitor_root(tmp_path)
+    name = instance[len("drnim-monitor@"):-len(".service")]
+    unescaped = run(systemd_tool("systemd-escape"), "--unescape", name).stdout.strip()
+    assert "/" + unescaped == BOARD_PORT
+    assert one(monitor, "User") == "drnim" and one(monitor, "SupplementaryGroups") == "dialout"
+    assert one(monitor, "DeviceAllow") == "char-ttyACM rw"
+    assert "RuntimeDirectory" not in monitor, "the Pi service's run directory must outlive a monitor's stop"
+    assert one(monitor, "StateDirectory") == parse_unit(UNIT)["Service"]["StateDirectory"][0]
+
+
+@pytest.mark.parametrize("arguments,said", [
+    (["monitor"], "usage: {} monitor PORT"),
+    (["monitor", "ttyACM0"], "monitor: ttyACM0 is not a serial port: give its path, such as /dev/ttyACM0"),
+    (["monitor", "/dev/ttyACM0", "again"], "usage: {} monitor PORT"),
+])
+def test_install_monitor_refuses_a_missing_or_odd_port_before_it_does_anything(arguments, said):
+    result = subprocess.run(["bash", str(INSTALL), *arguments], capture_output=True, text=True, timeout=10)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("install.sh: error: " + said.format(INSTALL)), result.stderr
+    assert result.stderr.count("\n") == 1
