@@ -99,6 +99,27 @@ def test_a_board_is_watched_and_its_games_counted(tmp_path, port):
     assert "Faults: jam 1" in out.getvalue()
 
 
+def test_a_board_that_started_before_the_monitor_has_its_faults_counted_too(tmp_path, port):
+    """The usual case on a museum's Pi: the board said hello to nobody. The
+    state it sends when asked names its machine, and its faults count under it."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        assert port.lines() == ['{"id":"monitor","kind":"state"}']
+        port.write('{"busy":false,"game":{"config":{},"format":2,"machine":"nimatron","state":{}},"id":"monitor",'
+                   '"kind":"state","now":5000,"status":{"mode":"play","fault":null}}\n'
+                   '{"at":9000,"fault":"extra-marble","kind":"fault","text":"a marble without a release"}\n')
+        monitor.until("FAULT extra-marble")
+    finally:
+        assert monitor.stop() == 0
+    assert b"Traceback" not in monitor.text["err"] and b"cannot" not in monitor.text["err"], monitor.text["err"]
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config)], out=out) == 0
+    assert "Faults: extra-marble 1" in out.getvalue(), out.getvalue()
+
+
 def test_a_port_that_never_comes_is_waited_for_in_one_line(tmp_path):
     config = write_config(tmp_path)
     (tmp_path / "state").mkdir()

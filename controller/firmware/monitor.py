@@ -68,6 +68,19 @@ def describe(message):
     return "%s  %s" % (clock(message), kind)
 
 
+def board_machine(message):
+    """The machine a hello line or a state reply names, or None. A board that
+    started before the monitor said hello to nobody, and its state is the
+    first the monitor hears of its machine."""
+    if message["kind"] == "hello":
+        machine = message.get("machine")
+    elif message["kind"] == "state" and isinstance(message.get("game"), dict):
+        machine = message["game"].get("machine")
+    else:
+        return None
+    return machine if isinstance(machine, str) else None
+
+
 class Monitor:
     """Shows what a board on `link` says (`write(line)`), and records its games in `stats`
     and sends them to `telemetry` (a publisher, or None)."""
@@ -88,15 +101,16 @@ class Monitor:
         message = self.link.receive(timeout)
         if message is None:
             return
+        self.record(message)        # first: a line on the screen is one counted, even if Ctrl-C comes next
         self.write(describe(message))
-        self.record(message)
 
     def record(self, message):
         kind = message["kind"]
-        if kind == "hello":
-            self.machine = message.get("machine")
-            if self.telemetry is not None and isinstance(self.machine, str):
-                self.telemetry.machine = self.machine
+        machine = board_machine(message)
+        if machine is not None:
+            self.machine = machine
+            if self.telemetry is not None:
+                self.telemetry.machine = machine
         if self.telemetry is not None:
             self.publish(message)
         if self.stats is None:
