@@ -21,10 +21,14 @@ from controller.firmware import deploy
 from controller.firmware.build import board_sources, build, compile_file
 from controller.firmware.tools import find_tool
 
+# What a board with MicroPython 1.27 answers to deploy's stop.
+STOPPED = "micropython 1.27.0 mpy 6 stopped"
 RECORDER = """#!%s
 import json, os, sys
 with open(%r, "a") as f:
     f.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd()}) + "\\n")
+if "exec" in sys.argv and "_mpy" in sys.argv[sys.argv.index("exec") + 1]:
+    print(%r)
 sys.exit(%d)
 """
 
@@ -45,10 +49,11 @@ def put_mpremote(tmp_path, monkeypatch, text):
     monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
 
 
-def stand_in_mpremote(tmp_path, monkeypatch, status=0):
-    """An `mpremote` first on PATH that records its arguments and folder, a line a call, in calls.jsonl."""
+def stand_in_mpremote(tmp_path, monkeypatch, status=0, stopped=STOPPED):
+    """An `mpremote` first on PATH that records its arguments and folder, a line a call, in calls.jsonl,
+    and answers deploy's stop with `stopped`."""
     record = tmp_path / "calls.jsonl"
-    put_mpremote(tmp_path, monkeypatch, RECORDER % (sys.executable, str(record), status))
+    put_mpremote(tmp_path, monkeypatch, RECORDER % (sys.executable, str(record), stopped, status))
     return record
 
 
@@ -71,7 +76,7 @@ def fake_build(folder, files=("controller/__init__.mpy", "controller/core/drnim.
                               "board_config.mpy")):
     for name in files:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_bytes(b"M")
+        (folder / name).write_bytes(b"M\x06\x00\x1f")      # an .mpy file's header: version 6
     (folder / "build.json").write_text(json.dumps({"machine": "drnim", "mode": "production", "files": list(files)}))
     return folder
 
@@ -84,7 +89,7 @@ def test_deploy_stops_the_board_then_copies_the_build_with_mpremote_and_resets_i
     assert status == 0, capsys.readouterr().err
     assert out == "Copied the drnim firmware from %s to the board on %s, and reset it.\n" % (build, port)
     stop, copy = calls(record)
-    assert stop["argv"] == ["connect", port, "exec", "open('/maintenance', 'w').close()", "+", "reset"]
+    assert stop["argv"] == ["connect", port, "exec", deploy.stop_script(6), "+", "reset"]
     assert copy["cwd"] == str(build)
     assert copy["argv"] == ["connect", port, "fs", "cp", "-r", "controller", "main.py", "app.mpy",
                             "board_config.mpy", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
@@ -98,10 +103,30 @@ def test_the_stop_and_its_clearing_run_on_micropython(tmp_path, micropython):
         script = script.replace(repr(MAINTENANCE_FILE), repr(flag))
         return subprocess.run([micropython, "-c", script], capture_output=True, text=True, timeout=60)
 
-    assert on_board(deploy.STOP_FIRMWARE).returncode == 0 and os.path.isfile(flag)
+    older = on_board(deploy.stop_script(5))
+    assert older.stdout.startswith("micropython 1.") and older.stdout.endswith(" mpy 6 refused\n"), older.stderr
+    assert not os.path.exists(flag), "a board that cannot run the build keeps its firmware"
+    stopped = on_board(deploy.stop_script(6))
+    assert stopped.stdout.endswith(" mpy 6 stopped\n") and os.path.isfile(flag), stopped.stderr
     assert on_board(deploy.CLEAR_STOP).returncode == 0 and not os.path.exists(flag)
     cleared_again = on_board(deploy.CLEAR_STOP)
     assert cleared_again.returncode == 0, cleared_again.stderr
+
+
+@pytest.mark.parametrize("answer,said", [
+    ("micropython 1.17.0 mpy 5 refused", "runs MicroPython 1.17.0, reading .mpy version 5: this build needs "
+                                         "MicroPython 1.23 or newer, reading .mpy version 6; flash a newer "
+                                         "MicroPython first (firmware/README.md, step 1)"),
+    ("Traceback (most recent call last):", "could not tell which MicroPython the board on"),
+])
+def test_a_board_that_cannot_run_the_build_is_refused_in_one_line_and_nothing_is_copied(
+        tmp_path, monkeypatch, capsys, port, answer, said):
+    record = stand_in_mpremote(tmp_path, monkeypatch, stopped=answer)
+    build = fake_build(tmp_path / "build")
+    assert run("firmware", "deploy", "--port", port, "--build", str(build))[0] == 1
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1, err
+    assert len(calls(record)) == 1, "asked, and nothing copied"
 
 
 def test_a_board_that_does_not_come_back_after_its_stop_is_one_line_and_nothing_is_copied(tmp_path, monkeypatch,
@@ -244,7 +269,7 @@ import json, sys
 with open(%r, "a") as f:
     f.write(json.dumps(sys.argv[1:]) + "\\n")
 if "exec" in sys.argv:
-    print(%r)
+    print(%r if "_mpy" in sys.argv[sys.argv.index("exec") + 1] else %r)
 """
 
 
@@ -252,7 +277,7 @@ def board_with_frozen(tmp_path, monkeypatch, machine):
     """An `mpremote` first on PATH for a board whose MicroPython has `machine`'s
     firmware frozen in ("none": none): it answers the frozen check and records every call."""
     record = tmp_path / "calls.jsonl"
-    put_mpremote(tmp_path, monkeypatch, BOARD % (sys.executable, str(record), machine))
+    put_mpremote(tmp_path, monkeypatch, BOARD % (sys.executable, str(record), STOPPED, machine))
     return record
 
 
@@ -267,7 +292,7 @@ def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stu
         % (out_dir, port)
     asked, stopped, copied = [json.loads(line) for line in record.read_text().splitlines()]
     assert asked[:3] == ["connect", port, "exec"] and "board_config" in asked[3]
-    assert stopped[2:] == ["exec", "open('/maintenance', 'w').close()", "+", "reset"]
+    assert stopped[2:] == ["exec", deploy.stop_script(None), "+", "reset"]
     assert copied == ["connect", port, "fs", "cp", "-r", "main.py", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
 
 

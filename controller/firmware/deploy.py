@@ -3,8 +3,10 @@
 First the board is stopped: a board in production mode runs a watchdog that
 no MicroPython can stop, so from the moment mpremote stops the firmware at
 the console the board has 5 s before it resets, in the middle of a copy. One
-short mpremote run leaves the maintenance file in the flash and resets the
-board, which finds it, removes it and starts nothing (firmware/app.py). When
+short mpremote run asks the board which MicroPython it runs (one that cannot
+run the build is refused in one line, and keeps its firmware), leaves the
+maintenance file in the flash and resets the board, which finds it, removes
+it and starts nothing (firmware/app.py). When
 the port is back, a second run copies the build's files (those its build.json
 lists, in their folders) to the board's flash, removes the maintenance file
 (still there on a board that had no firmware to take it) and resets the
@@ -34,8 +36,20 @@ from controller.firmware.tools import FirmwareError, find_tool
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
 DEPLOY_TIMEOUT_S = 300
-# Run on the board before a copy: its next start is a stop (firmware/app.py).
-STOP_FIRMWARE = "open(%r, 'w').close()" % MAINTENANCE_FILE
+# The oldest MicroPython the firmware is made for (firmware/README.md, step 1).
+OLDEST = (1, 23)
+# Run on the board before a copy: which MicroPython it runs and which .mpy
+# version it reads, in one line; when it can run the build (WANTED), its next
+# start is a stop (firmware/app.py). A board that cannot would boot the new
+# build into "incompatible .mpy file" with nobody there to read it.
+STOP_FIRMWARE = """import sys
+i = sys.implementation
+mpy = getattr(i, "_mpy", 0) & 255
+ok = tuple(i.version[:2]) >= %r and WANTED
+if ok:
+    open(%r, "w").close()
+print("micropython", "%%d.%%d.%%d" %% i.version[:3], "mpy", mpy, "stopped" if ok else "refused")
+""" % (OLDEST, MAINTENANCE_FILE)
 # Run after the copy: a board that had no firmware to take the file away
 # (stock MicroPython, the first deploy) would otherwise stop at its next start.
 CLEAR_STOP = "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass" % MAINTENANCE_FILE
@@ -117,6 +131,38 @@ def wait_for_port(port):
         time.sleep(0.2)
 
 
+def stop_script(mpy_version):
+    """STOP_FIRMWARE for a build of .mpy files of `mpy_version`, or of none (None: a frozen build)."""
+    return STOP_FIRMWARE.replace("WANTED", "True" if mpy_version is None else "mpy == %d" % mpy_version)
+
+
+def bytecode_version(folder, files):
+    """The .mpy version of the build's compiled files (the second byte of each), or None when it has none."""
+    for name in files:
+        if name.endswith(".mpy"):
+            with open(Path(folder) / name, "rb") as f:
+                header = f.read(2)
+            return header[1] if len(header) == 2 else None
+    return None
+
+
+def stop(port, folder, mpy_version):
+    """Stop the board for the copy (see STOP_FIRMWARE), or refuse a board that cannot run the build."""
+    said = mpremote(port, ["exec", stop_script(mpy_version), "+", "reset"], folder, "stop the firmware on")
+    answer = [line.split() for line in said.splitlines() if line.startswith("micropython ")]
+    if not answer or len(answer[-1]) != 5:
+        raise FirmwareError("could not tell which MicroPython the board on %s runs: is it a MicroPython board? "
+                            "(mpremote said %r)" % (port, said.strip()[-200:]))
+    _, version, _, reads, how = answer[-1]
+    if how != "stopped":
+        needs = "MicroPython %d.%d or newer" % OLDEST
+        if mpy_version is not None:
+            needs += ", reading .mpy version %d" % mpy_version
+        raise FirmwareError("the board on %s runs MicroPython %s, reading .mpy version %s: this build needs %s; "
+                            "flash a newer MicroPython first (firmware/README.md, step 1)"
+                            % (port, version, reads, needs))
+
+
 def deploy(port, folder):
     """Copy the build in `folder` to the board on `port`; returns (the machine it
     is for, whether it is a frozen build)."""
@@ -129,7 +175,7 @@ def deploy(port, folder):
                                 "FROZEN_MANIFEST=%s and flash it first (firmware/README.md)"
                                 % (port, "no firmware" if found == "none" else "the %s firmware" % found, machine,
                                    (Path(folder) / FREEZE_MANIFEST).resolve()))
-    mpremote(port, ["exec", STOP_FIRMWARE, "+", "reset"], folder, "stop the firmware on")
+    stop(port, folder, None if frozen else bytecode_version(folder, files))
     wait_for_port(port)
     mpremote(port, mpremote_arguments(files), folder, "copy the build to")
     return machine, frozen
