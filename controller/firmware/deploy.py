@@ -6,14 +6,14 @@ the console the board has 5 s before it resets, in the middle of a copy. One
 short mpremote run asks the board which MicroPython it runs (one that cannot
 run the build is refused in one line, and keeps its firmware), leaves the
 maintenance file in the flash and resets the board, which finds it, removes
-it and starts nothing (firmware/app.py). When
-the port is back, a second run copies the build's files (those its build.json
-lists, in their folders) to the board's flash, removes the maintenance file
-(still there on a board that had no firmware to take it) and resets the
-board, so it boots into the new firmware. mpremote does the talking to
-MicroPython's raw REPL; we only say what to copy. MicroPython imports a
-module's .py before its .mpy: a board that once held the source of a module
-must have that .py removed (see firmware/README.md).
+it and starts nothing (firmware/app.py). When the port is back, a second run
+copies the build's files (those its build.json lists, in their folders) to
+the board's flash, removes the maintenance file (still there on a board that
+had no firmware to take it) and resets the board, so it boots into the new
+firmware. mpremote does the talking to MicroPython's raw REPL; we only say
+what to copy. MicroPython imports a module's .py before its .mpy: a board
+that once held the source of a module must have that .py removed (see
+firmware/README.md).
 
 A frozen build (`build --frozen`) copies only its boot stub, whose modules
 must already be frozen into the board's MicroPython: deploy first asks the
