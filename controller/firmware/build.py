@@ -137,9 +137,7 @@ def build(machine, out, mode=PRODUCTION, frozen=False):
         source.write_text(config_text)
         compile_file(mpy_cross, source, out / (CONFIG[:-3] + ".mpy"), CONFIG)
     files.append(CONFIG[:-3] + ".mpy")
-    with open(out / MANIFEST, "w") as f:
-        json.dump({"machine": machine, "mode": mode, "files": files}, f, indent=1)
-    return files
+    return write_manifest(out, {"machine": machine, "mode": mode, "files": files})
 
 
 def build_frozen(machine, out, mode):
@@ -157,7 +155,11 @@ def build_frozen(machine, out, mode):
     (out / FREEZE_MANIFEST).write_text(FREEZE_TEXT % {"title": machine_class(machine).TITLE, "mode": mode,
                                                       "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN})
     (out / "main.py").write_text(FROZEN_MAIN)
-    files = ["main.py"]
+    return write_manifest(out, {"machine": machine, "mode": mode, "frozen": True, "files": ["main.py"]})
+
+
+def write_manifest(out, manifest):
+    """build.json, what deploy reads; returns the files it lists."""
     with open(out / MANIFEST, "w") as f:
-        json.dump({"machine": machine, "mode": mode, "frozen": True, "files": files}, f, indent=1)
-    return files
+        json.dump(manifest, f, indent=1)
+    return manifest["files"]

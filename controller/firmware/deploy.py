@@ -39,17 +39,17 @@ DEPLOY_TIMEOUT_S = 300
 # The oldest MicroPython the firmware is made for (firmware/README.md, step 1).
 OLDEST = (1, 23)
 # Run on the board before a copy: which MicroPython it runs and which .mpy
-# version it reads, in one line; when it can run the build (WANTED), its next
-# start is a stop (firmware/app.py). A board that cannot would boot the new
-# build into "incompatible .mpy file" with nobody there to read it.
+# version it reads, in one line; when it can run the build (`wanted`), its
+# next start is a stop (firmware/app.py). A board that cannot would boot the
+# new build into "incompatible .mpy file" with nobody there to read it.
 STOP_FIRMWARE = """import sys
 i = sys.implementation
 mpy = getattr(i, "_mpy", 0) & 255
-ok = tuple(i.version[:2]) >= %r and WANTED
+ok = tuple(i.version[:2]) >= %(oldest)r and %(wanted)s
 if ok:
-    open(%r, "w").close()
+    open(%(stop)r, "w").close()
 print("micropython", "%%d.%%d.%%d" %% i.version[:3], "mpy", mpy, "stopped" if ok else "refused")
-""" % (OLDEST, MAINTENANCE_FILE)
+"""
 # Run after the copy: a board that had no firmware to take the file away
 # (stock MicroPython, the first deploy) would otherwise stop at its next start.
 CLEAR_STOP = "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass" % MAINTENANCE_FILE
@@ -133,7 +133,8 @@ def wait_for_port(port):
 
 def stop_script(mpy_version):
     """STOP_FIRMWARE for a build of .mpy files of `mpy_version`, or of none (None: a frozen build)."""
-    return STOP_FIRMWARE.replace("WANTED", "True" if mpy_version is None else "mpy == %d" % mpy_version)
+    wanted = "True" if mpy_version is None else "mpy == %d" % mpy_version
+    return STOP_FIRMWARE % {"oldest": OLDEST, "wanted": wanted, "stop": MAINTENANCE_FILE}
 
 
 def bytecode_version(folder, files):
