@@ -3,9 +3,9 @@ the generated `board_config` (the pin map's [pico] section).
 
 Inputs: buttons and switches are polled (every POLL_MS) and debounced by the
 core's Debouncer, the same rule as the Pi service's; the marble sensor is
-counted by a Pin.irq handler that only bumps a counter and sets a flag, so no
-falling marble is missed however busy the loop is, and nothing is allocated
-in the interrupt.
+counted by a hard Pin.irq handler that only bumps a counter and sets a flag,
+so no falling marble is missed however busy the loop is, and nothing is
+allocated in the interrupt.
 
 Outputs: each carries out the commands of one output role of the machine
 (an indicator's side, a lamp, the release, the buzzer, the Nimatron's rows on
@@ -70,7 +70,20 @@ class MarbleSensor:
     when the beam comes back after being broken at least `min_pulse_ms`
     (a marble breaks it for 10-20 ms; the spike the solenoid puts on the line
     lasts microseconds: no marble), and no sooner than `debounce_ms` after the
-    last one; it sets `flag`, and the loop takes the count."""
+    last one; it sets `flag`, and the loop takes the count.
+
+    The interrupt is hard: it runs at the edge itself. A soft one runs when
+    the loop next looks, and reads the beam as it is by then; a marble that
+    went by in the meantime was never there. On a port without hard pin
+    interrupts (the ESP32's) the soft one is all there is.
+
+    A flash write holds every interrupt for tens of ms (an RP2040 cannot
+    run from flash while it writes it), and the second marble of a double
+    drop falls past the beam just as the first one's count is saved. The
+    pin keeps both edges, and the handler runs once after the write with
+    both in its flags and the beam clear: the runner sets `flash_writing`
+    around each save so the handler knows a whole marble went by. Both edges
+    at once with no write under way are a spike."""
 
     def __init__(self, spec, flag, ticks_ms, ticks_diff):
         role, number, pull, self.active_high, self.debounce_ms, self.min_pulse_ms = spec
@@ -81,8 +94,15 @@ class MarbleSensor:
         self.taken = 0
         self.last = None
         self.broken_at = None
+        self.flash_writing = False
         self.pin = input_pin(number, pull)
-        self.pin.irq(self.seen, Pin.IRQ_RISING | Pin.IRQ_FALLING)
+        self.both = Pin.IRQ_RISING | Pin.IRQ_FALLING
+        try:
+            self.irq = self.pin.irq(self.seen, self.both, hard=True)
+            self.hard = True
+        except TypeError:
+            self.irq = self.pin.irq(self.seen, self.both)
+            self.hard = False
 
     def seen(self, pin):
         now = self.ticks_ms()
@@ -91,10 +111,15 @@ class MarbleSensor:
                 self.broken_at = now
         elif self.broken_at is not None:
             if self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
-                self.last = now
-                self.count += 1
-                self.flag.set()
+                self.counted(now)
             self.broken_at = None
+        elif self.flash_writing and self.hard and self.irq.flags() == self.both:
+            self.counted(now)
+
+    def counted(self, now):
+        self.last = now
+        self.count += 1
+        self.flag.set()
 
     def take(self):
         """Marbles seen since the last take."""

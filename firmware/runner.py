@@ -201,6 +201,9 @@ class Runner:
         if worth_keeping(self.machine.state) == self.saved:
             return
         data = self.machine.to_dict()
+        sensor = self.sensor
+        if sensor:
+            sensor.flash_writing = True     # a marble that goes by while the write holds the interrupts counts
         try:
             flash.save(self.path, data)
         except OSError as error:
@@ -208,6 +211,9 @@ class Runner:
                 self.fault("storage", "cannot save the game (%s): playing on unsaved" % error, now)
             self.storage = error
             return
+        finally:
+            if sensor:
+                sensor.flash_writing = False
         self.storage = None
         self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
 

@@ -6,15 +6,49 @@ Pins keep their level; `drive(level)` is the outside world moving an input
 (a button, the marble beam) and fires the pin's IRQ on the matching edge,
 at once, as a real interrupt would. An output's `watch` callback lets the
 world see what the firmware does (the release opening).
+
+Interrupts are modelled as the RP2040 has them. A hard handler runs with
+the heap locked, so one that allocates fails here as it would on a board.
+Between `disable_irq()` and `enable_irq()` (a board's flash write holds
+every interrupt that long) a pin keeps the edges it sees, and its handler
+runs once when interrupts come back, with `flags()` giving every edge
+kept: the handler can see only the level at that moment.
 """
 
+import micropython
 import time
 
 PINS = {}
+_irq_enabled = True
+
+
+def disable_irq():
+    global _irq_enabled
+    state = _irq_enabled
+    _irq_enabled = False
+    return state
+
+
+def enable_irq(state=True):
+    global _irq_enabled
+    _irq_enabled = state
+    if state:
+        for pin in list(PINS.values()):
+            pin.fire()
 
 
 class Reset(Exception):
     """`reset()` on the emulated board: the emulator starts the firmware again."""
+
+
+class IRQ:
+    """What `Pin.irq` returns: `flags()`, the edges that ran the handler this time."""
+
+    def __init__(self):
+        self.edges = 0
+
+    def flags(self):
+        return self.edges
 
 
 class Pin:
@@ -32,6 +66,9 @@ class Pin:
         self.level = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
         self.handler = None
         self.trigger = 0
+        self.hard = False
+        self.kept = 0       # edges seen while interrupts are held
+        self.irq_object = IRQ()
         self.watch = None
         PINS[id] = self
 
@@ -44,18 +81,37 @@ class Pin:
             if self.watch:
                 self.watch(self, level)
 
-    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING):
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
         self.handler = handler
         self.trigger = trigger
+        self.hard = hard
+        return self.irq_object
 
     def drive(self, level):
-        """The world sets an input's level; the IRQ fires on a matching edge."""
+        """The world sets an input's level; the IRQ fires on a matching edge,
+        or once interrupts come back."""
         level = 1 if level else 0
         if level == self.level:
             return
         self.level = level
-        if self.handler and self.trigger & (Pin.IRQ_RISING if level else Pin.IRQ_FALLING):
+        self.kept |= Pin.IRQ_RISING if level else Pin.IRQ_FALLING
+        if _irq_enabled:
+            self.fire()
+
+    def fire(self):
+        edges = self.kept & self.trigger
+        self.kept = 0
+        if not (self.handler and edges):
+            return
+        self.irq_object.edges = edges
+        if not self.hard:
             self.handler(self)
+            return
+        micropython.heap_lock()
+        try:
+            self.handler(self)
+        finally:
+            micropython.heap_unlock()
 
 
 class PWM:
@@ -132,5 +188,7 @@ def reset():
 
 
 def reset_pins():
-    """Forget every pin: the board starts again."""
+    """Forget every pin: the board starts again, its interrupts on."""
+    global _irq_enabled
+    _irq_enabled = True
     PINS.clear()

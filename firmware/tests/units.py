@@ -153,6 +153,75 @@ def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     assert sensor.take() == 0 and flag.times == 3
 
 
+def test_the_sensor_counts_in_a_hard_interrupt_that_allocates_nothing():
+    machine.reset_pins()
+    clock = [0]
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+    assert PINS[6].hard     # the fake runs a hard handler with the heap locked: allocating would fail
+    for broken, clear in ((10, 22), (300, 312)):
+        clock[0] = broken
+        PINS[6].drive(0)
+        clock[0] = clear
+        PINS[6].drive(1)
+    assert sensor.take() == 2
+
+
+def test_where_a_port_has_no_hard_pin_interrupts_the_sensor_counts_in_a_soft_one():
+    import drivers
+
+    class SoftPin(machine.Pin):
+        def irq(self, handler=None, trigger=machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING):
+            return machine.Pin.irq(self, handler, trigger)
+
+    machine.reset_pins()
+    clock = [0]
+    drivers.Pin = SoftPin
+    try:
+        sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+    finally:
+        drivers.Pin = machine.Pin
+    assert not PINS[6].hard
+    clock[0] = 10
+    PINS[6].drive(0)
+    clock[0] = 22
+    PINS[6].drive(1)
+    assert sensor.take() == 1
+
+
+def test_a_marble_that_passes_while_the_flash_is_written_counts_and_a_spike_does_not():
+    machine.reset_pins()
+    clock = [0]
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+    pin = PINS[6]
+
+    def unseen(writing, broken_at, clear_at, back_at):
+        """The beam broken and clear again while interrupts are held, by a flash write or not."""
+        sensor.flash_writing = writing
+        state = machine.disable_irq()
+        clock[0] = broken_at
+        pin.drive(0)
+        clock[0] = clear_at
+        pin.drive(1)
+        clock[0] = back_at
+        machine.enable_irq(state)
+        sensor.flash_writing = False
+
+    unseen(True, 100, 115, 160)      # a write holds interrupts for tens of ms: a whole marble went by
+    assert sensor.take() == 1
+    unseen(False, 300, 300, 300)     # both edges before the interrupt could run, and no write: a spike
+    assert sensor.take() == 0
+    clock[0] = 400                   # a marble whose end falls in a write: counted when interrupts come back
+    pin.drive(0)
+    state = machine.disable_irq()
+    sensor.flash_writing = True
+    clock[0] = 412
+    pin.drive(1)
+    clock[0] = 450
+    machine.enable_irq(state)
+    sensor.flash_writing = False
+    assert sensor.take() == 1
+
+
 def test_the_solenoid_opens_for_its_pulse_and_the_servo_gate_moves_between_its_angles():
     machine.reset_pins()
     release = Release("solenoid", (7,), True, None, 60)
@@ -236,6 +305,47 @@ def test_the_game_is_saved_after_each_counted_marble_and_a_reset_resumes_it():
     again = Board("resume.json").start(5)
     assert again.lines("hello")[0]["resumed"] == "saved"
     assert again.runner.machine.rail == 14 and again.runner.machine.fault is None
+
+
+def test_a_second_marble_that_falls_while_the_first_is_saved_is_counted_too():
+    remove(SCRATCH + "/double.json")
+    board = Board("double.json", world=False).start()
+    beam = board.pin("marble_sensor")
+    beam.drive(1)                                   # clear
+    board.pin("trigger").drive(0)
+    board.runner.step(1000)                         # the visitor's press: one marble released
+    saves = []
+    save = flash.save
+
+    def second_marble_during_the_write(path, data):
+        """A save takes tens of ms with every interrupt held: the second
+        marble of a double drop goes past the beam in that time."""
+        saves.append(data["state"]["taken"])
+        if len(saves) == 1:
+            state = machine.disable_irq()
+            board.runner.now += 5
+            beam.drive(0)
+            board.runner.now += 12
+            beam.drive(1)
+            save(path, data)
+            board.runner.now += 30
+            machine.enable_irq(state)
+        else:
+            save(path, data)
+
+    board.runner.now = 1300
+    beam.drive(0)
+    board.runner.now = 1312
+    beam.drive(1)
+    flash.save = second_marble_during_the_write
+    try:
+        board.runner.step(1312)
+        board.runner.step(1360)
+    finally:
+        flash.save = save
+    marbles = [line for line in board.lines("event") if line["event"] == ["marble"]]
+    assert len(marbles) == 2, board.sent
+    assert board.runner.machine.state["taken"] == 2 and saves[:2] == [1, 2], saves
 
 
 def test_a_reset_with_a_release_under_way_holds_in_check():
