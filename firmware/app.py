@@ -160,7 +160,7 @@ def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=M
     try:
         dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
         lines = Lines(None)     # its buffer before the machine's code loads, while the heap is in one piece
-        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path)
+        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path, time=clock)
         if world:
             runner.world = world(clock)
         line = take and take(runner) or runner.line

@@ -16,7 +16,10 @@ way holds in "check" too (the machine's own rule, on the ("power",) event).
 Time is the caller's: `step(now)` does everything due at `now`. A real board
 calls it from its asyncio tasks with its own clock; on the host's clock
 (the emulated board's HostClockRunner, firmware/emulator/host_clock.py) time
-passes only in `advance` lines.
+passes only in `advance` lines. The save before the commands takes real time
+on a board (tens of ms of flash writing), so the commands are carried out at
+the time `time()` gives after it: a release timed from the event instead
+would open for what is left of its pulse, too short to let a marble go.
 """
 
 import gc
@@ -69,8 +72,9 @@ class Lines:
 
 class Runner:
     def __init__(self, config, write, flag, ticks_ms, ticks_diff, clock=protocol.REAL_CLOCK, world=None,
-                 path="game.json"):
+                 path="game.json", time=None):
         self.config = config
+        self.time = time or (lambda: self.now)      # the board's clock in ms; the host's is `now`
         self.write = write
         self.clock = clock
         self.world = world
@@ -166,6 +170,8 @@ class Runner:
         self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
         self.send({"kind": "event", "event": event, "at": now})
         self.save(now)
+        if commands:
+            now = self.time()       # after the write: the release opens now, for its whole pulse
         for command in commands:
             self.outputs.apply(command, now)
             self.send({"kind": "command", "command": command, "at": now})

@@ -348,6 +348,30 @@ def test_a_second_marble_that_falls_while_the_first_is_saved_is_counted_too():
     assert board.runner.machine.state["taken"] == 2 and saves[:2] == [1, 2], saves
 
 
+def test_a_slow_flash_write_never_shortens_the_release_pulse():
+    remove(SCRATCH + "/slow.json")
+    board = Board("slow.json", world=False).start()
+    release = board.pin("release")[0]
+    save = flash.save
+
+    def slow_write(path, data):
+        save(path, data)
+        board.runner.now += 45      # a Pico's flash write takes tens of ms: one block's erase alone, 45
+
+    board.pin("trigger").drive(0)
+    flash.save = slow_write
+    try:
+        board.runner.step(1000)     # the press is saved first, and the release opens when the write is done
+    finally:
+        flash.save = save
+    opened = [line["at"] for line in board.lines("command") if line["command"] == ["release"]]
+    assert opened == [1045], opened
+    board.runner.step(1100)
+    assert release.value() == 1, "the solenoid was let go before its 60 ms"
+    board.runner.step(1105)
+    assert release.value() == 0
+
+
 def test_a_reset_with_a_release_under_way_holds_in_check():
     remove(SCRATCH + "/check.json")
     board = Board("check.json").start()
