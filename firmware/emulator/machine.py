@@ -34,7 +34,10 @@ def enable_irq(state=True):
     _irq_enabled = state
     if state:
         for pin in list(PINS.values()):
-            pin.fire()
+            if pin.kept:
+                edges = pin.kept
+                pin.kept = 0
+                pin.fire(edges)
 
 
 class Reset(Exception):
@@ -58,6 +61,11 @@ class Pin:
     PULL_DOWN = 2
     IRQ_FALLING = 4
     IRQ_RISING = 8
+    # Set only on the pins that need them, so the fake's pins take little of
+    # the heap (a board's are not in it at all).
+    hard = False
+    kept = 0            # edges seen while interrupts are held
+    irq_object = None
 
     def __init__(self, id, mode=IN, pull=None, value=None):
         self.id = id
@@ -66,9 +74,6 @@ class Pin:
         self.level = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
         self.handler = None
         self.trigger = 0
-        self.hard = False
-        self.kept = 0       # edges seen while interrupts are held
-        self.irq_object = IRQ()
         self.watch = None
         PINS[id] = self
 
@@ -84,7 +89,10 @@ class Pin:
     def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
         self.handler = handler
         self.trigger = trigger
-        self.hard = hard
+        if hard:
+            self.hard = hard
+        if self.irq_object is None:
+            self.irq_object = IRQ()
         return self.irq_object
 
     def drive(self, level):
@@ -94,13 +102,14 @@ class Pin:
         if level == self.level:
             return
         self.level = level
-        self.kept |= Pin.IRQ_RISING if level else Pin.IRQ_FALLING
+        edge = Pin.IRQ_RISING if level else Pin.IRQ_FALLING
         if _irq_enabled:
-            self.fire()
+            self.fire(edge)
+        else:
+            self.kept |= edge
 
-    def fire(self):
-        edges = self.kept & self.trigger
-        self.kept = 0
+    def fire(self, edges):
+        edges &= self.trigger
         if not (self.handler and edges):
             return
         self.irq_object.edges = edges
