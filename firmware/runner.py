@@ -91,6 +91,7 @@ class Runner:
         self.now = 0
         self.machine = None
         self.saved = None
+        self.save_waiting = False
         self.storage = None
         self.broken = False     # True while a line is being written: an error there leaves it unended
 
@@ -154,6 +155,8 @@ class Runner:
                 self.handle(("marble",), now)
                 seen -= 1
         self.outputs.due(now)
+        if self.save_waiting and not self.outputs.pulsing():
+            self.save(now)
         if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
 
@@ -203,7 +206,17 @@ class Runner:
 
     def save(self, now):
         """Write the game to flash when something worth keeping changed; a
-        write that fails leaves the game playing unsaved, reported once."""
+        write that fails leaves the game playing unsaved, reported once.
+
+        While the release is open the write waits for it to shut (`step`
+        makes it then): a write holds the loop for tens of ms, and the
+        solenoid would stay open as long, long enough for a second marble.
+        Waiting loses nothing: the game saved before the release opened has
+        it under way, so a reset in between holds in "check" all the same."""
+        if self.outputs.pulsing():
+            self.save_waiting = True
+            return
+        self.save_waiting = False
         if worth_keeping(self.machine.state) == self.saved:
             return
         data = self.machine.to_dict()

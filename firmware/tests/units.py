@@ -372,6 +372,36 @@ def test_a_slow_flash_write_never_shortens_the_release_pulse():
     assert release.value() == 0
 
 
+def test_a_save_waits_until_the_release_is_shut_so_a_second_press_never_holds_it_open():
+    remove(SCRATCH + "/open.json")
+    board = Board("open.json", world=False).start()
+    runner = board.runner
+    release = board.pin("release")[0]
+    trigger = board.pin("trigger")
+    save = flash.save
+    shut = []
+
+    def slow_write(path, data):
+        save(path, data)
+        runner.now += 45
+
+    flash.save = slow_write
+    try:
+        trigger.drive(0)
+        runner.step(1000)               # saved, then the release opens at 1045 for 60 ms
+        trigger.drive(1)
+        runner.step(1060)
+        trigger.drive(0)
+        runner.step(1090)               # a second press while it is open: queued, worth a save
+        while release.value():          # the loop polls every 10 ms once it has the time
+            shut.append(runner.now + 10)
+            runner.step(shut[-1])
+    finally:
+        flash.save = save
+    assert shut and shut[-1] <= 1045 + 60 + 10, "the release stayed open until %d" % shut[-1]
+    assert load(flash.read(board.path))["state"]["queued"] == 1     # saved once it was shut
+
+
 def test_a_reset_with_a_release_under_way_holds_in_check():
     remove(SCRATCH + "/check.json")
     board = Board("check.json").start()
