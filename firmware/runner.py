@@ -3,8 +3,10 @@ serial line, the same for a real board and the emulated one.
 
 It feeds the machine its events (polled inputs, counted marbles, timer
 ticks, and in development mode the host's injected ones), saves the game
-before it carries out the machine's commands (so a reset can lose a command
-but never a release the saved game does not know about), and reports every
+before it carries out the machine's commands (so a reset can lose a command,
+but a release under way always finds one under way in the saved game: a
+save made while the release is open waits behind the one that opened it),
+and reports every
 event, command, status change, fault and game's end over the line protocol
 (controller/core/protocol.py, firmware/PROTOCOL.md).
 
