@@ -6,9 +6,8 @@ ticks, and in development mode the host's injected ones), saves the game
 before it carries out the machine's commands (so a reset can lose a command,
 but a release under way always finds one under way in the saved game: a
 save made while the release is open waits behind the one that opened it),
-and reports every
-event, command, status change, fault and game's end over the line protocol
-(controller/core/protocol.py, firmware/PROTOCOL.md).
+and reports every event, command, status change, fault and game's end over
+the line protocol (controller/core/protocol.py, firmware/PROTOCOL.md).
 
 At start it resumes the saved game as the Pi service does: no save, or one
 for the other machine, is a new game; a save that cannot be resumed is set
