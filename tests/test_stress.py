@@ -1,4 +1,4 @@
-"""The service under stress: a stop always stops, an edge storm cannot hold the
+"""The service under stress: a stop always stops, an edge storm or a slow save cannot hold the
 release open, the idle machine writes nothing, the whole configuration is
 checked against itself and the pin map, read-only commands change nothing,
 and every number typed is parsed safely."""
@@ -93,6 +93,56 @@ def test_a_late_loop_does_not_shorten_the_release_pulse(tmp_path):
     rig.clock.now = 80
     rig.service.pump()
     assert not rig.pin("release").state
+
+
+def test_a_slow_save_never_holds_the_release_open(tmp_path):
+    """A second press while the release is open changes the game (it is
+    queued), and a save on an SD card can take tens of ms (the fsync): the
+    release must shut on time all the same, and the press be saved once it has."""
+    rig = Rig(tmp_path)
+    service = rig.service
+    save = service.store.save
+
+    def slow_save(data):
+        save(data)
+        rig.clock.now += 45
+
+    shut = []
+    shut_release = service.board.shut_release
+    service.board.shut_release = lambda: (shut.append(rig.clock.now), shut_release())
+    service.store.save = slow_save
+    trigger = rig.pin("trigger")
+    trigger.drive_low()
+    service.pump()                                            # saved, then the release opens for 60 ms
+    opened = rig.clock.now
+    rig.clock.now = opened + 25
+    trigger.drive_high()
+    service.pump()
+    rig.clock.now = opened + 50
+    trigger.drive_low()                                       # a second press while it is open
+    service.pump()
+    while not shut:
+        rig.clock.now = max(rig.clock.now, service.next_deadline())
+        service.pump()
+    assert shut[0] - opened <= 62, "open %d ms for a 60 ms pulse" % (shut[0] - opened)
+    assert service.store.read()[0]["state"]["queued"] == 1, "the press was saved once the release shut"
+
+
+def test_a_stop_while_the_release_is_open_saves_the_press_that_waited(tmp_path):
+    rig = Rig(tmp_path)
+    trigger = rig.pin("trigger")
+    trigger.drive_low()
+    rig.service.pump()                                        # the release opens for 60 ms
+    rig.clock.now += 25
+    trigger.drive_high()
+    rig.service.pump()
+    rig.clock.now += 25
+    trigger.drive_low()                                       # queued; its save waits for the release
+    rig.service.pump()
+    assert rig.service.store.read()[0]["state"]["queued"] == 0
+    rig.service.stop()
+    assert not rig.pin("release").state
+    assert rig.service.store.read()[0]["state"]["queued"] == 1
 
 
 def test_a_noisy_input_is_ignored_until_it_calms_down(tmp_path):

@@ -14,6 +14,8 @@ before the commands run, so a crash can lose a command but never leave a
 release done that the saved game does not know about; a restarted machine
 that finds a release under way holds in "check the marbles". Only changes
 worth keeping are saved: the attract pattern and the idle clock write nothing.
+A change while the release is open is saved once it has shut: the write
+would hold the loop, and the solenoid open, for as long as the card takes.
 
 What never stops the game, each with one line in the log and a fault in
 `controller status`: a saved game that cannot be resumed (set aside under a
@@ -125,6 +127,7 @@ class Service:
         self.held_since = {}
         self.calm_check = {}
         self.shut_at = None
+        self.save_waiting = False
         self.next_ping = None
         self.next_heartbeat = None
         self.saved = None
@@ -267,6 +270,8 @@ class Service:
         if self.shut_at is not None and self.shut_at <= now:
             self.shut_at = None
             self.board.shut_release()
+            if self.save_waiting:
+                self.save()
         for role, debouncer in self.debouncers.items():
             if debouncer.due() is not None and debouncer.due() <= now:
                 if self.storms[role].noisy:
@@ -320,7 +325,15 @@ class Service:
     def save(self):
         """Write the game when something worth keeping changed. A write that
         fails (a full or read-only card) leaves the game playing unsaved, with
-        one line in the log; the next change tries again."""
+        one line in the log; the next change tries again.
+
+        While the release is open the write waits for it to shut (`due` makes
+        it then). Waiting loses nothing: the game saved before the release
+        opened has it under way, so a crash in between holds in "check" all the same."""
+        if self.shut_at is not None:
+            self.save_waiting = True
+            return
+        self.save_waiting = False
         kept = worth_keeping(self.machine.state)
         if kept == self.saved:
             return
@@ -409,6 +422,7 @@ class Service:
     def stop(self):
         self.notifier.stopping()
         self.board.safe()
+        self.shut_at = None     # safe() shut the release: the last save has nothing to wait for
         self.save()
         self.board.close()
         self.stats.close()
