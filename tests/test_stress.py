@@ -1,7 +1,7 @@
-"""The service under stress: a stop always stops, an edge storm or a slow save cannot hold the
-release open, the idle machine writes nothing, the whole configuration is
-checked against itself and the pin map, read-only commands change nothing,
-and every number typed is parsed safely."""
+"""The service under stress: a stop always stops, an edge storm or a slow
+save cannot hold the release open, the idle machine writes nothing, the
+whole configuration is checked against itself and the pin map, read-only
+commands change nothing, and every number typed is parsed safely."""
 
 import io
 import os
