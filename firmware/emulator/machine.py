@@ -19,39 +19,28 @@ import micropython
 import time
 
 PINS = {}
-_irq_enabled = True
+# The pins with edges waiting while interrupts are held, or None when they are not.
+HELD = None
 
 
 def disable_irq():
-    global _irq_enabled
-    state = _irq_enabled
-    _irq_enabled = False
+    global HELD
+    state = HELD is None
+    if state:
+        HELD = []
     return state
 
 
 def enable_irq(state=True):
-    global _irq_enabled
-    _irq_enabled = state
-    if state:
-        for pin in list(PINS.values()):
-            if pin.kept:
-                edges = pin.kept
-                pin.kept = 0
-                pin.fire(edges)
+    global HELD
+    if state and HELD is not None:
+        waiting, HELD = HELD, None
+        for pin in waiting:
+            pin.fire()
 
 
 class Reset(Exception):
     """`reset()` on the emulated board: the emulator starts the firmware again."""
-
-
-class IRQ:
-    """What `Pin.irq` returns: `flags()`, the edges that ran the handler this time."""
-
-    def __init__(self):
-        self.edges = 0
-
-    def flags(self):
-        return self.edges
 
 
 class Pin:
@@ -64,8 +53,7 @@ class Pin:
     # Set only on the pins that need them, so the fake's pins take little of
     # the heap (a board's are not in it at all).
     hard = False
-    kept = 0            # edges seen while interrupts are held
-    irq_object = None
+    edges = 0           # the edges that run the handler next: `flags()`
 
     def __init__(self, id, mode=IN, pull=None, value=None):
         self.id = id
@@ -87,13 +75,15 @@ class Pin:
                 self.watch(self, level)
 
     def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        """The pin is its own IRQ object: `flags()` is on it."""
         self.handler = handler
         self.trigger = trigger
         if hard:
             self.hard = hard
-        if self.irq_object is None:
-            self.irq_object = IRQ()
-        return self.irq_object
+        return self
+
+    def flags(self):
+        return self.edges
 
     def drive(self, level):
         """The world sets an input's level; the IRQ fires on a matching edge,
@@ -102,25 +92,30 @@ class Pin:
         if level == self.level:
             return
         self.level = level
-        edge = Pin.IRQ_RISING if level else Pin.IRQ_FALLING
-        if _irq_enabled:
-            self.fire(edge)
+        edge = (Pin.IRQ_RISING if level else Pin.IRQ_FALLING) & self.trigger
+        if not (self.handler and edge):
+            return
+        if HELD is None:
+            self.edges = edge
+            self.fire()
+        elif not self.edges:
+            self.edges = edge
+            HELD.append(self)
         else:
-            self.kept |= edge
+            self.edges |= edge
 
-    def fire(self, edges):
-        edges &= self.trigger
-        if not (self.handler and edges):
-            return
-        self.irq_object.edges = edges
-        if not self.hard:
-            self.handler(self)
-            return
-        micropython.heap_lock()
+    def fire(self):
         try:
-            self.handler(self)
+            if not self.hard:
+                self.handler(self)
+                return
+            micropython.heap_lock()
+            try:
+                self.handler(self)
+            finally:
+                micropython.heap_unlock()
         finally:
-            micropython.heap_unlock()
+            self.edges = 0
 
 
 class PWM:
@@ -198,6 +193,6 @@ def reset():
 
 def reset_pins():
     """Forget every pin: the board starts again, its interrupts on."""
-    global _irq_enabled
-    _irq_enabled = True
+    global HELD
+    HELD = None
     PINS.clear()
