@@ -105,16 +105,13 @@ class Pin:
             self.edges |= edge
 
     def fire(self):
-        try:
-            if not self.hard:
-                self.handler(self)
-                return
+        if self.hard:
             micropython.heap_lock()
-            try:
-                self.handler(self)
-            finally:
-                micropython.heap_unlock()
+        try:
+            self.handler(self)
         finally:
+            if self.hard:
+                micropython.heap_unlock()
             self.edges = 0
 
 
