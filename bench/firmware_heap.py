@@ -156,9 +156,8 @@ def plays(micropython, path, kib, game, flash, command=("-m", "board")):
     return said is not None and any(a.get("kind") == "game_over" for a in said)
 
 
-def bisect(runs, what):
-    """The smallest heap in KiB for which runs(kib) holds."""
-    low, high = 4, 1024
+def bisect(runs, what, low=4, high=1024):
+    """The smallest heap in KiB from `low` to `high` for which runs(kib) holds."""
     if not runs(high):
         raise SystemExit("the emulated board does not %s even in %d KiB" % (what, high))
     while low < high:

@@ -35,14 +35,8 @@ def live_heap(micropython, path, build, games):
 
 def smallest_from(micropython, path, games, flash, low):
     """The smallest heap, in KiB, at least `low` (what one game needs), in which all `games` play."""
-    high = low + 64
-    while low < high:
-        middle = (low + high) // 2
-        if bench.plays(micropython, path, middle, games, flash):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return bench.bisect(lambda kib: bench.plays(micropython, path, kib, games, flash), "play its games back to back",
+                        low, low + 64)
 
 
 def main():

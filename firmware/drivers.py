@@ -22,6 +22,7 @@ from machine import Pin
 from controller.core.debounce import Debouncer
 
 PULLS = {"up": Pin.PULL_UP, "down": Pin.PULL_DOWN, None: None}
+EDGES = Pin.IRQ_RISING | Pin.IRQ_FALLING
 BLINK_MS = 400
 # A beep for each sound cue: (on ms, off ms, count), as the Pi service's buzzer.
 BEEPS = {"marble": (30, 0, 1), "lamp": (30, 0, 1), "refuse": (80, 80, 2), "extra": (50, 50, 2),
@@ -96,12 +97,11 @@ class MarbleSensor:
         self.broken_at = None
         self.flash_writing = False
         self.pin = input_pin(number, pull)
-        self.both = Pin.IRQ_RISING | Pin.IRQ_FALLING
         try:
-            self.irq = self.pin.irq(self.seen, self.both, hard=True)
+            self.irq = self.pin.irq(self.seen, EDGES, hard=True)
             self.hard = True
         except TypeError:
-            self.irq = self.pin.irq(self.seen, self.both)
+            self.irq = self.pin.irq(self.seen, EDGES)
             self.hard = False
 
     def seen(self, pin):
@@ -113,7 +113,7 @@ class MarbleSensor:
             if self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
                 self.counted(now)
             self.broken_at = None
-        elif self.flash_writing and self.hard and self.irq.flags() == self.both:
+        elif self.flash_writing and self.hard and self.irq.flags() == EDGES:
             self.counted(now)
 
     def counted(self, now):

@@ -50,9 +50,8 @@ class Pin:
     PULL_DOWN = 2
     IRQ_FALLING = 4
     IRQ_RISING = 8
-    # Set only on the pins that need them, so the fake's pins take little of
-    # the heap (a board's are not in it at all).
-    hard = False
+    # Set only on the pins with an IRQ, so the fake's pins take little of the
+    # heap (a board's are not in it at all).
     edges = 0           # the edges that run the handler next: `flags()`
 
     def __init__(self, id, mode=IN, pull=None, value=None):
@@ -78,8 +77,7 @@ class Pin:
         """The pin is its own IRQ object: `flags()` is on it."""
         self.handler = handler
         self.trigger = trigger
-        if hard:
-            self.hard = hard
+        self.hard = hard
         return self
 
     def flags(self):
