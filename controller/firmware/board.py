@@ -1,4 +1,5 @@
-"""A board spoken to in the protocol's requests, over a `Link`.
+"""A board spoken to in the protocol's requests, over a `Link`, in the link's time
+(an emulated board's own; the wall clock for a real one).
 
 `ask(kind, **fields)` sends one request with an id and returns the board's
 reply to it; every other line that comes meanwhile (the events, commands,
@@ -6,8 +7,6 @@ status changes and faults the request caused) goes to `on_line` first, in
 order. A board that refuses, resets or stops answering raises one of the
 errors below, each with a one-line message.
 """
-
-import time
 
 # A board answers a request at once; an `advance` of a day on the emulator takes a few seconds.
 REPLY_S = 30.0
@@ -38,15 +37,31 @@ class Board:
 
     def wait_hello(self, timeout):
         """The board's hello line (the one seen already, or the next); BoardError after `timeout` s."""
-        deadline = time.monotonic() + timeout
+        deadline = self.link.clock() + timeout
         while self.link.hello is None:
-            message = self.link.receive(max(0.0, deadline - time.monotonic()))
+            message = self.link.receive(max(0.0, deadline - self.link.clock()))
             if message is None:
                 raise BoardError("no hello line from the board on %s within %d s: is the firmware running?"
                                  % (self.link.port, timeout))
             if message["kind"] != "hello":
                 self.on_line(message)
         return self.link.hello
+
+    def wait_restart(self, timeout):
+        """Wait for the board to start again (a reset, a power cut): its next hello line,
+        the lines before it passed on; BoardError after `timeout` s."""
+        resets = self.link.resets
+        deadline = self.link.clock() + timeout
+        self.link.restarting = True
+        try:
+            while self.link.resets == resets:
+                message = self.link.receive(max(0.0, deadline - self.link.clock()))
+                if message is None:
+                    raise BoardError("the board on %s did not start again within %d s" % (self.link.port, timeout))
+                if message["kind"] != "hello":
+                    self.on_line(message)
+        finally:
+            self.link.restarting = False
 
     def identify(self, timeout):
         """What the board is (its hello line's fields). A real board said hello when it
@@ -61,9 +76,9 @@ class Board:
 
     def pass_time(self, seconds):
         """Let `seconds` of real time pass, passing on what the board says meanwhile."""
-        deadline = time.monotonic() + seconds
+        deadline = self.link.clock() + seconds
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = deadline - self.link.clock()
             if remaining <= 0:
                 return
             message = self.link.receive(remaining)
@@ -88,7 +103,7 @@ class Board:
             pending.append((self.last_id, kind))
             if not self.link.send(dict(fields, kind=kind, id=self.last_id)):
                 raise BoardError("the board on %s is not there (%s)" % (self.link.port, self.link.gone))
-        deadline = time.monotonic() + self.reply_s
+        deadline = self.link.clock() + self.reply_s
         reply = None
         self.link.restarting = restarts
         try:
@@ -101,7 +116,7 @@ class Board:
     def take_reply(self, pending, resets, restarts, deadline):
         """One line from the board: the reply to the first pending request (returned), or another line."""
         kind = pending[0][1] if pending else "to start again"
-        message = self.link.receive(max(0.0, deadline - time.monotonic()))
+        message = self.link.receive(max(0.0, deadline - self.link.clock()))
         if not restarts and self.link.resets != resets:
             raise BoardReset("the board on %s started again while it was asked %r" % (self.link.port, kind))
         if message is None:

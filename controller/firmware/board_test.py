@@ -33,7 +33,9 @@ START_GAP_MS = 1000
 
 
 class BoardWorld:
-    """The world of a script played on a board; `connect(machine)` gives a Board running that machine."""
+    """The world of a script played on a board; `connect(machine)` gives a Board running
+    that machine, with its `hands`: what presses its buttons, moves its marbles and lets
+    its time pass (ProtocolHands, HostClockHands or controller/firmware/rp2040.py's PicoHands)."""
 
     def __init__(self, connect, seed=0, jam_rate=0.0, glitch_rate=0.0):
         self.connect = connect
@@ -44,6 +46,10 @@ class BoardWorld:
         self.outputs = {}
         self.status = {}
         self.released = 0
+
+    @property
+    def hands(self):
+        return self.board.hands
 
     # --- what the board says, as it says it --------------------------------------------
     def seen(self, message):
@@ -64,24 +70,7 @@ class BoardWorld:
         """The machine as the board holds it now; the releases since the last world line."""
         state = self.board.ask("state")
         self.machine = type(self.machine).from_dict(state["game"])
-        return state.get("world", {}).get("releases", self.released)
-
-    def advance(self, ms, settle=False):
-        """Time passes: on the host's clock, an advance line; on the board's own, in real time."""
-        board = self.board
-        if board.clock == HOST_CLOCK:
-            board.ask("advance", ms=ms, settle=settle)
-            return
-        if not settle:
-            board.pass_time(ms / 1000)
-            return
-        waited = 0
-        while board.ask("state").get("busy") and waited < ms:
-            board.pass_time(SETTLE_POLL_S)
-            waited += int(SETTLE_POLL_S * 1000)
-
-    def inject(self, *event):
-        self.board.ask("inject", event=list(event))
+        return self.hands.releases(state, self.released)
 
     # --- the script's world --------------------------------------------------------------
     def start(self, cls, settings):
@@ -92,61 +81,36 @@ class BoardWorld:
         self.commands = []
         self.outputs = {}
         self.released = 0
-        if self.board.clock == HOST_CLOCK:
-            # a second between games, as the core's scenario runner leaves: the inputs' debouncing
-            # must not take a new game's first marble for the last one's bounce
-            self.advance(START_GAP_MS)
-            # the emulated marbles: the scripts' fall time, the command line's faults
-            self.board.ask("world", fall_ms=FALL_MS, seed=self.faults["seed"], jam_rate=str(self.faults["jam_rate"]),
-                           glitch_rate=str(self.faults["glitch_rate"]))
+        self.hands.start(self.faults)
         self.board.ask("new_game", settings=settings)
+        self.hands.new_game(self.machine)
 
     def press(self, role):
-        """Held PRESS_MS, then a pause of GAP_MS: on the host's clock, four lines sent at once."""
-        if self.board.clock != HOST_CLOCK:
-            self.inject("press", role)
-            self.advance(PRESS_MS)
-            self.inject("release", role)
-            self.advance(GAP_MS)
-            return
-        self.board.ask_all([("inject", {"event": ["press", role]}), ("advance", {"ms": PRESS_MS}),
-                            ("inject", {"event": ["release", role]}), ("advance", {"ms": GAP_MS})])
+        self.hands.press(role)
 
     def switch(self, spec, active):
-        position = [word for word, side in spec.positions.items() if side == active][0]
-        self.inject("switch", spec.events[0][1], position)
-        self.advance(GAP_MS)  # a person's hand leaves the lever, as in the simulator
+        self.hands.switch(spec, active)
 
     def drop_marble(self):
-        """A marble dropped past the gate by hand: the emulated world drops one; a real board is told its sensor saw one."""
-        if self.board.clock == HOST_CLOCK:
-            self.board.ask("world", drop=True)
-        else:
-            self.inject("marble")
+        """A marble dropped past the gate by hand."""
+        self.hands.drop_marble()
 
     def power(self):
-        """The controller restarts: the emulated board loses its power and starts again from
-        its flash, as the simulator's service does from its saved game; a real board is told."""
-        if self.board.clock != HOST_CLOCK:
-            self.inject("power")
-            return
-        self.board.ask_all([("world", {"power_cut": True})], restarts=True)
+        """The controller loses its power and starts again, as the simulator's service does from its saved game."""
+        self.hands.power()
         # what the board resumed (a game, or a hold in "check"): its lines after the hello, then its state
         self.status = self.board.ask("state")["status"]
 
     def wait(self, ms):
-        self.advance(ms)
+        self.hands.advance(ms)
 
     def settle(self):
-        self.advance(SETTLE_LIMIT_MS, settle=True)
+        self.hands.advance(SETTLE_LIMIT_MS, settle=True)
 
     def set_world(self, fall_ms=None, lost=None, double=None, spike=None):
-        if self.board.clock != HOST_CLOCK:
-            raise BoardError("a real board's marbles fall as they fall: a 'world' line needs the emulated board "
-                             "(--emulate)")
         given = {"fall_ms": fall_ms, "lost": lost, "double": double, "spike": spike}
-        self.board.ask("world", **dict((key, list(value) if key != "fall_ms" else value)
-                                       for key, value in given.items() if value is not None))
+        self.hands.set_world(dict((key, list(value) if key != "fall_ms" else value)
+                                  for key, value in given.items() if value is not None))
         if lost is not None or double is not None or spike is not None:
             self.released = 0
 
@@ -179,6 +143,96 @@ class BoardWorld:
         return view
 
 
+class ProtocolHands:
+    """A real board on its port, in development mode: a press, a switch or a marble is
+    an `inject` line, and time is the board's own, passing in real time."""
+
+    def __init__(self, board):
+        self.board = board
+
+    def start(self, faults):
+        pass
+
+    def new_game(self, machine):
+        pass
+
+    def releases(self, state, counted):
+        return counted
+
+    def inject(self, *event):
+        self.board.ask("inject", event=list(event))
+
+    def advance(self, ms, settle=False):
+        board = self.board
+        if not settle:
+            board.pass_time(ms / 1000)
+            return
+        waited = 0
+        while self.busy() and waited < ms:
+            board.pass_time(SETTLE_POLL_S)
+            waited += int(SETTLE_POLL_S * 1000)
+
+    def busy(self):
+        return self.board.ask("state").get("busy")
+
+    def press(self, role):
+        self.inject("press", role)
+        self.advance(PRESS_MS)
+        self.inject("release", role)
+        self.advance(GAP_MS)
+
+    def switch(self, spec, active):
+        position = [word for word, side in spec.positions.items() if side == active][0]
+        self.inject("switch", spec.events[0][1], position)
+        self.advance(GAP_MS)  # a person's hand leaves the lever, as in the simulator
+
+    def drop_marble(self):
+        """A real board is told its sensor saw one."""
+        self.inject("marble")
+
+    def power(self):
+        """A real board is told its power came back (it cannot be cut from here)."""
+        self.inject("power")
+
+    def set_world(self, given):
+        raise BoardError("a real board's marbles fall as they fall: a 'world' line needs an emulated board (--emulate)")
+
+
+class HostClockHands(ProtocolHands):
+    """The unix emulated board on the host's clock: time passes in `advance` lines, so a
+    script plays there exactly as in the simulator, as fast as the link allows, and
+    `world` lines set its emulated marbles (fall time, lost and double releases, jams
+    and glitches by rate and seed). A power cut starts it again from its flash."""
+
+    def start(self, faults):
+        # a second between games, as the core's scenario runner leaves: the inputs' debouncing
+        # must not take a new game's first marble for the last one's bounce
+        self.advance(START_GAP_MS)
+        # the emulated marbles: the scripts' fall time, the command line's faults
+        self.board.ask("world", fall_ms=FALL_MS, seed=faults["seed"], jam_rate=str(faults["jam_rate"]),
+                       glitch_rate=str(faults["glitch_rate"]))
+
+    def releases(self, state, counted):
+        return state.get("world", {}).get("releases", counted)
+
+    def advance(self, ms, settle=False):
+        self.board.ask("advance", ms=ms, settle=settle)
+
+    def press(self, role):
+        """Held PRESS_MS, then a pause of GAP_MS: four lines sent at once."""
+        self.board.ask_all([("inject", {"event": ["press", role]}), ("advance", {"ms": PRESS_MS}),
+                            ("inject", {"event": ["release", role]}), ("advance", {"ms": GAP_MS})])
+
+    def drop_marble(self):
+        self.board.ask("world", drop=True)
+
+    def power(self):
+        self.board.ask_all([("world", {"power_cut": True})], restarts=True)
+
+    def set_world(self, given):
+        self.board.ask("world", **given)
+
+
 def run_scripts(scripts, connect, report, **faults):
     """Play each (name, text) of `scripts` on the board; a dict name -> failures
     (a list; an unreadable script raises ScriptError naming it and its line;
@@ -207,19 +261,85 @@ def outcome(failures):
     return "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")
 
 
-class Connector:
-    """`connect(machine)`: a Board running `machine`, in development mode: on the
-    port (the board must already run that machine), or emulated (started anew
-    for each machine the scripts ask for)."""
+class PicoHands(ProtocolHands):
+    """The official MicroPython on an emulated RP2040 (controller/firmware/rp2040.py),
+    running a production build as an exhibit does: a person's hands press its buttons
+    and move its switches on their pins, the marble world outside the chip drives its
+    sensor, and its time passes only as the script says, each thing at its own time.
+    A power cut starts the chip again from its flash."""
 
-    def __init__(self, port=None, emulate=False, report=None):
+    def __init__(self, board, bench):
+        ProtocolHands.__init__(self, board)
+        self.bench = bench
+        self.inputs = dict((line[0], (line[1], line[3])) for line in bench.config.INPUTS)
+
+    def start(self, faults):
+        self.advance(START_GAP_MS)
+        self.world({"fall_ms": FALL_MS, "seed": faults["seed"], "jam_rate": str(faults["jam_rate"]),
+                    "glitch_rate": str(faults["glitch_rate"])})
+
+    def new_game(self, machine):
+        self.bench.world.new_game(machine)
+
+    def releases(self, state, counted):
+        return self.bench.world.view()["releases"]
+
+    def world(self, message):
+        """A `world` line's fields, acted on at the board's present time."""
+        from controller.core.protocol import ProtocolError
+        bench = self.bench
+        bench.world_now = bench.pico.now // 1000000
+        try:
+            bench.world.configure(message)
+        except ProtocolError as error:
+            raise BoardError(str(error))
+
+    def busy(self):
+        return self.bench.world.busy() or ProtocolHands.busy(self)
+
+    def hand(self, role, active):
+        number, active_high = self.inputs[role]
+        self.bench.pico.drive((number, active_high if active else not active_high))
+
+    def press(self, role):
+        self.hand(role, True)
+        self.advance(PRESS_MS)
+        self.hand(role, False)
+        self.advance(GAP_MS)
+
+    def switch(self, spec, active):
+        self.hand(spec.role, active)
+        self.advance(GAP_MS)
+
+    def drop_marble(self):
+        self.world({"drop": True})
+
+    def power(self):
+        self.bench.pico.power_cut()
+        self.board.wait_restart(HELLO_S)
+
+    def set_world(self, given):
+        self.world(given)
+
+
+class Connector:
+    """`connect(machine)`: a Board running `machine`, with the hands that play it: on
+    the port (a board in development mode, already running that machine), or
+    emulated, started anew for each machine the scripts ask for (`emulate`: "unix",
+    the firmware on the fake `machine` module on the host's clock, or "rp2040", the
+    official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote)."""
+
+    def __init__(self, port=None, emulate=None, report=None, uf2=None):
         self.port = port
         self.emulate = emulate
         self.report = report or (lambda line: None)
+        self.uf2 = uf2
         self.link = None
         self.emulator = None
 
     def __call__(self, machine):
+        if self.emulate == "rp2040":
+            return self.emulated_pico(machine)
         if self.emulate:
             from controller.firmware.emulator import Emulator
             self.close()
@@ -236,14 +356,26 @@ class Connector:
             if self.emulator:
                 self.emulator.check()  # the emulator's own last words say more
             raise
-        board.clock = hello.get("clock")
-        if hello.get("machine") != machine:
-            raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"
-                             % (self.link.port, hello.get("machine"), machine))
+        self.check(hello, machine)
         if hello.get("mode") not in (DEVELOPMENT, None):
             raise BoardError("the board on %s runs in %s mode, which takes no injected events: deploy a build "
                              "made with --development" % (self.link.port, hello.get("mode")))
+        board.hands = HostClockHands(board) if hello.get("clock") == HOST_CLOCK else ProtocolHands(board)
         return board
+
+    def emulated_pico(self, machine):
+        from controller.firmware.rp2040 import deployed_pico
+        self.close()
+        self.emulator, bench, self.link = deployed_pico(machine, self.uf2, self.report)
+        board = Board(self.link)
+        self.check(board.wait_hello(HELLO_S), machine)
+        board.hands = PicoHands(board, bench)
+        return board
+
+    def check(self, hello, machine):
+        if hello.get("machine") != machine:
+            raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"
+                             % (self.link.port, hello.get("machine"), machine))
 
     def close(self):
         if self.link:

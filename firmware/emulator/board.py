@@ -41,7 +41,7 @@ class Emulator:
         machine.reset_pins()
         runner = HostClockRunner(config, self.write, Flag(), self.path)
         marbles = self.world.marbles if self.world else None
-        self.world = World(config, lambda: runner.now)
+        self.world = World(config, lambda: runner.now, machine.WorldPins())
         if marbles is not None:
             self.world.marbles = marbles
         runner.world = self.world
@@ -124,7 +124,7 @@ def main(argv):
         emulator = Emulator(console.write, options["--flash"], options["--clock"])
 
         def world(clock):
-            fresh = World(config, clock)
+            fresh = World(config, clock, machine.WorldPins())
             if emulator.world:
                 fresh.marbles = emulator.world.marbles      # the marbles stay where the power cut left them
             return fresh

@@ -182,6 +182,19 @@ class WDT:
         self.feeds += 1
 
 
+class WorldPins:
+    """The pins as the marble world (world.py) moves and watches them."""
+
+    def rest(self, number, level):
+        PINS[number].level = level
+
+    def drive(self, number, level):
+        PINS[number].drive(level)
+
+    def watch(self, number, callback):
+        PINS[number].watch = lambda pin, value: callback(value)
+
+
 def reset():
     raise Reset()
 

@@ -1,4 +1,4 @@
-"""The marble world around the emulated board: marbles on the rail fall
+"""The marble world around an emulated board: marbles on the rail fall
 past the gate's beam `fall_ms` after the release opens, some jam or go
 missing, the beam glitches now and then. It reads the firmware's release pin
 and drives its sensor pin, so the drivers and the interrupt run as on a
@@ -6,13 +6,19 @@ board. The marbles are the core's model (controller/core/marbles.py), the
 same one the core's scenario runner and the simulator use, so `world` lines
 mean what a script's `world` line means.
 
+The same world runs beside both emulated boards: inside the unix
+`micropython` on the fake `machine` module (firmware/emulator/board.py), and
+on the host beside the official firmware in rp2040js
+(controller/firmware/rp2040.py). Each gives it `pins`: `rest(number, level)`
+sets an input's level with no edge (its pull resistor at power-up),
+`drive(number, level)` moves it, and `watch(number, callback)` calls
+`callback(value)` when an output changes.
+
 Rates come as decimal text ("0.1"), as on the simulator's command line. The
 core's generator has no floats, so a jam is a chance in a million, and
 glitches come at random intervals averaging 1/rate seconds (spread evenly,
 not exponentially as in the simulator: the same rate, not the same draws).
 """
-
-from machine import PINS
 
 from controller.core.marbles import Marbles
 from controller.core.protocol import ProtocolError
@@ -43,8 +49,9 @@ def whole_list(value, what):
 
 
 class World:
-    def __init__(self, config, clock):
+    def __init__(self, config, clock, pins):
         self.clock = clock
+        self.pins = pins
         self.marbles = Marbles(0, FALL_MS)
         self.jam = 0
         self.glitch = 0
@@ -57,11 +64,11 @@ class World:
             self.sensor = config.SENSOR
             role, number, pull, active_high = config.SENSOR[:4]
             if pull is None:
-                PINS[number].level = 0 if active_high else 1    # its external pull resistor: the beam is clear
-        for role, kind, pins, active_high, options in config.OUTPUTS:
+                pins.rest(number, 0 if active_high else 1)      # its external pull resistor: the beam is clear
+        for role, kind, numbers, active_high, options in config.OUTPUTS:
             if role == "release":
                 self.opens = options[1] if kind == "servo" else (1 if active_high else 0)
-                PINS[pins[0]].watch = self.release_moved
+                pins.watch(numbers[0], self.release_moved)
 
     def new_game(self, machine):
         """Every marble back on the rail, as many as the game loads."""
@@ -69,7 +76,7 @@ class World:
         world = self.marbles
         self.marbles = Marbles(loaded, world.fall_ms)
 
-    def release_moved(self, pin, value):
+    def release_moved(self, value):
         if value == self.opens and self.marbles.released(self.clock(), self.jams) and self.sensor:
             self.edges((True, False))      # the solenoid's spike on the sensor line: both edges at once
 
@@ -80,7 +87,7 @@ class World:
         """The sensor pin through these beam states (True: broken)."""
         number, active_high = self.sensor[1], self.sensor[3]
         for state in broken:
-            PINS[number].drive(active_high if state else not active_high)
+            self.pins.drive(number, active_high if state else not active_high)
 
     def beam(self, now):
         """A marble (or a glitch) breaks the beam for BEAM_MS, as in the simulator."""

@@ -69,7 +69,7 @@ class Board:
         self.path = SCRATCH + "/" + name
         self.runner = HostClockRunner(config, self.out.write, Flag(), self.path)
         if world:
-            self.runner.world = World(config, lambda: self.runner.now)
+            self.runner.world = World(config, lambda: self.runner.now, machine.WorldPins())
 
     def start(self, now=0):
         self.runner.start(now)

@@ -1,0 +1,331 @@
+"""`--emulate rp2040`: the official MicroPython for the Pico, run instruction by instruction.
+
+rp2040js (npm, pinned in controller/firmware/pico/package.json) runs the
+MicroPython UF2 a user flashes (`CONTROLLER_PICO_UF2`, or `--uf2`) with the
+RP2040's boot ROM (`CONTROLLER_RP2040_BOOTROM`), in a Node process of its
+own (pico/emulator.mjs). Its USB serial is the master end of a
+pseudo-terminal: the slave end is the board's port by path, which
+`controller firmware deploy` (mpremote), the monitor and the tests open with
+pyserial, as a Pico's /dev/ttyACM0.
+
+Time is the host's. While a deploy runs, the chip runs freely; otherwise it
+runs only while the host waits for it: `EmulatedLink.receive(timeout)` lets
+the board's own time pass until a line comes out or `timeout` seconds of it
+have passed, so a script's "wait 500" is 500 ms of the board's clock however
+slow the emulation. The marble world (firmware/emulator/world.py, the core's
+marble model) is outside the chip: it watches the release pin and drives
+the sensor pin at the very times its marbles fall, and the scripts' hands
+press the buttons by driving their pins. A power cut starts the chip again
+from its flash.
+"""
+
+import json
+import math
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import tty
+from pathlib import Path
+
+from controller.core.protocol import PRODUCTION
+from controller.firmware.link import Link
+from controller.firmware.tools import FIRMWARE, FirmwareError
+
+UF2_VARIABLE = "CONTROLLER_PICO_UF2"
+BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
+HARNESS = Path(__file__).resolve().parent / "pico"
+EMULATOR = HARNESS / "emulator.mjs"
+WHERE = ("MicroPython for the Raspberry Pi Pico: the RPI_PICO .uf2 from micropython.org/download/RPI_PICO; "
+         "the RP2040's boot ROM: bootrom-b1.bin, built from github.com/raspberrypi/pico-bootrom (firmware/README.md)")
+# A command that runs this long without an answer means the Node process is stuck.
+ANSWER_S = 600
+MS = 1000000        # the emulator counts nanoseconds
+# What the board wrote reaches the port's reader within this (the pseudo-terminal's own delay).
+READ_S = 5.0
+
+
+def tools(uf2=None):
+    """(node, the UF2, the boot ROM) for an emulated Pico; FirmwareError saying in
+    one line what is missing and where to get it."""
+    uf2 = uf2 or os.environ.get(UF2_VARIABLE)
+    if not uf2:
+        raise FirmwareError("no MicroPython for the emulated Pico: give --uf2 FILE or set %s (%s)"
+                            % (UF2_VARIABLE, WHERE))
+    bootrom = os.environ.get(BOOTROM_VARIABLE)
+    if not bootrom:
+        raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s (%s)" % (BOOTROM_VARIABLE, WHERE))
+    for path, what in ((uf2, "--uf2" if uf2 != os.environ.get(UF2_VARIABLE) else UF2_VARIABLE),
+                       (bootrom, BOOTROM_VARIABLE)):
+        if not Path(path).is_file():
+            raise FirmwareError("%s: %s is not a file" % (what, path))
+    node = shutil.which("node")
+    if node is None:
+        raise FirmwareError("node is missing: the emulated Pico runs in Node.js (apt-get install nodejs npm)")
+    if not (HARNESS / "node_modules" / "rp2040js").is_dir():
+        raise FirmwareError("rp2040js is missing: run `npm ci` in %s (make does it)" % HARNESS)
+    return node, str(Path(uf2).resolve()), str(Path(bootrom).resolve())
+
+
+class EmulatedPico:
+    """One emulated Pico: `start()` powers it on, `port` is its serial port by path."""
+
+    def __init__(self, uf2=None):
+        self.node, self.uf2, self.bootrom = tools(uf2)
+        master, self.slave = os.openpty()
+        tty.setraw(self.slave)      # no echo, no line editing: bytes pass as over USB
+        os.set_blocking(master, False)
+        self.port = os.ttyname(self.slave)
+        self.master = master
+        self.folder = tempfile.TemporaryDirectory(prefix="drnim-pico-")
+        self.log = open(Path(self.folder.name) / "emulator.log", "w+b")
+        self.process = None
+        self.replies = None
+        self.now = 0            # the board's time as the emulator last said, ns
+        self.pin_changes = []   # (pin, level, ns) of the watched pins, in order
+        self.resets = []        # (cause, ns): "watchdog" or "power"
+
+    def start(self, flash=None, timer_us=0):
+        """Power the board on: from a saved flash image, or from a blank flash with
+        only MicroPython; `timer_us`, where its timer starts (a Pico's starts at 0)."""
+        reply_read, reply_write = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [self.node, str(EMULATOR), "--uf2", self.uf2, "--bootrom", self.bootrom,
+                 "--serial-fd", str(self.master), "--reply-fd", str(reply_write)],
+                stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, pass_fds=(self.master, reply_write),
+                cwd=HARNESS)
+        finally:
+            os.close(reply_write)
+        self.replies = os.fdopen(reply_read, "rb")
+        self.ask("power_on", flash=str(flash) if flash else None, timer_us=timer_us)
+
+    # --- the emulator's commands ------------------------------------------------------------
+    def ask(self, op, **fields):
+        """The emulator's answer to one command; FirmwareError when it failed or stopped."""
+        try:
+            self.process.stdin.write((json.dumps(dict(fields, op=op)) + "\n").encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.stopped("it stopped")
+        ready, _, _ = select.select([self.replies], [], [], ANSWER_S)
+        line = self.replies.readline() if ready else b""
+        if not line:
+            self.stopped("it did not answer %r" % op if not ready else "it stopped")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise FirmwareError("the emulated Pico: %s" % answer["error"])
+        self.now = answer.get("now", self.now)
+        self.pin_changes.extend(answer.get("pins", ()))
+        self.resets.extend(answer.get("resets", ()))
+        return answer
+
+    def stopped(self, what):
+        self.log.seek(0)
+        said = [line.strip() for line in self.log.read().decode(errors="replace").splitlines() if line.strip()]
+        raise FirmwareError("the emulated Pico failed: %s%s" % (what, ": " + said[-1] if said else ""))
+
+    def run(self, until, stop_on_line=False):
+        """Let the board's time pass until `until` (ns), or until a watched pin that stops
+        a run moves, a line comes out (`stop_on_line`) or the board resets; the answer."""
+        return self.ask("run", until=until, stop_on_line=stop_on_line)
+
+    def drive(self, *pins):
+        """Set inputs, each (GP number, level), at the board's present time."""
+        self.ask("drive", pins=[[number, bool(level)] for number, level in pins])
+
+    def watch(self, pins, stop=()):
+        """Record the changes of these pins (in `pin_changes`); a change of one in `stop` ends a run."""
+        return self.ask("watch", pins=list(pins), stop=list(stop))["levels"]
+
+    def power_cut(self):
+        """The power goes and comes back: the chip starts again from its flash."""
+        self.ask("power_cut")
+
+    def host_reading(self, reading):
+        """False: the host keeps the port open and reads nothing (it refuses the board's USB packets)."""
+        self.ask("host_reading", on=reading)
+
+    def run_free(self, pace=False):
+        """Let the chip run on its own (`pace`: no faster than the wall clock) until `pause()`."""
+        self.ask("free", pace=pace)
+
+    def pause(self):
+        self.ask("pause")
+
+    def flash_wear(self):
+        """{sector: erases} since power-on, and the 256-byte pages programmed."""
+        answer = self.ask("flash")
+        return dict(answer["erases"]), answer["pages"]
+
+    def save_flash(self, path):
+        self.ask("save_flash", path=str(path))
+
+    def stop(self):
+        if self.process is not None:
+            if self.process.poll() is None:
+                try:
+                    self.process.stdin.close()
+                except OSError:
+                    pass
+                try:
+                    self.process.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            self.replies.close()
+            self.process = None
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.master = self.slave = None
+        self.log.close()
+        self.folder.cleanup()
+
+
+def board_config_values(machine, mode):
+    """The generated board_config of `machine` as a namespace: the pins the world and the hands drive."""
+    from types import SimpleNamespace
+
+    from controller.firmware.build import pin_config
+    values = {}
+    exec(pin_config(machine, mode), values)
+    return SimpleNamespace(**dict((key, value) for key, value in values.items() if key.isupper()))
+
+
+def world_module():
+    """firmware/emulator/world.py, the marble world the unix emulator runs too, loaded here on CPython."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("drnim_emulator_world", FIRMWARE / "emulator" / "world.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Bench:
+    """An emulated Pico on the bench: its inputs in a person's hands and its sensor in the
+    marble world. Time passes in `advance(until)`, each world event at its own time."""
+
+    def __init__(self, pico, config):
+        self.pico = pico
+        self.config = config
+        self.world_now = 0      # ms: the world's clock, the board's time at the event it handles
+        self.watchers = {}
+        self.world = world_module().World(config, lambda: self.world_now, self)
+        self.resting = {}
+        for role, number, pull, active_high, debounce_ms in config.INPUTS:
+            self.resting[number] = not active_high      # a button at rest, a switch in its "off" position
+        if config.SENSOR:
+            number, active_high = config.SENSOR[1], config.SENSOR[3]
+            self.resting[number] = not active_high
+        pico.drive(*self.resting.items())
+
+    # --- the world's pins -----------------------------------------------------------------------
+    def rest(self, number, level):
+        self.pico.drive((number, level))
+
+    def drive(self, number, level):
+        self.pico.drive((number, level))
+
+    def watch(self, number, callback):
+        self.watchers[number] = callback
+        self.pico.watch([number], stop=[number])
+
+    # --- time ----------------------------------------------------------------------------------------
+    def advance(self, until, stop_on_line=False):
+        """The board's time passes to `until` (ns), the world's marbles falling at their
+        own times, or less when `stop_on_line` and a line came out; the bytes the board
+        wrote to its port meanwhile."""
+        pico = self.pico
+        written = 0
+        while pico.now < until:
+            due = self.world.next_due()
+            target = until if due is None else min(until, due * MS)
+            if target > pico.now:
+                answer = pico.run(target, stop_on_line)
+                written += answer["out"]
+                self.seen()
+                if answer["stopped"] == "line":
+                    break
+            self.world_now = pico.now // MS
+            self.world.run(self.world_now)
+        return written
+
+    def seen(self):
+        """The watched pins that moved: the world sees the release open, at its time."""
+        changes, self.pico.pin_changes = self.pico.pin_changes, []
+        for number, level, at in changes:
+            callback = self.watchers.get(number)
+            if callback is not None:
+                self.world_now = at // MS
+                callback(level)
+
+
+class EmulatedLink(Link):
+    """The serial link to an emulated Pico, in its own time: `clock()` is the board's
+    (seconds), and waiting for a line lets that time pass."""
+
+    def __init__(self, bench, report=None):
+        self.bench = bench
+        Link.__init__(self, bench.pico.port, report=report, clock=lambda: bench.pico.now / 1e9)
+
+    def receive(self, timeout):
+        pico = self.bench.pico
+        deadline = pico.now + math.ceil(timeout * 1e9)     # a wait of a hair still lets time pass
+        owed = 0        # bytes the board wrote that have not been read yet
+        while True:
+            line = self.next_line()
+            if line is not None:
+                message = self.decode(line)
+                if message is not None:
+                    return message
+                continue
+            if not self.try_open():
+                raise FirmwareError("the emulated Pico's port %s cannot be opened (%s)" % (self.port, self.gone))
+            waiting = self.serial.in_waiting
+            if waiting or owed:
+                self.serial.timeout = READ_S
+                data = self.serial.read(max(waiting, owed))
+                owed = max(0, owed - len(data)) if data else 0
+                self.buffer += data
+                continue
+            if pico.now >= deadline:
+                return None
+            owed = self.bench.advance(deadline, stop_on_line=True)
+
+
+def deployed_pico(machine, uf2=None, report=None, mode=PRODUCTION, images=None):
+    """An emulated Pico running `machine`'s firmware, built and deployed as a user does
+    (`controller firmware build`, then `deploy` with mpremote over its port), then
+    powered off and on with the link open for its hello: (pico, bench, link).
+    `images`, a folder: the flash after the deploy is kept there, and the next board
+    for the same machine, mode and MicroPython starts from it instead."""
+    from controller.firmware.build import build
+    from controller.firmware.deploy import deploy
+    pico = EmulatedPico(uf2)
+    try:
+        image = Path(images) / ("%s-%s-%s.bin" % (machine, mode, Path(pico.uf2).stem)) if images else None
+        if image is not None and image.is_file():
+            pico.start(flash=image)
+        else:
+            with tempfile.TemporaryDirectory(prefix="drnim-build-") as folder:
+                build(machine, Path(folder) / machine, mode)
+                pico.start()
+                pico.run_free()
+                try:
+                    deploy(pico.port, Path(folder) / machine)
+                finally:
+                    pico.pause()
+            if image is not None:
+                pico.save_flash(image)
+        bench = Bench(pico, board_config_values(machine, mode))
+        link = EmulatedLink(bench, report)
+        link.try_open()
+        pico.power_cut()
+    except BaseException:
+        pico.stop()
+        raise
+    return pico, bench, link
