@@ -1,26 +1,34 @@
-"""The board's main program on a real Pico: asyncio tasks around the Runner.
+"""The board's main program on a real Pico: two asyncio tasks around the Runner.
 
-- `poll`: every POLL_MS, everything due (inputs, outputs, machine timers);
-  it also feeds the watchdog, so a loop that stops stops feeding it;
-- `marbles`: woken by the sensor's ThreadSafeFlag, counts the marbles at once;
-- `serial`: the host's lines from USB serial, one byte at a time into a
-  fixed buffer, so no line can make the board allocate without bound. It
-  reads the console's bytes (`sys.stdin.buffer`): the text console would
-  hand it characters, turn a terminal's CR LF into two line ends, and
-  refuse bytes that are not UTF-8.
+- `play` sleeps until something happens, then does everything due. It is woken
+  by `wake`, a ThreadSafeFlag that the pins' interrupts set (a button, a switch,
+  the marble sensor), and by a one-shot timer set to the next thing due (a
+  machine's timer, a debounce lock's end, a blinking lamp), at the latest
+  FEED_MS away: it feeds the watchdog then, so a loop that stops stops feeding
+  it. An idle board sleeps (and an emulated one costs no time).
+- `serial` reads the host's lines from USB serial into a fixed buffer, so no
+  line can make the board allocate without bound: the bytes waiting are taken
+  at once, up to a chunk, after one wait. It reads the console's bytes
+  (`sys.stdin.buffer`): the text console would hand it characters, turn a
+  terminal's CR LF into two line ends, and refuse bytes that are not UTF-8.
 
 The lines to the host go through `Console`, which never waits on a host
-that stopped reading: it drops whole lines instead, and the poll task says
+that stopped reading: it drops whole lines instead, and the play task says
 how many in a "link" fault once the host reads again.
 
-In production mode `machine.WDT` resets a board whose loop hangs. No
-MicroPython can stop it, so a board stopped at its console (mpremote,
-Thonny) is reset within seconds: a host that needs the console leaves
-MAINTENANCE_FILE in the flash and resets the board, which then starts
-nothing, and no watchdog, until its next reset. Any error
-that escapes reaches `run`'s handler: it puts every output safe (the release
-shut first), reports the error in one line, and resets the board, which
-resumes the saved game (or holds in "check" if a release was under way).
+In production mode `machine.WDT` resets a board whose loop hangs, and it is
+fed only while both tasks make progress (`Watchdog`). No MicroPython can stop
+it, so a board stopped at its console (mpremote, Thonny) is reset within
+seconds: a host that needs the console leaves MAINTENANCE_FILE in the flash
+and resets the board, which then starts nothing, and no watchdog, while the
+file is there (an interrupted deploy leaves it, so half a build never runs).
+Any error that escapes reaches `run`'s handler: it puts every output safe
+(the release shut first), reports the error in one line, and resets the
+board, which resumes the saved game (or holds in "check" if a release was
+under way). A board that keeps resetting so holds instead (`CrashGuard`).
+
+The board's own LED says which: a slow blink while it plays, a fast one on a
+fault or when it holds after resets, steady while stopped for maintenance.
 """
 
 import sys
@@ -33,6 +41,7 @@ import time
 
 import board_config as config
 import flash
+from drivers import BoardLed, start_timer
 from runner import Lines, Runner
 
 from controller.core.protocol import MAINTENANCE_FILE, PRODUCTION, encode
@@ -44,12 +53,21 @@ if hasattr(micropython, "alloc_emergency_exception_buf"):
 SAVE_PATH = "/game.json"
 # After a fatal error: the time the host gets to read the report before the reset.
 REPORT_MS = 200
-STOPPED = "The firmware is stopped for maintenance until the board is reset (it found %s)."
+# The loop wakes at least this often: it feeds the watchdog then, well within its timeout.
+FEED_MS = config.WATCHDOG_MS // 5
+# The serial task takes at most this many bytes per turn, so a flood cannot hold the loop.
+CHUNK = 256
+# The board's clock is kept below this many ms (a small int on a 32-bit port: long ints allocate).
+CLOCK_LIMIT = 1 << 29
+CLOCK_SHIFT = 1 << 28
+STOPPED = "The firmware is stopped for maintenance while %s is in the flash: deploy, or remove it and reset."
 LINK = "%d lines dropped: the host read nothing for a while"
 
 
 class Clock:
-    """Milliseconds since start that never wrap (ticks_ms wraps after about 12 days)."""
+    """Milliseconds since start, counted across `ticks_ms`' wrap (about 12 days);
+    `move(delta)` moves it, which the play task does every few days so it stays
+    a small integer."""
 
     def __init__(self):
         self.last = time.ticks_ms()
@@ -60,6 +78,9 @@ class Clock:
         self.ms += time.ticks_diff(ticks, self.last)
         self.last = ticks
         return self.ms
+
+    def move(self, delta):
+        self.ms += delta
 
 
 class Console:
@@ -108,37 +129,110 @@ class Console:
             self.dropped += 1
 
 
-async def poll(runner, clock, dog, console):
+class Watchdog:
+    """`machine.WDT` (production mode), fed by the play task only while the
+    serial task keeps up: bytes from the host waiting longer than FEED_MS with
+    none taken mean it is stuck, and the board is better reset."""
+
+    def __init__(self, dog, stream):
+        self.dog = dog
+        self.poller = select.poll()
+        self.poller.register(stream, select.POLLIN)
+        self.taken = 0          # bytes the serial task has taken
+        self.seen = 0
+        self.waiting_since = None
+
+    def feed(self, now):
+        waiting = False
+        for _ in self.poller.ipoll(0):
+            waiting = True
+        if not waiting or self.taken != self.seen:
+            self.seen = self.taken
+            self.waiting_since = None
+        elif self.waiting_since is None:
+            self.waiting_since = now
+        if self.waiting_since is None or now - self.waiting_since < FEED_MS:
+            self.dog.feed()
+
+
+class CrashGuard:
+    """Resets in a row, kept in a small file: a board that resets (a crash, a
+    hang the watchdog ended) soon after it starts, again and again, holds
+    every output safe instead and waits for the host. Counted only for resets
+    the board made itself: a power cut is not one. Forgotten once the board
+    has played GUARD_MS without one."""
+    PATH = "/resets"
+    LIMIT = 3
+    GUARD_MS = 60000
+
+    def __init__(self, cause):
+        text = flash.read(self.PATH)
+        self.count = int(text) if text and text.isdigit() else 0
+        if cause == getattr(machine, "WDT_RESET", None):
+            self.count += 1
+            flash.write(self.PATH, str(self.count))
+
+    def held(self):
+        return self.count >= self.LIMIT
+
+    def played(self, now):
+        """The board has played `now` ms: the resets before no longer count."""
+        if self.count and now >= self.GUARD_MS:
+            self.count = 0
+            flash.take(self.PATH)
+
+
+async def play(runner, clock, wake, feeder, console, guard):
+    alarm = machine.Timer(-1)
+    ring = lambda timer: wake.set()  # noqa: E731  (made once: the timer's interrupt allocates nothing)
     reported = 0
     while True:
-        runner.step(clock())
-        if dog:
-            dog.feed()
+        now = clock()
+        if now >= CLOCK_LIMIT and runner.quiet():
+            clock.move(-CLOCK_SHIFT)
+            runner.move_clock(-CLOCK_SHIFT)
+            now = clock()
+        runner.step(now)
         if console.dropped != reported and console.room():
-            runner.fault("link", LINK % (console.dropped - reported), clock())
+            runner.fault("link", LINK % (console.dropped - reported), now)
             reported = console.dropped
-        await asyncio.sleep_ms(config.POLL_MS)
+        if feeder:
+            feeder.feed(now)
+        guard.played(now)
+        due = runner.next_due()
+        wait = FEED_MS if due is None else max(1, min(FEED_MS, due - now))
+        start_timer(alarm, wait, ring)
+        await wake.wait()
 
 
-async def marbles(runner, clock, flag):
-    while True:
-        await flag.wait()
-        runner.step(clock())
-
-
-async def serial(stream, lines):
+async def serial(stream, lines, wake, feeder):
     reader = asyncio.StreamReader(stream)
+    poller = select.poll()
+    poller.register(stream, select.POLLIN)
+    one = bytearray(1)
     while True:
-        data = await reader.read(1)
-        if not data:
+        if not await reader.readinto(one):
             raise SystemExit()     # the host closed the line (the emulated board's end)
-        lines.byte(data[0])
+        taken = 1
+        lines.byte(one[0])
+        while taken < CHUNK and waiting(poller) and stream.readinto(one):
+            lines.byte(one[0])
+            taken += 1
+        if feeder:
+            feeder.taken += taken
+        wake.set()      # a line may have changed what is due next
 
 
-async def main(runner, clock, flag, dog, stream, lines, console):
+def waiting(poller):
+    for _ in poller.ipoll(0):
+        return True
+    return False
+
+
+async def main(runner, clock, wake, feeder, stream, lines, console, guard):
     runner.start(clock())
-    # gathered, so an error in any task reaches run()'s handler instead of ending that task alone
-    await asyncio.gather(poll(runner, clock, dog, console), marbles(runner, clock, flag), serial(stream, lines))
+    # gathered, so an error in either task reaches run()'s handler instead of ending that task alone
+    await asyncio.gather(play(runner, clock, wake, feeder, console, guard), serial(stream, lines, wake, feeder))
 
 
 def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=MAINTENANCE_FILE):
@@ -149,23 +243,30 @@ def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=M
     before the firmware starts, inputs."""
     console = console or Console(sys.stdout)
     write = console.write
-    if flash.take(stop):
+    stream = stream or sys.stdin.buffer
+    if flash.exists(stop):
+        BoardLed().show("steady", 0)
         write(STOPPED % stop)
         write("\n")
         return
+    guard = CrashGuard(machine.reset_cause())
+    if guard.held():
+        from held import hold
+        return hold(config, stream, write, guard, path)
     asyncio.new_event_loop()        # no task left from an earlier run (the emulated board restarts without a reset)
     clock = Clock()
-    flag = asyncio.ThreadSafeFlag()
+    wake = asyncio.ThreadSafeFlag()
     runner = None
     try:
         dog = machine.WDT(timeout=config.WATCHDOG_MS) if config.MODE == PRODUCTION else None
+        feeder = Watchdog(dog, stream) if dog else None
         lines = Lines(None)     # its buffer before the machine's code loads, while the heap is in one piece
-        runner = Runner(config, write, flag, time.ticks_ms, time.ticks_diff, path=path, time=clock)
+        runner = Runner(config, write, wake.set, time.ticks_ms, time.ticks_diff, path=path, time=clock)
         if world:
             runner.world = world(clock)
         line = take and take(runner) or runner.line
         lines.take = lambda raw, length: (runner.step(clock()), line(raw, length))
-        asyncio.run(main(runner, clock, flag, dog, stream or sys.stdin.buffer, lines, console))
+        asyncio.run(main(runner, clock, wake, feeder, stream, lines, console, guard))
     except SystemExit:
         if runner is not None:
             runner.outputs.safe()

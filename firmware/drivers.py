@@ -1,11 +1,12 @@
 """The board's inputs and outputs on `machine.Pin`, each built from a line of
 the generated `board_config` (the pin map's [pico] section).
 
-Inputs: buttons and switches are polled (every POLL_MS) and debounced by the
+Inputs: an edge on a button or a switch wakes the loop (its interrupt only
+sets the `wake` flag), which reads the levels and debounces them with the
 core's Debouncer, the same rule as the Pi service's; the marble sensor is
-counted by a hard Pin.irq handler that only bumps a counter and sets a flag,
-so no falling marble is missed however busy the loop is, and nothing is
-allocated in the interrupt.
+counted by a hard Pin.irq handler that only bumps a counter and sets the
+flag, so no falling marble is missed however busy the loop is, and nothing
+is allocated in the interrupt.
 
 Outputs: each carries out the commands of one output role of the machine
 (an indicator's side, a lamp, the release, the buzzer, the Nimatron's rows on
@@ -17,7 +18,7 @@ blinking lamps) end in `due(now)`, which the loop calls at `next_due()`;
 `safe()` puts every output off with the release shut, whatever happened before.
 """
 
-from machine import Pin
+from machine import Pin, Timer, disable_irq, enable_irq
 
 from controller.core.debounce import Debouncer
 
@@ -34,16 +35,42 @@ def input_pin(number, pull):
     return Pin(number, Pin.IN, PULLS[pull])
 
 
-class Inputs:
-    """The polled buttons and switches: `poll(now, emit)` calls emit(event, now)
-    for each newly accepted level (events: role -> (when active, when not))."""
+def watch(pin, handler):
+    """`handler(pin)` on both edges of `pin`: a hard interrupt where the port has
+    them (it runs at the edge itself), else a soft one (the ESP32's pins); the
+    IRQ object, and True when hard."""
+    try:
+        return pin.irq(handler, EDGES, hard=True), True
+    except TypeError:
+        return pin.irq(handler, EDGES), False
 
-    def __init__(self, specs, events):
+
+def start_timer(timer, ms, callback):
+    """`callback(timer)` once, `ms` from now, in the timer's interrupt where the
+    port can (the RP2040's), so nothing the loop does can delay it."""
+    try:
+        timer.init(mode=Timer.ONE_SHOT, period=ms, callback=callback, hard=True)
+    except TypeError:
+        timer.init(mode=Timer.ONE_SHOT, period=ms, callback=callback)
+
+
+class Inputs:
+    """The buttons and switches: an edge wakes the loop, and `poll(now, emit)`
+    calls emit(event, now) for each newly accepted level (events: role -> (when
+    active, when not))."""
+
+    def __init__(self, specs, events, wake):
         self.items = []
+        self.wake = wake
+        handler = self.moved        # bound once: the interrupt allocates nothing
         for role, number, pull, active_high, debounce_ms in specs:
             pin = input_pin(number, pull)
             level = pin.value() == active_high
             self.items.append((pin, active_high, Debouncer(debounce_ms, level), events[role]))
+            watch(pin, handler)
+
+    def moved(self, pin):
+        self.wake()
 
     def poll(self, now, emit):
         for pin, active_high, debouncer, events in self.items:
@@ -73,6 +100,13 @@ class MarbleSensor:
     lasts microseconds: no marble), and no sooner than `debounce_ms` after the
     last one; it sets `flag`, and the loop takes the count.
 
+    The interrupt keeps its times as `ticks_ms`, which wrap: `ticks_diff` is
+    right only for times less than 2**29 ms (6.2 days) apart. So `take`, which
+    the loop calls at least every few seconds, forgets the last marble once it
+    is older than `debounce_ms`, and a break once it has lasted `min_pulse_ms`:
+    a sensor idle for a week would otherwise take its next marble for a
+    bounce of the last one, and every one after it.
+
     The interrupt is hard: it runs at the edge itself. A soft one runs when
     the loop next looks, and reads the beam as it is by then; a marble that
     went by in the meantime was never there. On a port without hard pin
@@ -86,23 +120,19 @@ class MarbleSensor:
     around each save so the handler knows a whole marble went by. Both edges
     at once with no write under way are a spike."""
 
-    def __init__(self, spec, flag, ticks_ms, ticks_diff):
+    def __init__(self, spec, wake, ticks_ms, ticks_diff):
         role, number, pull, self.active_high, self.debounce_ms, self.min_pulse_ms = spec
-        self.flag = flag
+        self.wake = wake
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         self.count = 0
         self.taken = 0
         self.last = None
         self.broken_at = None
+        self.long_enough = False    # the beam has been broken min_pulse_ms: a marble when it clears
         self.flash_writing = False
         self.pin = input_pin(number, pull)
-        try:
-            self.irq = self.pin.irq(self.seen, EDGES, hard=True)
-            self.hard = True
-        except TypeError:
-            self.irq = self.pin.irq(self.seen, EDGES)
-            self.hard = False
+        self.irq, self.hard = watch(self.pin, self.seen)
 
     def seen(self, pin):
         now = self.ticks_ms()
@@ -110,21 +140,29 @@ class MarbleSensor:
             if self.last is None or self.ticks_diff(now, self.last) >= self.debounce_ms:
                 self.broken_at = now
         elif self.broken_at is not None:
-            if self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
+            if self.long_enough or self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
                 self.counted(now)
             self.broken_at = None
+            self.long_enough = False
         elif self.flash_writing and self.hard and self.irq.flags() == EDGES:
             self.counted(now)
 
     def counted(self, now):
         self.last = now
         self.count += 1
-        self.flag.set()
+        self.wake()
 
     def take(self):
-        """Marbles seen since the last take."""
+        """Marbles seen since the last take; the interrupt's old times forgotten."""
         seen = self.count - self.taken
         self.taken += seen
+        now = self.ticks_ms()
+        held = disable_irq()
+        if self.last is not None and self.ticks_diff(now, self.last) >= self.debounce_ms:
+            self.last = None
+        if self.broken_at is not None and self.ticks_diff(now, self.broken_at) >= self.min_pulse_ms:
+            self.long_enough = True
+        enable_irq(held)
         return seen
 
 
@@ -148,6 +186,11 @@ class Output:
 
     def safe(self):
         self.off()
+
+    def shift(self, delta):
+        """The loop's clock moved by `delta` ms: so does what is due."""
+        if self.due_at is not None:
+            self.due_at += delta
 
 
 class Lamp(Output):
@@ -206,6 +249,45 @@ class Buzzer(Output):
         self.sound(0, False)
 
 
+class BoardLed(Output):
+    """The board's own LED ("LED": a Pico's GP25, a Pico W's on its radio chip):
+    a slow blink while the firmware plays, a fast one while the game holds in a
+    fault, lit steady while the firmware is stopped for maintenance, dark when
+    no firmware runs. The loop blinks it, so a loop that hangs leaves it still.
+    A board without one (no pin called "LED") just has none."""
+    HALF_MS = {"play": 1000, "fault": 100}
+
+    def __init__(self):
+        try:
+            self.pin = Pin("LED", Pin.OUT, value=0)
+        except (ValueError, TypeError):
+            self.pin = None
+        self.pattern = None
+        self.lit = False
+
+    def show(self, pattern, now):
+        """"play", "fault", "steady" or "off"."""
+        if pattern == self.pattern or self.pin is None:
+            return
+        self.pattern = pattern
+        half = self.HALF_MS.get(pattern)
+        self.due_at = now + half if half else None
+        self.light(pattern != "off")
+
+    def light(self, lit):
+        self.lit = lit
+        self.pin.value(1 if lit else 0)
+
+    def due(self, now):
+        if self.due_at is not None and now >= self.due_at:
+            half = self.HALF_MS[self.pattern]
+            self.due_at += half * (1 + (now - self.due_at) // half)
+            self.light(not self.lit)
+
+    def off(self):
+        self.show("off", 0)
+
+
 # The output kinds whose drivers live in a module of their own, imported only
 # on a board whose machine has one: their code takes no heap on the other.
 MODULES = {"indicator": ("indicators", "Indicator"), "release": ("marble_release", "Release"),
@@ -225,14 +307,14 @@ class Outputs:
     """Every output of the machine, reached by the head of its commands
     (``("flip_flop", 1)`` for ``("flip_flop", 1, "left")``)."""
 
-    def __init__(self, specs, declared, pulse_ms):
+    def __init__(self, specs, declared, pulse_ms, wake):
         self.by_command = {}
         self.devices = []
         self.release = None
         for role, kind, pins, active_high, options in specs:
             spec = declared[role]
             if spec.kind == "release":
-                device = self.release = device_class("release")(kind, pins, active_high, options, pulse_ms)
+                device = self.release = device_class("release")(kind, pins, active_high, options, pulse_ms, wake)
             else:
                 device = device_class(spec.kind)(kind, pins, active_high, options)
             self.by_command[spec.command] = device
@@ -263,6 +345,10 @@ class Outputs:
     def pulsing(self):
         """True while the release is open."""
         return self.release is not None and self.release.due_at is not None
+
+    def shift(self, delta):
+        for device in self.devices:
+            device.shift(delta)
 
     def safe(self):
         """The release shut first, then everything else off."""

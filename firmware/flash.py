@@ -25,6 +25,20 @@ def read(path):
         return None
 
 
+def write(path, text):
+    """A small file written whole (its old text, if any, replaced)."""
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def exists(path):
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
+
+
 def take(path):
     """True when a file was at `path`; it is gone now."""
     try:

@@ -26,7 +26,7 @@ would open for what is left of its pulse, too short to let a marble go.
 import gc
 
 import flash
-from drivers import Inputs, MarbleSensor, Outputs
+from drivers import BoardLed, Inputs, MarbleSensor, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
@@ -72,8 +72,10 @@ class Lines:
 
 
 class Runner:
-    def __init__(self, config, write, flag, ticks_ms, ticks_diff, clock=protocol.REAL_CLOCK, world=None,
+    def __init__(self, config, write, wake, ticks_ms, ticks_diff, clock=protocol.REAL_CLOCK, world=None,
                  path="game.json", time=None):
+        """`wake()`, called from the pins' and the timers' interrupts: the loop has
+        something to do now."""
         self.config = config
         self.time = time or (lambda: self.now)      # the board's clock in ms; the host's is `now`
         self.write = write
@@ -83,10 +85,11 @@ class Runner:
         gc.collect()
         self.cls = machine_class(config.MACHINE)
         declared = dict((spec.role, spec) for spec in self.cls.OUTPUTS)
-        self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS)
+        self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS, wake)
         events = dict((spec.role, spec.events) for spec in self.cls.inputs(config.LAYOUT))
-        self.inputs = Inputs(config.INPUTS, events)
-        self.sensor = MarbleSensor(config.SENSOR, flag, ticks_ms, ticks_diff) if config.SENSOR else None
+        self.inputs = Inputs(config.INPUTS, events, wake)
+        self.sensor = MarbleSensor(config.SENSOR, wake, ticks_ms, ticks_diff) if config.SENSOR else None
+        self.led = BoardLed()
         self.emit = self.handle     # bound once: polling allocates nothing
         self.deadline = None
         self.now = 0
@@ -127,6 +130,9 @@ class Runner:
         text = None         # parsed: its memory is free again for the machine it describes
         # A saved game keeps the settings the host gave it with its new_game line.
         machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
+        wiring = machine.wiring_problem(self.config.LAYOUT)
+        if wiring:
+            machine, how, note = resume(self.cls, self.config.SETTINGS, None, wiring)
         if how != "check":
             return machine, how, None
         flash.set_aside(self.path)
@@ -156,10 +162,42 @@ class Runner:
                 self.handle(("marble",), now)
                 seen -= 1
         self.outputs.due(now)
+        self.led.due(now)
         if self.save_waiting and not self.outputs.pulsing():
             self.save(now)
         if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
+
+    def next_due(self, resting=True):
+        """When `step` next has something to do (leaving out the machine's
+        resting timers unless `resting`), or None."""
+        due = None
+        if resting:
+            due = self.deadline
+        else:
+            for name, at in self.machine.state["timers"].items():
+                if name not in RESTING_TIMERS and (due is None or at < due):
+                    due = at
+        for at in (self.outputs.next_due(), self.inputs.next_due(), self.led.due_at,
+                   self.world and self.world.next_due()):
+            if at is not None and at is not False and (due is None or at < due):
+                due = at
+        return due
+
+    def quiet(self):
+        """Nothing under way but the machine's resting timers: no release open,
+        no save waiting, no input settling, no marble falling (emulated)."""
+        return not (self.busy() or self.save_waiting or self.inputs.next_due() is not None)
+
+    def move_clock(self, delta):
+        """The board's clock moved by `delta` ms: everything timed moves with it."""
+        self.machine.move_clock(delta)
+        self.deadline = self.machine.next_deadline()
+        self.outputs.shift(delta)
+        self.led.shift(delta)
+        if self.world:
+            self.world.shift(delta)
+        self.now += delta
 
     def busy(self):
         """True while something is under way that a script waits for."""
@@ -192,6 +230,7 @@ class Runner:
         if fault and fault != self.last_fault:
             self.fault(fault, "the machine holds in fault %s" % fault, now)
         self.last_fault = fault
+        self.led.show("fault" if fault or self.storage else "play", now)
         incidents = machine.incidents()
         for kind in incidents:
             if incidents[kind] > self.incidents.get(kind, 0):
@@ -272,8 +311,8 @@ class Runner:
         self.send(message)     # piece by piece: a state reply is never held whole
 
     def ask_state(self, message, ident):
-        reply = {"kind": "state", "game": self.machine.to_dict(), "status": self.machine.status(),
-                 "busy": self.busy(), "now": self.now}
+        reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_dict(),
+                 "status": self.machine.status(), "busy": self.busy(), "now": self.now}
         if self.world:
             reply["world"] = self.world.view()
         self.answer(ident, reply)
@@ -282,6 +321,9 @@ class Runner:
         # made at clock 0: the power event in begin() moves its timers to now, so a machine
         # that starts by thinking thinks its whole think_ms however long the board has run
         machine = self.cls(message.get("settings", {}))
+        problem = machine.wiring_problem(self.config.LAYOUT)
+        if problem:
+            raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
         if self.world:
             self.world.new_game(machine)
         self.begin(machine, self.now)

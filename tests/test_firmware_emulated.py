@@ -33,7 +33,7 @@ def firmware_test(*argv):
 
 
 def plays_as_in_the_simulator(scenarios, capsys):
-    status, out = firmware_test("--emulate", *[str(path) for path in scenarios])
+    status, out = firmware_test("--emulate", "unix", *[str(path) for path in scenarios])
     assert capsys.readouterr().err == ""
     expected = []
     for path in scenarios:
@@ -51,7 +51,7 @@ def test_every_scenario_plays_on_the_emulated_board_as_in_the_simulator(capsys):
 def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):
     script = tmp_path / "wrong.txt"
     script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 15\n")
-    status, out = firmware_test("--emulate", str(script))
+    status, out = firmware_test("--emulate", "unix", str(script))
     assert status == 1
     assert "line 4: expect rail 15: FAILED, got 14" in out
     assert out.endswith("%s: 1 expectation failed\n1 script: 0 held, 1 failed\n" % script)
@@ -60,14 +60,14 @@ def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path,
 def test_an_unreadable_script_is_one_line_naming_it_and_its_line(tmp_path, capsys):
     script = tmp_path / "bad.txt"
     script.write_text("machine drnim\nfly away\n")
-    assert firmware_test("--emulate", str(script))[0] == 2
+    assert firmware_test("--emulate", "unix", str(script))[0] == 2
     assert capsys.readouterr().err == "controller firmware test: %s: line 2: cannot read 'fly away'\n" % script
 
 
 def test_jams_by_rate_and_seed_reach_the_emulated_marbles(tmp_path):
     script = tmp_path / "jams.txt"
     script.write_text("machine drnim\nswitch turn machine\npress trigger\nwait 10s\nexpect fault none\n")
-    status, out = firmware_test("--emulate", "--jam-rate", "1", "--seed", "3", str(script))
+    status, out = firmware_test("--emulate", "unix", "--jam-rate", "1", "--seed", "3", str(script))
     assert status == 1
     assert "expect fault none: FAILED, got jam" in out
 

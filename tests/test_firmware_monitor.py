@@ -137,7 +137,7 @@ def test_a_port_that_never_comes_is_waited_for_in_one_line(tmp_path):
 def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
     config = write_config(tmp_path)
     (tmp_path / "state").mkdir()
-    monitor = Running("--emulate", "--config", str(config))
+    monitor = Running("--emulate", "unix", "--config", str(config))
     try:
         shown = monitor.until("state: play, 15 of 15 marbles on the rail")
     finally:
@@ -151,7 +151,7 @@ def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):
     statistics and stops the board it started, as on Ctrl-C."""
     config = write_config(tmp_path)
     (tmp_path / "state").mkdir()
-    monitor = Running("--emulate", "--config", str(config))
+    monitor = Running("--emulate", "unix", "--config", str(config))
     try:
         monitor.until("state: play")
         board = subprocess.run(["pgrep", "-P", str(monitor.process.pid)], capture_output=True, text=True).stdout.split()

@@ -234,6 +234,14 @@ class Exhibit:
         """The LAYOUT values these settings ask of a pin map (the Nimatron's rows)."""
         return dict((entry[0], self.config[entry[1]]) for entry in self.LAYOUT)
 
+    def wiring_problem(self, wired):
+        """Why these settings cannot be played on a pin map with the LAYOUT values
+        `wired` (more rows or lamps than it has), in one line, or None."""
+        for key, setting, what in self.LAYOUT:
+            if self.config[setting] > wired[key]:
+                return "%s: %d, but the wiring has %d (%s)" % (setting, self.config[setting], wired[key], what)
+        return None
+
     def buttons(self):
         """The roles of this machine's buttons, with its settings."""
         return [spec.role for spec in self.inputs(self.layout()) if spec.kind == BUTTON]
@@ -339,11 +347,16 @@ class Exhibit:
     def rebase(self, now):
         """After a restart the shell's clock starts again: move every timer by
         the same amount, so each keeps the time it had left, and resend every output."""
-        shift = now - self.state["clock"]
+        self.move_clock(now - self.state["clock"])
+        self.state["shown"] = {}
+
+    def move_clock(self, shift):
+        """The shell's clock moved by `shift` ms (a board keeps its numbers small):
+        the machine's clock and every timer move with it."""
         timers = self.state["timers"]
         for name in timers:
             timers[name] += shift
-        self.state["shown"] = {}
+        self.state["clock"] += shift
 
     def next_deadline(self):
         """When the machine next needs a tick, in ms, or None."""

@@ -272,8 +272,13 @@ class PicoHands(ProtocolHands):
         ProtocolHands.__init__(self, board)
         self.bench = bench
         self.inputs = dict((line[0], (line[1], line[3])) for line in bench.config.INPUTS)
+        self.active = dict((role, False) for role in self.inputs)
 
     def start(self, faults):
+        """Each game of a script starts with the levers at rest, as on the simulator's fresh replica."""
+        for role in self.active:
+            if self.active[role]:
+                self.hand(role, False)
         self.advance(START_GAP_MS)
         self.world({"fall_ms": FALL_MS, "seed": faults["seed"], "jam_rate": str(faults["jam_rate"]),
                     "glitch_rate": str(faults["glitch_rate"])})
@@ -299,6 +304,7 @@ class PicoHands(ProtocolHands):
 
     def hand(self, role, active):
         number, active_high = self.inputs[role]
+        self.active[role] = active
         self.bench.pico.drive((number, active_high if active else not active_high))
 
     def press(self, role):
@@ -308,6 +314,12 @@ class PicoHands(ProtocolHands):
         self.advance(GAP_MS)
 
     def switch(self, spec, active):
+        """A person moves the lever to the side asked for, even when it already sits
+        there (Dr. Nim's marbles flip the turn indicator back, not the lever): then it
+        goes to the other side and back, as in the simulator."""
+        if self.active[spec.role] == active:
+            self.hand(spec.role, not active)
+            self.advance(GAP_MS)
         self.hand(spec.role, active)
         self.advance(GAP_MS)
 
@@ -329,11 +341,12 @@ class Connector:
     the firmware on the fake `machine` module on the host's clock, or "rp2040", the
     official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote)."""
 
-    def __init__(self, port=None, emulate=None, report=None, uf2=None):
+    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None):
         self.port = port
         self.emulate = emulate
         self.report = report or (lambda line: None)
         self.uf2 = uf2
+        self.images = images
         self.link = None
         self.emulator = None
 
@@ -364,9 +377,12 @@ class Connector:
         return board
 
     def emulated_pico(self, machine):
-        from controller.firmware.rp2040 import deployed_pico
+        from controller.firmware.rp2040 import EmulatedLink, deployed_pico
         self.close()
-        self.emulator, bench, self.link = deployed_pico(machine, self.uf2, self.report)
+        self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images)
+        self.link = EmulatedLink(bench, report=self.report)
+        self.link.try_open()
+        self.emulator.power_cut()       # a clean start from its flash, heard from its hello on
         board = Board(self.link)
         self.check(board.wait_hello(HELLO_S), machine)
         board.hands = PicoHands(board, bench)

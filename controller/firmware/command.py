@@ -2,8 +2,14 @@
 
     controller firmware build [--machine M] [--out DIR] [--development] [--frozen]
     controller firmware deploy --port PORT [--machine M] [--build DIR]
-    controller firmware monitor (--port PORT | --emulate [--machine M]) [--config PATH]
-    controller firmware test (--port PORT | --emulate) SCRIPT... [--seed N] [--jam-rate R] [--glitch-rate R]
+    controller firmware monitor (--port PORT | --emulate unix|rp2040 [--uf2 FILE] [--machine M]) [--config PATH]
+    controller firmware test (--port PORT | --emulate unix|rp2040 [--uf2 FILE]) SCRIPT... [--seed N]
+                             [--jam-rate R] [--glitch-rate R]
+
+`--emulate rp2040` runs the official MicroPython for the Pico (a UF2 from
+micropython.org: --uf2, or CONTROLLER_PICO_UF2) on an emulated RP2040
+(controller/firmware/rp2040.py); `--emulate unix` runs the firmware under the
+unix `micropython` on a fake `machine` module (controller/firmware/emulator.py).
 
 Every failure is one line on stderr, "controller firmware: ...", with exit
 status 1 (2 for bad arguments, as everywhere in `controller`).
@@ -70,11 +76,18 @@ def add_parser(commands):
     return firmware, actions
 
 
+EMULATORS = ("rp2040", "unix")
+
+
 def add_board_arguments(parser):
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--port", help="the board's serial port, such as /dev/ttyACM0")
-    where.add_argument("--emulate", action="store_true",
-                       help="the real firmware under the micropython interpreter, on a pseudo-terminal")
+    where.add_argument("--emulate", choices=EMULATORS, metavar="rp2040|unix",
+                       help="an emulated board on a pseudo-terminal: rp2040, the official MicroPython for the Pico "
+                            "(--uf2) on an emulated RP2040, the build deployed with mpremote; unix, the firmware under "
+                            "the unix micropython on a fake machine module, for quick checks")
+    parser.add_argument("--uf2", metavar="FILE", help="with --emulate rp2040: MicroPython for the Raspberry Pi Pico, "
+                        "the RPI_PICO .uf2 from micropython.org (default: $CONTROLLER_PICO_UF2)")
 
 
 def run(args, out):
@@ -135,7 +148,11 @@ def run_monitor(args, out):
         telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
     emulator = None
     try:
-        if args.emulate:
+        if args.emulate == "rp2040":
+            from controller.firmware.rp2040 import PacedPico
+            emulator = PacedPico(args.machine, args.uf2)
+            port = emulator.port
+        elif args.emulate:
             from controller.firmware.emulator import Emulator
             emulator = Emulator(args.machine, clock=REAL_CLOCK)
             port = emulator.port
@@ -180,7 +197,7 @@ def run_test(args, out):
             scripts.append((path, read_script(path)))
         except ArgumentError as error:
             raise ArgumentError(str(error).replace("--script", "SCRIPT", 1))
-    connect = Connector(args.port, args.emulate, report=say)
+    connect = Connector(args.port, args.emulate, report=say, uf2=args.uf2)
     report = lambda line: out.write(line + "\n")  # noqa: E731
     try:
         results = run_scripts(scripts, connect, report, seed=args.seed, jam_rate=args.jam_rate,

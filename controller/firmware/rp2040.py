@@ -26,6 +26,8 @@ import select
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 import tty
 from pathlib import Path
 
@@ -44,6 +46,8 @@ ANSWER_S = 600
 MS = 1000000        # the emulator counts nanoseconds
 # What the board wrote reaches the port's reader within this (the pseudo-terminal's own delay).
 READ_S = 5.0
+# A board in real time catches up with the wall clock this often.
+PACE_S = 0.005
 
 
 def tools(uf2=None):
@@ -297,12 +301,12 @@ class EmulatedLink(Link):
             owed = self.bench.advance(deadline, stop_on_line=True)
 
 
-def deployed_pico(machine, uf2=None, report=None, mode=PRODUCTION, images=None):
-    """An emulated Pico running `machine`'s firmware, built and deployed as a user does
-    (`controller firmware build`, then `deploy` with mpremote over its port), then
-    powered off and on with the link open for its hello: (pico, bench, link).
-    `images`, a folder: the flash after the deploy is kept there, and the next board
-    for the same machine, mode and MicroPython starts from it instead."""
+def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):
+    """An emulated Pico with `machine`'s firmware built and deployed as a user does
+    it (`controller firmware build`, then `deploy` with mpremote over its port), on
+    its bench: (pico, bench). `restart()` it once its port is open, to hear it
+    start. `images`, a folder: the flash after the deploy is kept there, and the
+    next board for the same machine, mode and MicroPython starts from it instead."""
     from controller.firmware.build import build
     from controller.firmware.deploy import deploy
     pico = EmulatedPico(uf2)
@@ -322,10 +326,56 @@ def deployed_pico(machine, uf2=None, report=None, mode=PRODUCTION, images=None):
             if image is not None:
                 pico.save_flash(image)
         bench = Bench(pico, board_config_values(machine, mode))
-        link = EmulatedLink(bench, report)
-        link.try_open()
-        pico.power_cut()
     except BaseException:
         pico.stop()
         raise
-    return pico, bench, link
+    return pico, bench
+
+
+class Pacer(threading.Thread):
+    """Lets an emulated board's time pass with the wall clock's, as a real board's
+    does (`controller firmware monitor --emulate rp2040`); it cannot keep up while
+    the board is busier than the emulator is fast."""
+
+    def __init__(self, bench):
+        threading.Thread.__init__(self, daemon=True)
+        self.bench = bench
+        self.stopping = threading.Event()
+        self.error = None
+
+    def run(self):
+        started, board = time.monotonic(), self.bench.pico.now
+        try:
+            while not self.stopping.wait(PACE_S):
+                self.bench.advance(board + int((time.monotonic() - started) * 1e9))
+        except FirmwareError as error:
+            self.error = error
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+
+
+class PacedPico:
+    """An emulated Pico running `machine`'s production build in real time, its port
+    by path (`port`): what `monitor --emulate rp2040` watches."""
+
+    def __init__(self, machine, uf2=None):
+        self.pico, self.bench = deployed_pico(machine, uf2)
+        self.port = self.pico.port
+        self.pacer = Pacer(self.bench)
+
+    def start(self):
+        """Power the board on: open its port first, to hear its hello."""
+        self.pico.power_cut()
+        self.pacer.start()
+
+    def check(self):
+        """FirmwareError when the emulated board stopped."""
+        if self.pacer.error is not None:
+            raise self.pacer.error
+
+    def stop(self):
+        if self.pacer.is_alive():
+            self.pacer.stop()
+        self.pico.stop()

@@ -39,7 +39,7 @@ class Emulator:
     def boot(self, now):
         """Power on: fresh pins, the firmware started from its flash, the world hooked to the new pins."""
         machine.reset_pins()
-        runner = HostClockRunner(config, self.write, Flag(), self.path)
+        runner = HostClockRunner(config, self.write, self.path)
         marbles = self.world.marbles if self.world else None
         self.world = World(config, lambda: runner.now, machine.WorldPins())
         if marbles is not None:
@@ -90,13 +90,6 @@ class PowerCut(SystemExit):
     it is (a SystemExit, so it reports no crash) and boots again from its flash."""
 
 
-class Flag:
-    """The sensor's flag on the host's clock: the runner takes the count at each step."""
-
-    def set(self):
-        pass
-
-
 def writer(stream):
     """Text to the host as the firmware gives it. The unix port's files write
     at once, unbuffered (and flushing a terminal fails: there is nothing to sync)."""
@@ -133,10 +126,12 @@ def main(argv):
             emulator.runner, emulator.world = runner, runner.world
             return emulator.take
 
+        machine.Timer.live = True
         while True:
             try:
                 app.run(source, console, options["--flash"], world, take, stop=options["--flash"] + ".maintenance")
-            except (machine.Reset, machine.WatchdogReset, PowerCut):
+            except (machine.Reset, machine.WatchdogReset, PowerCut) as reset:
+                machine.CAUSE = machine.PWRON_RESET if isinstance(reset, PowerCut) else machine.WDT_RESET
                 machine.reset_pins()
     emulator = Emulator(writer(open(port, "wb") if port else sys.stdout.buffer), options["--flash"],
                         options["--clock"])

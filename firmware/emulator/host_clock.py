@@ -5,7 +5,6 @@ this is copied to one."""
 
 from runner import Runner
 
-from controller.core.exhibit import RESTING_TIMERS
 from controller.core.protocol import HOST_CLOCK
 
 # Steps one `advance` takes at their own times, at most: a long wait (hours of
@@ -15,20 +14,10 @@ STEP_LIMIT = 2000
 
 
 class HostClockRunner(Runner):
-    def __init__(self, config, write, flag, path):
-        Runner.__init__(self, config, write, flag, lambda: self.now, lambda a, b: a - b, HOST_CLOCK, path=path)
-
-    def next_due(self, resting=True):
-        """When `step` next has something to do (leaving out the machine's
-        resting timers unless `resting`), or None."""
-        timers = self.machine.state["timers"]
-        times = [due for name, due in timers.items() if resting or name not in RESTING_TIMERS]
-        times += [self.outputs.next_due(), self.inputs.next_due(), self.world and self.world.next_due()]
-        due = None
-        for at in times:
-            if at is not None and at is not False and (due is None or at < due):
-                due = at
-        return due
+    def __init__(self, config, write, path):
+        # nothing to wake: time passes, and `step` runs, only in the host's `advance` lines
+        Runner.__init__(self, config, write, lambda: None, lambda: self.now, lambda a, b: a - b, HOST_CLOCK,
+                        path=path)
 
     def ask_advance(self, message, ident):
         """Time passes on the host's clock: everything due happens at its own

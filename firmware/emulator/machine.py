@@ -15,28 +15,33 @@ runs once when interrupts come back, with `flags()` giving every edge
 kept: the handler can see only the level at that moment.
 """
 
+import asyncio
 import micropython
 import time
 
 PINS = {}
-# The pins with edges waiting while interrupts are held, or None when they are not.
-HELD = None
+# The pins with edges waiting while interrupts are held (kept in one list: holding allocates nothing).
+WAITING = []
+HELD = False
+PWRON_RESET = 1
+WDT_RESET = 3
+# Why the board last started: the emulator sets it when it starts the firmware again.
+CAUSE = PWRON_RESET
 
 
 def disable_irq():
     global HELD
-    state = HELD is None
-    if state:
-        HELD = []
+    state = not HELD
+    HELD = True
     return state
 
 
 def enable_irq(state=True):
     global HELD
-    if state and HELD is not None:
-        waiting, HELD = HELD, None
-        for pin in waiting:
-            pin.fire()
+    if state and HELD:
+        HELD = False
+        while WAITING:
+            WAITING.pop(0).fire()
 
 
 class Reset(Exception):
@@ -93,12 +98,12 @@ class Pin:
         edge = (Pin.IRQ_RISING if level else Pin.IRQ_FALLING) & self.trigger
         if not (self.handler and edge):
             return
-        if HELD is None:
+        if not HELD:
             self.edges = edge
             self.fire()
         elif not self.edges:
             self.edges = edge
-            HELD.append(self)
+            WAITING.append(self)
         else:
             self.edges |= edge
 
@@ -138,18 +143,37 @@ class PWM:
 
 
 class Timer:
+    """A timer that fires where the emulated board runs the firmware's own
+    asyncio loop (`Timer.live`, on a real clock), from a task of that loop; on
+    the host's clock it never fires, and the loop's `due` does what is due."""
     PERIODIC = 1
     ONE_SHOT = 0
+    live = False
 
     def __init__(self, id=-1, **kwargs):
         self.callback = None
+        self.task = None
         if kwargs:
             self.init(**kwargs)
 
-    def init(self, mode=PERIODIC, period=-1, freq=-1, callback=None):
+    def init(self, mode=PERIODIC, period=-1, freq=-1, callback=None, hard=False):
+        self.deinit()
         self.callback = callback
+        if Timer.live and callback is not None:
+            self.task = asyncio.create_task(self.fire(mode, period))
+
+    async def fire(self, mode, period):
+        while True:
+            await asyncio.sleep_ms(period)
+            self.callback(self)
+            if mode == Timer.ONE_SHOT:
+                self.task = None
+                return
 
     def deinit(self):
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
         self.callback = None
 
 
@@ -195,6 +219,10 @@ class WorldPins:
         PINS[number].watch = lambda pin, value: callback(value)
 
 
+def reset_cause():
+    return CAUSE
+
+
 def reset():
     raise Reset()
 
@@ -202,5 +230,6 @@ def reset():
 def reset_pins():
     """Forget every pin: the board starts again, its interrupts on."""
     global HELD
-    HELD = None
+    HELD = False
+    del WAITING[:]
     PINS.clear()

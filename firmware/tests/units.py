@@ -67,7 +67,7 @@ class Board:
         self.out = Sent()
         self.sent = self.out.lines
         self.path = SCRATCH + "/" + name
-        self.runner = HostClockRunner(config, self.out.write, Flag(), self.path)
+        self.runner = HostClockRunner(config, self.out.write, self.path)
         if world:
             self.runner.world = World(config, lambda: self.runner.now, machine.WorldPins())
 
@@ -113,7 +113,8 @@ def remove(path):
 def test_a_bouncing_press_is_one_press_and_its_release_one_release():
     machine.reset_pins()
     seen = []
-    inputs = Inputs([("trigger", 2, "up", False, 20)], {"trigger": (("press", "trigger"), ("release", "trigger"))})
+    inputs = Inputs([("trigger", 2, "up", False, 20)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
+                    Flag().set)
     pin = PINS[2]
     for now, level in ((1000, 0), (1002, 1), (1004, 0), (1010, 1), (1012, 0)):
         pin.drive(level)
@@ -128,7 +129,8 @@ def test_a_bouncing_press_is_one_press_and_its_release_one_release():
 def test_a_tap_shorter_than_the_lock_is_not_lost():
     machine.reset_pins()
     seen = []
-    inputs = Inputs([("new_game", 5, "up", False, 20)], {"new_game": (("press", "new_game"), ("release", "new_game"))})
+    inputs = Inputs([("new_game", 5, "up", False, 20)], {"new_game": (("press", "new_game"), ("release", "new_game"))},
+                    Flag().set)
     PINS[5].drive(0)
     inputs.poll(100, lambda event, at: seen.append(event))
     PINS[5].drive(1)
@@ -141,7 +143,7 @@ def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     machine.reset_pins()
     flag = Flag()
     clock = [0]
-    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), flag, lambda: clock[0], lambda a, b: a - b)
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), flag.set, lambda: clock[0], lambda a, b: a - b)
     pin = PINS[6]
     # (broken at, clear at): a marble, its bounce 1 ms later, a spike (both edges in one ms), two marbles
     for broken, clear in ((10, 22), (23, 24), (100, 100), (300, 312), (400, 415)):
@@ -156,7 +158,7 @@ def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
 def test_the_sensor_counts_in_a_hard_interrupt_that_allocates_nothing():
     machine.reset_pins()
     clock = [0]
-    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag().set, lambda: clock[0], lambda a, b: a - b)
     assert PINS[6].hard     # the fake runs a hard handler with the heap locked: allocating would fail
     for broken, clear in ((10, 22), (300, 312)):
         clock[0] = broken
@@ -177,7 +179,7 @@ def test_where_a_port_has_no_hard_pin_interrupts_the_sensor_counts_in_a_soft_one
     clock = [0]
     drivers.Pin = SoftPin
     try:
-        sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+        sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag().set, lambda: clock[0], lambda a, b: a - b)
     finally:
         drivers.Pin = machine.Pin
     assert not PINS[6].hard
@@ -191,7 +193,7 @@ def test_where_a_port_has_no_hard_pin_interrupts_the_sensor_counts_in_a_soft_one
 def test_a_marble_that_passes_while_the_flash_is_written_counts_and_a_spike_does_not():
     machine.reset_pins()
     clock = [0]
-    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag(), lambda: clock[0], lambda a, b: a - b)
+    sensor = MarbleSensor(("marble_sensor", 6, "up", False, 2, 2), Flag().set, lambda: clock[0], lambda a, b: a - b)
     pin = PINS[6]
 
     def unseen(writing, broken_at, clear_at, back_at):
@@ -224,14 +226,14 @@ def test_a_marble_that_passes_while_the_flash_is_written_counts_and_a_spike_does
 
 def test_the_solenoid_opens_for_its_pulse_and_the_servo_gate_moves_between_its_angles():
     machine.reset_pins()
-    release = Release("solenoid", (7,), True, None, 60)
+    release = Release("solenoid", (7,), True, None, 60, Flag().set)
     release.carry_out(1000)
     assert PINS[7].value() == 1 and release.due_at == 1060
     release.due(1059)
     assert PINS[7].value() == 1
     release.due(1060)
     assert PINS[7].value() == 0 and release.due_at is None
-    gate = Release("servo", (8,), None, (4915, 6007), 60)
+    gate = Release("servo", (8,), None, (4915, 6007), 60, Flag().set)
     assert PINS[8].pwm.duty_u16() == 4915
     gate.carry_out(0)
     assert PINS[8].pwm.duty_u16() == 6007
@@ -551,13 +553,17 @@ def test_production_mode_starts_a_watchdog_within_the_rp2040s_limit_and_feeds_it
     assert dogs == []
 
 
-def test_a_board_that_finds_the_maintenance_file_starts_nothing_once():
-    """What deploy relies on: no watchdog, no game, no pin touched, until the next reset."""
+def test_a_board_that_finds_the_maintenance_file_starts_nothing_while_it_is_there():
+    """What deploy relies on: no watchdog, no game, no pin touched, at every start until
+    the file is gone (an interrupted deploy leaves it, and half a build never runs)."""
     with open(SCRATCH + "/maintenance", "w"):
         pass
-    written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
-    assert ended is None and dogs == [] and len(written) == 1 and "stopped for maintenance" in written[0]
-    assert not PINS and flash.read(SCRATCH + "/app.json") is None
+    for start in range(2):
+        written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
+        assert ended is None and dogs == [] and len(written) == 1 and "stopped for maintenance" in written[0]
+        assert list(PINS) == ["LED"] and PINS["LED"].value() == 1, "only the LED, lit steady"
+        assert flash.read(SCRATCH + "/app.json") is None
+    flash.take(SCRATCH + "/maintenance")
     written, dogs, ended = run_app("production", [b'{"kind":"state"}'])
     assert ended == "exit" and len(dogs) == 1 and decode(written[0])["kind"] == "hello"
 

@@ -1,0 +1,70 @@
+"""A board that keeps resetting soon after it starts (app.CrashGuard): it
+plays no more, and waits for the host.
+
+Its pins stay as every reset leaves them, inputs, which the wiring makes
+safe (the release's MOSFET held off by its pull-down, the lamp chain's
+outputs by OE's pull-up). The LED blinks fast, the hello line and a fault
+line say why, and every host line but `new_game` is answered with the same
+reason: `new_game` sets the saved game aside (it may be what the board
+cannot resume), forgets the resets and starts the board afresh.
+"""
+
+import machine
+import select
+import time
+
+import flash
+from drivers import BoardLed
+from runner import Lines
+
+from controller.core import protocol
+
+BLINK_MS = 100
+HELD = ("the board reset %d times in a row, each soon after it started: it holds every output safe; "
+        "send new_game to set the saved game aside and start afresh")
+
+
+def hold(config, stream, write, guard, path):
+    reason = HELD % guard.count
+
+    def send(message):
+        protocol.dump(message, write)
+        write("\n")
+
+    def take(raw, length):
+        ident = None
+        try:
+            if raw is None:
+                raise protocol.ProtocolError("line too long: %d bytes" % length)
+            message = protocol.request(raw, config.MODE)
+            ident = message.get("id")
+            if message["kind"] == "new_game":
+                flash.set_aside(path)
+                flash.take(guard.PATH)
+                answer = {"kind": "ok", "asked": "new_game"}
+            else:
+                answer = {"kind": "error", "error": reason}
+        except ValueError as error:
+            message = None
+            answer = {"kind": "error", "error": str(error)}
+        if ident is not None:
+            answer["id"] = ident
+        send(answer)
+        if message is not None and message["kind"] == "new_game":
+            time.sleep_ms(100)
+            machine.reset()
+
+    send(protocol.hello(config.MACHINE, config.MODE, protocol.REAL_CLOCK, resumed="held"))
+    send({"kind": "fault", "fault": "resets", "text": reason, "at": 0})
+    led = BoardLed()
+    lines = Lines(take)
+    poller = select.poll()
+    poller.register(stream, select.POLLIN)
+    byte = bytearray(1)
+    while True:
+        for _ in poller.ipoll(BLINK_MS):
+            if not stream.readinto(byte):
+                raise SystemExit()
+            lines.byte(byte[0])
+        if led.pin is not None:
+            led.light(not led.lit)
