@@ -269,3 +269,15 @@ def test_solve_by_integer_programme():
     assert data["mover_wins"] and data["winning_moves"] == [{"move": "2:1,3:2", "leaves": [3, 3, 3]}]
     result = command("solve", "nim", str(2**60), "3", "--method", "ip")
     assert result.returncode == 2 and result.stderr.startswith("controller: --method ip: heap sizes must be")
+
+
+def test_the_integer_programme_writes_only_the_answer_on_stdout():
+    """Piped into another program, --json is one JSON object and nothing else:
+    HiGHS's banner (printed on file descriptor 1 as its model is made) stays out."""
+    pytest.importorskip("highspy")
+    result = command("solve", "nim", "3", "4", "5", "--json", "--method", "ip")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["winning_moves"] == [{"move": "1:2", "leaves": [1, 4, 5]}]
+    assert "HiGHS" not in result.stdout + result.stderr
+    words = command("solve", "nim", "3", "4", "5", "--method", "ip").stdout
+    assert words.startswith("Nim: take any number from one heap;") and "HiGHS" not in words
