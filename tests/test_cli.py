@@ -281,3 +281,14 @@ def test_the_integer_programme_writes_only_the_answer_on_stdout():
     assert "HiGHS" not in result.stdout + result.stderr
     words = command("solve", "nim", "3", "4", "5", "--method", "ip").stdout
     assert words.startswith("Nim: take any number from one heap;") and "HiGHS" not in words
+
+
+def test_a_k_beyond_the_number_of_heaps_answers_as_k_equal_to_it():
+    """No tables as long as k: a move touches at most every heap, so a huge k
+    plays as k = the number of heaps (here 2): no MemoryError (k = 99999999999),
+    no 16 GB (k = 2000000000)."""
+    result = command("solve", "moore", "9", "9", "--k", "99999999999", "--json")
+    assert result.returncode == 0, result.stderr
+    huge, two = json.loads(result.stdout), json.loads(command("solve", "moore", "9", "9", "--k", "2", "--json").stdout)
+    assert huge["winning_moves"] == two["winning_moves"] == [{"move": "1:9,2:9", "leaves": [0, 0]}]
+    assert huge["winning_move_count"] == 1
