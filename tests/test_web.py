@@ -302,3 +302,16 @@ def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.skipif(not web_build.runtime_ready(), reason="the npm package %s is missing (controller web build "
+                    "fetches it with npm)" % web_build.PACKAGE)
+@pytest.mark.parametrize("where", ["/proc/page", "a-file/page"])
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
+    (tmp_path / "a-file").write_text("not a folder")
+    out = where if where.startswith("/") else str(tmp_path / where)
+    result = subprocess.run([sys.executable, "-m", "controller", "web", "build", "--out", out], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("controller: --out: cannot write the page in %s: " % out)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
