@@ -1,6 +1,6 @@
 """The `controller` command.
 
-    controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--json]
+    controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--seed N] [--json]
     controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
     controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
@@ -92,6 +92,8 @@ def build_parser():
                        help="exact: closed forms and exact search (default); ip: the integer programme")
     solve.add_argument("--limit", type=positive, default=1000,
                        help="list at most this many winning moves (Nim_k can have astronomically many)")
+    solve.add_argument("--seed", type=seed, help="draw a random start (applet, nimatron) as 'play' does with "
+                       "this seed")
 
     play = commands.add_parser("play", help="play a game in the terminal")
     play.set_defaults(action=run_play)
@@ -190,7 +192,7 @@ class Progress:
 
 
 def run_solve(args, out):
-    preset, variant, heaps = game_setup(args)
+    preset, variant, heaps = game_setup(args, None if args.seed is None else Random(args.seed))
     progress = Progress()
     try:
         wins, moves, complete, count = solve_position(args, variant, heaps, progress)

@@ -292,3 +292,17 @@ def test_a_k_beyond_the_number_of_heaps_answers_as_k_equal_to_it():
     huge, two = json.loads(result.stdout), json.loads(command("solve", "moore", "9", "9", "--k", "2", "--json").stdout)
     assert huge["winning_moves"] == two["winning_moves"] == [{"move": "1:9,2:9", "leaves": [0, 0]}]
     assert huge["winning_move_count"] == 1
+
+
+def test_solve_draws_a_random_start_with_the_seed_that_play_would():
+    """`solve applet` names what to give, an option solve has: --seed N draws the same
+    piles as `play applet --seed N` (and the same opening for the Nimatron)."""
+    refused = command("solve", "applet")
+    assert refused.returncode == 2
+    assert refused.stderr == "controller: HEAPS: applet starts from random piles: give the heaps, or --seed N to " \
+                             "draw them\n"
+    for game in ("applet", "nimatron"):
+        solved = json.loads(command("solve", game, "--seed", "7", "--json").stdout)
+        shown = command("play", game, "--seed", "7", stdin="").stdout
+        drawn = [int(line.split()[-1]) for line in shown.splitlines() if line.startswith("  heap ")]
+        assert solved["position"] == drawn[:len(solved["position"])] and len(drawn) >= 4
