@@ -19,7 +19,6 @@ Bad arguments get one line that names the argument, and exit status 2.
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -415,13 +414,36 @@ def run_stats(args, out):
 
 
 def rate(text):
-    """argparse type: a probability or a rate, a finite number, 0 or more."""
+    """argparse type: a chance (a marble jams) or a rate (sensor glitches a second), from 0 to 1,
+    written as a decimal of at most 6 places: what the simulator, the self-test's simulated
+    machine and the emulated board (which reads it in millionths) all take."""
+    units, point, places = text.partition(".")
+    decimal = (is_whole(units) or units == "" and point) and (not point or is_whole(places) and len(places) <= 6)
+    if not decimal or float(text) > 1:
+        raise argparse.ArgumentTypeError("must be a number from 0 to 1 with at most 6 decimals, such as 0.1, not %r"
+                                         % text)
+    return Rate(text)
+
+
+class Rate(float):
+    """A rate whose text is always a plain decimal (0.00001, never 1e-05): the
+    emulated board is sent str(rate) and reads only decimals."""
+
+    def __str__(self):
+        return ("%.6f" % self).rstrip("0").rstrip(".")
+
+
+SPEEDS = (0.1, 100.0)
+
+
+def speed(text):
+    """argparse type: the drawing's simulated seconds per real second (0 would stop its clock)."""
     try:
         value = float(text)
     except ValueError:
-        value = -1
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError("must be a number, 0 or more, not %r" % text)
+        value = 0.0
+    if not SPEEDS[0] <= value <= SPEEDS[1]:
+        raise argparse.ArgumentTypeError("must be a number from %g to %g, not %r" % (SPEEDS + (text,)))
     return value
 
 
@@ -438,7 +460,8 @@ def build_simulate_parser():
     parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
     parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
-    parser.add_argument("--speed", type=rate, default=1.0, help="simulated seconds per real second (the drawing)")
+    parser.add_argument("--speed", type=speed, default=1.0,
+                        help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
     return parser
 
 

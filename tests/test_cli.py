@@ -306,3 +306,32 @@ def test_solve_draws_a_random_start_with_the_seed_that_play_would():
         shown = command("play", game, "--seed", "7", stdin="").stdout
         drawn = [int(line.split()[-1]) for line in shown.splitlines() if line.startswith("  heap ")]
         assert solved["position"] == drawn[:len(solved["position"])] and len(drawn) >= 4
+
+
+@pytest.mark.parametrize("argv", [
+    ["--simulate", "--script", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
+    ["calibrate", "--simulate", "--config", "systemd/config.toml", "--jam-rate", "2"],
+    ["firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
+])
+def test_a_jam_rate_above_1_is_refused_in_one_line_by_every_command(argv):
+    """A chance above 1 is refused by the command line, the same for the simulator, calibrate and
+    the emulated board's test (which used to run and then report a failed expectation)."""
+    result = command(*argv)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "controller: argument --jam-rate: must be a number from 0 to 1 with at most 6 " \
+                            "decimals, such as 0.1, not '2'\n"
+
+
+def test_the_emulated_board_takes_a_small_jam_rate_as_the_command_line_does():
+    """0.00001 is a plain decimal on the way to the board (its float's text would be 1e-05, which it refuses)."""
+    result = command("firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt",
+                     "--jam-rate", "0.00001")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.endswith("1 script: 1 held, 0 failed\n")
+
+
+@pytest.mark.parametrize("speed", ["0", "-1", "nan", "1e9"])
+def test_a_speed_that_would_stop_or_run_away_with_the_drawing_is_refused(speed):
+    result = command("--simulate", "--speed", speed)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "controller: argument --speed: must be a number from 0.1 to 100, not %r\n" % speed
