@@ -30,6 +30,7 @@ from controller.core.players import PLAYER_NAMES, find_player
 from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
+from controller.core.quoting import quoted
 from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
@@ -201,11 +202,13 @@ def run_solve(args, out):
         return 130
     finally:
         progress.clear()
+    over = variant.is_over(heaps)
     if args.json:
         out.write(json.dumps({
             "game": preset.name,
             "rule": variant.rule,
             "position": list(heaps),
+            "game_over": over,
             "mover_wins": wins,
             "winning_moves": [{"move": str(m), "leaves": list(variant.apply(heaps, m))} for m in moves],
             "winning_move_count": count,
@@ -215,6 +218,10 @@ def run_solve(args, out):
         return 0
     out.write("%s: %s.\n" % (preset.title, variant.describe()))
     out.write("Position %s.\n" % position_text(heaps))
+    if over:
+        out.write("The game is over: nothing is left to take. Whoever took the last one %s, so the player to move "
+                  "has %s.\n" % (("lost", "won") if variant.misere else ("won", "lost")))
+        return 0
     if not wins:
         out.write("The player to move loses against perfect play: every move leaves a winning position.\n")
         if args.method == "ip":
@@ -274,7 +281,11 @@ def run_play(args, out):
         answer = read_line("How many matchsticks? ").strip()
         if is_whole(answer) and int(answer) > 0:
             args.heaps = [answer]
+        else:
+            out.write("%s will not do: give a whole number of matchsticks, 1 or more.\n" % quoted(answer))
     preset, variant, heaps = game_setup(args, rng)
+    if variant.is_over(heaps):
+        raise ArgumentError("HEAPS: nothing to take in %s: a game needs at least one object" % position_text(heaps))
     opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
     problem = opponent.unsupported(variant, heaps)
     if problem:

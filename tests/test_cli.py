@@ -335,3 +335,25 @@ def test_a_speed_that_would_stop_or_run_away_with_the_drawing_is_refused(speed):
     result = command("--simulate", "--speed", speed)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "controller: argument --speed: must be a number from 0.1 to 100, not %r\n" % speed
+
+
+def test_a_position_with_nothing_left_is_a_finished_game():
+    """solve says who has won, with no list of moves; play refuses it in one line (nothing to play)."""
+    misere = command("solve", "drnim", "0")
+    assert misere.returncode == 0 and misere.stdout.splitlines()[1:] == [
+        "Position (0).", "The game is over: nothing is left to take. Whoever took the last one lost, so the player "
+        "to move has won."]
+    normal = json.loads(command("solve", "nim", "0", "0", "--json").stdout)
+    assert normal["game_over"] is True and normal["mover_wins"] is False and normal["winning_moves"] == []
+    assert json.loads(command("solve", "nim", "0", "1", "--json").stdout)["game_over"] is False
+    played = command("play", "drnim", "0")
+    assert (played.returncode, played.stdout) == (2, "")
+    assert played.stderr == "controller: HEAPS: nothing to take in (0): a game needs at least one object\n"
+
+
+def test_sinclair_says_why_it_asks_again_for_the_matchsticks():
+    result = command("play", "sinclair", "--seed", "1", stdin="0\nabc\n3\n1\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("How many matchsticks?") == 3
+    assert "'0' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
+    assert "'abc' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
