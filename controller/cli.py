@@ -18,6 +18,8 @@ Bad arguments get one line that names the argument, and exit status 2.
 """
 
 import argparse
+import heapq
+import itertools
 import json
 import os
 import sys
@@ -232,7 +234,8 @@ def run_solve(args, out):
     elif complete:
         out.write("The player to move wins with %d winning move%s:\n" % (count, "" if count == 1 else "s"))
     else:
-        out.write("The player to move wins with %d winning moves; the first %d:\n" % (count, len(moves)))
+        out.write("The player to move wins with %d winning moves; %s %d:\n"
+                  % (count, "the first" if count <= SORTED_UP_TO else "the solver's first", len(moves)))
     for move in moves:
         out.write("  %-12s take %s, leaving %s\n" % (move, describe_takes(move), position_text(variant.apply(heaps, move))))
     if not complete and args.method == "exact":
@@ -247,13 +250,17 @@ def solve_position(args, variant, heaps, progress):
         return wins, moves, complete, solver.winning_move_count(variant, heaps)
     wins = solver.mover_wins(variant, heaps, progress)
     count = solver.winning_move_count(variant, heaps, progress)
-    moves = []
-    for move in solver.winning_moves(variant, heaps, progress):
-        if len(moves) == args.limit:
-            break
-        moves.append(move)
-    moves.sort()
+    found = solver.winning_moves(variant, heaps, progress)
+    if count <= SORTED_UP_TO:
+        moves = heapq.nsmallest(args.limit, found)
+    else:
+        moves = sorted(itertools.islice(found, args.limit))
     return wins, moves, len(moves) == count, count
+
+
+# Up to this many winning moves, --limit lists the head of the whole sorted list; beyond it (Nim_k
+# can have astronomically many) the first the solver finds, sorted, and the output says so.
+SORTED_UP_TO = 100000
 
 
 def describe_takes(move):

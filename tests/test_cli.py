@@ -64,7 +64,7 @@ def test_solve_rule_flags_and_presets_defaults():
 
 def test_solve_limits_astronomical_lists_and_says_so():
     code, text = run("solve", "moore", *[str(2**62 - 1)] * 4, "--k", "2", "--limit", "5")
-    assert code == 0 and "wins with 27670116110564327416 winning moves; the first 5:" in text
+    assert code == 0 and "wins with 27670116110564327416 winning moves; the solver's first 5:" in text
     assert "... and 27670116110564327411 more: raise --limit to list them." in text
     data = json.loads(run("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json", "--limit", "3")[1])
     assert data["complete"] is False and len(data["winning_moves"]) == 3 and data["winning_move_count"] == 16
@@ -357,3 +357,12 @@ def test_sinclair_says_why_it_asks_again_for_the_matchsticks():
     assert result.stdout.count("How many matchsticks?") == 3
     assert "'0' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
     assert "'abc' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
+
+
+def test_a_limited_list_is_the_head_of_the_whole_list():
+    """--limit N lists the first N of the list that --limit 1000 gives, as it says."""
+    whole = json.loads(command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json").stdout)["winning_moves"]
+    head = json.loads(command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json", "--limit", "2").stdout)
+    assert len(whole) == 16 and head["winning_moves"] == whole[:2]
+    text = command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--limit", "2").stdout
+    assert "wins with 16 winning moves; the first 2:\n  1:1,2:8 " in text and "\n  1:1,3:8 " in text
