@@ -60,6 +60,15 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
     # found by bench/fuzz.py: marbles on a machine without them were a traceback
     ("game nimatron\nmarble\n", "line 2: marble: the Nimatron has no marbles"),
     ("game nimatron\nworld fall=300\n", "line 2: world: the Nimatron has no marbles"),
+    # a value no machine ever shows is an unreadable script, not a failed expectation
+    ("game drnim\nexpect winner nobody\n", "line 2: expect winner: 'nobody' is never seen: none, player or machine"),
+    ("game drnim\nexpect fault jammed\n", "line 2: expect fault: 'jammed' is not a fault of Dr. Nim: none, jam, check"),
+    ("game drnim\nexpect controls equalizer=up\n", "line 2: expect controls: 'equalizer=up' is not a control"),
+    ("game drnim\nexpect rail many\n", "line 2: expect rail: 'many' is not a whole number"),
+    ("game drnim\npres trigger\n", "line 2: cannot read 'pres trigger': 'pres' is not a command (the commands: "
+                                    "game, machine, press, set, switch, marble, power, wait, world, settle, expect)"),
+    ("game drnim marbles=-3\n", "line 1: marbles is '-3': it must be a whole number from 1 to 999"),
+    ("game drnim marbles=0\n", "line 1: marbles is 0: it must be from 1 to 999"),
 ])
 def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     script = tmp_path / "bad.sim"
@@ -67,6 +76,15 @@ def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     result = simulate("--script", str(script))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and words in result.stderr and str(script) in result.stderr
+
+
+def test_a_script_may_start_with_a_byte_order_mark_and_wait_in_minutes_and_hours(tmp_path):
+    script = tmp_path / "notepad.sim"
+    script.write_bytes(b"\xef\xbb\xbfgame drnim idle_ms=60000\nwait 1h\nexpect attract yes\nwait 5min\n"
+                       b"expect rail 15\n")
+    result = simulate("--script", str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "line 2: wait 1h  (rail 15" in result.stdout and "line 3: expect attract yes: ok" in result.stdout
 
 
 def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
