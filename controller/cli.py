@@ -521,7 +521,7 @@ def run_simulate(argv, out):
             from controller.sim.autoplay import autoplay, summary_lines
             summary = autoplay(simulation, args.autoplay, args.visitor, args.seed, lambda line: out.write(line + "\n"))
             out.write("\n".join(summary_lines(summary)) + "\n")
-            return 0
+            return 130 if summary["stopped"] else 0
         try:
             from controller.sim.app import run_app
         except ImportError:

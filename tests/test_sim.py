@@ -216,3 +216,31 @@ def test_a_long_run_keeps_no_pin_history_or_command_list_that_grows(monkeypatch)
     finally:
         sim.close()
     assert pin_factory_for("mock").pin_class is pins.BoundedPin, "controller run --pin-factory mock runs for months"
+
+
+def test_ctrl_c_on_a_long_autoplay_prints_the_summary_of_the_games_played():
+    """SIGINT is given its default back in the child: a suite started from a background job has it ignored."""
+    import os
+    import signal
+    process = subprocess.Popen([sys.executable, "-m", "controller", "--simulate", "--autoplay", "100000",
+                                "--seed", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen = ""
+        while "game 3: " not in seen:
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+            seen += line
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    lines = (seen + rest).splitlines()
+    played = [line for line in lines if line.startswith("game ")]
+    summary = [line for line in lines if line.startswith("games: ")]
+    assert process.returncode == 130 and err == ""
+    assert summary == ["games: %d (stopped by Ctrl-C; the game under way is not counted)" % len(played)]
+    wins = next(line for line in lines if line.startswith("wins: "))
+    visitor, machine = (int(word.strip(",")) for word in wins.split()[2:5:2])
+    assert visitor + machine == len(played) >= 3 and "Game abandoned" not in rest
