@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from gpiozero import Device
@@ -292,6 +293,7 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
         assert notify.receive().startswith("READY=1")
         assert notify.receive() == "WATCHDOG=1"
         assert notify.receive() == "WATCHDOG=1"
+        status = json.loads((tmp_path / "run" / "status.json").read_text())
         process.send_signal(signal.SIGTERM)
         messages = []
         while "STOPPING=1" not in messages:
@@ -302,8 +304,30 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
         notify.close()
     assert process.returncode == 0
     assert "stopped: every output is off" in stderr and "Traceback" not in stderr
-    status = json.loads((tmp_path / "run" / "status.json").read_text())
     assert status["machine"] == "drnim" and status["pid"] == process.pid
+    assert not (tmp_path / "run" / "status.json").exists(), "a clean stop leaves no heartbeat behind"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
+def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path, stop):
+    """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""
+    config = write_config(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        heartbeat = tmp_path / "run" / "status.json"
+        deadline = time.monotonic() + 30
+        while not heartbeat.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "Last heartbeat: " in command("status", "--config", str(config)).stdout
+        process.send_signal(stop)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+    said = command("status", "--config", str(config)).stdout
+    assert "Last heartbeat" not in said
+    assert "No heartbeat in %s: the service is not running" % heartbeat in said
 
 
 def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
@@ -367,13 +391,13 @@ def test_status_and_stats_commands(tmp_path):
     assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
     text = out.getvalue()
     assert "Game: drnim, play, 1 of 2 marbles on the rail, player's turn." in text
-    assert "Fault: none." in text and "Last heartbeat:" in text
+    assert "Fault: none." in text    # the heartbeat of a running service: test_status_after_a_hand_run_service...
     rig.hand_over()                                # Dr. Nim must take the last marble
     out = io.StringIO()
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
     assert "Wins: player 1" in out.getvalue() and "Jams: 0" in out.getvalue()
     rig.service.stop()
-    (tmp_path / "run" / "status.json").unlink()
+    assert not (tmp_path / "run" / "status.json").exists()
     out = io.StringIO()
     main(["status", "--config", str(tmp_path / "config.toml")], out=out)
     assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()

@@ -428,6 +428,10 @@ class Service:
         self.stats.close()
         if self.telemetry:
             self.telemetry.close()
+        try:
+            os.remove(os.path.join(self.config.runtime_dir(), "status.json"))
+        except OSError:
+            pass    # never written, or the folder gone: nothing says the service runs
         self.log("stopped: every output is off")
 
 
