@@ -25,6 +25,7 @@ import os
 import sys
 import time
 
+from controller import __version__
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
@@ -83,6 +84,10 @@ def add_game_arguments(parser):
 def build_parser():
     parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played. "
                     "'controller --simulate' opens the bench simulator (see --simulate --help).")
+    parser.add_argument("--version", action="version", version="controller " + __version__)
+    # Listed for the help only: main() hands `controller --simulate ...` to the simulator's own parser.
+    parser.add_argument("--simulate", action="store_true", help="the bench simulator instead of a COMMAND: a "
+                        "virtual replica in the terminal ('controller --simulate --help' for its options)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
 
@@ -472,19 +477,22 @@ def speed(text):
 
 
 def build_simulate_parser():
-    parser = Parser(prog="controller --simulate",
+    from controller.sim.autoplay import VISITORS
+    parser = Parser(prog="controller",
                     description="The bench simulator: the real service on mock pins, with a virtual machine.")
-    parser.add_argument("--simulate", action="store_true", required=True)
-    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    parser.add_argument("--simulate", action="store_true", required=True, help="the bench simulator")
+    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
+                        help="the replica to simulate (default %s)" % MACHINES[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")
-    parser.add_argument("--visitor", choices=("perfect", "random", "novice"), default="perfect")
+    parser.add_argument("--visitor", choices=tuple(VISITORS),
+                        help="with --autoplay: how the visitor plays (default perfect)")
     parser.add_argument("--seed", type=seed, default=0, help="the same seed gives the same run")
     parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
     parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
-    parser.add_argument("--speed", type=speed, default=1.0,
+    parser.add_argument("--speed", type=speed,
                         help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
     return parser
 
@@ -506,6 +514,10 @@ def read_script(path):
 
 def run_simulate(argv, out):
     args = build_simulate_parser().parse_args(argv)
+    if args.visitor and not args.autoplay:
+        raise ArgumentError("--visitor: the visitor plays only with --autoplay N")
+    if args.speed is not None and (args.script is not None or args.autoplay):
+        raise ArgumentError("--speed: the drawing's; --script and --autoplay run as fast as the computer allows")
     faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
     if args.script is not None:
         from controller.core.scenario import ScriptError
@@ -525,7 +537,8 @@ def run_simulate(argv, out):
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines
-            summary = autoplay(simulation, args.autoplay, args.visitor, args.seed, lambda line: out.write(line + "\n"))
+            summary = autoplay(simulation, args.autoplay, args.visitor or "perfect", args.seed,
+                               lambda line: out.write(line + "\n"))
             out.write("\n".join(summary_lines(summary)) + "\n")
             return 130 if summary["stopped"] else 0
         try:
@@ -533,7 +546,7 @@ def run_simulate(argv, out):
         except ImportError:
             raise ArgumentError("--simulate: the drawing needs Textual: pip install 'drnim-controller[sim]' "
                                 "(or make simulate)")
-        run_app(simulation, speed=args.speed)
+        run_app(simulation, speed=args.speed or 1.0)
         return 0
     finally:
         simulation.close()

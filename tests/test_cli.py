@@ -366,3 +366,59 @@ def test_a_limited_list_is_the_head_of_the_whole_list():
     assert len(whole) == 16 and head["winning_moves"] == whole[:2]
     text = command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--limit", "2").stdout
     assert "wins with 16 winning moves; the first 2:\n  1:1,2:8 " in text and "\n  1:1,3:8 " in text
+
+
+def every_option(parser, path):
+    """(command path, option) for every option and positional of `parser` and its subcommands."""
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from every_option(sub, path + [name])
+        elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            yield " ".join(path), action
+
+
+def test_every_option_says_what_it_is_for_in_its_help():
+    from controller.cli import build_parser, build_simulate_parser
+    options = list(every_option(build_parser(), ["controller"])) + list(every_option(build_simulate_parser(),
+                                                                                      ["controller --simulate"]))
+    # controller/firmware/ is the firmware work's: its build and deploy --machine get their help there
+    silent = ["%s %s" % (where, "/".join(action.option_strings) or action.dest) for where, action in options
+              if not action.help and not where.startswith("controller firmware")]
+    assert len(options) > 60 and silent == []
+
+
+def test_help_and_version_name_the_simulator_and_the_version():
+    from controller import __version__
+    top = command("--help").stdout
+    assert "--simulate" in top and "the bench simulator instead of a COMMAND" in top
+    usage = command("--simulate", "--help").stdout.split("\n\n")[0]
+    assert usage.startswith("usage: controller [-h] --simulate [--machine") and usage.count("--simulate") == 1
+    version = command("--version")
+    assert (version.returncode, version.stdout) == (0, "controller %s\n" % __version__)
+
+
+@pytest.mark.parametrize("argv,line", [
+    (["fleet", "bogus"], "argument stats: invalid choice: 'bogus' (choose from 'stats')"),
+    (["--simulate", "--visitor", "novice"], "--visitor: the visitor plays only with --autoplay N"),
+    (["--simulate", "--script", "x.sim", "--speed", "2"], "--speed: the drawing's; --script and --autoplay run as "
+                                                          "fast as the computer allows"),
+    (["fleet", "--once", "--password-file", "secret"], "--password-file: give --username too"),
+    (["calibrate", "--simulate", "--marbles", "1000", "--config", "systemd/config.toml"],
+     "--marbles: the rail holds at most 15 marbles (drnim.capacity), not 1000"),
+])
+def test_an_option_that_would_be_ignored_or_cannot_be_is_refused_in_one_line(argv, line):
+    result = command(*argv)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", "controller: %s\n" % line)
+
+
+def test_the_readme_lists_every_opponent_and_developers_md_the_extras_make_test_installs():
+    import re
+    from controller.core.players import PLAYER_NAMES
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Opponents"):readme.index("## How it is built")]
+    assert sorted(re.findall(r"^\| `([^`]+)` \|", table, re.M)) == sorted(PLAYER_NAMES)
+    extras = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text()).group(1)
+    said = (ROOT / "DEVELOPERS.md").read_text().split("`make test`")[1].split("\n- ")[0]
+    assert sorted(re.findall(r"`(\w+)`", said.split("extras")[0])) == sorted(extras.split(","))

@@ -59,7 +59,8 @@ def broker_address(text):
 def add_parser(commands):
     fleet = commands.add_parser("fleet", help="every exhibit on an MQTT broker, live (stats: their games)")
     fleet.set_defaults(action=run)
-    fleet.add_argument("what", nargs="?", choices=["stats"], help="stats: the games of all exhibits over a period")
+    fleet.add_argument("what", nargs="?", choices=["stats"], metavar="stats",
+                       help="the games of all exhibits over a period (without it: the table of exhibits)")
     fleet.add_argument("--broker", default="localhost", metavar="HOST[:PORT]",
                        help="the broker (default localhost, port 1883, 8883 with --tls)")
     fleet.add_argument("--prefix", default="nim-museum", help="the exhibits' topic_prefix (default nim-museum)")
@@ -70,7 +71,7 @@ def add_parser(commands):
     fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
     fleet.add_argument("--tls", action="store_true", help="connect with TLS")
     fleet.add_argument("--ca-file", metavar="PATH", help="with --tls: the broker's CA certificate")
-    fleet.add_argument("--username")
+    fleet.add_argument("--username", help="log in to the broker as this user (with --password-file)")
     fleet.add_argument("--password-file", metavar="PATH", help="a file whose first line is the password")
 
 
@@ -90,6 +91,8 @@ def run(args, out):
         raise ArgumentError("--once: 'controller fleet stats' always prints once")
     if args.ca_file and not args.tls:
         raise ArgumentError("--ca-file: give --tls too")
+    if args.password_file and not args.username:
+        raise ArgumentError("--password-file: give --username too")
     host, port = argument("--broker", broker_address, args.broker)
     port = port or default_port(args.tls)
     period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
