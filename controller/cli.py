@@ -370,7 +370,7 @@ def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
     from controller.core.saves import SaveError
     from controller.core.registry import UnknownMachine, machine_class
-    from controller.selftest.guard import controller_alive
+    from controller.selftest.guard import process_alive
     from controller.service.config import load_config
     from controller.service.store import StateStore
     config = argument("--config", load_config, config_path(args))
@@ -401,9 +401,9 @@ def run_status(args, out):
         with open(path) as f:
             heartbeat = json.load(f)
         ago, pid = time.time() - heartbeat["heartbeat"], heartbeat["pid"]
-        if not controller_alive(pid):
+        if not process_alive(pid):
             out.write("No heartbeat in %s: the service is not running (the last, %.0f s ago, came from pid %d, "
-                      "which is no longer a running controller).\n" % (path, ago, pid))
+                      "which has ended).\n" % (path, ago, pid))
             return 0
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):

@@ -391,7 +391,7 @@ def test_status_and_stats_commands(tmp_path):
     assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
     text = out.getvalue()
     assert "Game: drnim, play, 1 of 2 marbles on the rail, player's turn." in text
-    assert "Fault: none." in text    # the heartbeat of a running service: test_status_after_a_hand_run_service...
+    assert "Fault: none." in text and "Last heartbeat:" in text
     rig.hand_over()                                # Dr. Nim must take the last marble
     out = io.StringIO()
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0

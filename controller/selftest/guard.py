@@ -41,9 +41,8 @@ def service_pid(config):
     return pid
 
 
-def controller_alive(pid):
-    """True when process `pid` is alive and is a `controller` (a pid from a stale
-    heartbeat may have ended, or been reused by another program)."""
+def process_alive(pid):
+    """True when process `pid` exists (a pid from a stale heartbeat may have ended)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2 ** 31:
         return False
     try:
@@ -52,6 +51,14 @@ def controller_alive(pid):
         return False
     except PermissionError:
         pass          # alive, and someone else's (the drnim user's)
+    return True
+
+
+def controller_alive(pid):
+    """True when process `pid` is alive and is a `controller` (a pid from a stale
+    heartbeat may have ended, or been reused by another program)."""
+    if not process_alive(pid):
+        return False
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as f:
             if b"controller" not in f.read():
