@@ -401,3 +401,28 @@ def test_status_and_stats_commands(tmp_path):
     out = io.StringIO()
     main(["status", "--config", str(tmp_path / "config.toml")], out=out)
     assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()
+
+
+def test_the_equalizer_switch_decides_and_the_service_reads_it_at_start(tmp_path):
+    """docs/choices.md: New game arms the equalizer exactly when its switch is at armed, and the
+    service tells the machine where the switch stands at start-up, whatever the settings guessed."""
+    at_spent = {"equalizer_switch": False}
+    rig = Rig(tmp_path, switches=at_spent)              # the settings say armed; the switch stands at spent
+    assert not rig.machine.equalizer_armed and rig.machine.controls()["equalizer"] == "left"
+    rig.press("new_game")
+    assert not rig.machine.equalizer_armed, "New game follows the switch"
+    rig.switch("equalizer_switch", True)                # before the first marble: the game under way follows
+    assert rig.machine.equalizer_armed
+    rig.take(1)
+    assert not rig.machine.equalizer_armed              # spent by the first marble (EQ-any); the switch stays
+    rig.press("new_game")
+    assert rig.machine.equalizer_armed
+    rig.take(1)
+    rig.service.stop()
+    # the switch moved to spent while the controller was off: the restarted service says so to the machine,
+    # which keeps the game under way as it was and arms nothing at the next New game
+    rig = Rig(tmp_path, switches=at_spent)
+    assert rig.machine.taken == 1 and any("resuming the saved drnim game" in line for line in rig.log)
+    assert "message: The equalizer is set before the first marble: the switch counts from the next game." in rig.log
+    rig.press("new_game")
+    assert not rig.machine.equalizer_armed

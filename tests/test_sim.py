@@ -244,3 +244,16 @@ def test_ctrl_c_on_a_long_autoplay_prints_the_summary_of_the_games_played():
     wins = next(line for line in lines if line.startswith("wins: "))
     visitor, machine = (int(word.strip(",")) for word in wins.split()[2:5:2])
     assert visitor + machine == len(played) >= 3 and "Game abandoned" not in rest
+
+
+def test_the_issues_equalizer_script_holds_and_the_switch_starts_where_the_machine_believes(tmp_path):
+    """The reproduction of issue 26: the switch set to off, then New game, left the equalizer armed."""
+    script = tmp_path / "equalizer.sim"
+    script.write_text("game drnim\nexpect equalizer on\nset equalizer off\npress new_game\nexpect equalizer off\n")
+    result = simulate("--script", str(script))
+    assert result.returncode == 0, result.stdout
+    sim = Simulation("drnim", {})
+    try:
+        assert sim.service.board.level("equalizer_switch") and sim.machine.equalizer_armed
+    finally:
+        sim.close()

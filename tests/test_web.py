@@ -174,6 +174,31 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
 
 
+@needs_browser
+def test_the_equalizer_switch_stays_where_it_was_set_and_new_game_follows_it(browser):
+    """docs/choices.md, as the simulator and the service: the switch is the hand that sets the
+    equalizer; a marble spends the equalizer, not the switch; New game arms it as the switch says."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60")
+
+    def shown():
+        return (page.inner_text("#control-equalizer_switch"),
+                page.text_content("#board-desc").split("Equalizer ")[1].split(".")[0])
+    assert shown() == ("Equalizer switch: armed", "armed")
+    page.click("#control-equalizer_switch")
+    page.click("#control-new_game")
+    assert shown() == ("Equalizer switch: off", "spent")
+    page.click("#control-equalizer_switch")             # before the first marble: the game follows it
+    assert shown() == ("Equalizer switch: armed", "armed")
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert shown() == ("Equalizer switch: armed", "spent")  # the first marble spent it (EQ-any)
+    page.click("#control-new_game")
+    assert shown() == ("Equalizer switch: armed", "armed")
+    assert replay(page.evaluate("nim.trace()")).equalizer_armed
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
 def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path):
     """The page's side of the machine (web/bridge.py) on the real MicroPython:
     a game through it, replayed through the core on CPython."""

@@ -19,8 +19,8 @@ const LAMP_LOOK = {
 };
 const CONTROL_NAMES = { trigger: "Trigger", new_game: "New game", handover: "Hand over" };
 // A switch's two sides in words: [the left side, the right side].
-const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["spent", "armed"] };
-const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer" };
+const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["off", "armed"] };
+const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer switch" };
 // Keys, as in the terminal simulator: a key for a button, or for a switch's side.
 const KEYS = {
   trigger: [" ", "t"], new_game: ["n"], handover: ["h", "Enter"],
@@ -30,7 +30,7 @@ const VISITOR_SETTINGS = {
   drnim: ["first", "equalizer", "rule", "opponent"],
   nimatron: ["first", "rule", "opening", "opponent"],
 };
-const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer armed at the start", rule: "Rule",
+const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer switch at armed", rule: "Rule",
   opening: "Opening", opponent: "How the machine plays" };
 const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "the machine", random: "at random",
   "last-loses": "whoever takes the last one loses", "last-wins": "whoever takes the last one wins",
@@ -263,9 +263,16 @@ function press(input) {
 }
 
 function flip(input, to) {
-  const active = outputs[input.on[1]] === input.on_side;
-  const on = to === undefined ? !active : to;
+  const on = to === undefined ? !switchActive(input) : to;
   feed(on ? input.on : input.off);
+}
+
+// Where a switch stands: the machine remembers some (Dr. Nim's equalizer switch, which a marble
+// never moves: only the equalizer it sets); the others are shown by their indicator (the turn).
+function switchActive(input) {
+  const remembered = view.switches || {};
+  if (Object.hasOwn(remembered, input.role)) return remembered[input.role];
+  return outputs[input.on[1]] === input.on_side;
 }
 
 // --- settings -----------------------------------------------------------------
@@ -498,9 +505,10 @@ function draw() {
   for (const input of decl.inputs) {
     if (input.kind !== "switch") continue;
     const sides = SWITCH_SIDES[input.role] || ["left", "right"];
-    const side = outputs[input.on[1]];
-    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[side === "left" ? 0 : 1]}`;
-    parts[input.role].setAttribute("aria-pressed", side === input.on_side);
+    const active = switchActive(input);
+    const left = active === (input.on_side === "left");
+    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[left ? 0 : 1]}`;
+    parts[input.role].setAttribute("aria-pressed", active);
   }
   const working = $("working");
   working.textContent = "";

@@ -171,11 +171,21 @@ class Service:
     def start(self):
         now = self.clock()
         self.handle(("power",), now)
+        self.tell_switches(now)
         if self.notifier.watchdog_ms:
             self.next_ping = now
         self.next_heartbeat = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
+
+    def tell_switches(self, now):
+        """Tell the machine where the switches it remembers (Dr. Nim's equalizer) really are,
+        when that is not where it believes: one may have been moved while the controller
+        was off, or stand elsewhere than the configuration says."""
+        for role, active in sorted(self.machine.switches().items()):
+            level = self.board.level(role)
+            if level != active:
+                self.input(role, level, now)
 
     # --- the loop ---------------------------------------------------------------
     def run(self):
