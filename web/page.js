@@ -140,18 +140,22 @@ function newSeed() {
   return 1 + Math.floor(Math.random() * 0xfffffffe);
 }
 
-function start(name, resting) {
-  decl = machines[name];
-  outputs = {};
-  touched = false;
+// A machine called `name` with the visitor's settings. Settings it refuses: the game under way plays
+// on; with none under way (the address set them), the machine starts on its defaults and a fresh
+// seed, once: never again and again.
+function start(name, resting, retried) {
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
   const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
-    if (view && view.machine === name) return settingError(reply.error);
+    if ((view && view.machine === name) || retried) return settingError(reply.error);
     chosen[name] = {};
-    start(name);
+    chosen.seed = newSeed();
+    start(name, resting, true);
     return settingError(reply.error);
   }
+  decl = machines[name];
+  outputs = {};
+  touched = false;
   $("settings-error").textContent = "";
   $("messages").textContent = "";
   $("said").textContent = "";
@@ -549,8 +553,8 @@ function onKey(event) {
 function settingsFromAddress(machine) {
   const settings = {};
   for (const [key, text] of params) {
+    if (!Object.hasOwn(machine.settings, key) || key === "seed") continue;
     const spec = machine.settings[key];
-    if (!spec || key === "seed") continue;
     if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
     else if (typeof spec.default === "number") settings[key] = /^[0-9]+$/.test(text) ? Number(text) : text;
     else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(Number));
@@ -601,14 +605,18 @@ async function boot() {
                            name === "drnim" ? "The Amazing Dr. Nim" : "The Nimatron");
     button.addEventListener("click", () => start(name));
   }
-  const seed = Number(params.get("seed"));
-  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : newSeed();
+  const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
+  chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
   document.addEventListener("keydown", onKey);
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
-  const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
+  // only a machine's own name: ?machine=__proto__ (or constructor) names no machine
+  const name = Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0];
   for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
+  if (params.get("seed") && chosen.seed !== seed) {
+    settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
+  }
 }
 
 boot().catch((error) => {
