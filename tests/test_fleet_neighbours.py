@@ -261,3 +261,22 @@ def test_a_certificate_that_fails_the_check_is_said_so_not_called_out_of_reach(t
             % (secure.port, found.group(1)))
     finally:
         secure.stop()
+
+
+@pytest.mark.parametrize("text, mode, said", [
+    (None, None, "cannot read it (not a regular file)"),
+    (b"secret\n", 0o644, "readable by every user of this computer: chmod o-rw"),
+    (b"x" * 100000, 0o600, "more than 4096 bytes: a password file holds one line"),
+])
+def test_a_password_file_that_is_not_one_private_line_is_refused_at_once(broker, tmp_path, text, mode, said):
+    """--password-file /dev/zero read 4 GB in 6 s; a password file anyone may read was used."""
+    path = "/dev/zero" if text is None else tmp_path / "password"
+    if text is not None:
+        path.write_bytes(text)
+        path.chmod(mode)
+    result = subprocess.run([sys.executable, "-m", "controller", "fleet", "--once", "--broker", broker.address,
+                             "--username", "fleet", "--password-file", str(path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("controller: --password-file: telemetry.password_file: %s: " % path)
+    assert said in result.stderr

@@ -426,3 +426,55 @@ def test_the_equalizer_switch_decides_and_the_service_reads_it_at_start(tmp_path
     assert "message: The equalizer is set before the first marble: the switch counts from the next game." in rig.log
     rig.press("new_game")
     assert not rig.machine.equalizer_armed
+
+
+def test_links_planted_at_the_temporary_names_are_never_written_through(tmp_path):
+    """game.json.new and status.json.new planted as symbolic links to another file: the service, run as
+    a user runs it, removes the links and writes its own files; the other file keeps its bytes and mode."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "run").mkdir()
+    victims = {}
+    for folder, name in (("state", "game.json.new"), ("run", "status.json.new")):
+        victim = tmp_path / ("victim-" + name)
+        victim.write_text("someone else's file\n")
+        victim.chmod(0o644)
+        (tmp_path / folder / name).symlink_to(victim)
+        victims[victim] = (tmp_path / folder / name.replace(".new", ""))
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not all(written.exists() for written in victims.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(written.is_file() and not written.is_symlink() for written in victims.values())
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0 and "Traceback" not in stderr
+    for victim in victims:
+        assert victim.read_text() == "someone else's file\n" and victim.stat().st_mode & 0o777 == 0o644
+    assert json.loads((tmp_path / "state" / "game.json").read_text())["machine"] == "drnim"
+
+
+@pytest.mark.parametrize("loosen, named", [("config.toml", "the configuration is writable by every user"),
+                                           ("", "its folder %s is writable by every user")])
+def test_a_configuration_anyone_may_change_is_refused_in_one_line(tmp_path, loosen, named):
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    config = write_config(tmp_path)
+    config = config.rename(folder / "config.toml")
+    (folder / loosen).chmod(0o666 if loosen else 0o777)
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("controller: --config: %s: %s" % (config, named.replace("%s", str(folder))))
+    assert "chmod o-w" in result.stderr
+
+
+def test_a_newline_in_the_brokers_host_is_refused_before_install_sh_writes_it(tmp_path):
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "broker\\nLD_PRELOAD=/tmp/evil.so"\n')
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "telemetry.host: 'broker\\nLD_PRELOAD=/tmp/evil.so': must be the broker's host name or address" \
+        in result.stderr

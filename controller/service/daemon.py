@@ -46,7 +46,7 @@ from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
-from controller.service.store import StateStore
+from controller.service.store import StateStore, replace_file
 
 # Edges handled before the deadlines are looked at again.
 BATCH = 64
@@ -416,10 +416,8 @@ class Service:
         folder = self.config.runtime_dir()
         try:
             os.makedirs(folder, exist_ok=True)
-            temporary = os.path.join(folder, "status.json.new")
-            with open(temporary, "w") as f:
-                json.dump(status, f)
-            os.replace(temporary, os.path.join(folder, "status.json"))
+            # readable by staff for `controller status`; a link planted at status.json.new is never followed
+            replace_file(os.path.join(folder, "status.json"), json.dumps(status).encode(), mode=0o644, durable=False)
         except OSError as error:
             self.log("cannot write the status file in %s: %s" % (folder, error))
 
