@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -357,3 +358,55 @@ def test_a_hostile_address_still_starts_the_page(browser, query, said):
     assert page.evaluate("nim.view().machine") == ("nimatron" if "nimatron" in query else "drnim")
     assert page.inner_text("#settings-error") == ("That setting does not fit: " + said if said else "")
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def test_the_server_lists_no_folder(tmp_path):
+    """Run as a user runs it: a folder without index.html is not found, never a list of its files."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    (tmp_path / "controller").mkdir()
+    (tmp_path / "controller" / "secret.py").write_text("x = 1\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "controller", "web", "serve", "--port", str(port),
+                               "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT)
+    try:
+        server.stdout.readline()
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen("http://127.0.0.1:%d/controller/" % port)
+        assert refused.value.code == 404 and b"secret.py" not in refused.value.read()
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)
+
+
+def test_half_open_connections_are_closed_hold_few_threads_and_print_nothing(tmp_path, capfd):
+    """60 connections that send half a request: at most the server's threads (here 4) are held, each
+    closed after its timeout (here 0.2 s) without a traceback, and then the page is served again."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server = make_server(tmp_path, 0, timeout=0.2, threads=4)
+    assert server.request_queue_size >= 128
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    before = threading.active_count()
+    held = []
+    try:
+        for _ in range(60):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")      # and never the end of the headers
+            held.append(connection)
+        busiest = threading.active_count() - before
+        for connection in held[:4]:
+            assert connection.recv(100) == b"", "the server closes a connection that sends nothing more"
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=60) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+    finally:
+        for connection in held:
+            connection.close()
+        server.shutdown()
+        server.server_close()
+    assert busiest <= 4
+    assert "Traceback" not in capfd.readouterr().err
