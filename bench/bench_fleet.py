@@ -11,7 +11,9 @@
 - how many exhibits one `controller fleet` follows: EXHIBITS lightweight
   publishers (one MQTT connection each, the same payloads as an exhibit)
   send their status and games at once; the follower's time and CPU to keep
-  them all, and `controller fleet --once` listing them.
+  them all, and `controller fleet --once` listing them;
+- the memory `controller fleet --once` needs for a stranger's 20,000 fat
+  retained statuses (14 KB each, with a field of their own).
 """
 
 import os
@@ -207,6 +209,37 @@ def fleet_capacity(broker, exhibits, games=10):
     follower.stop()
 
 
+def fat_strangers(broker, count=20000, size=14000):
+    """A stranger's `count` retained statuses of about `size` bytes, fat with a field of their own:
+    the peak memory of `controller fleet --once` listing them (it keeps only what the table shows)."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-fat-stranger")
+    client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    now = time.time()
+    status = {"v": 1, "online": True, "at": now, "machine": "drnim", "mode": "play", "fault": None, "version": "0.1.0",
+              "uptime_s": 1, "heartbeat_s": 60, "today": {"date": time.strftime("%Y-%m-%d"), "games": 1,
+                                                          "machine_wins": 1}, "last_game": None, "junk": "x" * size}
+    sent = [client.publish("fat/stranger-%05d/status" % n, encode(dict(status, exhibit="stranger-%05d" % n)), qos=1,
+                           retain=True) for n in range(count)]
+    for info in sent:
+        info.wait_for_publish(120)
+    measure = ("import resource, subprocess, sys\n"
+               "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "print(len(done.stdout.splitlines()) - 2, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "controller", "fleet", "--broker",
+                             broker.address, "--prefix", "fat", "--once"], capture_output=True, text=True, cwd=ROOT,
+                            timeout=600)
+    rows, peak_kb = (int(word) for word in result.stdout.split())
+    print("controller fleet --once with a stranger's %d retained statuses of %d KB: %d rows in %.1f s, peak memory "
+          "%.0f MB" % (count, (size + 400) // 1000, rows, time.perf_counter() - start, peak_kb / 1024))
+    for n in range(count):
+        client.publish("fat/stranger-%05d/status" % n, b"", qos=0, retain=True)
+    client.loop_stop()
+    client.disconnect()
+
+
 def main():
     fleets = [int(n) for n in sys.argv[1:]] or [100, 1000]
     if find_mosquitto() is None:
@@ -220,6 +253,7 @@ def main():
             latencies(broker)
             for exhibits in fleets:
                 fleet_capacity(broker, exhibits)
+            fat_strangers(broker)
         finally:
             broker.stop()
 

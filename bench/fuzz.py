@@ -1,6 +1,7 @@
 """Fuzz the inputs a person, a damaged card or a host can hand the controller:
-random and mutated configurations, pin maps, scripts, saved games and the
-firmware's protocol lines. Prints figures; asserts nothing.
+random and mutated configurations, pin maps, scripts, saved games, the
+firmware's protocol lines, and the fleet's payloads (what a stranger on the
+museum's broker publishes). Prints figures; asserts nothing.
 
     .venv/bin/python bench/fuzz.py [INPUTS] [--seed N] [--only TARGET]     (default 100,000 inputs)
 
@@ -22,6 +23,8 @@ hundred inputs (tests/test_fuzz.py); the last line here is
 `fuzz: N inputs, F failures`.
 """
 
+import copy
+import io
 import json
 import os
 import random
@@ -332,6 +335,97 @@ def run_protocol(raw):
         possible(machine)
 
 
+# --- the fleet's payloads: what a stranger on the museum's broker can publish ---------------------
+
+FLEET = "nim-museum"
+# Values a stranger may put anywhere in a payload: JSON's own oddities (Infinity, NaN, numbers beyond
+# a store's 64 bits, lone surrogates) and a terminal's (escape sequences).
+HOSTILE = [None, True, False, "", 0, -1, 1.5, 2 ** 63, 2 ** 64, -2 ** 63 - 1, 10 ** 30, 1e300, -1e300, float("inf"),
+           float("-inf"), float("nan"), "\ud800", "\udfff x", "\x1b]0;pwned\x07\x1b[2J", "\x1b]52;c;eA==\x07",
+           "\u202e", "x" * 3000, [], {}, [1, "a", None], {"a": {"b": [{}]}}, "player", "machine", "drnim", "play",
+           {"id": "a", "winner": "machine", "ended": -1e999}, {"date": "2026-01-01", "games": -1, "machine_wins": 0}]
+JSON_TOKENS = ["Infinity", "-Infinity", "NaN", "1e999", "-1e999", "9" * 30, '"\\ud800"', '"\\u001b[2J"', "1e300",
+               "-0", "[]", "{}", "null", "true"]
+
+
+def fleet_seeds():
+    now = 1795435200.5
+    status = {"v": 1, "exhibit": "hall-1", "online": True, "at": now, "machine": "drnim", "version": "0.1.0",
+              "uptime_s": 86400, "heartbeat_s": 60, "queued": 0, "mode": "play", "turn": "player", "winner": None,
+              "fault": None, "attract": False, "rail": 11, "loaded": 15, "service_faults": [],
+              "today": {"date": "2026-11-23", "games": 41, "machine_wins": 33},
+              "last_game": {"id": "hall-1/5f0c2a9e1b7d4c3a", "winner": "machine", "ended": now - 100}}
+    will = {"v": 1, "exhibit": "hall-2", "online": False, "at": now, "machine": "nimatron"}
+    game = {"v": 1, "exhibit": "hall-1", "id": "hall-1/5f0c2a9e1b7d4c3a", "machine": "drnim", "winner": "machine",
+            "turns": 8, "duration_s": 95, "ended": now - 100, "settings": {"marbles": 15, "equalizer": True}}
+    fault = {"v": 1, "exhibit": "hall-1", "id": "hall-1/0b3e", "machine": "drnim", "fault": "jam", "at": now - 50}
+    nimatron = dict(status, exhibit="hall-3", machine="nimatron", rows=[1, 3, 5, 7])
+    for key in ("rail", "loaded"):
+        del nimatron[key]
+    return [("%s/%s/%s" % (FLEET, payload["exhibit"], kind), json.dumps(payload))
+            for kind, payload in (("status", status), ("status", will), ("game", game), ("fault", fault),
+                                  ("status", nimatron))]
+
+
+def mutate_payload(rng, seed):
+    """A payload damaged in its structure (a hostile value anywhere, a key missing or added) or in its
+    text (JSON's odd tokens among the damage), and now and then its topic."""
+    name, text = seed
+    if rng.random() < 0.1:
+        name = rng.choice([name.replace("hall-1", "hall-9"), name.replace(FLEET, "other"), name + "/x",
+                           "%s/%s/status" % (FLEET, "h" * 100), "%s//game" % FLEET, "%s/\u202e/status" % FLEET])
+    if rng.random() < 0.3:
+        for _ in range(rng.randint(1, 3)):
+            tokens = list(TOKEN.finditer(text))
+            token = rng.choice(tokens)
+            text = text[:token.start()] + rng.choice(JSON_TOKENS + STRANGE[:40]) + text[token.end():]
+        return name, mutate_text(rng, text) if rng.random() < 0.3 else text.encode("utf-8", "surrogatepass")
+    data = json.loads(text)
+    for _ in range(rng.randint(1, 3)):
+        spots = [path for path, _ in places(data) if path]
+        path = rng.choice(spots)
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        how = rng.randrange(3)
+        if how == 0:
+            parent[path[-1]] = copy.deepcopy(rng.choice(HOSTILE))
+        elif how == 1 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif isinstance(parent, dict):
+            parent[rng.choice(["x", "\x1b[2J", "id", "online", "today", "last_game", "v"])] = copy.deepcopy(
+                rng.choice(HOSTILE))
+    return name, json.dumps(data).encode("utf-8", "surrogatepass")
+
+
+def run_fleet(case):
+    """A message as `controller fleet` takes it from the broker (its store in memory), then the table
+    and the stats it prints: nothing may raise, and nothing a terminal acts on may be printed."""
+    from controller.printable import printable
+    from controller.telemetry.command import print_stats
+    from controller.telemetry.fleet import Fleet, FleetStore, table
+    name, raw = case
+    lines = []
+    fleet = Fleet(FLEET, FleetStore(":memory:"), lines.append, clock=lambda: 1795435300.0)
+    fleet.message(name, raw)
+    fleet.store.commit()
+    out = io.StringIO()
+    out.write(table(fleet.rows()) + "\n")
+    print_stats(fleet.store, 10 ** 10, out)
+    shown = out.getvalue() + "".join(printable(line) + "\n" for line in lines)
+    fleet.store.close()
+    if any(not char.isprintable() and char != "\n" for char in shown):
+        raise Impossible("a character a terminal acts on was printed: %r" % shown[:200])
+    if len(lines) > 1 or any("\n" in line for line in lines):
+        raise Impossible("the log says more than one line: %r" % lines)
+    if lines:
+        raise Ignored(lines[0])
+
+
+class Ignored(Exception):
+    """The fleet ignored a message, with one line in its log: what it does with one that is not ours."""
+
+
 def strip_comments(text):
     return "\n".join(line.split("#")[0].rstrip() for line in text.splitlines() if line.split("#")[0].strip())
 
@@ -344,6 +438,7 @@ TARGETS = [
     Target("script (simulator)", script_seeds, run_sim_script, (ArgumentError, ScriptError), share=0.03,
            limit_s=20.0),
     Target("firmware protocol", protocol_seeds, run_protocol, (protocol.ProtocolError, ConfigError), share=0.1),
+    Target("fleet payload", fleet_seeds, run_fleet, (Ignored,), mutate=mutate_payload, share=0.15),
 ]
 
 

@@ -1,6 +1,6 @@
 """The `controller` command.
 
-    controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--json]
+    controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--seed N] [--json]
     controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
     controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
@@ -18,12 +18,14 @@ Bad arguments get one line that names the argument, and exit status 2.
 """
 
 import argparse
+import heapq
+import itertools
 import json
-import math
 import os
 import sys
 import time
 
+from controller import __version__
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
@@ -31,6 +33,7 @@ from controller.core.players import PLAYER_NAMES, find_player
 from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
+from controller.core.quoting import quoted
 from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
@@ -81,6 +84,10 @@ def add_game_arguments(parser):
 def build_parser():
     parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played. "
                     "'controller --simulate' opens the bench simulator (see --simulate --help).")
+    parser.add_argument("--version", action="version", version="controller " + __version__)
+    # Listed for the help only: main() hands `controller --simulate ...` to the simulator's own parser.
+    parser.add_argument("--simulate", action="store_true", help="the bench simulator instead of a COMMAND: a "
+                        "virtual replica in the terminal ('controller --simulate --help' for its options)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
 
@@ -92,6 +99,8 @@ def build_parser():
                        help="exact: closed forms and exact search (default); ip: the integer programme")
     solve.add_argument("--limit", type=positive, default=1000,
                        help="list at most this many winning moves (Nim_k can have astronomically many)")
+    solve.add_argument("--seed", type=seed, help="draw a random start (applet, nimatron) as 'play' does with "
+                       "this seed")
 
     play = commands.add_parser("play", help="play a game in the terminal")
     play.set_defaults(action=run_play)
@@ -190,7 +199,7 @@ class Progress:
 
 
 def run_solve(args, out):
-    preset, variant, heaps = game_setup(args)
+    preset, variant, heaps = game_setup(args, None if args.seed is None else Random(args.seed))
     progress = Progress()
     try:
         wins, moves, complete, count = solve_position(args, variant, heaps, progress)
@@ -200,11 +209,13 @@ def run_solve(args, out):
         return 130
     finally:
         progress.clear()
+    over = variant.is_over(heaps)
     if args.json:
         out.write(json.dumps({
             "game": preset.name,
             "rule": variant.rule,
             "position": list(heaps),
+            "game_over": over,
             "mover_wins": wins,
             "winning_moves": [{"move": str(m), "leaves": list(variant.apply(heaps, m))} for m in moves],
             "winning_move_count": count,
@@ -214,6 +225,10 @@ def run_solve(args, out):
         return 0
     out.write("%s: %s.\n" % (preset.title, variant.describe()))
     out.write("Position %s.\n" % position_text(heaps))
+    if over:
+        out.write("The game is over: nothing is left to take. Whoever took the last one %s, so the player to move "
+                  "has %s.\n" % (("lost", "won") if variant.misere else ("won", "lost")))
+        return 0
     if not wins:
         out.write("The player to move loses against perfect play: every move leaves a winning position.\n")
         if args.method == "ip":
@@ -224,7 +239,8 @@ def run_solve(args, out):
     elif complete:
         out.write("The player to move wins with %d winning move%s:\n" % (count, "" if count == 1 else "s"))
     else:
-        out.write("The player to move wins with %d winning moves; the first %d:\n" % (count, len(moves)))
+        out.write("The player to move wins with %d winning moves; %s %d:\n"
+                  % (count, "the first" if count <= SORTED_UP_TO else "the solver's first", len(moves)))
     for move in moves:
         out.write("  %-12s take %s, leaving %s\n" % (move, describe_takes(move), position_text(variant.apply(heaps, move))))
     if not complete and args.method == "exact":
@@ -239,13 +255,17 @@ def solve_position(args, variant, heaps, progress):
         return wins, moves, complete, solver.winning_move_count(variant, heaps)
     wins = solver.mover_wins(variant, heaps, progress)
     count = solver.winning_move_count(variant, heaps, progress)
-    moves = []
-    for move in solver.winning_moves(variant, heaps, progress):
-        if len(moves) == args.limit:
-            break
-        moves.append(move)
-    moves.sort()
+    found = solver.winning_moves(variant, heaps, progress)
+    if count <= SORTED_UP_TO:
+        moves = heapq.nsmallest(args.limit, found)
+    else:
+        moves = sorted(itertools.islice(found, args.limit))
     return wins, moves, len(moves) == count, count
+
+
+# Up to this many winning moves, --limit lists the head of the whole sorted list; beyond it (Nim_k
+# can have astronomically many) the first the solver finds, sorted, and the output says so.
+SORTED_UP_TO = 100000
 
 
 def describe_takes(move):
@@ -273,7 +293,11 @@ def run_play(args, out):
         answer = read_line("How many matchsticks? ").strip()
         if is_whole(answer) and int(answer) > 0:
             args.heaps = [answer]
+        else:
+            out.write("%s will not do: give a whole number of matchsticks, 1 or more.\n" % quoted(answer))
     preset, variant, heaps = game_setup(args, rng)
+    if variant.is_over(heaps):
+        raise ArgumentError("HEAPS: nothing to take in %s: a game needs at least one object" % position_text(heaps))
     opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
     problem = opponent.unsupported(variant, heaps)
     if problem:
@@ -299,10 +323,11 @@ def load_service_config(path, overrides=None):
     """The configuration and its pin map, each checked and then checked against
     each other: what `config check` accepts is exactly what `run` can run."""
     from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-    from controller.service.config import check_with_pinmap, load_config
+    from controller.service.config import check_not_writable_by_all, check_with_pinmap, load_config
     config = argument("--config", load_config, path, overrides)
     pinmap_path = config.service["pinmap"] or default_pinmap_path(config.machine_name)
     pinmap = argument("pin map", load_pinmap, pinmap_path)
+    argument("pin map", check_not_writable_by_all, pinmap_path, "pin map")
     if pinmap.machine != config.machine_name:
         raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
     argument("--config", check_with_pinmap, config, pinmap)
@@ -346,6 +371,7 @@ def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
     from controller.core.saves import SaveError
     from controller.core.registry import UnknownMachine, machine_class
+    from controller.selftest.guard import process_alive
     from controller.service.config import load_config
     from controller.service.store import StateStore
     config = argument("--config", load_config, config_path(args))
@@ -375,7 +401,12 @@ def run_status(args, out):
     try:
         with open(path) as f:
             heartbeat = json.load(f)
-        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (time.time() - heartbeat["heartbeat"], heartbeat["pid"]))
+        ago, pid = time.time() - heartbeat["heartbeat"], heartbeat["pid"]
+        if not process_alive(pid):
+            out.write("No heartbeat in %s: the service is not running (the last, %.0f s ago, came from pid %d, "
+                      "which has ended).\n" % (path, ago, pid))
+            return 0
+        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))
         telemetry = heartbeat.get("telemetry")
@@ -413,30 +444,57 @@ def run_stats(args, out):
 
 
 def rate(text):
-    """argparse type: a probability or a rate, a finite number, 0 or more."""
+    """argparse type: a chance (a marble jams) or a rate (sensor glitches a second), from 0 to 1,
+    written as a decimal of at most 6 places: what the simulator, the self-test's simulated
+    machine and the emulated board (which reads it in millionths) all take."""
+    units, point, places = text.partition(".")
+    decimal = (is_whole(units) or units == "" and point) and (not point or is_whole(places) and len(places) <= 6)
+    if not decimal or float(text) > 1:
+        raise argparse.ArgumentTypeError("must be a number from 0 to 1 with at most 6 decimals, such as 0.1, not %r"
+                                         % text)
+    return Rate(text)
+
+
+class Rate(float):
+    """A rate whose text is always a plain decimal (0.00001, never 1e-05): the
+    emulated board is sent str(rate) and reads only decimals."""
+
+    def __str__(self):
+        return ("%.6f" % self).rstrip("0").rstrip(".")
+
+
+SPEEDS = (0.1, 100.0)
+
+
+def speed(text):
+    """argparse type: the drawing's simulated seconds per real second (0 would stop its clock)."""
     try:
         value = float(text)
     except ValueError:
-        value = -1
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError("must be a number, 0 or more, not %r" % text)
+        value = 0.0
+    if not SPEEDS[0] <= value <= SPEEDS[1]:
+        raise argparse.ArgumentTypeError("must be a number from %g to %g, not %r" % (SPEEDS + (text,)))
     return value
 
 
 def build_simulate_parser():
-    parser = Parser(prog="controller --simulate",
+    from controller.sim.autoplay import VISITORS
+    parser = Parser(prog="controller",
                     description="The bench simulator: the real service on mock pins, with a virtual machine.")
-    parser.add_argument("--simulate", action="store_true", required=True)
-    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    parser.add_argument("--simulate", action="store_true", required=True, help="the bench simulator")
+    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
+                        help="the replica to simulate (default %s)" % MACHINES[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")
-    parser.add_argument("--visitor", choices=("perfect", "random", "novice"), default="perfect")
+    parser.add_argument("--visitor", choices=tuple(VISITORS),
+                        help="with --autoplay: how the visitor plays (default perfect)")
     parser.add_argument("--seed", type=seed, default=0, help="the same seed gives the same run")
     parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
     parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
-    parser.add_argument("--speed", type=rate, default=1.0, help="simulated seconds per real second (the drawing)")
+    parser.add_argument("--speed", type=speed,
+                        help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
     return parser
 
 
@@ -457,6 +515,10 @@ def read_script(path):
 
 def run_simulate(argv, out):
     args = build_simulate_parser().parse_args(argv)
+    if args.visitor and not args.autoplay:
+        raise ArgumentError("--visitor: the visitor plays only with --autoplay N")
+    if args.speed is not None and (args.script is not None or args.autoplay):
+        raise ArgumentError("--speed: the drawing's; --script and --autoplay run as fast as the computer allows")
     faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
     if args.script is not None:
         from controller.core.scenario import ScriptError
@@ -476,15 +538,16 @@ def run_simulate(argv, out):
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines
-            summary = autoplay(simulation, args.autoplay, args.visitor, args.seed, lambda line: out.write(line + "\n"))
+            summary = autoplay(simulation, args.autoplay, args.visitor or "perfect", args.seed,
+                               lambda line: out.write(line + "\n"))
             out.write("\n".join(summary_lines(summary)) + "\n")
-            return 0
+            return 130 if summary["stopped"] else 0
         try:
             from controller.sim.app import run_app
         except ImportError:
             raise ArgumentError("--simulate: the drawing needs Textual: pip install 'drnim-controller[sim]' "
                                 "(or make simulate)")
-        run_app(simulation, speed=args.speed)
+        run_app(simulation, speed=args.speed or 1.0)
         return 0
     finally:
         simulation.close()

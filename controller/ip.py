@@ -6,6 +6,9 @@ module imports without the solver; `highspy` (HiGHS) is needed only when
 `ip_winning_move` is called.
 """
 
+import ctypes
+import os
+import sys
 from numbers import Integral
 
 _MISSING = "the integer programme needs the 'ip' extra: pip install 'drnim-controller[ip]'"
@@ -68,8 +71,7 @@ def ip_winning_move(heaps, k=1):
         raise RuntimeError(_MISSING) from None
 
     n, bits = len(heaps), max(max(heaps, default=0).bit_length(), 1)
-    m = highspy.Highs()
-    m.setOptionValue("output_flag", False)
+    m = _quiet_highs(highspy)
     b = [[m.addBinary() for _ in range(bits)] for _ in range(n)]
     z = [m.addIntegral(lb=0) for _ in range(bits)]
     d = [m.addBinary(obj=1) for _ in range(n)]
@@ -94,3 +96,26 @@ def ip_winning_move(heaps, k=1):
             and all(sum(a >> j & 1 for a in after) % (k + 1) == 0 for j in range(bits))):
         raise RuntimeError(f"HiGHS returned an invalid move {move!r} from {heaps!r}")
     return move
+
+
+def _quiet_highs(highspy):
+    """A HiGHS model that prints nothing. HiGHS prints its banner on file
+    descriptor 1 as the model is made, before any option can turn it off:
+    there it would spoil `--json` piped into another program. So fd 1 points
+    at /dev/null while the model is made (C's buffer flushed before it points
+    back), and the model's own output is off."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+        finally:
+            os.close(null)
+        model = highspy.Highs()
+        ctypes.CDLL(None).fflush(None)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    model.setOptionValue("output_flag", False)
+    return model

@@ -95,3 +95,27 @@ class Broker:
     def restart(self):
         self.stop()
         self.start()
+
+
+def certificates(folder):
+    """A museum's own CA and a broker certificate it signed, for localhost, made with openssl in
+    `folder` (ca.crt, broker.crt, broker.key); skipped when openssl is missing."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is missing: install Debian's package openssl")
+
+    def run(*args):
+        subprocess.run([openssl, *args], cwd=folder, check=True, capture_output=True, timeout=60)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-subj", "/CN=museum CA", "-days", "2")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=localhost")
+    (folder / "names").write_text("subjectAltName=DNS:localhost\n")
+    run("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "broker.crt", "-days", "2", "-extfile", "names")
+    return folder / "ca.crt", folder / "broker.crt", folder / "broker.key"
+
+
+def tls_settings(folder):
+    """The listener settings of a broker with TLS, its certificate from `certificates`."""
+    ca, certificate, key = certificates(folder)
+    return "cafile %s\ncertfile %s\nkeyfile %s" % (ca, certificate, key)

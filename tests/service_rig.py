@@ -4,13 +4,15 @@ release pin is a MockPin subclass (the simulator's EdgePin) that lets a marble
 fall past the break-beam sensor `fall_ms` after it is energised (unless the
 rig jams it), on a fake clock the test moves."""
 
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
+from controller.core.registry import machine_class
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.sim.engine import Chip74HC595, EdgePin, rest_inputs
 from controller.service.config import load_config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
+from controller.sim.pins import BoundedPin
 
 
 class FakeClock:
@@ -35,10 +37,12 @@ def write_config(tmp_path, machine="drnim", **settings):
 class Rig:
     """The service on mock pins, a fake clock, and the marbles."""
 
-    def __init__(self, tmp_path, machine="drnim", fall_ms=200, **settings):
+    def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, **settings):
+        """`switches`: where the remembered switches stand at start (role -> active); by default
+        where a new game's settings say, as a person sets them."""
         self.config = load_config(str(write_config(tmp_path, machine, **settings)))
         self.pinmap = load_pinmap(default_pinmap_path(machine))
-        self.factory = MockFactory(pin_class=MockPWMPin)
+        self.factory = MockFactory(pin_class=BoundedPin)
         self.clock = FakeClock()
         self.fall_ms = fall_ms
         self.falling = []
@@ -49,7 +53,9 @@ class Rig:
             self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin, on_rise=self.released)
         else:
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
-        rest_inputs(self.factory, self.pinmap)
+        if switches is None:
+            switches = machine_class(machine)(self.config.machine).switches()
+        rest_inputs(self.factory, self.pinmap, switches)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,
                                notifier=Notifier({}), log=self.log.append)
         self.service.start()

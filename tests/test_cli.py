@@ -64,7 +64,7 @@ def test_solve_rule_flags_and_presets_defaults():
 
 def test_solve_limits_astronomical_lists_and_says_so():
     code, text = run("solve", "moore", *[str(2**62 - 1)] * 4, "--k", "2", "--limit", "5")
-    assert code == 0 and "wins with 27670116110564327416 winning moves; the first 5:" in text
+    assert code == 0 and "wins with 27670116110564327416 winning moves; the solver's first 5:" in text
     assert "... and 27670116110564327411 more: raise --limit to list them." in text
     data = json.loads(run("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json", "--limit", "3")[1])
     assert data["complete"] is False and len(data["winning_moves"]) == 3 and data["winning_move_count"] == 16
@@ -269,3 +269,156 @@ def test_solve_by_integer_programme():
     assert data["mover_wins"] and data["winning_moves"] == [{"move": "2:1,3:2", "leaves": [3, 3, 3]}]
     result = command("solve", "nim", str(2**60), "3", "--method", "ip")
     assert result.returncode == 2 and result.stderr.startswith("controller: --method ip: heap sizes must be")
+
+
+def test_the_integer_programme_writes_only_the_answer_on_stdout():
+    """Piped into another program, --json is one JSON object and nothing else:
+    HiGHS's banner (printed on file descriptor 1 as its model is made) stays out."""
+    pytest.importorskip("highspy")
+    result = command("solve", "nim", "3", "4", "5", "--json", "--method", "ip")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["winning_moves"] == [{"move": "1:2", "leaves": [1, 4, 5]}]
+    assert "HiGHS" not in result.stdout + result.stderr
+    words = command("solve", "nim", "3", "4", "5", "--method", "ip").stdout
+    assert words.startswith("Nim: take any number from one heap;") and "HiGHS" not in words
+
+
+def test_a_k_beyond_the_number_of_heaps_answers_as_k_equal_to_it():
+    """No tables as long as k: a move touches at most every heap, so a huge k
+    plays as k = the number of heaps (here 2): no MemoryError (k = 99999999999),
+    no 16 GB (k = 2000000000)."""
+    result = command("solve", "moore", "9", "9", "--k", "99999999999", "--json")
+    assert result.returncode == 0, result.stderr
+    huge, two = json.loads(result.stdout), json.loads(command("solve", "moore", "9", "9", "--k", "2", "--json").stdout)
+    assert huge["winning_moves"] == two["winning_moves"] == [{"move": "1:9,2:9", "leaves": [0, 0]}]
+    assert huge["winning_move_count"] == 1
+
+
+def test_solve_draws_a_random_start_with_the_seed_that_play_would():
+    """`solve applet` names what to give, an option solve has: --seed N draws the same
+    piles as `play applet --seed N` (and the same opening for the Nimatron)."""
+    refused = command("solve", "applet")
+    assert refused.returncode == 2
+    assert refused.stderr == "controller: HEAPS: applet starts from random piles: give the heaps, or --seed N to " \
+                             "draw them\n"
+    for game in ("applet", "nimatron"):
+        solved = json.loads(command("solve", game, "--seed", "7", "--json").stdout)
+        shown = command("play", game, "--seed", "7", stdin="").stdout
+        drawn = [int(line.split()[-1]) for line in shown.splitlines() if line.startswith("  heap ")]
+        assert solved["position"] == drawn[:len(solved["position"])] and len(drawn) >= 4
+
+
+@pytest.mark.parametrize("argv", [
+    ["--simulate", "--script", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
+    ["calibrate", "--simulate", "--config", "systemd/config.toml", "--jam-rate", "2"],
+    ["firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
+])
+def test_a_jam_rate_above_1_is_refused_in_one_line_by_every_command(argv):
+    """A chance above 1 is refused by the command line, the same for the simulator, calibrate and
+    the emulated board's test (which used to run and then report a failed expectation)."""
+    result = command(*argv)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "controller: argument --jam-rate: must be a number from 0 to 1 with at most 6 " \
+                            "decimals, such as 0.1, not '2'\n"
+
+
+def test_the_emulated_board_takes_a_small_jam_rate_as_the_command_line_does():
+    """0.00001 is a plain decimal on the way to the board (its float's text would be 1e-05, which it refuses)."""
+    result = command("firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt",
+                     "--jam-rate", "0.00001")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.endswith("1 script: 1 held, 0 failed\n")
+
+
+@pytest.mark.parametrize("speed", ["0", "-1", "nan", "1e9"])
+def test_a_speed_that_would_stop_or_run_away_with_the_drawing_is_refused(speed):
+    result = command("--simulate", "--speed", speed)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "controller: argument --speed: must be a number from 0.1 to 100, not %r\n" % speed
+
+
+def test_a_position_with_nothing_left_is_a_finished_game():
+    """solve says who has won, with no list of moves; play refuses it in one line (nothing to play)."""
+    misere = command("solve", "drnim", "0")
+    assert misere.returncode == 0 and misere.stdout.splitlines()[1:] == [
+        "Position (0).", "The game is over: nothing is left to take. Whoever took the last one lost, so the player "
+        "to move has won."]
+    normal = json.loads(command("solve", "nim", "0", "0", "--json").stdout)
+    assert normal["game_over"] is True and normal["mover_wins"] is False and normal["winning_moves"] == []
+    assert json.loads(command("solve", "nim", "0", "1", "--json").stdout)["game_over"] is False
+    played = command("play", "drnim", "0")
+    assert (played.returncode, played.stdout) == (2, "")
+    assert played.stderr == "controller: HEAPS: nothing to take in (0): a game needs at least one object\n"
+
+
+def test_sinclair_says_why_it_asks_again_for_the_matchsticks():
+    result = command("play", "sinclair", "--seed", "1", stdin="0\nabc\n3\n1\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("How many matchsticks?") == 3
+    assert "'0' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
+    assert "'abc' will not do: give a whole number of matchsticks, 1 or more." in result.stdout
+
+
+def test_a_limited_list_is_the_head_of_the_whole_list():
+    """--limit N lists the first N of the list that --limit 1000 gives, as it says."""
+    whole = json.loads(command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json").stdout)["winning_moves"]
+    head = json.loads(command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--json", "--limit", "2").stdout)
+    assert len(whole) == 16 and head["winning_moves"] == whole[:2]
+    text = command("solve", "moore", "9", "9", "9", "9", "--k", "2", "--limit", "2").stdout
+    assert "wins with 16 winning moves; the first 2:\n  1:1,2:8 " in text and "\n  1:1,3:8 " in text
+
+
+def every_option(parser, path):
+    """(command path, option) for every option and positional of `parser` and its subcommands."""
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from every_option(sub, path + [name])
+        elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            yield " ".join(path), action
+
+
+def test_every_option_says_what_it_is_for_in_its_help():
+    from controller.cli import build_parser, build_simulate_parser
+    options = list(every_option(build_parser(), ["controller"])) + list(every_option(build_simulate_parser(),
+                                                                                      ["controller --simulate"]))
+    # controller/firmware/ is the firmware work's: its build and deploy --machine get their help there
+    silent = ["%s %s" % (where, "/".join(action.option_strings) or action.dest) for where, action in options
+              if not action.help and not where.startswith("controller firmware")]
+    assert len(options) > 60 and silent == []
+
+
+def test_help_and_version_name_the_simulator_and_the_version():
+    from controller import __version__
+    top = command("--help").stdout
+    assert "--simulate" in top and "the bench simulator instead of a COMMAND" in top
+    usage = command("--simulate", "--help").stdout.split("\n\n")[0]
+    assert usage.startswith("usage: controller [-h] --simulate [--machine") and usage.count("--simulate") == 1
+    version = command("--version")
+    assert (version.returncode, version.stdout) == (0, "controller %s\n" % __version__)
+
+
+@pytest.mark.parametrize("argv,line", [
+    (["fleet", "bogus"], "argument stats: invalid choice: 'bogus' (choose from 'stats')"),
+    (["--simulate", "--visitor", "novice"], "--visitor: the visitor plays only with --autoplay N"),
+    (["--simulate", "--script", "x.sim", "--speed", "2"], "--speed: the drawing's; --script and --autoplay run as "
+                                                          "fast as the computer allows"),
+    (["fleet", "--once", "--password-file", "secret"], "--password-file: give --username too"),
+    (["calibrate", "--simulate", "--marbles", "1000", "--config", "systemd/config.toml"],
+     "--marbles: the rail holds at most 15 marbles (drnim.capacity), not 1000"),
+])
+def test_an_option_that_would_be_ignored_or_cannot_be_is_refused_in_one_line(argv, line):
+    result = command(*argv)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", "controller: %s\n" % line)
+
+
+def test_the_readme_lists_every_opponent_and_developers_md_the_extras_make_test_installs():
+    import re
+    from controller.core.players import PLAYER_NAMES
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Opponents"):readme.index("## How it is built")]
+    assert sorted(re.findall(r"^\| `([^`]+)` \|", table, re.M)) == sorted(PLAYER_NAMES)
+    extras = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text()).group(1)
+    said = (ROOT / "DEVELOPERS.md").read_text().split("`make test`")[1].split("\n- ")[0]
+    assert sorted(re.findall(r"`(\w+)`", said.split("extras")[0])) == sorted(extras.split(","))

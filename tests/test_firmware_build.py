@@ -397,3 +397,15 @@ def test_a_board_back_from_a_power_cut_resumes_in_little_more_heap_than_a_fresh_
     assert '"resumed":"saved"' in board(ask)[1][0], "the saved game is resumed"
     resumed = smallest(saved)
     assert resumed <= fresh + 24, "fresh %d KiB, resumed %d KiB" % (fresh, resumed)
+
+
+@pytest.mark.parametrize("where", ["/proc/firmware", "a-file/firmware"])
+@pytest.mark.parametrize("frozen", [[], ["--frozen"]])
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where, frozen):
+    (tmp_path / "a-file").write_text("not a folder")
+    out = where if where.startswith("/") else str(tmp_path / where)
+    result = subprocess.run([sys.executable, "-m", "controller", "firmware", "build", "--out", out, *frozen],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("controller firmware: --out: cannot make %s: " % out)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

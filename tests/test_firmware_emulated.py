@@ -61,7 +61,9 @@ def test_an_unreadable_script_is_one_line_naming_it_and_its_line(tmp_path, capsy
     script = tmp_path / "bad.txt"
     script.write_text("machine drnim\nfly away\n")
     assert firmware_test("--emulate", "unix", str(script))[0] == 2
-    assert capsys.readouterr().err == "controller firmware test: %s: line 2: cannot read 'fly away'\n" % script
+    assert capsys.readouterr().err == ("controller firmware test: %s: line 2: cannot read 'fly away': 'fly' is not a "
+                                       "command (the commands: game, machine, press, set, switch, marble, power, "
+                                       "wait, world, settle, expect)\n" % script)
 
 
 def test_jams_by_rate_and_seed_reach_the_emulated_marbles(tmp_path):

@@ -47,3 +47,15 @@ def test_the_fuzz_counts_a_traceback_a_hang_and_a_two_line_message_as_failures(m
     assert (tried, failed) == (4, 3)
     assert sorted(problem.split(":")[0] for problem in problems) == ["ValueError with a message on more than one line",
                                                                      "hang", "traceback"]
+
+
+def test_a_sample_of_a_strangers_fleet_payloads_never_crashes_the_follower():
+    """bench/fuzz.py's fleet target: payloads a stranger on the museum's broker may publish (JSON's
+    Infinity and NaN, numbers beyond 64 bits, lone surrogates, escape sequences, fat or missing
+    fields): each is kept or ignored with one line, and the table and the stats print nothing a
+    terminal acts on."""
+    lines = []
+    tried, failed, problems = fuzz.fuzz(1500, seed=26, only="fleet payload", report=lines.append)["fleet payload"]
+    assert tried == 1500 and failed == 0, "\n".join(lines)
+    accepted = int(lines[0].split("(")[1].split()[0])
+    assert 50 < accepted < 1450, "some payloads kept, most ignored: " + lines[0]

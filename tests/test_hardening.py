@@ -115,6 +115,16 @@ def test_a_good_save_resumes_exactly_and_an_old_format_is_migrated(tmp_path):
     assert any("resuming the saved nimatron game" in line for line in rig.log)
 
 
+def test_a_dr_nim_save_of_format_2_resumes_with_its_equalizer_switch_where_new_game_put_it(tmp_path):
+    data = played_save(DrNim, DRNIM_EVENTS)
+    old = json.loads(json.dumps(data))
+    old["format"] = 2
+    del old["state"]["equalizer_switch"]            # format 2 did not remember the switch
+    rig = start_with(tmp_path, "drnim", json.dumps(old))
+    assert rig.machine.fault is None and aside(tmp_path) == []
+    assert rig.machine.taken == data["state"]["taken"] and rig.machine.switches() == {"equalizer_switch": True}
+
+
 def test_a_save_for_the_other_machine_starts_a_new_game(tmp_path):
     rig = start_with(tmp_path, "nimatron", json.dumps(played_save(DrNim, DRNIM_EVENTS)))
     assert rig.machine.fault is None and aside(tmp_path) == []

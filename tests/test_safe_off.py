@@ -4,11 +4,15 @@ MockFactory through the real devices; a bad configuration still gets the outputs
 
 import io
 import re
+import subprocess
+import sys
 
 import pytest
 from gpiozero import DigitalOutputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+import file_pins
+from conftest import ROOT
 from stop_rig import output_levels
 from controller.cli import main
 from controller.hardware.devices import LampPanel, ServoRelease
@@ -134,10 +138,23 @@ def test_a_pulse_too_long_is_reported_but_the_configured_pin_map_used(tmp_path, 
 
 
 @pytest.mark.parametrize("text", ["[service\n", '[service]\nmachine = "drnom"\n'])
-def test_a_configuration_that_does_not_name_the_machine_drives_nothing(tmp_path, capsys, text):
-    status, out, err = safe_off(tmp_path, capsys, text)
-    assert (status, out) == (2, "")
-    assert err.count("\n") == 1 and err.rstrip().endswith("the machine cannot be read from it: no output driven")
+def test_a_configuration_whose_machine_cannot_be_read_drives_every_machines_outputs_off(tmp_path, text):
+    """As the unit runs it after a crash, on pins that keep the level a killed service left
+    (file_pins.py): the solenoid and the lamps it left on go off, whichever machine is wired."""
+    env = file_pins.environment(tmp_path)
+    pins = env[file_pins.FOLDER]
+    left_on = {18: 1.0, 13: 1.0, 12: 1.0, 26: 1.0}    # the release, Dr. Nim's and the Nimatron's lamps
+    for bcm, level in left_on.items():
+        file_pins.level_path(pins, "GPIO%d" % bcm).write_text(repr(level))
+    (tmp_path / "config.toml").write_text(text)
+    result = subprocess.run([sys.executable, "-m", "controller", "safe-off", "--config", str(tmp_path / "config.toml")],
+                            env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.rstrip().endswith(
+        "the machine cannot be read from it: used every machine's default pin map (drnim, nimatron)")
+    assert [line.split(" outputs at rest")[0] for line in result.stdout.splitlines()] == [
+        "controller safe-off: drnim", "controller safe-off: nimatron"]
+    assert {bcm: file_pins.level(pins, bcm) for bcm in left_on} == {18: 0.0, 13: 0.0, 12: 0.0, 26: 0.0}
 
 
 def test_an_unknown_gpiozero_pin_factory_is_one_line(tmp_path, capsys, monkeypatch):

@@ -153,9 +153,9 @@ def test_it_refuses_while_the_service_runs(tmp_path, capsys):
         assert error.count("\n") == 1 and "the service (pid %d) holds the pins" % service.pid in error
         assert "sudo systemctl stop drnim-controller" in error
     finally:
-        service.terminate()
+        service.kill()
         service.wait(30)
-    # the heartbeat stays behind (no systemd here to empty /run): a dead pid no longer counts
+    # a killed service leaves its heartbeat behind (no systemd here to empty /run): a dead pid no longer counts
     assert status.exists() and service_pid(load_config(str(config))) is None
 
 

@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from gpiozero import Device
@@ -292,6 +293,7 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
         assert notify.receive().startswith("READY=1")
         assert notify.receive() == "WATCHDOG=1"
         assert notify.receive() == "WATCHDOG=1"
+        status = json.loads((tmp_path / "run" / "status.json").read_text())
         process.send_signal(signal.SIGTERM)
         messages = []
         while "STOPPING=1" not in messages:
@@ -302,8 +304,30 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
         notify.close()
     assert process.returncode == 0
     assert "stopped: every output is off" in stderr and "Traceback" not in stderr
-    status = json.loads((tmp_path / "run" / "status.json").read_text())
     assert status["machine"] == "drnim" and status["pid"] == process.pid
+    assert not (tmp_path / "run" / "status.json").exists(), "a clean stop leaves no heartbeat behind"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
+def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path, stop):
+    """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""
+    config = write_config(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        heartbeat = tmp_path / "run" / "status.json"
+        deadline = time.monotonic() + 30
+        while not heartbeat.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "Last heartbeat: " in command("status", "--config", str(config)).stdout
+        process.send_signal(stop)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+    said = command("status", "--config", str(config)).stdout
+    assert "Last heartbeat" not in said
+    assert "No heartbeat in %s: the service is not running" % heartbeat in said
 
 
 def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
@@ -373,7 +397,84 @@ def test_status_and_stats_commands(tmp_path):
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
     assert "Wins: player 1" in out.getvalue() and "Jams: 0" in out.getvalue()
     rig.service.stop()
-    (tmp_path / "run" / "status.json").unlink()
+    assert not (tmp_path / "run" / "status.json").exists()
     out = io.StringIO()
     main(["status", "--config", str(tmp_path / "config.toml")], out=out)
     assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()
+
+
+def test_the_equalizer_switch_decides_and_the_service_reads_it_at_start(tmp_path):
+    """docs/choices.md: New game arms the equalizer exactly when its switch is at armed, and the
+    service tells the machine where the switch stands at start-up, whatever the settings guessed."""
+    at_spent = {"equalizer_switch": False}
+    rig = Rig(tmp_path, switches=at_spent)              # the settings say armed; the switch stands at spent
+    assert not rig.machine.equalizer_armed and rig.machine.controls()["equalizer"] == "left"
+    rig.press("new_game")
+    assert not rig.machine.equalizer_armed, "New game follows the switch"
+    rig.switch("equalizer_switch", True)                # before the first marble: the game under way follows
+    assert rig.machine.equalizer_armed
+    rig.take(1)
+    assert not rig.machine.equalizer_armed              # spent by the first marble (EQ-any); the switch stays
+    rig.press("new_game")
+    assert rig.machine.equalizer_armed
+    rig.take(1)
+    rig.service.stop()
+    # the switch moved to spent while the controller was off: the restarted service says so to the machine,
+    # which keeps the game under way as it was and arms nothing at the next New game
+    rig = Rig(tmp_path, switches=at_spent)
+    assert rig.machine.taken == 1 and any("resuming the saved drnim game" in line for line in rig.log)
+    assert "message: The equalizer is set before the first marble: the switch counts from the next game." in rig.log
+    rig.press("new_game")
+    assert not rig.machine.equalizer_armed
+
+
+def test_links_planted_at_the_temporary_names_are_never_written_through(tmp_path):
+    """game.json.new and status.json.new planted as symbolic links to another file: the service, run as
+    a user runs it, removes the links and writes its own files; the other file keeps its bytes and mode."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "run").mkdir()
+    victims = {}
+    for folder, name in (("state", "game.json.new"), ("run", "status.json.new")):
+        victim = tmp_path / ("victim-" + name)
+        victim.write_text("someone else's file\n")
+        victim.chmod(0o644)
+        (tmp_path / folder / name).symlink_to(victim)
+        victims[victim] = (tmp_path / folder / name.replace(".new", ""))
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not all(written.exists() for written in victims.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(written.is_file() and not written.is_symlink() for written in victims.values())
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0 and "Traceback" not in stderr
+    for victim in victims:
+        assert victim.read_text() == "someone else's file\n" and victim.stat().st_mode & 0o777 == 0o644
+    assert json.loads((tmp_path / "state" / "game.json").read_text())["machine"] == "drnim"
+
+
+@pytest.mark.parametrize("loosen, named", [("config.toml", "the configuration is writable by every user"),
+                                           ("", "its folder %s is writable by every user")])
+def test_a_configuration_anyone_may_change_is_refused_in_one_line(tmp_path, loosen, named):
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    config = write_config(tmp_path)
+    config = config.rename(folder / "config.toml")
+    (folder / loosen).chmod(0o666 if loosen else 0o777)
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("controller: --config: %s: %s" % (config, named.replace("%s", str(folder))))
+    assert "chmod o-w" in result.stderr
+
+
+def test_a_newline_in_the_brokers_host_is_refused_before_install_sh_writes_it(tmp_path):
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "broker\\nLD_PRELOAD=/tmp/evil.so"\n')
+    result = command("config", "check", str(config))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "telemetry.host: 'broker\\nLD_PRELOAD=/tmp/evil.so': must be the broker's host name or address" \
+        in result.stderr

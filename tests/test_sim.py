@@ -60,6 +60,15 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
     # found by bench/fuzz.py: marbles on a machine without them were a traceback
     ("game nimatron\nmarble\n", "line 2: marble: the Nimatron has no marbles"),
     ("game nimatron\nworld fall=300\n", "line 2: world: the Nimatron has no marbles"),
+    # a value no machine ever shows is an unreadable script, not a failed expectation
+    ("game drnim\nexpect winner nobody\n", "line 2: expect winner: 'nobody' is never seen: none, player or machine"),
+    ("game drnim\nexpect fault jammed\n", "line 2: expect fault: 'jammed' is not a fault of Dr. Nim: none, jam, check"),
+    ("game drnim\nexpect controls equalizer=up\n", "line 2: expect controls: 'equalizer=up' is not a control"),
+    ("game drnim\nexpect rail many\n", "line 2: expect rail: 'many' is not a whole number"),
+    ("game drnim\npres trigger\n", "line 2: cannot read 'pres trigger': 'pres' is not a command (the commands: "
+                                    "game, machine, press, set, switch, marble, power, wait, world, settle, expect)"),
+    ("game drnim marbles=-3\n", "line 1: marbles is '-3': it must be a whole number from 1 to 999"),
+    ("game drnim marbles=0\n", "line 1: marbles is 0: it must be from 1 to 999"),
 ])
 def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     script = tmp_path / "bad.sim"
@@ -67,6 +76,15 @@ def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
     result = simulate("--script", str(script))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and words in result.stderr and str(script) in result.stderr
+
+
+def test_a_script_may_start_with_a_byte_order_mark_and_wait_in_minutes_and_hours(tmp_path):
+    script = tmp_path / "notepad.sim"
+    script.write_bytes(b"\xef\xbb\xbfgame drnim idle_ms=60000\nwait 1h\nexpect attract yes\nwait 5min\n"
+                       b"expect rail 15\n")
+    result = simulate("--script", str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "line 2: wait 1h  (rail 15" in result.stdout and "line 3: expect attract yes: ok" in result.stdout
 
 
 def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
@@ -198,3 +216,44 @@ def test_a_long_run_keeps_no_pin_history_or_command_list_that_grows(monkeypatch)
     finally:
         sim.close()
     assert pin_factory_for("mock").pin_class is pins.BoundedPin, "controller run --pin-factory mock runs for months"
+
+
+def test_ctrl_c_on_a_long_autoplay_prints_the_summary_of_the_games_played():
+    """SIGINT is given its default back in the child: a suite started from a background job has it ignored."""
+    import os
+    import signal
+    process = subprocess.Popen([sys.executable, "-m", "controller", "--simulate", "--autoplay", "100000",
+                                "--seed", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen = ""
+        while "game 3: " not in seen:
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+            seen += line
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    lines = (seen + rest).splitlines()
+    played = [line for line in lines if line.startswith("game ")]
+    summary = [line for line in lines if line.startswith("games: ")]
+    assert process.returncode == 130 and err == ""
+    assert summary == ["games: %d (stopped by Ctrl-C; the game under way is not counted)" % len(played)]
+    wins = next(line for line in lines if line.startswith("wins: "))
+    visitor, machine = (int(word.strip(",")) for word in wins.split()[2:5:2])
+    assert visitor + machine == len(played) >= 3 and "Game abandoned" not in rest
+
+
+def test_the_issues_equalizer_script_holds_and_the_switch_starts_where_the_machine_believes(tmp_path):
+    """The reproduction of issue 26: the switch set to off, then New game, left the equalizer armed."""
+    script = tmp_path / "equalizer.sim"
+    script.write_text("game drnim\nexpect equalizer on\nset equalizer off\npress new_game\nexpect equalizer off\n")
+    result = simulate("--script", str(script))
+    assert result.returncode == 0, result.stdout
+    sim = Simulation("drnim", {})
+    try:
+        assert sim.service.board.level("equalizer_switch") and sim.machine.equalizer_armed
+    finally:
+        sim.close()

@@ -315,9 +315,9 @@ def test_status_on_a_damaged_save_says_so_and_renames_nothing(tmp_path):
     (["solve", "nim", "3", "²"], "HEAPS: heap 2 is '²': it must be a whole number"),
     (["solve", "nim", "3", "9" * 5000], "HEAPS: heap 2 is '9999"),
     (["play", "drnim", "--seed", "²"], "argument --seed: must be a whole number"),
-    (["--simulate", "--jam-rate", "nan", "--autoplay", "1"], "argument --jam-rate: must be a number, 0 or more"),
+    (["--simulate", "--jam-rate", "nan", "--autoplay", "1"], "argument --jam-rate: must be a number from 0 to 1"),
     (["--simulate", "--glitch-rate", "inf", "--autoplay", "1"], "argument --glitch-rate: must be a number"),
-    (["--simulate", "--speed", "nan"], "argument --speed: must be a number, 0 or more, not 'nan'"),
+    (["--simulate", "--speed", "nan"], "argument --speed: must be a number from 0.1 to 100, not 'nan'"),
     (["--simulate", "--script", ""], "--script: give the path of a script file"),
     (["--simulate", "--autoplay", "²"], "argument --autoplay: must be a whole number, 1 or more"),
 ])

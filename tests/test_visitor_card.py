@@ -71,3 +71,32 @@ def test_the_documented_command_makes_an_a6_pdf(tmp_path):
     cairosvg.svg2pdf(url=str(ROOT / "hardware" / "drnim" / "visitor-card.svg"), write_to=str(target))
     reader = pypdf.PdfReader(target)
     assert len(reader.pages) == 1 and page_size_mm(reader) == A6_MM
+
+
+def test_the_cards_pdf_is_the_same_bytes_from_the_same_svg(tmp_path):
+    """Regenerated without a change, the PDF does not change: its creation date is SOURCE_DATE_EPOCH
+    (else the SVG's modification time), not the time of the run."""
+    try:
+        import cairosvg  # noqa: F401
+    except (ImportError, OSError) as error:
+        pytest.skip("cairosvg with Debian's libcairo2 makes the cards' PDF: %s" % error)
+    import datetime
+    import os
+    import subprocess
+    import sys
+    made = []
+    for name, epoch in (("one.pdf", "1700000000"), ("two.pdf", "1700000000"), ("three.pdf", None)):
+        env = dict(os.environ)
+        env.pop("SOURCE_DATE_EPOCH", None)
+        if epoch:
+            env["SOURCE_DATE_EPOCH"] = epoch
+        result = subprocess.run([sys.executable, "-m", "controller.cards", str(ROOT / "hardware" / "drnim" /
+                                 "visitor-card.svg"), str(tmp_path / name)], env=env, cwd=ROOT, capture_output=True)
+        assert result.returncode == 0, result.stderr
+        made.append(tmp_path / name)
+    assert made[0].read_bytes() == made[1].read_bytes()
+    assert pypdf.PdfReader(made[0]).metadata.creation_date == datetime.datetime(2023, 11, 14, 22, 13, 20,
+                                                                              tzinfo=datetime.timezone.utc)
+    svg_time = int((ROOT / "hardware" / "drnim" / "visitor-card.svg").stat().st_mtime)
+    assert pypdf.PdfReader(made[2]).metadata.creation_date.timestamp() == svg_time
+    assert page_size_mm(pypdf.PdfReader(made[0])) == A6_MM

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -174,6 +175,31 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
 
 
+@needs_browser
+def test_the_equalizer_switch_stays_where_it_was_set_and_new_game_follows_it(browser):
+    """docs/choices.md, as the simulator and the service: the switch is the hand that sets the
+    equalizer; a marble spends the equalizer, not the switch; New game arms it as the switch says."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60")
+
+    def shown():
+        return (page.inner_text("#control-equalizer_switch"),
+                page.text_content("#board-desc").split("Equalizer ")[1].split(".")[0])
+    assert shown() == ("Equalizer switch: armed", "armed")
+    page.click("#control-equalizer_switch")
+    page.click("#control-new_game")
+    assert shown() == ("Equalizer switch: off", "spent")
+    page.click("#control-equalizer_switch")             # before the first marble: the game follows it
+    assert shown() == ("Equalizer switch: armed", "armed")
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert shown() == ("Equalizer switch: armed", "spent")  # the first marble spent it (EQ-any)
+    page.click("#control-new_game")
+    assert shown() == ("Equalizer switch: armed", "armed")
+    assert replay(page.evaluate("nim.trace()")).equalizer_armed
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
 def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path):
     """The page's side of the machine (web/bridge.py) on the real MicroPython:
     a game through it, replayed through the core on CPython."""
@@ -302,3 +328,85 @@ def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.skipif(not web_build.runtime_ready(), reason="the npm package %s is missing (controller web build "
+                    "fetches it with npm)" % web_build.PACKAGE)
+@pytest.mark.parametrize("where", ["/proc/page", "a-file/page"])
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
+    (tmp_path / "a-file").write_text("not a folder")
+    out = where if where.startswith("/") else str(tmp_path / where)
+    result = subprocess.run([sys.executable, "-m", "controller", "web", "build", "--out", out], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("controller: --out: cannot write the page in %s: " % out)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@needs_browser
+@pytest.mark.parametrize("query, said", [
+    ("?seed=99999999999", "seed: 99999999999 is not a whole number from 1 to 4294967295: a fresh seed is used"),
+    ("?seed=1e30", "seed: 1e30 is not a whole number from 1 to 4294967295: a fresh seed is used"),
+    ("?machine=__proto__", ""), ("?machine=constructor", ""), ("?machine=hasOwnProperty", ""),
+    ("?machine=nimatron&constructor=1&__proto__=2", ""),
+])
+def test_a_hostile_address_still_starts_the_page(browser, query, said):
+    """A kiosk's address with a seed out of range or the name of an object's own property (no machine)
+    sent start() into endless recursion: now the page starts its first machine, saying what it left out."""
+    context, address, _ = browser
+    page = open_page(context, address + query)
+    assert page.evaluate("nim.view().machine") == ("nimatron" if "nimatron" in query else "drnim")
+    assert page.inner_text("#settings-error") == ("That setting does not fit: " + said if said else "")
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def test_the_server_lists_no_folder(tmp_path):
+    """Run as a user runs it: a folder without index.html is not found, never a list of its files."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    (tmp_path / "controller").mkdir()
+    (tmp_path / "controller" / "secret.py").write_text("x = 1\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "controller", "web", "serve", "--port", str(port),
+                               "--dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT)
+    try:
+        server.stdout.readline()
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen("http://127.0.0.1:%d/controller/" % port)
+        assert refused.value.code == 404 and b"secret.py" not in refused.value.read()
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)
+
+
+def test_half_open_connections_are_closed_hold_few_threads_and_print_nothing(tmp_path, capfd):
+    """60 connections that send half a request: at most the server's threads (here 4) are held, each
+    closed after its timeout (here 0.2 s) without a traceback, and then the page is served again."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server = make_server(tmp_path, 0, timeout=0.2, threads=4)
+    assert server.request_queue_size >= 128
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    before = threading.active_count()
+    held = []
+    try:
+        for _ in range(60):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")      # and never the end of the headers
+            held.append(connection)
+        busiest = threading.active_count() - before
+        for connection in held[:4]:
+            assert connection.recv(100) == b"", "the server closes a connection that sends nothing more"
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=60) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+    finally:
+        for connection in held:
+            connection.close()
+        server.shutdown()
+        server.server_close()
+    assert busiest <= 4
+    assert "Traceback" not in capfd.readouterr().err

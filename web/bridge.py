@@ -143,7 +143,8 @@ class World:
         m = self.machine
         view = {"machine": m.NAME, "mode": m.mode, "turn": m.turn, "winner": m.winner, "fault": m.fault,
                 "attract": m.attract, "turns": m.turns, "working": [list(line) for line in m.explain()],
-                "next": self.next_time(), "verdict": m.verdict() if m.mode == "over" else None}
+                "next": self.next_time(), "verdict": m.verdict() if m.mode == "over" else None,
+                "switches": m.switches()}
         if self.marbles is not None:
             view.update({"rail": m.rail, "loaded": m.loaded, "taken": m.taken, "turn_taken": m.turn_taken,
                          "running": m.running, "in_flight": m.in_flight,

@@ -19,8 +19,8 @@ const LAMP_LOOK = {
 };
 const CONTROL_NAMES = { trigger: "Trigger", new_game: "New game", handover: "Hand over" };
 // A switch's two sides in words: [the left side, the right side].
-const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["spent", "armed"] };
-const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer" };
+const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["off", "armed"] };
+const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer switch" };
 // Keys, as in the terminal simulator: a key for a button, or for a switch's side.
 const KEYS = {
   trigger: [" ", "t"], new_game: ["n"], handover: ["h", "Enter"],
@@ -30,7 +30,7 @@ const VISITOR_SETTINGS = {
   drnim: ["first", "equalizer", "rule", "opponent"],
   nimatron: ["first", "rule", "opening", "opponent"],
 };
-const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer armed at the start", rule: "Rule",
+const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer switch at armed", rule: "Rule",
   opening: "Opening", opponent: "How the machine plays" };
 const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "the machine", random: "at random",
   "last-loses": "whoever takes the last one loses", "last-wins": "whoever takes the last one wins",
@@ -140,18 +140,22 @@ function newSeed() {
   return 1 + Math.floor(Math.random() * 0xfffffffe);
 }
 
-function start(name, resting) {
-  decl = machines[name];
-  outputs = {};
-  touched = false;
+// A machine called `name` with the visitor's settings. Settings it refuses: the game under way plays
+// on; with none under way (the address set them), the machine starts on its defaults and a fresh
+// seed, once: never again and again.
+function start(name, resting, retried) {
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
   const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
-    if (view && view.machine === name) return settingError(reply.error);
+    if ((view && view.machine === name) || retried) return settingError(reply.error);
     chosen[name] = {};
-    start(name);
+    chosen.seed = newSeed();
+    start(name, resting, true);
     return settingError(reply.error);
   }
+  decl = machines[name];
+  outputs = {};
+  touched = false;
   $("settings-error").textContent = "";
   $("messages").textContent = "";
   $("said").textContent = "";
@@ -263,9 +267,16 @@ function press(input) {
 }
 
 function flip(input, to) {
-  const active = outputs[input.on[1]] === input.on_side;
-  const on = to === undefined ? !active : to;
+  const on = to === undefined ? !switchActive(input) : to;
   feed(on ? input.on : input.off);
+}
+
+// Where a switch stands: the machine remembers some (Dr. Nim's equalizer switch, which a marble
+// never moves: only the equalizer it sets); the others are shown by their indicator (the turn).
+function switchActive(input) {
+  const remembered = view.switches || {};
+  if (Object.hasOwn(remembered, input.role)) return remembered[input.role];
+  return outputs[input.on[1]] === input.on_side;
 }
 
 // --- settings -----------------------------------------------------------------
@@ -498,9 +509,10 @@ function draw() {
   for (const input of decl.inputs) {
     if (input.kind !== "switch") continue;
     const sides = SWITCH_SIDES[input.role] || ["left", "right"];
-    const side = outputs[input.on[1]];
-    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[side === "left" ? 0 : 1]}`;
-    parts[input.role].setAttribute("aria-pressed", side === input.on_side);
+    const active = switchActive(input);
+    const left = active === (input.on_side === "left");
+    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[left ? 0 : 1]}`;
+    parts[input.role].setAttribute("aria-pressed", active);
   }
   const working = $("working");
   working.textContent = "";
@@ -541,8 +553,8 @@ function onKey(event) {
 function settingsFromAddress(machine) {
   const settings = {};
   for (const [key, text] of params) {
+    if (!Object.hasOwn(machine.settings, key) || key === "seed") continue;
     const spec = machine.settings[key];
-    if (!spec || key === "seed") continue;
     if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
     else if (typeof spec.default === "number") settings[key] = /^[0-9]+$/.test(text) ? Number(text) : text;
     else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(Number));
@@ -593,14 +605,18 @@ async function boot() {
                            name === "drnim" ? "The Amazing Dr. Nim" : "The Nimatron");
     button.addEventListener("click", () => start(name));
   }
-  const seed = Number(params.get("seed"));
-  chosen.seed = Number.isInteger(seed) && seed > 0 ? seed : newSeed();
+  const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
+  chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
   document.addEventListener("keydown", onKey);
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
-  const name = machines[params.get("machine")] ? params.get("machine") : Object.keys(machines)[0];
+  // only a machine's own name: ?machine=__proto__ (or constructor) names no machine
+  const name = Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0];
   for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
+  if (params.get("seed") && chosen.seed !== seed) {
+    settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
+  }
 }
 
 boot().catch((error) => {

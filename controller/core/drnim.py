@@ -32,9 +32,15 @@ Policies where machines.md leaves a choice open:
 - The trigger is ignored while Dr. Nim's marbles run; moving the turn switch
   back before the trigger cancels the hand-over; moving it during the run is
   ignored.
-- The equalizer is set by hand before the first release only (`lenient`
-  allows it at any time). With `decide = strategy` the equalizer takes no
-  part and shows spent (left).
+- The equalizer switch is the hand that sets the original's equalizer: New
+  game arms the equalizer exactly when the switch is at armed (right), as
+  the original is set up by hand, and a marble never moves the switch, only
+  the equalizer (its indicator). The switch acts on the game under way
+  before the first release only (`lenient` allows it at any time); a move
+  later is remembered for the next game. The `equalizer` setting says where
+  the switch is until the machine hears it (a virtual switch starts there;
+  the Pi service tells the machine where the real one is at start-up). With
+  `decide = strategy` the equalizer takes no part and shows spent (left).
 - After `idle_ms` without input in a game, and `attract_after_game_ms` after
   one, the machine shows its attract pattern; any input wakes it and acts.
 """
@@ -96,7 +102,7 @@ class DrNim(Exhibit):
     INPUTS = (
         Input("trigger"),
         Input("turn_switch", SWITCH, "at the Dr. Nim side (left)", "turn", MACHINE, PLAYER, (LEFT, RIGHT)),
-        Input("equalizer_switch", SWITCH, "right (armed)", "equalizer", RIGHT, LEFT, (ON, OFF)),
+        Input("equalizer_switch", SWITCH, "right (armed)", "equalizer", RIGHT, LEFT, (ON, OFF), setting="equalizer"),
         Input("new_game"),
         Input("marble_sensor", SENSOR, "beam broken", "marble"),
     )
@@ -116,7 +122,7 @@ class DrNim(Exhibit):
         "capacity": Setting(15, 1, 999),        # marbles the rail holds
         "rule": Setting("last-loses", choices=("last-loses", "last-wins")),
         "flip_flops": Setting("auto"),          # auto (from marbles and rule), or T A B as "RRL", "LRR", ...
-        "equalizer": Setting(True),             # armed at the start of a game
+        "equalizer": Setting(True),             # the switch at armed until the machine hears it (a new game follows it)
         # any: any marble spends it; drnim: only Dr. Nim's
         "equalizer_model": Setting("any", choices=("any", "drnim")),
         # either (the visitor decides), player, machine
@@ -133,6 +139,7 @@ class DrNim(Exhibit):
         "taken": ("whole", 0, "capacity"),
         "flip_flops": ("choice", ("LLL", "LLR", "LRL", "LRR", "RLL", "RLR", "RRL", "RRR")),
         "equalizer": ("choice", (LEFT, RIGHT)),
+        "equalizer_switch": ("choice", (LEFT, RIGHT)),
         "running": ("flag",),
         "turn_taken": ("whole", 0, "capacity"),
         "in_flight": ("flag",),
@@ -204,9 +211,10 @@ class DrNim(Exhibit):
         flip_flops = c["flip_flops"]
         if flip_flops == "auto":
             flip_flops = start_setting(c["marbles"], self.rule)
+        switch = state.get("equalizer_switch") or (RIGHT if c["equalizer"] else LEFT)
         state.update({
             "mode": "play", "loaded": c["marbles"], "taken": 0, "flip_flops": flip_flops,
-            "equalizer": RIGHT if c["equalizer"] and c["decide"] == "historic" else LEFT,
+            "equalizer": RIGHT if switch == RIGHT and c["decide"] == "historic" else LEFT, "equalizer_switch": switch,
             "turn": PLAYER, "running": False, "turn_taken": 0, "turns": [],
             "in_flight": False, "retries": 0, "queued": 0, "planned": 0,
             "fault": None, "winner": None, "extra_marbles": 0,
@@ -269,6 +277,9 @@ class DrNim(Exhibit):
 
     def incidents(self):
         return {"extra-marble": self.extra_marbles}
+
+    def switches(self):
+        return {"equalizer_switch": self.state["equalizer_switch"] == RIGHT}
 
     def status(self):
         status = Exhibit.status(self)
@@ -369,12 +380,15 @@ class DrNim(Exhibit):
         s = self.state
         if position not in (LEFT, RIGHT, ON, OFF):
             return
+        side = RIGHT if position in (RIGHT, ON) else LEFT
+        s["equalizer_switch"] = side
         if self.config["decide"] != "historic":
             self.tell(out, "The equalizer takes no part when a strategy decides Dr. Nim's moves.", "refuse")
         elif (s["taken"] or s["in_flight"] or s["running"]) and not self.config["lenient"]:
-            self.tell(out, "The equalizer is set before the first marble.", "refuse")
+            self.tell(out, "The equalizer is set before the first marble: the switch counts from the next game.",
+                      "refuse")
         else:
-            s["equalizer"] = RIGHT if position in (RIGHT, ON) else LEFT
+            s["equalizer"] = side
 
     def start_machine_turn(self, now, out, release=True):
         s = self.state

@@ -54,8 +54,9 @@ LAMP_ROWS = "lamp_rows"
 # Timers that run while the machine is at rest: nothing worth keeping changes with them.
 RESTING_TIMERS = ("idle", "over", "attract")
 
-# The saved game's format: 1 had no version and no Nimatron fault; 2 adds both.
-SAVE_FORMAT = 2
+# The saved game's format: 1 had no version and no Nimatron fault; 2 adds both; 3 adds where
+# Dr. Nim's equalizer switch is (equalizer_switch).
+SAVE_FORMAT = 3
 # No timer is set further ahead than this (each time setting is at most a day).
 
 
@@ -76,12 +77,20 @@ class Input:
     says in words what "active" is, for the wiring notes. A switch's
     `positions` are the words a script may use for its sides: ON and OFF, and
     `also`, two more (such as left and right), all -> True when active.
+
+    A switch with a `setting` is one the machine remembers (Dr. Nim's
+    equalizer): the setting of that name says where it is until the machine
+    hears otherwise, and `Exhibit.switches()` where the machine believes it
+    is. A shell that can read the switch tells the machine at start-up when
+    it is elsewhere (it may have been moved while the controller was off),
+    and a virtual one starts it where the machine believes it is.
     """
 
-    def __init__(self, role, kind=BUTTON, means="pressed", name=None, on=None, off=None, also=None):
+    def __init__(self, role, kind=BUTTON, means="pressed", name=None, on=None, off=None, also=None, setting=None):
         self.role = role
         self.kind = kind
         self.means = means
+        self.setting = setting
         self.positions = {}
         if kind == BUTTON:
             self.events = (("press", role), ("release", role))
@@ -295,6 +304,11 @@ class Exhibit:
 
     def incidents(self):
         """Counts of things that went wrong in this game without stopping it, by kind."""
+        return {}
+
+    def switches(self):
+        """The switches this machine remembers (inputs with a `setting`): role -> True when the
+        machine believes the switch is at its active side."""
         return {}
 
     def explain(self):

@@ -141,7 +141,7 @@ class AppletGame(Preset):
         if heaps:
             return check_position(heaps)
         if rng is None:
-            raise PresetError("applet starts from random piles: give the heaps or a seed")
+            raise PresetError("applet starts from random piles: give the heaps, or --seed N to draw them")
         return tuple(rng.between(1, 9) for _ in range(rng.between(4, 6)))
 
 

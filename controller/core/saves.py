@@ -159,9 +159,13 @@ def migrate(data):
                         % (version, SAVE_FORMAT))
     if not isinstance(data["config"], dict) or not isinstance(data["state"], dict):
         raise SaveError("config and state must be tables")
-    if version == 1:
+    if version < SAVE_FORMAT:
         data = dict(data)
         data["state"] = dict(data["state"])
+        data["format"] = SAVE_FORMAT
+    if version == 1:
         data["state"].setdefault("fault", None)
-        data["format"] = 2
+    if version < 3 and data["machine"] == "drnim":
+        # the switch was where the settings armed the equalizer at New game
+        data["state"].setdefault("equalizer_switch", "right" if data["config"].get("equalizer", True) else "left")
     return data

@@ -10,7 +10,7 @@ One command a line; ``#`` starts a comment:
     set turn machine | switch equalizer off      a switch moved by hand
     marble                                       a marble dropped past the gate by hand
     power                                        the controller restarts
-    wait 2s | wait 500ms                         let time pass
+    wait 2s | wait 500ms | wait 5min | wait 1h   let time pass (at most a day)
     world fall=300 lost=2,3 double=4 spike=1     marbles: fall time (ms), releases (counted
                                                  from here) whose marble never arrives,
                                                  releases that let two marbles through,
@@ -43,7 +43,7 @@ from .debounce import MIN_PULSE_MS, Debouncer
 from .exhibit import RELEASE, RESTING_TIMERS, SWITCH, ConfigError
 from .marbles import Marbles
 from .registry import NAMES, machine_class
-from .values import BadValue, duration_ms, whole, wholes
+from .values import BadValue, duration_ms, is_whole, whole, wholes
 
 PRESS_MS = 100
 GAP_MS = 100
@@ -56,7 +56,10 @@ class ScriptError(ValueError):
 
 
 def parse(text):
-    """The script as a list of (line number, words)."""
+    """The script as a list of (line number, words); a UTF-8 byte-order mark
+    (which some Windows editors write first) is not part of the first word."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
     steps = []
     for number, line in enumerate(text.split("\n")):
         words = line.split("#")[0].split()
@@ -75,7 +78,7 @@ def setting_value(setting, key, text):
             return False
         raise BadValue("%s is %r: it must be true or false (on or off)" % (key, text))
     if isinstance(default, int):
-        return whole(text, key)
+        return whole(text, key, setting.low, setting.high)
     if isinstance(default, list):
         return [wholes(part, key) for part in text.split("/")]
     return text
@@ -261,7 +264,8 @@ class Script:
         verb = words[0]
         handler = VERBS.get(verb)
         if handler is None:
-            raise ScriptError("line %d: cannot read %r" % (number, " ".join(words)))
+            raise ScriptError("line %d: cannot read %r: %r is not a command (the commands: %s)"
+                              % (number, " ".join(words), verb, ", ".join(VERB_NAMES)))
         if verb not in ("machine", "game") and not self.started:
             raise ScriptError("line %d: the script must start with a 'game' or 'machine' line" % number)
         try:
@@ -350,6 +354,9 @@ class Script:
         if len(words) < 3:
             self.cannot(number, words)
         what, wanted = words[1], words[2:]
+        problem = unseeable(type(self.world.machine), what, wanted)
+        if problem:
+            raise ScriptError("line %d: expect %s: %s" % (number, what, problem))
         commands = self.world.commands[self.seen:]
         if what == "commands":
             self.seen = len(self.world.commands)
@@ -378,6 +385,44 @@ VERBS = {
     "settle": Script.settle,
     "expect": Script.expect,
 }
+VERB_NAMES = ("game", "machine", "press", "set", "switch", "marble", "power", "wait", "world", "settle", "expect")
+
+# What an `expect` may name, with the words it can ever see (None: a number; a list of numbers for rows).
+SEEN = {"winner": ("none", "player", "machine"), "mode": ("play", "over"), "attract": ("yes", "no"),
+        "turn": ("player", "machine"), "equalizer": ("on", "off"), "rail": None, "releases": None, "rows": None}
+SIDES = ("left", "right")
+
+
+def unseeable(cls, what, words):
+    """Why `expect WHAT WORDS` could never hold, whatever the machine did (a script that
+    cannot be read, not a failed expectation), or None."""
+    if what == "fault":
+        faults = [fault or "none" for fault in cls.STATE["fault"][1]]
+        if len(words) != 1 or words[0] not in faults:
+            return "%r is not a fault of %s: %s" % (" ".join(words), cls.TITLE, ", ".join(faults))
+    elif what == "controls":
+        for word in words:
+            key, _, side = word.partition("=")
+            if key not in CONTROLS or side not in SIDES:
+                return "%r is not a control and its side, such as equalizer=left (controls: %s)" % (
+                    word, ", ".join(CONTROLS))
+    elif what == "turns":
+        for word in words:
+            parts = word.split(":")
+            if len(parts) < 2 or parts[0] not in ("player", "machine") or not all(is_whole(p) for p in parts[1:]):
+                return "%r is not a turn such as player:2 or machine:4:1" % word
+    elif what in SEEN:
+        choices = SEEN[what]
+        if len(words) != 1:
+            return "give one value, not %d" % len(words)
+        if choices is None:
+            for part in words[0].split(",") if what == "rows" else [words[0]]:
+                if not is_whole(part):
+                    return "%r is not %s" % (words[0], "a list of numbers such as 1,3,5,7" if what == "rows"
+                                             else "a whole number")
+        elif words[0] not in choices:
+            return "%r is never seen: %s or %s" % (words[0], ", ".join(choices[:-1]), choices[-1])
+    return None
 
 
 def mismatch(view, commands, what, words):

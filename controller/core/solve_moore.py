@@ -12,10 +12,18 @@ def searched(variant, position):
     return variant.misere and variant.k > 1
 
 
+def reach(variant, position):
+    """The k that counts: a move touches at most every heap there is, so with
+    k at least the number of heaps the game is the same as with k equal to
+    it (a column sum, at most that number, is a multiple of k+1 only when
+    it is 0 either way). A k of a billion then costs no memory and no time."""
+    return min(variant.k, len(position))
+
+
 def wins(variant, position):
     if variant.misere:
         return solve_nim.wins(variant, position)
-    k1 = variant.k + 1
+    k1 = reach(variant, position) + 1
     bit = 1
     top = max(position) if position else 0
     while bit <= top:
@@ -32,13 +40,13 @@ def wins(variant, position):
 def moves(variant, position):
     if variant.misere:
         return solve_nim.moves(variant, position)
-    return _moore_normal_moves(position, variant.k)
+    return _moore_normal_moves(position, reach(variant, position))
 
 
 def count(variant, position):
     if variant.misere:
         return solve_nim.count(variant, position)
-    return _moore_normal_count(position, variant.k)
+    return _moore_normal_count(position, reach(variant, position))
 
 
 def _top_bit(position):

@@ -44,16 +44,20 @@ def range_text(low, high):
     return " from %d to %d" % (low, high)
 
 
+# A duration's units, longest first (so that "ms" is not read as "s").
+UNITS = (("min", 60000), ("ms", 1), ("s", 1000), ("h", 3600000))
+
+
 def duration_ms(text, what="a duration", low=0, high=DAY_MS):
-    """Milliseconds from ``500ms``, ``2s`` or a bare number of milliseconds."""
-    if isinstance(text, str) and text.endswith("ms"):
-        number, scale = text[:-2], 1
-    elif isinstance(text, str) and text.endswith("s"):
-        number, scale = text[:-1], 1000
-    else:
-        number, scale = text, 1
+    """Milliseconds from ``500ms``, ``2s``, ``5min``, ``1h`` or a bare number of milliseconds."""
+    number, scale = text, 1
+    if isinstance(text, str):
+        for unit, ms in UNITS:
+            if text.endswith(unit):
+                number, scale = text[:-len(unit)], ms
+                break
     if not isinstance(number, str) or not is_whole(number):
-        raise BadValue("%s is not a duration such as 500ms or 2s" % quoted(text))
+        raise BadValue("%s is not a duration such as 500ms, 2s, 5min or 1h" % quoted(text))
     value = int(number) * scale
     if not low <= value <= high:
         raise BadValue("%s %s is out of range: it must be from %dms to %dms" % (what, quoted(text), low, high))

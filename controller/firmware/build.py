@@ -102,7 +102,10 @@ def prepare_folder(out):
                 raise FirmwareError("--out: %s holds files that are not a firmware build; "
                                     "choose an empty or new folder" % out)
             shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FirmwareError("--out: cannot make %s: %s" % (out, error.strerror or error))
 
 
 def pin_config(machine, mode):

@@ -111,6 +111,10 @@ def run_calibrate(args, out):
     config, pinmap = load_service_config(path)
     if not machine_class(config.machine_name).has_output(RELEASE):
         raise ArgumentError("calibrate: the %s has no marble release: nothing to calibrate" % config.machine_name)
+    capacity = config.machine["capacity"]
+    if args.marbles > capacity:
+        raise ArgumentError("--marbles: the rail holds at most %d marbles (%s.capacity), not %d"
+                            % (capacity, config.machine_name, args.marbles))
     try:
         bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
     except (ServiceRunning, NoGPIO) as error:

@@ -36,21 +36,36 @@ def service_pid(config):
             pid = json.load(f)["pid"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+    if pid == os.getpid() or not controller_alive(pid):
         return None
+    return pid
+
+
+def process_alive(pid):
+    """True when process `pid` exists (a pid from a stale heartbeat may have ended)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2 ** 31:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return None
+        return False
     except PermissionError:
         pass          # alive, and someone else's (the drnim user's)
+    return True
+
+
+def controller_alive(pid):
+    """True when process `pid` is alive and is a `controller` (a pid from a stale
+    heartbeat may have ended, or been reused by another program)."""
+    if not process_alive(pid):
+        return False
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as f:
             if b"controller" not in f.read():
-                return None
+                return False
     except OSError:
         pass          # no /proc here, or hidden from us: trust the heartbeat
-    return pid
+    return True
 
 
 def check_free(config):

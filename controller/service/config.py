@@ -84,6 +84,22 @@ def read_regular_file(path, what="file"):
         raise ConfigError("%s: cannot read it (%s)" % (path, error))
 
 
+def check_not_writable_by_all(path, what="file"):
+    """ConfigError when anyone on this computer may change the file at `path`: the file writable by
+    every user, or its folder (without the sticky bit, which keeps others' files theirs)."""
+    try:
+        if os.stat(path).st_mode & stat.S_IWOTH:
+            raise ConfigError("%s: the %s is writable by every user of this computer, so anyone could change "
+                              "what the controller drives: chmod o-w %s" % (path, what, path))
+        folder = os.path.dirname(os.path.abspath(path))
+        mode = os.stat(folder).st_mode
+        if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+            raise ConfigError("%s: its folder %s is writable by every user of this computer, so anyone could "
+                              "replace the %s: chmod o-w %s" % (path, folder, what, folder))
+    except OSError as error:
+        raise ConfigError("%s: cannot read it (%s)" % (path, error.strerror or error))
+
+
 def check_folder(where, key, value):
     """A folder setting: empty (the default), or a path that is, or can become, a folder."""
     if not value:
@@ -104,6 +120,7 @@ def load_config(path=None, overrides=None):
     where = path or "the defaults"
     if path:
         raw = read_regular_file(path)
+        check_not_writable_by_all(path, "configuration")
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:

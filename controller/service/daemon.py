@@ -46,7 +46,7 @@ from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
-from controller.service.store import StateStore
+from controller.service.store import StateStore, replace_file
 
 # Edges handled before the deadlines are looked at again.
 BATCH = 64
@@ -171,11 +171,21 @@ class Service:
     def start(self):
         now = self.clock()
         self.handle(("power",), now)
+        self.tell_switches(now)
         if self.notifier.watchdog_ms:
             self.next_ping = now
         self.next_heartbeat = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
+
+    def tell_switches(self, now):
+        """Tell the machine where the switches it remembers (Dr. Nim's equalizer) really are,
+        when that is not where it believes: one may have been moved while the controller
+        was off, or stand elsewhere than the configuration says."""
+        for role, active in sorted(self.machine.switches().items()):
+            level = self.board.level(role)
+            if level != active:
+                self.input(role, level, now)
 
     # --- the loop ---------------------------------------------------------------
     def run(self):
@@ -406,10 +416,8 @@ class Service:
         folder = self.config.runtime_dir()
         try:
             os.makedirs(folder, exist_ok=True)
-            temporary = os.path.join(folder, "status.json.new")
-            with open(temporary, "w") as f:
-                json.dump(status, f)
-            os.replace(temporary, os.path.join(folder, "status.json"))
+            # readable by staff for `controller status`; a link planted at status.json.new is never followed
+            replace_file(os.path.join(folder, "status.json"), json.dumps(status).encode(), mode=0o644, durable=False)
         except OSError as error:
             self.log("cannot write the status file in %s: %s" % (folder, error))
 
@@ -428,6 +436,10 @@ class Service:
         self.stats.close()
         if self.telemetry:
             self.telemetry.close()
+        try:
+            os.remove(os.path.join(self.config.runtime_dir(), "status.json"))
+        except OSError:
+            pass    # never written, or the folder gone: nothing says the service runs
         self.log("stopped: every output is off")
 
 

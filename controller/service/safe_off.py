@@ -17,8 +17,11 @@ One output at a time: one that cannot be driven does not keep the others on.
 A bad configuration must not stop the outputs going off: then the machine (and
 the GPIO backend) it names are read from it if they can be, and the machine's
 pin map is used (the configured one if it loads, else the default one). When
-not even the machine can be read, nothing is driven: driving another machine's
-pins could fight this one's inputs.
+not even the machine can be read (`machine = "drnom"`), every output of every
+machine's default pin map is driven off, one map after the other: a solenoid
+left energised burns, while a pin that is an input of the machine actually
+wired meets a 1 kΩ resistor (every panel button and switch has one, see
+hardware/README.md) and ends at a resting level.
 """
 
 import time
@@ -40,11 +43,12 @@ SERVO_CLOSE_S = 0.5
 
 
 class Choice:
-    """What safe-off drives: a pin map and a GPIO backend (pinmap None: nothing), and the
-    configuration's problem in one line (None when the configuration is good)."""
+    """What safe-off drives: pin maps (one, or every machine's when the machine cannot be
+    read; none: nothing) on a GPIO backend, and the configuration's problem in one line
+    (None when the configuration is good)."""
 
-    def __init__(self, pinmap, backend, problem=None):
-        self.pinmap = pinmap
+    def __init__(self, pinmaps, backend, problem=None):
+        self.pinmaps = pinmaps
         self.backend = backend
         self.problem = problem
 
@@ -68,8 +72,8 @@ def choose(path):
     try:
         check_with_pinmap(config, pinmap)
     except ValueError as error:
-        return Choice(pinmap, backend, str(error))
-    return Choice(pinmap, backend)
+        return Choice([pinmap], backend, str(error))
+    return Choice([pinmap], backend)
 
 
 def named_in(path):
@@ -90,14 +94,21 @@ def named_in(path):
 
 def fallback(machine, backend, problem):
     if machine is None:
-        return Choice(None, backend, problem + "; the machine cannot be read from it: no output driven")
+        pinmaps = []
+        for name in NAMES:
+            try:
+                pinmaps.append(load_pinmap(default_pinmap_path(name)))
+            except ValueError:
+                pass    # a damaged default map: the others still go off
+        return Choice(pinmaps, backend, "%s; the machine cannot be read from it: used every machine's default pin "
+                      "map (%s)" % (problem, ", ".join(pinmap.machine for pinmap in pinmaps) or "none could be read"))
     path = default_pinmap_path(machine)
     try:
         pinmap = load_pinmap(path)
     except ValueError as error:
-        return Choice(None, backend, "%s; the default %s pin map cannot be used either (%s): no output driven"
+        return Choice([], backend, "%s; the default %s pin map cannot be used either (%s): no output driven"
                       % (problem, machine, error))
-    return Choice(pinmap, backend, "%s; used the default %s pin map %s" % (problem, machine, path))
+    return Choice([pinmap], backend, "%s; used the default %s pin map %s" % (problem, machine, path))
 
 
 def switch_off(pinmap, pin_factory, sleep=time.sleep):
@@ -149,20 +160,23 @@ def run(path, out, err):
     if choice.problem:
         err.write("controller safe-off: %s\n" % choice.problem)
     status = 2 if choice.problem else 0
-    if choice.pinmap is None:
+    if not choice.pinmaps:
         return status
     try:
         factory = pin_factory_for(choice.backend)
     except NoGPIO as error:
         err.write("controller safe-off: %s\n" % error)
         return status or 1
+    failed = []
     try:
-        done, failed = switch_off(choice.pinmap, factory)
+        for pinmap in choice.pinmaps:
+            done, more = switch_off(pinmap, factory)
+            failed += more
+            if done:
+                out.write("controller safe-off: %s outputs at rest (pin map %s): %s\n"
+                          % (pinmap.machine, pinmap.path, "; ".join(done)))
     finally:
         factory.close()
-    if done:
-        out.write("controller safe-off: %s outputs at rest (pin map %s): %s\n"
-                  % (choice.pinmap.machine, choice.pinmap.path, "; ".join(done)))
     if failed:
         err.write("controller safe-off: could not drive %s (is another program using the GPIO?)\n"
                   % "; ".join(failed))

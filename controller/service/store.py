@@ -25,29 +25,39 @@ def untaken(prefix, when, suffix=""):
     return path
 
 
-def replace_file(path, payload, mode=0o600, before=None):
+def replace_file(path, payload, mode=0o600, before=None, durable=True):
     """Replace the file at `path` by `payload` (bytes) with write, fsync and an
     atomic rename, then an fsync of the folder: after a power cut, the old file
     or the new one, never half of one. `before(temporary)` is called on the new
     file, written, before the rename: when it raises, the new file is removed
-    and `path` is left as it was. OSError is the caller's."""
+    and `path` is left as it was. A symbolic link planted at `path`.new is
+    removed, not written through. `durable=False` leaves out the fsyncs, for
+    a file rewritten every few seconds that a power cut may lose (the
+    heartbeat). OSError is the caller's."""
     temporary = path + ".new"
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        # whatever is at the temporary name goes first (a link there is removed, never followed),
+        # then the file is made new and only then written: its target is never someone else's file
+        if os.path.lexists(temporary):
+            os.remove(temporary)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
         try:
             os.fchmod(fd, mode)
             written = 0
             while written < len(payload):
                 written += os.write(fd, payload[written:])
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if before is not None:
             before(temporary)
         os.replace(temporary, path)
     finally:
-        if os.path.exists(temporary):
+        if os.path.lexists(temporary):
             os.remove(temporary)
+    if not durable:
+        return
     folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
         os.fsync(folder)

@@ -24,26 +24,30 @@ JAM_WAIT_MS = 5000
 
 
 def autoplay(sim, games, visitor="perfect", seed=0, report=None):
-    """Play `games` games; returns the summary as a dict."""
+    """Play `games` games; returns the summary as a dict. Ctrl-C stops the run: the summary
+    then has the games played before it, and "stopped" is True (the game under way is not counted)."""
     report = report or (lambda text: None)
     rng = Random(seed)
     player = find_player(VISITORS[visitor], rng)
     summary = {"games": 0, "player": 0, "machine": 0, "faults": {}, "marbles released": 0, "unfinished": 0,
-               "glitches": 0, "jams": 0, "left on the rail": 0, "left unexplained": 0}
-    for number in range(games):
-        glitches = sim.glitches
-        if number:
-            sim.press("new_game")
-        finished = play_one(sim, player, rng, summary)
-        summary["games"] += 1
-        winner = sim.machine.winner
-        if finished and winner:
-            summary[winner] += 1
-        else:
-            summary["unfinished"] += 1
-        if sim.marbles:
-            count_the_marbles(sim, summary, sim.glitches - glitches)
-        report("game %d: %s" % (number + 1, "won by " + winner if winner else "unfinished"))
+               "glitches": 0, "jams": 0, "left on the rail": 0, "left unexplained": 0, "stopped": False}
+    try:
+        for number in range(games):
+            glitches = sim.glitches
+            if number:
+                sim.press("new_game")
+            finished = play_one(sim, player, rng, summary)
+            summary["games"] += 1
+            winner = sim.machine.winner
+            if finished and winner:
+                summary[winner] += 1
+            else:
+                summary["unfinished"] += 1
+            if sim.marbles:
+                count_the_marbles(sim, summary, sim.glitches - glitches)
+            report("game %d: %s" % (number + 1, "won by " + winner if winner else "unfinished"))
+    except KeyboardInterrupt:
+        summary["stopped"] = True
     if sim.marbles:
         summary["marbles released"] = sim.marbles.releases
         summary["glitches"] = sim.glitches
@@ -115,7 +119,8 @@ def check_faults(sim, summary):
 
 def summary_lines(summary):
     faults = ", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"
-    lines = ["games: %d" % summary["games"],
+    lines = ["games: %d%s" % (summary["games"], " (stopped by Ctrl-C; the game under way is not counted)"
+                              if summary["stopped"] else ""),
              "wins: visitor %d, machine %d%s" % (summary["player"], summary["machine"],
                                                 ", unfinished %d" % summary["unfinished"] if summary["unfinished"]
                                                 else ""),

@@ -47,15 +47,26 @@ class EdgePin(BoundedPin):
         return changed
 
 
-def rest_inputs(factory, pinmap):
+def rest_inputs(factory, pinmap, switches=None):
     """The external resistors of a pin map's inputs on mock pins: a pin with no
     internal pull floats, so each such input (the marble sensor, with its
     10 kΩ pull-up to 3.3 V) is driven to its level at rest before the service
-    reads it."""
+    reads it. `switches` (a machine's `switches()`: role -> active) are the
+    switches a person set where the machine believes they are, as the
+    configuration says (Dr. Nim's equalizer switch at armed): each holds its
+    line (BoundedPin.held) through the pull the board sets."""
     for spec in pinmap.inputs.values():
         if spec.pull == "none":
             pin = factory.pin(spec.pin)
             (pin.drive_low if spec.active_high else pin.drive_high)()
+    for role, active in (switches or {}).items():
+        hold(factory.pin(pinmap.inputs[role].pin), active == pinmap.inputs[role].active_high)
+
+
+def hold(pin, level):
+    """A switch holds `pin` at `level` (a BoundedPin keeps it when a board sets its pull)."""
+    pin.held = level
+    (pin.drive_high if level else pin.drive_low)()
 
 
 class Chip74HC595:
@@ -114,6 +125,7 @@ class Simulation:
         if cls.has_output(LAMP_ROWS):
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
         self.next_glitch = self.draw_glitch()
+        rest_inputs(self.factory, self.pinmap, cls(machine_settings).switches())
         self.start_service()
 
     def start_service(self):
@@ -270,6 +282,7 @@ class Simulation:
             self.edge(pin, not on)
             self.advance(GAP_MS)
         self.edge(pin, on)
+        pin.held = bool(pin.state)      # the lever stays there through a restart of the service
         self.advance(GAP_MS)
 
     def settle(self, limit_ms=60000):

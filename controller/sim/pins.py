@@ -13,7 +13,19 @@ HISTORY = 100
 
 
 class BoundedPin(MockPWMPin):
-    """A MockPWMPin whose history of states holds at most 2 * HISTORY records."""
+    """A MockPWMPin whose history of states holds at most 2 * HISTORY records.
+
+    `held`, when not None, is the level a switch holds the line at: a toggle
+    that joins the pin to GND keeps it low whatever internal pull the board
+    sets (gpiozero's MockPin would let the pull-up win when a board is built).
+    """
+
+    held = None
+
+    def _set_pull(self, value):
+        super()._set_pull(value)
+        if self.held is not None:
+            (self.drive_high if self.held else self.drive_low)()
 
     def _change_state(self, value):
         changed = super()._change_state(value)

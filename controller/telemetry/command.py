@@ -7,14 +7,19 @@ The table is the exhibits' retained statuses (so `--once` shows them at once,
 for scripts and cron). The live table and `stats` also take every game and
 fault into the fleet's store (fleet.py), under a persistent MQTT session: the
 broker keeps them (QoS 1) while no follower runs, and they come in at the
-next start. `--once` uses a session of its own, so a cron job never takes the
-live table's. An unreachable or refusing broker is one line and exit status 1.
+next start. A message is acknowledged to the broker only once the store has
+committed it (paho's manual acknowledgement): a follower killed, stopped or
+out of disk space before that gets it again at its next start, and the store
+keeps it once by its id. `--once` uses a session of its own, so a cron job
+never takes the live table's. An unreachable or refusing broker is one line
+and exit status 1.
 """
 
 import os
 import queue
 import socket
 import sqlite3
+import ssl
 import sys
 import threading
 import time
@@ -22,10 +27,13 @@ import uuid
 
 from controller.cli import ArgumentError, argument
 from controller.core.values import is_whole, quoted
+from controller.printable import printable
 from controller.telemetry.fleet import Fleet, FleetStore, table
 from controller.telemetry.payloads import subscriptions
 from controller.telemetry.settings import default_port
 
+# Messages kept in one transaction, at most (the broker sends 20 at a time before it waits for acknowledgements).
+BATCH = 1000
 # --once and stats: the broker has sent what it holds once nothing came for this long...
 QUIET_S = 0.5
 # ...or after this long, whatever comes.
@@ -59,7 +67,8 @@ def broker_address(text):
 def add_parser(commands):
     fleet = commands.add_parser("fleet", help="every exhibit on an MQTT broker, live (stats: their games)")
     fleet.set_defaults(action=run)
-    fleet.add_argument("what", nargs="?", choices=["stats"], help="stats: the games of all exhibits over a period")
+    fleet.add_argument("what", nargs="?", choices=["stats"], metavar="stats",
+                       help="the games of all exhibits over a period (without it: the table of exhibits)")
     fleet.add_argument("--broker", default="localhost", metavar="HOST[:PORT]",
                        help="the broker (default localhost, port 1883, 8883 with --tls)")
     fleet.add_argument("--prefix", default="nim-museum", help="the exhibits' topic_prefix (default nim-museum)")
@@ -70,7 +79,7 @@ def add_parser(commands):
     fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
     fleet.add_argument("--tls", action="store_true", help="connect with TLS")
     fleet.add_argument("--ca-file", metavar="PATH", help="with --tls: the broker's CA certificate")
-    fleet.add_argument("--username")
+    fleet.add_argument("--username", help="log in to the broker as this user (with --password-file)")
     fleet.add_argument("--password-file", metavar="PATH", help="a file whose first line is the password")
 
 
@@ -90,10 +99,12 @@ def run(args, out):
         raise ArgumentError("--once: 'controller fleet stats' always prints once")
     if args.ca_file and not args.tls:
         raise ArgumentError("--ca-file: give --tls too")
+    if args.password_file and not args.username:
+        raise ArgumentError("--password-file: give --username too")
     host, port = argument("--broker", broker_address, args.broker)
     port = port or default_port(args.tls)
     period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
-    log = lambda text: sys.stderr.write("controller fleet: %s\n" % text)  # noqa: E731
+    log = lambda text: sys.stderr.write("controller fleet: %s\n" % printable(text))  # noqa: E731
     path = args.db or default_db() if not args.once else ":memory:"
     try:
         store = FleetStore(path)
@@ -124,6 +135,10 @@ def run(args, out):
                 out.write(table(fleet.rows()) + "\n")
                 return 0
             return live(follower, fleet, out, "%s:%d" % (host, port))
+        except sqlite3.Error as error:
+            sys.stderr.write("controller fleet: the store %s cannot keep what comes (%s): what it did not keep waits "
+                             "at the broker\n" % (path, error))
+            return 1
         finally:
             follower.stop()
     finally:
@@ -137,21 +152,21 @@ def cannot_open(what, error):
 
 def print_stats(store, period, out):
     games, faults = store.summary(time.time() - period)
-    rows = [[exhibit, machine, str(count), str(machine_wins), str(player_wins), "%.1f" % turns,
+    rows = [[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins), "%.1f" % turns,
              "-" if seconds is None else "%d s" % seconds]
             for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
     total = sum(row[2] for row in games)
     rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)), "", ""])
     out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
                            "length (mean)"]) + "\n")
-    out.write("Faults: %s\n" % (", ".join("%s %d" % row for row in faults) or "none"))
+    out.write("Faults: %s\n" % (", ".join("%s %d" % (printable(fault), count) for fault, count in faults) or "none"))
     return 0
 
 
 def live(follower, fleet, out, where):
     """Redraw the table every second until Ctrl-C."""
     notes = []
-    fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + text)
+    fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + printable(text))
     try:
         while True:
             end = time.monotonic() + 1.0
@@ -180,7 +195,8 @@ class Follower:
         self.answer = None
         self.answered = threading.Event()
         self.subscribed = threading.Event()
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
+                             manual_ack=True)
         if args.tls:
             client.tls_set(ca_certs=args.ca_file)
         if args.username:
@@ -190,7 +206,7 @@ class Follower:
         client.on_connect = self.on_connect
         client.on_disconnect = lambda c, u, flags, reason, p: setattr(self, "connected", False)
         client.on_subscribe = lambda c, u, mid, reasons, p: self.subscribed.set()
-        client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, m.retain))
+        client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, m.retain, m.mid, m.qos))
         self.client = client
 
     def on_connect(self, client, userdata, flags, reason, properties):
@@ -203,6 +219,9 @@ class Follower:
     def start(self):
         try:
             self.client.connect(self.host, self.port, keepalive=30)
+        except ssl.SSLError as error:
+            from controller.telemetry.publisher import tls_failure
+            raise Unreachable("TLS failed: %s (see --ca-file and the broker's certificate)" % tls_failure(error))
         except (OSError, ValueError) as error:
             raise Unreachable("cannot reach the broker (%s)" % (getattr(error, "strerror", None) or error))
         self.client.loop_start()
@@ -214,21 +233,35 @@ class Follower:
             raise Unreachable("the broker refused us (%s)" % self.answer)
 
     def pump(self, timeout):
-        """Hand the messages that came to the fleet, waiting up to `timeout` s for the first;
-        a batch is kept in one transaction. How many."""
-        count = 0
+        """Hand the messages that came to the fleet, waiting up to `timeout` s for the first; a batch
+        is kept in one transaction, and only then acknowledged, in the order it came. How many."""
+        batch = []
         end = time.monotonic() + timeout
-        while True:
+        while len(batch) < BATCH:
             try:
-                name, payload, retained = self.messages.get(timeout=max(0.0, end - time.monotonic()) if not count
-                                                             else 0)
+                item = self.messages.get(timeout=max(0.0, end - time.monotonic()) if not batch else 0)
             except queue.Empty:
                 break
-            self.fleet.message(name, payload, retained)
-            count += 1
-        if count:
+            batch.append(item)
+            self.take(*item[:3])
+        if batch:
             self.fleet.store.commit()
-        return count
+            for _, _, _, mid, qos in batch:
+                if qos:
+                    self.client.ack(mid, qos)
+        return len(batch)
+
+    def take(self, name, payload, retained):
+        """One message into the fleet. The fleet checks every message, so none should fail; should one
+        fail all the same, it costs one line, not the follower (nor the games that come after it).
+        The store's own failures stop the follower: then nothing more is acknowledged."""
+        try:
+            self.fleet.message(name, payload, retained)
+        except sqlite3.Error:
+            raise
+        except Exception as error:
+            self.fleet.log("ignored a message: %s: it could not be read (%s: %s)" % (name, type(error).__name__,
+                                                                                    error))
 
     def collect(self):
         """What the broker holds now: the retained statuses and any queued games, until it goes quiet."""

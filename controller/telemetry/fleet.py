@@ -2,12 +2,17 @@
 
 MQTT's QoS 1 delivers a message at least once: after a lost acknowledgement
 the exhibit sends a game again. Each game has an id, and `FleetStore` keeps
-a game only the first time it sees the id, so the counts are exact
-(`insert or ignore`). The store is SQLite, on the follower's computer.
+a game only the first time it sees the id from that exhibit, so the counts
+are exact (`insert or ignore`); keyed by exhibit too, so that one exhibit
+cannot take another's ids first. The store is SQLite, on the follower's
+computer.
 
 A message that is not ours (a stranger on the same topics, a newer version,
-a damaged payload) is ignored with one line in the log, never a crash. An
-empty retained status is MQTT's way to clear it: the exhibit is forgotten.
+a damaged payload, a game from the future) is ignored with one line in the
+log, never a crash. An empty retained status is MQTT's way to clear it: the
+exhibit is forgotten. Of a status only what the table shows is kept, each
+text cut short: a stranger's thousands of retained statuses, fat with fields
+of their own, cost little memory.
 """
 
 import datetime
@@ -15,16 +20,27 @@ import os
 import sqlite3
 import time
 
+from controller.printable import printable
 from controller.telemetry.payloads import BadMessage, decode
 
+# Version 1 of the store keys games and faults by (exhibit, id); version 0 (no user_version) by id alone.
+STORE_VERSION = 1
 SCHEMA = """
-create table if not exists games (id text primary key, exhibit text not null, machine text not null,
-    winner text not null, turns integer not null, duration_s integer, ended real not null);
-create table if not exists faults (id text primary key, exhibit text not null, machine text not null,
-    fault text not null, at real not null);
+create table if not exists games (exhibit text not null, id text not null, machine text not null,
+    winner text not null, turns integer not null, duration_s integer, ended real not null, primary key (exhibit, id));
+create table if not exists faults (exhibit text not null, id text not null, machine text not null,
+    fault text not null, at real not null, primary key (exhibit, id));
 """
 # An exhibit whose status is older than this many of its heartbeats is shown as silent.
 SILENT_AFTER_BEATS = 3
+# A game or fault from further ahead than this of the follower's clock is not believed (it would count
+# in every period of `stats` for ever).
+AHEAD_S = 86400
+# What is kept of a status, and how long a text of it may be.
+STATUS_KEPT = ("online", "at", "machine", "version", "uptime_s", "heartbeat_s", "queued", "mode", "turn", "winner",
+               "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game")
+TEXT_KEPT = 64
+FAULTS_KEPT = 8
 
 
 class FleetStore:
@@ -32,18 +48,48 @@ class FleetStore:
         if path != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         self.db = sqlite3.connect(path, timeout=5.0)
-        self.db.executescript(SCHEMA)
+        self.upgrade()
+
+    def upgrade(self):
+        """The schema, created, or brought up from version 0 (games keyed by id alone) in one transaction."""
+        db = self.db
+        if db.execute("pragma user_version").fetchone()[0] >= STORE_VERSION:
+            return
+        old = [row[0] for row in db.execute("select name from sqlite_master where type = 'table' and name in "
+                                            "('games', 'faults')")]
+        db.execute("begin")
+        try:
+            for table in old:
+                db.execute("alter table %s rename to %s_v0" % (table, table))
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if "games" in old:
+                db.execute("insert or ignore into games select exhibit, id, machine, winner, turns, duration_s, ended "
+                           "from games_v0")
+            if "faults" in old:
+                db.execute("insert or ignore into faults select exhibit, id, machine, fault, at from faults_v0")
+            for table in old:
+                db.execute("drop table %s_v0" % table)
+            db.execute("pragma user_version = %d" % STORE_VERSION)
+        except BaseException:
+            db.rollback()
+            raise
+        db.commit()
 
     def game(self, payload):
-        """Keep a game (written at the next `commit`); False when its id was kept before (a QoS 1 duplicate)."""
-        cursor = self.db.execute("insert or ignore into games values (?, ?, ?, ?, ?, ?, ?)", (
-            payload["id"], payload["exhibit"], payload["machine"], payload["winner"], payload["turns"],
-            payload["duration_s"], payload["ended"]))
+        """Keep a game (written at the next `commit`); False when its exhibit's id was kept before (a QoS 1
+        duplicate)."""
+        cursor = self.db.execute("insert or ignore into games (exhibit, id, machine, winner, turns, duration_s, ended) "
+                                 "values (?, ?, ?, ?, ?, ?, ?)", (
+                                     payload["exhibit"], payload["id"], payload["machine"], payload["winner"],
+                                     payload["turns"], payload["duration_s"], payload["ended"]))
         return cursor.rowcount == 1
 
     def fault(self, payload):
-        cursor = self.db.execute("insert or ignore into faults values (?, ?, ?, ?, ?)", (
-            payload["id"], payload["exhibit"], payload["machine"], payload["fault"], payload["at"]))
+        cursor = self.db.execute("insert or ignore into faults (exhibit, id, machine, fault, at) values (?, ?, ?, ?, ?)",
+                                 (payload["exhibit"], payload["id"], payload["machine"], payload["fault"],
+                                  payload["at"]))
         return cursor.rowcount == 1
 
     def commit(self):
@@ -88,10 +134,16 @@ class Fleet:
             self.log("ignored a message: %s" % error)
             return
         if kind == "status":
+            payload = kept(payload)
             if not payload["online"]:
                 # the last will says only "offline": what was known of the day stays
                 payload = dict(self.exhibits.get(exhibit, {}), **payload)
             self.exhibits[exhibit] = payload
+            return
+        when = payload["ended" if kind == "game" else "at"]
+        if when > self.clock() + AHEAD_S:
+            self.log("ignored a message: %s: a %s %s ahead of this computer's clock" % (
+                name, kind, ago(when - self.clock())))
         elif kind == "game":
             if self.store.game(payload):
                 self.games += 1
@@ -101,13 +153,14 @@ class Fleet:
             self.store.fault(payload)
 
     def rows(self):
-        """The table: one row of text cells per exhibit, by name."""
+        """The table: one row of text cells per exhibit, by name, each cell printable."""
         today = datetime.date.fromtimestamp(self.clock()).isoformat()
         rows = []
         for name in sorted(self.exhibits):
             status = self.exhibits[name]
-            rows.append([name, status.get("machine", "?"), self.online(status), self.fault(status)]
-                        + self.day(status, today) + [self.last_game(status)])
+            rows.append([printable(cell) for cell in [name, status.get("machine", "?"), self.online(status),
+                                                      self.fault(status)] + self.day(status, today)
+                         + [self.last_game(status)]])
         return rows
 
     def online(self, status):
@@ -137,6 +190,28 @@ class Fleet:
         if not isinstance(game, dict) or not isinstance(game.get("ended"), (int, float)):
             return "-"
         return "%s won, %s ago" % (game.get("winner"), ago(self.clock() - game["ended"]))
+
+
+def kept(status):
+    """What is known of an exhibit from its status: the documented fields (docs/telemetry.md) alone,
+    a text cut to TEXT_KEPT characters, a list to FAULTS_KEPT items, anything else of another shape
+    left out (the fields the table reads were checked by `decode`)."""
+    keep = {}
+    for key in STATUS_KEPT:
+        value = status.get(key)
+        if isinstance(value, str):
+            keep[key] = value[:TEXT_KEPT]
+        elif value is None or isinstance(value, (bool, int, float)):
+            if key in status:
+                keep[key] = value
+        elif key in ("service_faults", "rows") and isinstance(value, list):
+            keep[key] = [item[:TEXT_KEPT] if isinstance(item, str) else item for item in value[:FAULTS_KEPT]
+                         if isinstance(item, (str, int))]
+        elif key == "today":
+            keep[key] = {"date": value["date"][:10], "games": value["games"], "machine_wins": value["machine_wins"]}
+        elif key == "last_game":
+            keep[key] = {"id": value["id"][:TEXT_KEPT], "winner": value["winner"], "ended": value["ended"]}
+    return keep
 
 
 HEADINGS = ["exhibit", "machine", "online", "fault", "games today", "machine's wins", "last game"]

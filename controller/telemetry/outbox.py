@@ -28,14 +28,18 @@ class Outbox:
         self.db = sqlite3.connect(path, timeout=2.0)
         self.db.executescript(SCHEMA)
 
-    def add(self, name, payload):
-        """Queue one message; the number of old ones dropped to stay within the limit."""
+    def add(self, name, payload, game=None):
+        """Queue one message; the number of old ones dropped to stay within the limit. `game`, for a
+        game: (day, winner, the last game's record), counted in the same transaction, so that a kill
+        between the two never leaves the day's count ahead of the queue."""
         with self.db:
             self.db.execute("insert into outbox (topic, payload) values (?, ?)", (name, payload))
             over = self.size() - self.limit
             if over > 0:
                 self.db.execute("delete from outbox where seq in (select seq from outbox order by seq limit ?)",
                                 (over,))
+            if game is not None:
+                self.count_game(*game)
         return max(0, over)
 
     def size(self):
@@ -52,13 +56,12 @@ class Outbox:
             self.db.execute("delete from outbox where seq = ?", (seq,))
 
     def count_game(self, day, winner, game):
-        """Add a game to its day's tally and keep it as the last game."""
-        with self.db:
-            self.db.execute("insert or ignore into days values (?, 0, 0)", (day,))
-            self.db.execute("update days set games = games + 1, machine_wins = machine_wins + ? where day = ?",
-                            (1 if winner == "machine" else 0, day))
-            self.db.execute("delete from days where day < date(?, '-30 days')", (day,))
-            self.db.execute("insert or replace into last_game values (1, ?)", (json.dumps(game),))
+        """Add a game to its day's tally and keep it as the last game (in the caller's transaction)."""
+        self.db.execute("insert or ignore into days values (?, 0, 0)", (day,))
+        self.db.execute("update days set games = games + 1, machine_wins = machine_wins + ? where day = ?",
+                        (1 if winner == "machine" else 0, day))
+        self.db.execute("delete from days where day < date(?, '-30 days')", (day,))
+        self.db.execute("insert or replace into last_game values (1, ?)", (json.dumps(game),))
 
     def today(self, day):
         row = self.db.execute("select games, machine_wins from days where day = ?", (day,)).fetchone()

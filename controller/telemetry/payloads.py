@@ -10,6 +10,7 @@ that does not fit is refused with one line naming the topic and the problem.
 """
 
 import json
+import math
 
 from controller.core.values import quoted
 
@@ -18,6 +19,10 @@ KINDS = ("status", "game", "fault")
 # The longest payload a consumer reads: a status or a game is well under 2 KB.
 MAX_PAYLOAD = 16384
 SIDES = ("player", "machine")
+# A time is seconds since the epoch, from 0 to LATEST (the year 2286): an exhibit's clock gives no other.
+LATEST = 10 ** 10
+# Every whole number is below this in size: what a store's INTEGER holds.
+WHOLE_LIMIT = 2 ** 63
 
 
 class BadMessage(ValueError):
@@ -41,8 +46,9 @@ def decode(prefix, name, raw):
     """(exhibit, kind, payload) of a message on `name`; BadMessage with one line when it is not ours."""
     head = prefix + "/"
     parts = name[len(head):].split("/") if name.startswith(head) else []
-    if len(parts) != 2 or parts[1] not in KINDS or not parts[0]:
-        raise BadMessage("%s: not a topic of ours (%s/<exhibit>/%s)" % (quoted(name), prefix, "|".join(KINDS)))
+    if len(parts) != 2 or parts[1] not in KINDS or not parts[0] or len(parts[0].encode("utf-8", "replace")) > 64:
+        raise BadMessage("%s: not a topic of ours (%s/<exhibit>/%s, an exhibit's name 1 to 64 bytes)"
+                         % (quoted(name), prefix, "|".join(KINDS)))
     exhibit, kind = parts
     if len(raw) > MAX_PAYLOAD:
         raise BadMessage("%s: a payload of %d bytes, more than %d" % (name, len(raw), MAX_PAYLOAD))
@@ -52,6 +58,9 @@ def decode(prefix, name, raw):
         raise BadMessage("%s: not JSON: %s" % (name, quoted(raw)))
     if not isinstance(payload, dict):
         raise BadMessage("%s: not a JSON object: %s" % (name, quoted(raw)))
+    strange = strange_value(payload)
+    if strange:
+        raise BadMessage("%s: %s" % (name, strange))
     if payload.get("v") != VERSION:
         raise BadMessage("%s: version %s, this controller reads version %d" % (name, quoted(payload.get("v")),
                                                                               VERSION))
@@ -59,7 +68,8 @@ def decode(prefix, name, raw):
         raise BadMessage("%s: \"exhibit\" is %s, not the topic's %r" % (name, quoted(payload.get("exhibit")),
                                                                        exhibit))
     for key, kinds in FIELDS[kind] + (() if kind != "status" or not payload.get("online") else ONLINE_FIELDS):
-        if not isinstance(payload.get(key), kinds) or isinstance(payload.get(key), bool) and bool not in kinds:
+        if key not in payload or not isinstance(payload[key], kinds) or isinstance(payload[key], bool) \
+                and bool not in kinds:
             raise BadMessage("%s: %r is %s" % (name, key, quoted(payload.get(key)) if key in payload
                                               else "missing"))
     for key, kinds in STATUS_FIELDS if kind == "status" else ():
@@ -74,7 +84,40 @@ def decode(prefix, name, raw):
             raise BadMessage("%s: \"today\" is %s, not {date, games, machine_wins}" % (name, quoted(today)))
     if kind == "game" and payload["winner"] not in SIDES:
         raise BadMessage("%s: \"winner\" is %s, not player or machine" % (name, quoted(payload["winner"])))
+    for key in ("at", "ended", "turns", "duration_s", "uptime_s"):
+        value = payload.get(key)
+        if isinstance(value, NUMBER) and not 0 <= value <= (LATEST if key in ("at", "ended") else WHOLE_LIMIT):
+            raise BadMessage("%s: %r is %s, out of range" % (name, key, quoted(value)))
+    game = payload.get("last_game")
+    if kind == "status" and game is not None and not (
+            isinstance(game, dict) and isinstance(game.get("id"), str) and game.get("winner") in SIDES
+            and isinstance(game.get("ended"), NUMBER) and not isinstance(game["ended"], bool)
+            and 0 <= game["ended"] <= LATEST):
+        raise BadMessage("%s: \"last_game\" is %s, not {id, winner, ended}" % (name, quoted(game)))
     return exhibit, kind, payload
+
+
+def strange_value(payload):
+    """What no exhibit sends, anywhere in `payload`, in words (None when there is none): a number
+    that is not finite (1e999, NaN), a whole number no store holds, a text with a lone surrogate."""
+    waiting = [("", payload)]
+    while waiting:
+        where, value = waiting.pop()
+        if isinstance(value, dict):
+            waiting.extend(("%s.%s" % (where, key) if where else key, item) for key, item in value.items())
+            waiting.extend((where, key) for key in value)
+        elif isinstance(value, list):
+            waiting.extend(("%s[%d]" % (where, i), item) for i, item in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            return "%s is %s, not a finite number" % (where or "a key", value)
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= WHOLE_LIMIT:
+            return "%s is %s digits long, more than a store holds" % (where or "a key", len(str(abs(value))))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return "%s holds a lone surrogate, not Unicode text" % (where or "a key")
+    return None
 
 
 NUMBER = (int, float)

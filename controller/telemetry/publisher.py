@@ -44,14 +44,34 @@ SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
 STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
 
 
+class RecordingSocket(ssl.SSLSocket):
+    """A TLS socket that leaves its handshake's failure on its context: paho reports a connection
+    that failed without saying why, and a refused certificate is not a broker out of reach."""
+
+    def do_handshake(self, block=False):
+        try:
+            super().do_handshake(block)
+        except ssl.SSLError as error:
+            self.context.failure = error
+            raise
+
+
 class BrokerContext(ssl.SSLContext):
     """TLS whose certificate check names the broker, even when the connection
-    goes through the local socket (whose "host" is the socket's path)."""
+    goes through the local socket (whose "host" is the socket's path); the
+    last handshake's failure is kept in `failure`."""
 
     broker = None
+    failure = None
+    sslsocket_class = RecordingSocket
 
     def wrap_socket(self, sock, server_hostname=None, **options):
         return super().wrap_socket(sock, server_hostname=self.broker, **options)
+
+
+def tls_failure(error):
+    """A TLS error in words: the certificate check's own when there is one."""
+    return getattr(error, "verify_message", None) or getattr(error, "reason", None) or str(error)
 
 
 def tls_context(broker, ca_file):
@@ -124,16 +144,24 @@ class Telemetry:
         transport = "unix" if self.socket else "tcp"
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.exhibit, transport=transport)
         client.will_set(self.topic("status"), self.offline(), qos=1, retain=True)
-        if s["tls"]:
-            client.tls_set_context(tls_context(s["host"], s["ca_file"]))
+        context = tls_context(s["host"], s["ca_file"]) if s["tls"] else None
+        if context:
+            client.tls_set_context(context)
         if s["username"]:
             client.username_pw_set(s["username"], self.password)
         client.reconnect_delay_set(1, 30)
         client.on_connect = lambda c, u, flags, reason, p: self.inbox.put(("connected", reason))
-        client.on_connect_fail = lambda c, u: self.inbox.put(("unreachable", "no answer"))
+        client.on_connect_fail = lambda c, u: self.connect_failed(context)
         client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason))
         client.on_publish = lambda c, u, mid, reason, p: self.inbox.put(("acked", mid))
         return client
+
+    def connect_failed(self, context):
+        """paho's thread: a connection failed; with TLS, the handshake's failure, if that was it."""
+        failure = context.failure if context else None
+        if context:
+            context.failure = None
+        self.inbox.put(("unreachable", failure))
 
     def open_outbox(self):
         limit = {"limit": self.outbox_limit} if self.outbox_limit else {}
@@ -225,9 +253,14 @@ class Telemetry:
             return True
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
-            problem = "refused us (%s)" % reason if kind == "connected" else "cannot be reached" \
-                if kind == "unreachable" else "went away"
-            if self.unreachable is None or problem.startswith("refused") and problem != self.unreachable:
+            if kind == "connected":
+                problem = "refused us (%s)" % reason
+            elif kind == "unreachable" and reason is not None:
+                problem = "failed the TLS check (%s: see telemetry.ca_file and the broker's certificate)" \
+                    % tls_failure(reason)
+            else:
+                problem = "cannot be reached" if kind == "unreachable" else "went away"
+            if self.unreachable is None or problem.startswith(("refused", "failed")) and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.where, problem))
                 self.unreachable = problem
@@ -237,12 +270,12 @@ class Telemetry:
         """A game or a fault, put in the on-disk queue (and a game into today's tally)."""
         record.update({"v": VERSION, "exhibit": self.exhibit, "machine": self.machine,
                        "id": "%s/%s" % (self.exhibit, uuid.uuid4().hex[:16])})
+        game = None
+        if kind == "game":
+            game = (datetime.date.fromtimestamp(record["ended"]).isoformat(), record["winner"],
+                    {"id": record["id"], "winner": record["winner"], "ended": record["ended"]})
         try:
-            if kind == "game":
-                day = datetime.date.fromtimestamp(record["ended"]).isoformat()
-                outbox.count_game(day, record["winner"], {"id": record["id"], "winner": record["winner"],
-                                                          "ended": record["ended"]})
-            dropped = outbox.add(self.topic(kind), encode(record))
+            dropped = outbox.add(self.topic(kind), encode(record), game)
         except sqlite3.Error as error:
             self.log("telemetry: cannot queue a %s in %s (%s): it is lost" % (kind, self.path, error))
             return

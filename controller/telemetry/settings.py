@@ -6,6 +6,7 @@ docs/telemetry.md says what, and where.
 
 import os
 import socket
+import stat
 
 from controller.core.exhibit import ConfigError, Setting, check_settings
 
@@ -24,6 +25,11 @@ TELEMETRY_SETTINGS = {
 
 # Characters MQTT reserves in topics (wildcards) or that would split one.
 RESERVED = "+#/\0"
+# What a host name or an address holds besides ASCII letters and digits (an IPv6 address's colons, its
+# zone after %). Nothing else: install.sh writes the host into an environment file for systemd.
+HOST_MARKS = ".-_:%"
+# A password file holds one line: more than this is not one.
+PASSWORD_FILE_LIMIT = 4096
 
 
 def check_telemetry(where, given):
@@ -39,14 +45,16 @@ def check_telemetry(where, given):
     settings["port"] = settings["port"] or default_port(settings["tls"])
     settings["client_id"] = settings["client_id"] or socket.gethostname()
     name = settings["client_id"]
-    if any(c in RESERVED for c in name) or not name.strip() or len(name.encode()) > 64:
-        raise bad("client_id", "the exhibit's name: 1 to 64 bytes, without + # / or a NUL")
+    if any(c in RESERVED for c in name) or not name.strip() or len(name.encode()) > 64 or not name.isprintable():
+        raise bad("client_id", "the exhibit's name: 1 to 64 bytes, printable, without + # / or a NUL")
     prefix = settings["topic_prefix"]
-    if not prefix or any(c in "+#\0" for c in prefix) or prefix.startswith("/") or prefix.endswith("/"):
+    if not prefix or any(c in "+#\0" for c in prefix) or prefix.startswith("/") or prefix.endswith("/") \
+            or not prefix.isprintable():
         raise bad("topic_prefix", "must be a topic such as \"nim-museum\" or \"museum/hall-2\", without + # or a "
                                   "slash at either end")
-    if "\0" in settings["host"] or not settings["host"].strip():
-        raise bad("host", "must be the broker's host name or address")
+    host = settings["host"]
+    if not host or len(host) > 253 or any(not (c.isascii() and c.isalnum()) and c not in HOST_MARKS for c in host):
+        raise bad("host", "must be the broker's host name or address (letters, digits and . - _ : %)")
     if settings["enabled"]:
         for key in ("ca_file", "password_file"):
             path = settings[key]
@@ -75,12 +83,23 @@ def check_password(where, settings):
 
 
 def read_password(path):
-    """The first line of the password file (empty: no password); ConfigError when it cannot be read."""
+    """The first line of the password file (empty: no password); ConfigError when it cannot be read,
+    is not a regular file (/dev/zero would be read for ever), is longer than PASSWORD_FILE_LIMIT, or
+    is readable or writable by every user of this computer."""
     if not path:
         return None
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.readline().rstrip("\r\n")
-    except (OSError, UnicodeDecodeError) as error:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_mode & (stat.S_IROTH | stat.S_IWOTH):
+            raise ValueError("%s by every user of this computer: chmod o-rw %s" % (
+                "readable" if info.st_mode & stat.S_IROTH else "writable", path))
+        with open(path, "rb") as f:
+            raw = f.read(PASSWORD_FILE_LIMIT + 1)
+        if len(raw) > PASSWORD_FILE_LIMIT:
+            raise ValueError("more than %d bytes: a password file holds one line" % PASSWORD_FILE_LIMIT)
+        return raw.decode("utf-8").split("\n")[0].rstrip("\r")
+    except (OSError, ValueError) as error:
         raise ConfigError("telemetry.password_file: %s: cannot read it (%s)" % (path, getattr(error, "strerror", None)
                                                                                 or error))

@@ -78,6 +78,15 @@ def build(out=DEFAULT_OUT, fetch=True):
         raise WebError("MicroPython's WebAssembly port %s %s is not in %s: run controller web build once "
                        "with npm installed" % (PACKAGE, pinned_version(), WEB / "node_modules"))
     out = Path(out)
+    try:
+        write_page(out)
+    except OSError as error:
+        raise WebError("--out: cannot write the page in %s: %s" % (out, error.strerror or error))
+    return out
+
+
+def write_page(out):
+    """The page's files into `out` (OSError is the caller's)."""
     if out.exists():
         if out.is_dir() and not any(out.iterdir()):
             out.rmdir()
@@ -100,4 +109,3 @@ def build(out=DEFAULT_OUT, fetch=True):
         python.append("controller/core/" + name)
     # The page writes these into MicroPython's file system before it imports the bridge.
     (out / "files.json").write_text(json.dumps({"python": python, "micropython": pinned_version()}, indent=1))
-    return out

@@ -2,10 +2,21 @@
 
 A plain static server (the standard library's), bound to 127.0.0.1 only:
 the page needs nothing else. A museum's web server serves the same folder.
+
+It holds up against a program on the same computer that misbehaves: a
+folder is never listed (only its index.html is served); a connection that
+sends nothing for TIMEOUT_S is closed; at most THREADS requests are served at
+once (the others wait in a listen queue of BACKLOG); a connection cut short
+costs no traceback.
 """
 
 import functools
+import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+TIMEOUT_S = 10
+THREADS = 32
+BACKLOG = 128
 
 
 class PageHandler(SimpleHTTPRequestHandler):
@@ -16,11 +27,43 @@ class PageHandler(SimpleHTTPRequestHandler):
                           **{".mjs": "text/javascript", ".js": "text/javascript",
                              ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8"})
 
+    def list_directory(self, path):
+        """A folder without an index.html: not found, never its list of files."""
+        self.send_error(404, "Not found")
+        return None
+
     def log_message(self, format, *args):
         """Quiet: a page loads a few dozen files, and the terminal says where to look."""
 
 
-def make_server(folder, port=8000, host="127.0.0.1"):
+class PageServer(ThreadingHTTPServer):
+    """A thread a request, at most `threads` at once; a connection cut short is not an error to print."""
+
+    request_queue_size = BACKLOG
+
+    def __init__(self, address, handler, threads=THREADS):
+        self.slots = threading.BoundedSemaphore(threads)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address):
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request, client_address):
+        """A client that went away (a reset, a timeout, a closed tab): nothing to say."""
+
+
+def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS):
     """A server for `folder` on `host`:`port` (0: any free port); serve_forever() runs it."""
-    handler = functools.partial(PageHandler, directory=str(folder))
-    return ThreadingHTTPServer((host, port), handler)
+    handler = functools.partial(type("TimedPageHandler", (PageHandler,), {"timeout": timeout}), directory=str(folder))
+    return PageServer((host, port), handler, threads)
