@@ -311,7 +311,7 @@ def test_solve_draws_a_random_start_with_the_seed_that_play_would():
 @pytest.mark.parametrize("argv", [
     ["--simulate", "--script", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
     ["calibrate", "--simulate", "--config", "systemd/config.toml", "--jam-rate", "2"],
-    ["firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
+    ["firmware", "test", "--emulate", "unix", "tests/scenarios/R1-one-marble-per-press.txt", "--jam-rate", "2"],
 ])
 def test_a_jam_rate_above_1_is_refused_in_one_line_by_every_command(argv):
     """A chance above 1 is refused by the command line, the same for the simulator, calibrate and
@@ -324,7 +324,7 @@ def test_a_jam_rate_above_1_is_refused_in_one_line_by_every_command(argv):
 
 def test_the_emulated_board_takes_a_small_jam_rate_as_the_command_line_does():
     """0.00001 is a plain decimal on the way to the board (its float's text would be 1e-05, which it refuses)."""
-    result = command("firmware", "test", "--emulate", "tests/scenarios/R1-one-marble-per-press.txt",
+    result = command("firmware", "test", "--emulate", "unix", "tests/scenarios/R1-one-marble-per-press.txt",
                      "--jam-rate", "0.00001")
     assert result.returncode == 0, result.stdout
     assert result.stdout.endswith("1 script: 1 held, 0 failed\n")
