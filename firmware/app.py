@@ -34,6 +34,7 @@ fault or when it holds after resets, steady while stopped for maintenance.
 import sys
 
 import asyncio
+import json
 import machine
 import micropython
 import select
@@ -44,7 +45,7 @@ import flash
 from drivers import BoardLed, start_timer
 from runner import Lines, Runner
 
-from controller.core.protocol import MAINTENANCE_FILE, PRODUCTION, encode
+from controller.core.protocol import MAINTENANCE_FILE, PRODUCTION
 
 # Room to report an exception raised in an interrupt. Every board port has
 # it; the unix port that runs the emulated board does not.
@@ -278,7 +279,7 @@ def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=M
         if runner is not None:
             runner.send(report)     # after a line the error broke off, on a line of its own
         else:
-            write(encode(report))
+            write(json.dumps(report))
             write("\n")
         if isinstance(error, KeyboardInterrupt):
             raise

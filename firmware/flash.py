@@ -2,17 +2,16 @@
 then renamed over the old one (LittleFS renames atomically), so a power cut
 leaves either the old game or the new one, never half of one."""
 
+import json
 import os
-
-from controller.core.protocol import dump
 
 
 def save(path, data):
-    """Write `data` as JSON safely, piece by piece (the text is never held
-    whole); OSError (a full flash) is the caller's."""
+    """Write `data` as JSON safely, by MicroPython's json straight into the
+    file (its text is never held whole); OSError (a full flash) is the caller's."""
     temporary = path + ".new"
     with open(temporary, "w") as f:
-        dump(data, f.write)
+        json.dump(data, f, separators=(",", ":"))
     os.rename(temporary, path)
 
 

@@ -9,6 +9,7 @@ reason: `new_game` sets the saved game aside (it may be what the board
 cannot resume), forgets the resets and starts the board afresh.
 """
 
+import json
 import machine
 import select
 import time
@@ -28,7 +29,7 @@ def hold(config, stream, write, guard, path):
     reason = HELD % guard.count
 
     def send(message):
-        protocol.dump(message, write)
+        write(json.dumps(message))
         write("\n")
 
     def take(raw, length):
@@ -36,7 +37,7 @@ def hold(config, stream, write, guard, path):
         try:
             if raw is None:
                 raise protocol.ProtocolError("line too long: %d bytes" % length)
-            message = protocol.request(raw, config.MODE)
+            message = protocol.request(raw, config.MODE, parse=json.loads)
             ident = message.get("id")
             if message["kind"] == "new_game":
                 flash.set_aside(path)

@@ -24,27 +24,18 @@ would open for what is left of its pulse, too short to let a marble go.
 """
 
 import gc
+import json
 
 import flash
 from drivers import BoardLed, Inputs, MarbleSensor, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
-from controller.core.protocol import ProtocolError, dump
+from controller.core.keeping import Keeper
+from controller.core.protocol import ProtocolError
 from controller.core.registry import machine_class
 
-# State that changes while nothing worth a flash write happens (the attract lamps, the clock).
-UNSAVED = ("clock", "attract", "attract_step", "shown")
-
-
-def worth_keeping(state):
-    """The part of a state whose change is worth a flash write, to compare with `==`."""
-    kept = {}
-    for key in state:
-        if key not in UNSAVED:
-            kept[key] = state[key]
-    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-    return kept
+SEPARATORS = (",", ":")
 
 
 class Lines:
@@ -94,10 +85,8 @@ class Runner:
         self.deadline = None
         self.now = 0
         self.machine = None
-        self.saved = None
-        self.save_waiting = False
+        self.keeper = Keeper()
         self.storage = None
-        self.broken = False     # True while a line is being written: an error there leaves it unended
 
     # --- start ------------------------------------------------------------------
     def start(self, now):
@@ -124,9 +113,9 @@ class Runner:
         from controller.core.saves import resume
         data = problem = None
         try:
-            data = protocol.load(text)
+            data = json.loads(text)
         except ValueError as error:
-            problem = str(error)
+            problem = "not JSON (%s)" % error
         text = None         # parsed: its memory is free again for the machine it describes
         # A saved game keeps the settings the host gave it with its new_game line.
         machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
@@ -142,7 +131,6 @@ class Runner:
     def begin(self, machine, now):
         """Play `machine` from now: its outputs all sent afresh."""
         self.machine = machine
-        self.saved = None
         self.shown_status = None
         self.last_fault = machine.fault
         self.incidents = machine.incidents()
@@ -163,7 +151,7 @@ class Runner:
                 seen -= 1
         self.outputs.due(now)
         self.led.due(now)
-        if self.save_waiting and not self.outputs.pulsing():
+        if self.keeper.waiting and not self.outputs.pulsing():
             self.save(now)
         if self.deadline is not None and self.deadline <= now:
             self.handle(("tick",), now)
@@ -187,7 +175,7 @@ class Runner:
     def quiet(self):
         """Nothing under way but the machine's resting timers: no release open,
         no save waiting, no input settling, no marble falling (emulated)."""
-        return not (self.busy() or self.save_waiting or self.inputs.next_due() is not None)
+        return not (self.busy() or self.keeper.waiting or self.inputs.next_due() is not None)
 
     def move_clock(self, delta):
         """The board's clock moved by `delta` ms: everything timed moves with it."""
@@ -245,21 +233,12 @@ class Runner:
         self.send({"kind": "fault", "fault": kind, "text": text, "at": now})
 
     def save(self, now):
-        """Write the game to flash when something worth keeping changed; a
-        write that fails leaves the game playing unsaved, reported once.
-
-        While the release is open the write waits for it to shut (`step`
-        makes it then): a write holds the loop for tens of ms, and the
-        solenoid would stay open as long, long enough for a second marble.
-        Waiting loses nothing: the game saved before the release opened has
-        it under way, so a reset in between holds in "check" all the same."""
-        if self.outputs.pulsing():
-            self.save_waiting = True
+        """Write the game to flash as controller/core/keeping.py says (a release
+        that is open is first let shut); a write that fails leaves the game
+        playing unsaved, reported once."""
+        data = self.keeper.wanted(self.machine, self.outputs.pulsing())
+        if data is None:
             return
-        self.save_waiting = False
-        if worth_keeping(self.machine.state) == self.saved:
-            return
-        data = self.machine.to_dict()
         sensor = self.sensor
         if sensor:
             sensor.flash_writing = True     # a marble that goes by while the write holds the interrupts counts
@@ -274,18 +253,17 @@ class Runner:
             if sensor:
                 sensor.flash_writing = False
         self.storage = None
-        self.saved = worth_keeping(data["state"])      # from the saved copy: nothing shared with the live state
+        self.keeper.written(data)
 
     def send(self, message):
-        """One line to the host, written piece by piece: no line is ever built
-        whole, so sending makes no garbage but the pieces. A line an error
-        broke off (no memory for a piece) is ended before the next one, so the
-        error line that follows it is whole."""
-        if self.broken:
-            self.write("\n")
-        self.broken = True
-        dump(message, self.write)
-        self.broken = False
+        """One line to the host, made by MicroPython's json (C) and written whole.
+        A line is ASCII: one that is not (a host's odd text quoted back in an
+        error line) is written by the core's own writer, which escapes it."""
+        text = json.dumps(message, separators=SEPARATORS)
+        if len(text.encode()) != len(text):
+            from controller.core.jsontext import encode
+            text = encode(message)
+        self.write(text)
         self.write("\n")
 
     # --- the host's lines -----------------------------------------------------------
@@ -296,7 +274,7 @@ class Runner:
         try:
             if raw is None:
                 raise ProtocolError("line too long: %d bytes, at most %d" % (length, protocol.MAX_LINE))
-            message = protocol.request(raw, self.config.MODE, self.clock)
+            message = protocol.request(raw, self.config.MODE, self.clock, json.loads)
             ident = message.get("id")
             getattr(self, "ask_" + message["kind"])(message, ident)
         except ValueError as error:
@@ -311,7 +289,7 @@ class Runner:
         self.send(message)     # piece by piece: a state reply is never held whole
 
     def ask_state(self, message, ident):
-        reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_dict(),
+        reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_save(),
                  "status": self.machine.status(), "busy": self.busy(), "now": self.now}
         if self.world:
             reply["world"] = self.world.view()

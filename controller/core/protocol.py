@@ -2,13 +2,14 @@
 (a Pi or a laptop that watches it, keeps its statistics and runs its tests).
 
 One JSON object a line, each with a "kind"; firmware/PROTOCOL.md describes
-every kind. The encoder and the parser are here, in the core, so the board
-and the host read and write exactly the same bytes. They are our own rather
-than the `json` module's because the core imports nothing but itself, because
-MicroPython's `json` orders keys differently from CPython's (ours sorts them,
-so both runtimes send identical lines), and because a line from outside must
-never cost more than one error line: ours refuses floats, deep nesting, long
-numbers and anything but ASCII, each with a one-line message saying where.
+every kind. What a line may hold and what each kind means are here, in the
+core, the same for the board and the host. The JSON text itself is read and
+written by the core's own jsontext.py on the host (keys sorted, ASCII only,
+every refusal saying where) and by MicroPython's built-in `json` on a board,
+which is C: fast, and none of the board's heap for its code. What the
+built-in reader makes of a host's line is checked to be within the same
+subset (`plain`): no floats, no deep nesting, no long numbers; a line that is
+not ASCII is refused before either reads it.
 
 Every check on a host line happens before anything changes, so a line that is
 malformed, oversized, unknown or out of place gets one error line back and
@@ -32,6 +33,7 @@ MAX_BOARD_LINE = 65536
 MAX_DEPTH = 6
 # Digits in a number, at most: every count and time fits, and no big integer is made.
 MAX_DIGITS = 15
+LONGEST = 10 ** MAX_DIGITS
 # The longest text in an injected event (a role, a switch's name or position).
 MAX_WORD = 32
 
@@ -60,93 +62,13 @@ class ProtocolError(ValueError):
     """A line that breaks the protocol; the message says what and where."""
 
 
-# --- encoding ----------------------------------------------------------------
-def encode(message):
-    """`message` (dicts, lists, tuples, text, whole numbers, true/false/None)
-    as one line of JSON without the newline: keys sorted, ASCII only."""
-    parts = []
-    dump(message, parts.append)
-    return "".join(parts)
-
-
-def dump(value, write, depth=0):
-    """`value` as `encode` writes it, given piece by piece to `write` (a
-    file's), so a board saves its game without holding its text whole."""
-    if depth > MAX_DEPTH + 20:
-        raise ProtocolError("cannot send a value nested more than %d deep" % (MAX_DEPTH + 20))
-    if value is None:
-        write("null")
-    elif value is True:
-        write("true")
-    elif value is False:
-        write("false")
-    elif isinstance(value, int):
-        write(str(value))
-    elif isinstance(value, str):
-        _string(value, write)
-    elif isinstance(value, (list, tuple)):
-        write("[")
-        for i, item in enumerate(value):
-            if i:
-                write(",")
-            dump(item, write, depth + 1)
-        write("]")
-    elif isinstance(value, dict):
-        write("{")
-        for i, key in enumerate(sorted(value)):
-            if not isinstance(key, str):
-                raise ProtocolError("cannot send the key %s: keys are text" % quoted(key))
-            if i:
-                write(",")
-            _string(key, write)
-            write(":")
-            dump(value[key], write, depth + 1)
-        write("}")
-    else:
-        raise ProtocolError("cannot send %s: only text, whole numbers, true, false, null, lists and tables"
-                            % quoted(value))
-
-
-ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-UNESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-def _string(text, write):
-    """`text` in double quotes. MicroPython interns every one-character string
-    that indexing or iterating over text makes, for good, so the text is
-    scanned as bytes and cut by slices, never a character at a time."""
-    plain = True
-    for byte in text.encode():
-        if byte < 0x20 or byte > 0x7E or byte == 0x22 or byte == 0x5C:
-            plain = False
-            break
-    if plain:
-        write('"')
-        write(text)
-        write('"')
-        return
-    out = ['"']
-    for at in range(len(text)):
-        char = text[at:at + 1]
-        code = ord(char)
-        if char in ESCAPES:
-            out.append(ESCAPES[char])
-        elif 0x20 <= code < 0x7F:
-            out.append(char)
-        elif code > 0xFFFF:
-            code -= 0x10000
-            out.append("\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)))
-        else:
-            out.append("\\u%04x" % code)
-    out.append('"')
-    write("".join(out))
-
-
-# --- parsing -----------------------------------------------------------------
-def decode(line, limit=MAX_LINE):
+# --- reading -----------------------------------------------------------------
+def decode(line, limit=MAX_LINE, parse=None):
     """One line (text or bytes, the newline optional, at most `limit` long) as
-    a table with a text "kind"; ProtocolError saying what is wrong and at
-    which column."""
+    a table with a text "kind"; ProtocolError saying what is wrong and, where
+    the reader can tell, at which column. `parse`, another reader of JSON
+    text (a board's built-in json.loads): what it reads is checked to be
+    within the protocol's subset."""
     if isinstance(line, (bytes, bytearray)):
         if len(line) > limit + 2:
             raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), limit))
@@ -160,7 +82,7 @@ def decode(line, limit=MAX_LINE):
         raise ProtocolError("line too long: %d characters, at most %d" % (len(text), limit))
     if not text:
         raise ProtocolError("empty line: a line is one JSON object with a \"kind\"")
-    value = load(text)
+    value = load(text) if parse is None else plain(text, parse)
     if not isinstance(value, dict):
         raise ProtocolError("not an object: %s (a line is one JSON object with a \"kind\")" % quoted(text))
     kind = value.get("kind")
@@ -171,199 +93,46 @@ def decode(line, limit=MAX_LINE):
 
 def load(text):
     """One JSON value (a saved game, a line's object) in the protocol's
-    subset; ProtocolError saying what is wrong and at which column."""
-    parser = _Parser(text)
-    value = parser.value(0)
-    parser.space()
-    if parser.at < len(text):
-        parser.fail("more after the end of the value")
+    subset, read by the core's own reader (jsontext.py); ProtocolError saying
+    what is wrong and at which column."""
+    from .jsontext import load as read
+    try:
+        return read(text, MAX_DEPTH, MAX_DIGITS)
+    except ValueError as error:
+        raise ProtocolError(str(error))
+
+
+def plain(text, parse):
+    """`text` read by `parse` and checked to hold only what the protocol's own
+    reader takes: tables, lists, text, whole numbers of at most MAX_DIGITS
+    digits, true, false, null, nested at most MAX_DEPTH deep."""
+    try:
+        value = parse(text)
+    except ValueError as error:
+        raise ProtocolError("not JSON (%s): a line is one JSON object with a \"kind\"" % error)
+    within(value, 0)
     return value
 
 
-class _Parser:
-    """Reads by slices (`at`), never indexing one character: see `_string`."""
-
-    def __init__(self, text):
-        self.text = text
-        self.at = 0
-
-    def fail(self, problem):
-        shown = self.text[self.at:self.at + 12]
-        raise ProtocolError("column %d: %s%s" % (self.at + 1, problem, " at %s" % quoted(shown) if shown else
-                                                 " at the end of the line"))
-
-    def space(self):
-        text = self.text
-        while self.at < len(text) and text[self.at:self.at + 1] in " \t\r\n":
-            self.at += 1
-
-    def peek(self):
-        self.space()
-        return self.text[self.at:self.at + 1]
-
-    def expect(self, char):
-        if self.peek() != char:
-            self.fail("expected %s" % char)
-        self.at += 1
-
-    def value(self, depth):
-        char = self.peek()
-        if char == "{":
-            return self.table(depth + 1)
-        if char == "[":
-            return self.array(depth + 1)
-        if char == '"':
-            return self.string()
-        if char == "-" or "0" <= char <= "9":
-            return self.number()
-        for word, value in (("true", True), ("false", False), ("null", None)):
-            if self.text.startswith(word, self.at):
-                self.at += len(word)
-                return value
-        self.fail("expected a value")
-
-    def closed(self, end):
-        """After an item: True past `end`, False past a comma; anything else fails."""
-        char = self.peek()
-        if char == end or char == ",":
-            self.at += 1
-            return char == end
-        self.fail("expected , or %s" % end)
-
-    def nested(self, depth):
-        if depth > MAX_DEPTH:
-            self.fail("nested more than %d deep" % MAX_DEPTH)
-
-    def table(self, depth):
-        self.nested(depth)
-        self.at += 1
-        table = {}
-        if self.peek() == "}":
-            self.at += 1
-            return table
-        while True:
-            if self.peek() != '"':
-                self.fail("expected a key in double quotes")
-            start = self.at
-            key = self.string()
-            if key in table:
-                self.at = start
-                self.fail("key %s twice" % quoted(key))
-            self.expect(":")
-            table[key] = self.value(depth)
-            if self.closed("}"):
-                return table
-
-    def array(self, depth):
-        self.nested(depth)
-        self.at += 1
-        items = []
-        if self.peek() == "]":
-            self.at += 1
-            return items
-        while True:
-            items.append(self.value(depth))
-            if self.closed("]"):
-                return items
-
-    def number(self):
-        text = self.text
-        start = self.at
-        if text[self.at:self.at + 1] == "-":
-            self.at += 1
-        digits = self.at
-        while "0" <= text[self.at:self.at + 1] <= "9":
-            self.at += 1
-        count = self.at - digits
-        if count == 0:
-            self.fail("expected a digit")
-        if count > MAX_DIGITS:
-            self.at = start
-            self.fail("a number of more than %d digits" % MAX_DIGITS)
-        if count > 1 and text[digits:digits + 1] == "0":
-            self.at = start
-            self.fail("a number with a leading 0")
-        if self.at < len(text) and text[self.at:self.at + 1] in ".eE":
-            self.fail("a fraction or an exponent: numbers are whole")
-        return int(text[start:self.at])
-
-    def string(self):
-        text = self.text
-        self.at += 1
-        start = self.at
-        while self.at < len(text) and text[self.at:self.at + 1] not in '"\\':
-            if text[self.at:self.at + 1] < " ":
-                self.fail("a control character in text")
-            self.at += 1
-        if text[self.at:self.at + 1] == '"':
-            self.at += 1
-            return text[start:self.at - 1]
-        out = [text[start:self.at]]
-        while True:
-            if self.at >= len(text):
-                self.fail("text without its closing quote")
-            char = text[self.at:self.at + 1]
-            if char == '"':
-                self.at += 1
-                return "".join(out)
-            if char < " ":
-                self.fail("a control character in text")
-            if char != "\\":
-                out.append(char)
-                self.at += 1
-                continue
-            escape = text[self.at + 1:self.at + 2]
-            if escape in UNESCAPES:
-                out.append(UNESCAPES[escape])
-                self.at += 2
-            elif escape == "u":
-                code = self.hex4(self.at + 2)
-                self.at += 6
-                if 0xD800 <= code < 0xDC00 and text[self.at:self.at + 2] == "\\u":
-                    low = self.hex4(self.at + 2)
-                    if 0xDC00 <= low < 0xE000:
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        self.at += 6
-                if 0xD800 <= code < 0xE000:
-                    self.at -= 6
-                    self.fail("half of a surrogate pair")
-                out.append(_char(code))
-            else:
-                self.fail("an unknown escape")
-
-    def hex4(self, at):
-        digits = self.text[at:at + 4]
-        if len(digits) != 4:
-            self.fail("\\u without four hex digits")
-        code = 0
-        for at in range(4):
-            value = "0123456789abcdef".find(digits[at:at + 1].lower())
-            if value < 0:
-                self.fail("\\u without four hex digits")
-            code = code * 16 + value
-        return code
-
-
-def _char(code):
-    """The character of a \\u escape, made from its UTF-8 bytes: `chr` would
-    intern it for good on MicroPython, and a host may send any of a million."""
-    if code < 0x80:
-        data = (code,)
-    elif code < 0x800:
-        data = (0xC0 | code >> 6, 0x80 | code & 0x3F)
-    elif code < 0x10000:
-        data = (0xE0 | code >> 12, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F)
-    else:
-        data = (0xF0 | code >> 18, 0x80 | code >> 12 & 0x3F, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F)
-    return bytes(data).decode()
+def within(value, depth):
+    if isinstance(value, (dict, list)):
+        if depth >= MAX_DEPTH:
+            raise ProtocolError("nested more than %d deep" % MAX_DEPTH)
+        for item in value.values() if isinstance(value, dict) else value:
+            within(item, depth + 1)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -LONGEST < value < LONGEST:
+            raise ProtocolError("a number of more than %d digits" % MAX_DIGITS)
+    elif not (value is None or isinstance(value, (str, bool))):
+        raise ProtocolError("%s: numbers are whole" % quoted(value))
 
 
 # --- host lines --------------------------------------------------------------
-def request(line, mode=DEVELOPMENT, clock=REAL_CLOCK):
-    """A host's line, read and checked against what a board in `mode` on
-    `clock` accepts: the table, or ProtocolError. Nothing about the machine is
-    checked here (see `machine_event`)."""
-    message = decode(line)
+def request(line, mode=DEVELOPMENT, clock=REAL_CLOCK, parse=None):
+    """A host's line, read (by `parse`, see `decode`) and checked against what
+    a board in `mode` on `clock` accepts: the table, or ProtocolError. Nothing
+    about the machine is checked here (see `machine_event`)."""
+    message = decode(line, parse=parse)
     kind = message["kind"]
     fields = HOST_KINDS.get(kind)
     if fields is None:

@@ -88,9 +88,12 @@ def resume(cls, settings, data, problem=None, keep_settings=False):
         except SaveError as error:
             problem = str(error)
         else:
-            if keep_settings or data["config"] == settings:
+            if keep_settings:
                 return machine, "saved", None
-            return cls(settings), "new", "the saved game was for other settings"
+            fresh = cls(settings)
+            if machine.config == fresh.config:
+                return machine, "saved", None
+            return fresh, "new", "the saved game was for other settings"
     machine = cls(settings)
     machine.hold_for_check()
     return machine, "check", problem
@@ -168,4 +171,36 @@ def migrate(data):
     if version < 3 and data["machine"] == "drnim":
         # the switch was where the settings armed the equalizer at New game
         data["state"].setdefault("equalizer_switch", "right" if data["config"].get("equalizer", True) else "left")
+    if version == 4:
+        data = whole(data)
     return data
+
+
+def whole(data):
+    """A save of format 4 whole: one written short (Exhibit.to_save) has its
+    settings at their defaults left out, no outputs shown (a resumed game
+    sends them all again) and its turns as text."""
+    from .registry import machine_class
+    if data["machine"] not in NAMES:
+        return data     # refused by restore, which names it
+    config = dict((name, setting.default) for name, setting in machine_class(data["machine"]).SETTINGS.items())
+    config.update(data["config"])
+    state = {"shown": {}}
+    state.update(data["state"])
+    if "turns" in state and not isinstance(state["turns"], list):
+        state["turns"] = turns_of(state["turns"])
+    return {"format": SAVE_FORMAT, "machine": data["machine"], "config": config, "state": state}
+
+
+def turns_of(text):
+    """Turns in short ("p1,m3"; a Nimatron's "p4:1") as the state keeps them."""
+    if not isinstance(text, str):
+        raise SaveError("state.turns: %s is not the turns in short, such as \"p1,m3\"" % _describe(text))
+    turns = []
+    for turn in text.split(",") if text else ():
+        who = {"p": PLAYER, "m": MACHINE}.get(turn[:1])
+        taken = turn[1:]
+        if who is None or not taken:
+            raise SaveError("state.turns: %s is not a turn, such as p1 or m3" % _describe(turn))
+        turns.append([who, int(taken) if taken.isdigit() else taken])
+    return turns

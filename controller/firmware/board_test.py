@@ -324,7 +324,9 @@ class PicoHands(ProtocolHands):
         self.advance(GAP_MS)
 
     def drop_marble(self):
+        """The marble passes the beam whole, as on the unix emulated board and in the simulator."""
         self.world({"drop": True})
+        self.advance(self.bench.world_module.BEAM_MS)
 
     def power(self):
         self.bench.pico.power_cut()

@@ -22,6 +22,7 @@ import time
 import serial
 
 from controller.core import protocol
+from controller.core.jsontext import encode
 
 BAUD = 115200
 # How often a port that has gone is tried again.
@@ -100,7 +101,7 @@ class Link:
         if not self.try_open():
             return False
         try:
-            self.serial.write((protocol.encode(message) + "\n").encode())
+            self.serial.write((encode(message) + "\n").encode())
             self.serial.flush()
         except (serial.SerialException, OSError) as error:
             self.lost(error)

@@ -218,7 +218,8 @@ class Bench:
         self.config = config
         self.world_now = 0      # ms: the world's clock, the board's time at the event it handles
         self.watchers = {}
-        self.world = world_module().World(config, lambda: self.world_now, self)
+        self.world_module = world_module()
+        self.world = self.world_module.World(config, lambda: self.world_now, self)
         self.resting = {}
         for role, number, pull, active_high, debounce_ms in config.INPUTS:
             self.resting[number] = not active_high      # a button at rest, a switch in its "off" position
@@ -304,32 +305,42 @@ class EmulatedLink(Link):
 def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):
     """An emulated Pico with `machine`'s firmware built and deployed as a user does
     it (`controller firmware build`, then `deploy` with mpremote over its port), on
-    its bench: (pico, bench). `restart()` it once its port is open, to hear it
+    its bench: (pico, bench). Cut its power once its port is open, to hear it
     start. `images`, a folder: the flash after the deploy is kept there, and the
-    next board for the same machine, mode and MicroPython starts from it instead."""
+    next board of the same build and MicroPython starts from it instead."""
     from controller.firmware.build import build
     from controller.firmware.deploy import deploy
     pico = EmulatedPico(uf2)
     try:
-        image = Path(images) / ("%s-%s-%s.bin" % (machine, mode, Path(pico.uf2).stem)) if images else None
-        if image is not None and image.is_file():
-            pico.start(flash=image)
-        else:
-            with tempfile.TemporaryDirectory(prefix="drnim-build-") as folder:
-                build(machine, Path(folder) / machine, mode)
+        with tempfile.TemporaryDirectory(prefix="drnim-build-") as folder:
+            files = build(machine, Path(folder) / machine, mode)
+            image = Path(images) / ("%s-%s.bin" % (machine, digest(Path(folder) / machine, files, pico.uf2))) \
+                if images else None
+            if image is not None and image.is_file():
+                pico.start(flash=image)
+            else:
                 pico.start()
                 pico.run_free()
                 try:
                     deploy(pico.port, Path(folder) / machine)
                 finally:
                     pico.pause()
-            if image is not None:
-                pico.save_flash(image)
+                if image is not None:
+                    pico.save_flash(image)
         bench = Bench(pico, board_config_values(machine, mode))
     except BaseException:
         pico.stop()
         raise
     return pico, bench
+
+
+def digest(folder, files, uf2):
+    """What a deployed board's flash depends on: the build's files and the MicroPython."""
+    import hashlib
+    total = hashlib.sha256(Path(uf2).read_bytes())
+    for name in sorted(files):
+        total.update(name.encode() + b"\0" + (folder / name).read_bytes())
+    return total.hexdigest()[:16]
 
 
 class Pacer(threading.Thread):

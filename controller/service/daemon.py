@@ -39,6 +39,7 @@ import sys
 import time
 
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
+from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
@@ -58,21 +59,12 @@ STORM_WINDOW_MS = 100
 # ...and it is calm again after a whole calm window with fewer edges than this.
 CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
-# State that changes while nothing worth saving happens (the attract lamps, the clock).
-UNSAVED = ("clock", "attract", "attract_step", "shown")
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
 
 
 def monotonic_ms():
     return int(time.monotonic() * 1000)
-
-
-def worth_keeping(state):
-    """The part of a machine's state whose change is worth a write to the card."""
-    kept = dict((key, value) for key, value in state.items() if key not in UNSAVED)
-    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-    return json.dumps(kept, sort_keys=True)
 
 
 class Storm:
@@ -127,10 +119,9 @@ class Service:
         self.held_since = {}
         self.calm_check = {}
         self.shut_at = None
-        self.save_waiting = False
+        self.keeper = Keeper()
         self.next_ping = None
         self.next_heartbeat = None
-        self.saved = None
         self.last_fault = self.machine.fault
 
     # --- set-up ---------------------------------------------------------------
@@ -280,7 +271,7 @@ class Service:
         if self.shut_at is not None and self.shut_at <= now:
             self.shut_at = None
             self.board.shut_release()
-            if self.save_waiting:
+            if self.keeper.waiting:
                 self.save()
         for role, debouncer in self.debouncers.items():
             if debouncer.due() is not None and debouncer.due() <= now:
@@ -333,22 +324,15 @@ class Service:
         return commands
 
     def save(self):
-        """Write the game when something worth keeping changed. A write that
-        fails (a full or read-only card) leaves the game playing unsaved, with
-        one line in the log; the next change tries again.
-
-        While the release is open the write waits for it to shut (`due` makes
-        it then). Waiting loses nothing: the game saved before the release
-        opened has it under way, so a crash in between holds in "check" all the same."""
-        if self.shut_at is not None:
-            self.save_waiting = True
-            return
-        self.save_waiting = False
-        kept = worth_keeping(self.machine.state)
-        if kept == self.saved:
+        """Write the game as controller/core/keeping.py says (a release that is
+        open is first let shut). A write that fails (a full or read-only card)
+        leaves the game playing unsaved, with one line in the log; the next
+        change tries again."""
+        data = self.keeper.wanted(self.machine, self.shut_at is not None)
+        if data is None:
             return
         try:
-            self.store.save(self.machine.to_dict())
+            self.store.save(data)
         except OSError as error:
             problem = "cannot save the game in %s (%s): playing on unsaved; a restart now loses this game" % (
                 self.store.folder, error.strerror or error)
@@ -356,7 +340,7 @@ class Service:
                 self.log("fault: storage: " + problem)
             self.faults["storage"] = problem
             return
-        self.saved = kept
+        self.keeper.written(data)
         self.writes += 1
         if self.faults.pop("storage", None):
             self.log("the game is saved again in %s" % self.store.folder)

@@ -16,6 +16,7 @@ Besides the protocol it takes `world` lines (PROTOCOL.md), and in them
 in the same world, as a real one would.
 """
 
+import json
 import sys
 
 import machine
@@ -25,7 +26,7 @@ from host_clock import HostClockRunner
 from runner import Lines
 from world import BEAM_MS, World
 
-from controller.core.protocol import HOST_CLOCK, ProtocolError, decode, encode
+from controller.core.protocol import HOST_CLOCK, ProtocolError, decode
 
 
 class Emulator:
@@ -57,7 +58,7 @@ class Emulator:
     def world_line(self, raw):
         ident = None
         try:
-            message = decode(raw)
+            message = decode(raw, parse=json.loads)
             if message["kind"] != "world":
                 self.runner.line(raw, len(raw))
                 return
@@ -76,7 +77,7 @@ class Emulator:
             cut = False
         if ident is not None:
             reply["id"] = ident
-        self.write(encode(reply))
+        self.write(json.dumps(reply))
         self.write("\n")
         if cut:
             self.runner.outputs.safe()

@@ -2,21 +2,27 @@
 board makes of them: the checked request, or the error line it sends back.
 Runs unchanged under CPython and MicroPython; the tests compare the outputs
 byte for byte (the encoder sorts keys, so both runtimes write the same text).
-Usage: protocol_cases.py FILE   (one host line a line; MODE CLOCK on the first)
+Usage: protocol_cases.py FILE [--builtin-json]   (one host line a line; MODE CLOCK on
+the first; --builtin-json: read them with the runtime's json module, as a board does)
 """
 
 import sys
 
 from controller.core.drnim import DrNim
-from controller.core.protocol import ProtocolError, encode, machine_event, request
+from controller.core.jsontext import encode
+from controller.core.protocol import ProtocolError, machine_event, request
 
 with open(sys.argv[1], "rb") as f:
     lines = f.read().split(b"\n")
 mode, clock = lines[0].decode().split()
+parse = None
+if sys.argv[2:] == ["--builtin-json"]:
+    import json
+    parse = json.loads
 machine = DrNim()
 for line in lines[1:]:
     try:
-        message = request(line, mode, clock)
+        message = request(line, mode, clock, parse)
         if message["kind"] == "inject":
             message["event"] = machine_event(machine, message["event"])
         print(encode(message))

@@ -2,11 +2,15 @@
 two `qstr_info()` reports: the test reads both and expects the same count of
 interned strings. On a board each newly interned string is kept for good, and
 the one that fills the interned-string table makes MicroPython allocate a
-bigger one (7 KiB on the unix port) in the middle of a game."""
+bigger one (7 KiB on the unix port) in the middle of a game. Both ways a line
+is read: the core's reader (the host's), and the built-in json a board reads
+and writes with."""
 
+import json
 import micropython
 
-from controller.core.protocol import ProtocolError, decode, encode
+from controller.core.jsontext import encode
+from controller.core.protocol import ProtocolError, decode
 
 TEXT = "".join(chr(code) for code in range(32, 127)) + "\t\n\u00e9\U0001F600"
 LINES = [
@@ -18,9 +22,10 @@ LINES = [
 ]
 
 micropython.qstr_info()
-for line in LINES:
-    try:
-        decode(encode(line) if isinstance(line, dict) else line)
-    except ProtocolError:
-        pass
+for parse, write in ((None, encode), (json.loads, json.dumps)):
+    for line in LINES:
+        try:
+            decode(write(line) if isinstance(line, dict) else line, parse=parse)
+        except ProtocolError:
+            pass
 micropython.qstr_info()

@@ -98,6 +98,8 @@ class Board {
     this.stopOnLine = false;
     this.flashBusyUntil = null;
     this.freeRunning = null;
+    this.cycles = 0;           // executed, as opposed to slept through
+    this.runWallNs = 0n;
   }
 
   get now() {
@@ -218,6 +220,7 @@ class Board {
   // Run the chip until the host's time `until` (ns), or sooner for a stop: a watched pin that
   // stops a run moved, a line came out (stopOnLine), the chip reset.
   run(until, stopOnLine = false) {
+    const wall = process.hrtime.bigint();
     this.stop = null;
     this.lineSeen = false;
     this.stopOnLine = stopOnLine;
@@ -228,6 +231,7 @@ class Board {
       if (this.resetPending) this.reset('watchdog');
     }
     this.pumpSerial();
+    this.runWallNs += process.hrtime.bigint() - wall;
     return { now: this.now, stopped: this.stop || 'time', out: this.written - written };
   }
 
@@ -262,7 +266,9 @@ class Board {
         const next = clock.nextAlarm ? clock.nextAlarm.nanos : end;
         clock.tick(Math.max(0, Math.min(next, end) - clock.nanos));
       } else {
-        clock.tick(core.executeInstruction() * CYCLE_NS);
+        const cycles = core.executeInstruction();
+        this.cycles += cycles;
+        clock.tick(cycles * CYCLE_NS);
       }
     }
   }
@@ -344,6 +350,8 @@ class Board {
         return {
           now: this.now, erases: [...this.erases.entries()], pages: this.pages,
         };
+      case 'effort':
+        return { now: this.now, busy_ns: this.cycles * CYCLE_NS, run_wall_ns: Number(this.runWallNs) };
       case 'save_flash':
         fs.writeFileSync(message.path, this.chip.mcu.flash.subarray(0, FLASH_SIZE));
         return { now: this.now };
