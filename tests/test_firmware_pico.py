@@ -58,3 +58,85 @@ def test_a_scenario_plays_on_the_official_micropython_as_in_the_simulator(name, 
         connect.close()
     assert said == simulated(path)
     assert results == {str(path): []}
+
+
+class Pico:
+    """A deployed board of `machine` on the emulated Pico, with the hands and
+    the world of the scripts (controller/firmware/board_test.py)."""
+
+    def __init__(self, images, machine="drnim"):
+        self.said = []
+        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images)
+        self.board = self.connect(machine)
+        self.pico = self.connect.emulator
+        self.bench = self.board.hands.bench
+
+    def script(self, text):
+        """Play a script (it starts with its `machine` line) on this board: its failures."""
+        results = run_scripts([("script", text)], lambda machine: self.board, self.said.append)
+        return results["script"]
+
+    def close(self):
+        self.connect.close()
+
+
+@pytest.fixture
+def drnim(images):
+    board = Pico(images, "drnim")
+    yield board
+    board.close()
+
+
+@pytest.fixture
+def nimatron(images):
+    board = Pico(images, "nimatron")
+    yield board
+    board.close()
+
+
+def changes(board, pin, since=0):
+    """(level, ms) of each change of `pin` the bench saw since `since` ms."""
+    return [(level, at / 1e6) for number, level, at in board.bench.history if number == pin and at >= since * 1e6]
+
+
+TICKS_PERIOD_MS = 1 << 30      # a Pico's time.ticks_ms() wraps after 2**30 ms, 12.4 days
+LED = 25
+
+
+def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly(drnim):
+    drnim.pico.watch([LED])
+    drnim.pico.power_cut(timer_us=(TICKS_PERIOD_MS - 60000) * 1000)
+    drnim.board.wait_restart(20)
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nwait 90s\npress trigger\nexpect rail 13\n"
+                        "expect releases 2\nexpect fault none\n") == []
+    assert blinking(drnim, 0) == 1000
+
+
+def blinking(board, since):
+    """The LED's half period in ms since `since` (rounded to 10 ms), once it has blinked a dozen times."""
+    blinks = [(level, at) for level, at in changes(board, LED, since) if level in (0, 1)][2:]
+    assert len(blinks) > 12 and [level for level, at in blinks] == [blinks[0][0], 1 - blinks[0][0]] * (len(blinks) // 2) \
+        + [blinks[0][0]] * (len(blinks) % 2)
+    gaps = sorted(b - a for (_, a), (_, b) in zip(blinks, blinks[1:]))
+    return round(gaps[len(gaps) // 2], -1)
+
+
+def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
+    release = [line[2][0] for line in drnim.bench.config.OUTPUTS if line[0] == "release"][0]
+    assert drnim.script("machine drnim\n") == []
+    drnim.pico.host_reading(False)
+    start = drnim.pico.now / 1e6
+    for _ in range(3):
+        drnim.board.hands.press("trigger")
+    drnim.board.hands.advance(2000)
+    drnim.pico.host_reading(True)
+    pulses = changes(drnim, release, start)
+    assert [level for level, at in pulses] == [1, 0] * 3
+    widths = [round(shut - opened) for (_, opened), (_, shut) in zip(pulses[::2], pulses[1::2])]
+    assert widths == [drnim.bench.config.RELEASE_PULSE_MS] * 3, widths
+    lines = []
+    drnim.board.on_line = lines.append
+    assert drnim.board.ask("state")["status"]["rail"] == 12      # the board played on
+    drnim.board.pass_time(0.5)
+    dropped = [line for line in lines if line["kind"] == "fault" and line["fault"] == "link"]
+    assert len(dropped) == 1 and dropped[0]["text"].endswith("lines dropped: the host read nothing for a while")

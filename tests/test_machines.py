@@ -156,3 +156,20 @@ def test_a_perfect_visitor_wins_the_standard_game_from_either_seat_only_with_the
 
     assert visitor_wins(True, True) and visitor_wins(True, False)
     assert visitor_wins(False, True) and not visitor_wins(False, False)
+
+
+@pytest.mark.parametrize("cls", [DrNim, Nimatron])
+def test_the_longest_game_saves_in_the_512_bytes_littlefs_keeps_in_its_directory(cls):
+    """A board's LittleFS keeps a file of at most 512 bytes inside the directory's
+    own block: such a save costs a few hundred bytes of a block already being
+    written, not a block of its own (erased each time). The longest game of the
+    default settings (one marble or lamp a turn, on a clock of two weeks) fits."""
+    machine = cls({})
+    machine.handle(("power",), 14 * 24 * 3600 * 1000)
+    if cls is DrNim:
+        turns = [[("player", "machine")[i % 2], 1] for i in range(machine.config["marbles"])]
+    else:
+        turns = [[("player", "machine")[i % 2], "%d:1" % (1 + i % 4)] for i in range(sum(machine.state["start"]))]
+    machine.state["turns"] = turns
+    saved = machine.to_save()
+    assert len(json.dumps(saved, separators=(",", ":"))) <= 512

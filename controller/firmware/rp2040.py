@@ -46,6 +46,8 @@ ANSWER_S = 600
 MS = 1000000        # the emulator counts nanoseconds
 # What the board wrote reaches the port's reader within this (the pseudo-terminal's own delay).
 READ_S = 5.0
+# The watched pins' changes a bench keeps.
+HISTORY = 10000
 # A board in real time catches up with the wall clock this often.
 PACE_S = 0.005
 
@@ -143,9 +145,10 @@ class EmulatedPico:
         """Record the changes of these pins (in `pin_changes`); a change of one in `stop` ends a run."""
         return self.ask("watch", pins=list(pins), stop=list(stop))["levels"]
 
-    def power_cut(self):
-        """The power goes and comes back: the chip starts again from its flash."""
-        self.ask("power_cut")
+    def power_cut(self, timer_us=0):
+        """The power goes and comes back: the chip starts again from its flash
+        (`timer_us`: where its timer starts, 0 on a Pico)."""
+        self.ask("power_cut", timer_us=timer_us)
 
     def host_reading(self, reading):
         """False: the host keeps the port open and reads nothing (it refuses the board's USB packets)."""
@@ -218,6 +221,7 @@ class Bench:
         self.config = config
         self.world_now = 0      # ms: the world's clock, the board's time at the event it handles
         self.watchers = {}
+        self.history = []       # (pin, level, ns) of every watched pin that moved, the latest HISTORY
         self.world_module = world_module()
         self.world = self.world_module.World(config, lambda: self.world_now, self)
         self.resting = {}
@@ -262,6 +266,7 @@ class Bench:
     def seen(self):
         """The watched pins that moved: the world sees the release open, at its time."""
         changes, self.pico.pin_changes = self.pico.pin_changes, []
+        self.history = (self.history + changes)[-HISTORY:]
         for number, level, at in changes:
             callback = self.watchers.get(number)
             if callback is not None:

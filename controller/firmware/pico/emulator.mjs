@@ -166,9 +166,9 @@ class Board {
     return { reason: dog.reason, scratch: Uint32Array.from(dog.scratchData) };
   }
 
-  reset(cause) {
+  reset(cause, timerNs = 0) {
     this.resets.push([cause, this.now]);
-    this.powerOn({ flash: this.chip.mcu.flash, watchdog: cause === 'watchdog' ? this.watchdogState() : null });
+    this.powerOn({ flash: this.chip.mcu.flash, watchdog: cause === 'watchdog' ? this.watchdogState() : null, timerNs });
   }
 
   listen(chip, pin) {
@@ -318,7 +318,7 @@ class Board {
         return this.connect(message.within_ms || 1000);
       }
       case 'power_cut':
-        this.reset('power');
+        this.reset('power', (message.timer_us || 0) * 1000);
         return this.connect(message.within_ms || 1000);
       case 'run':
         return Object.assign(this.run(message.until, !!message.stop_on_line), this.happened());
