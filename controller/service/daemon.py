@@ -46,7 +46,7 @@ from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
-from controller.service.store import StateStore, replace_file
+from controller.service.store import StateStore, replace_file, worth_keeping
 
 # Edges handled before the deadlines are looked at again.
 BATCH = 64
@@ -58,21 +58,12 @@ STORM_WINDOW_MS = 100
 # ...and it is calm again after a whole calm window with fewer edges than this.
 CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
-# State that changes while nothing worth saving happens (the attract lamps, the clock).
-UNSAVED = ("clock", "attract", "attract_step", "shown")
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
 
 
 def monotonic_ms():
     return int(time.monotonic() * 1000)
-
-
-def worth_keeping(state):
-    """The part of a machine's state whose change is worth a write to the card."""
-    kept = dict((key, value) for key, value in state.items() if key not in UNSAVED)
-    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-    return json.dumps(kept, sort_keys=True)
 
 
 class Storm:
@@ -113,6 +104,11 @@ class Service:
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
         self.telemetry = self.start_telemetry()
+        # the live game for a screen beside the exhibit (telemetry/live.py), with telemetry
+        self.live = None
+        if self.telemetry:
+            from controller.telemetry.live import LiveGame
+            self.live = LiveGame(self.telemetry.live)
         self.machine = self.restore()
         # When this game's first move came (self.clock(), ms), for its duration: RESTORED when it
         # came before this start (unknown), None before the first move.
@@ -319,7 +315,7 @@ class Service:
             self.handle(event, now)
 
     def handle(self, event, now):
-        mode, incidents = self.machine.mode, self.machine.incidents()
+        mode, incidents, resting = self.machine.mode, self.machine.incidents(), self.machine.resting
         commands = self.machine.handle(event, now)
         self.save()
         self.record(mode, incidents)
@@ -330,6 +326,9 @@ class Service:
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
                 self.shut_at = self.clock() + release_open_ms(self.config, self.pinmap)
+        if self.live:
+            # after the outputs: the broker's copy never delays the machine's own
+            self.live.handled(self.machine, event, now, commands, resting)
         return commands
 
     def save(self):
