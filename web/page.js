@@ -615,6 +615,7 @@ async function boot() {
   window.nim.bridge = bridge;
   window.nim.feed = feed;
   window.nim.view = () => view;
+  window.nim.outputs = () => outputs;
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
   stage("machines");
