@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -28,6 +29,7 @@ from controller.telemetry.settings import check_telemetry
 from controller.web.browser import missing, open_page, served_page
 from service_rig import write_config
 
+ROOT = Path(__file__).resolve().parent.parent
 BROWSER_MISSING = missing()
 pytestmark = [pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING)),
               pytest.mark.skipif(find_mosquitto() is None, reason=MISSING)]
@@ -275,3 +277,110 @@ def test_an_exhibit_killed_is_shown_offline_by_its_last_will_and_followed_again(
     finally:
         process.kill()
         process.wait(10)
+
+
+def test_a_strangers_hostile_messages_do_not_stop_the_page(broker, browser, tmp_path):
+    """bench/fuzz.py's hostile payloads (the fleet's set and the live game's, damaged: JSON's NaN and
+    Infinity, numbers beyond 64 bits, lone surrogates, escape sequences, missing and fat fields), and
+    bytes that are no text, too many of them or none, published on the topics the page follows: each
+    is ignored with one line in its log, and the page follows the exhibit's next game."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import fuzz
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="stranger-" + topics)
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    try:
+        page = screen(browser, broker, topics)
+        follows(page, sim)
+        rng = random.Random(28)
+        seeds = fuzz.fleet_seeds() + fuzz.live_seeds()
+        messages = [fuzz.mutate_payload(rng, rng.choice(seeds)) for _ in range(300)]
+        messages += [("live/state", b"\xff\xfe not UTF-8"), ("live/event", b"x" * 20000),
+                     ("live/event", b"[" * 16000), ("live/state", json.dumps({"v": 1, "exhibit": "hall-1"}).encode()),
+                     ("status", b'{"v": 1, "exhibit": "hall-1", "online": false, "at": 1e999}')]
+        for name, raw in messages:
+            # each on one of the page's own topics: a live message on its own, the others on any
+            kinds = [kind for kind in ("live/state", "live/event") if name.endswith(kind)]
+            kind = name if name == "status" else kinds[0] if kinds else rng.choice(["status", "live/state",
+                                                                                    "live/event"])
+            stranger.publish("%s/hall-1/%s" % (topics, kind), raw, qos=1, retain=rng.random() < 0.2).wait_for_publish(5)
+        page.wait_for_function("nim.log.filter(line => line.startsWith('ignored')).length >= 100", timeout=TIMEOUT_MS)
+        autoplay(sim, 1, "novice", seed=8)
+        follows(page, sim)
+        same_face(page, sim)
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        log = page.evaluate("nim.log")
+        assert all("\n" not in line and len(line) <= 300 for line in log)
+        assert page.locator("#log li").count() <= 30
+        clean(page, browser[1])
+    finally:
+        stranger.loop_stop()
+        stranger.disconnect()
+        sim.close()
+
+
+def test_a_read_only_user_follows_and_the_page_never_publishes(browser, tmp_path):
+    """The README's advice: the screens log in as a user the broker's ACL lets read and nothing
+    else. The page follows with it, and the broker's log shows it never published; a wrong password
+    is one line on the page, which keeps trying."""
+    passwd = shutil.which("mosquitto_passwd")
+    if passwd is None:
+        pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
+    topics = prefix()
+    (tmp_path / "passwd").write_text("")
+    for user, password in (("exhibit", "exhibit-secret"), ("screen", "screen-secret")):
+        subprocess.run([passwd, "-b", str(tmp_path / "passwd"), user, password], check=True, capture_output=True)
+    (tmp_path / "acl").write_text("user exhibit\ntopic readwrite %s/#\nuser screen\ntopic read %s/#\n" % (topics, topics))
+    (tmp_path / "exhibit-password").write_text("exhibit-secret\n")
+    (tmp_path / "exhibit-password").chmod(0o600)
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker", "allow_anonymous false\npassword_file %s\nacl_file %s"
+                    % (tmp_path / "passwd", tmp_path / "acl"), websockets=True, logging="log_type all\n")
+    sim = Simulation("drnim", telemetry=telemetry(broker, topics, username="exhibit",
+                                                   password_file=str(tmp_path / "exhibit-password")),
+                     state_dir=str(tmp_path / "exhibit"))
+    try:
+        wait_until(lambda: sim.service.telemetry.connected, 10, "the exhibit connected with its password")
+        page = screen(browser, broker, topics, "&user=screen&password=screen-secret")
+        sim.press("trigger")
+        sim.settle()
+        follows(page, sim)
+        same_face(page, sim)
+        client_id = page.evaluate("nim.client.options.clientId")
+        refused = screen_refused(browser, broker, topics)
+        log = (tmp_path / "broker" / "mosquitto.log").read_text()
+        assert "Received SUBSCRIBE from %s" % client_id in log
+        assert "Received PUBLISH from %s" % client_id not in log
+        assert "not authorised" in refused.lower() or "not authorized" in refused.lower(), refused
+        clean(page, browser[1])
+    finally:
+        sim.close()
+        broker.stop()
+
+
+def screen_refused(browser, broker, topics):
+    """A page with a wrong password: what it says of the broker, once it has said it."""
+    context, address, _ = browser
+    page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s&user=screen&password=wrong"
+                     % (address, topics, broker.ws_address))
+    page.wait_for_function("nim.follow && nim.follow.problem", timeout=TIMEOUT_MS)
+    assert page.get_attribute("#follow-status", "data-link") != "live"
+    text = page.inner_text("#follow-status")
+    page.close()
+    return text
+
+
+@pytest.mark.parametrize("query, said", [
+    ("?follow=a/b&broker=ws://127.0.0.1:9/", 'follow: "a/b" is not an exhibit\'s name'),
+    ("?follow=hall-1&broker=http://127.0.0.1:9/", 'broker: "http://127.0.0.1:9/" is not a WebSockets address'),
+    ("?follow=hall-1", "broker: null is not a WebSockets address"),
+])
+def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, said):
+    context, address, _ = browser
+    page = open_page(context, address + query)
+    assert page.inner_text("#status").startswith("This screen cannot follow the exhibit: " + said)
+    assert page.get_attribute("#follow-status", "data-link") == "stopped"
+    clean(page, address)

@@ -825,12 +825,13 @@ async function follow() {
     try {
       const kind = topics[topic];
       if (!kind) return logLine("ignored a message on a topic not followed");
-      if (payload.length > LIVE_LIMIT) return logLine(`ignored a ${kind}: ${payload.length} bytes, more than ${LIVE_LIMIT}`);
+      const what = kind === "status" ? "a status" : "a live " + kind;
+      if (payload.length > LIVE_LIMIT) return logLine(`ignored ${what}: ${payload.length} bytes, more than ${LIVE_LIMIT}`);
       let text;
       try {
         text = decoder.decode(payload);
       } catch (error) {
-        return logLine(`ignored a ${kind}: not UTF-8 text`);
+        return logLine(`ignored ${what}: not UTF-8 text`);
       }
       if (kind === "status") return exhibitStatus(text);
       if (text === "") return logLine(`the exhibit's live ${kind} was cleared`);
