@@ -1,7 +1,8 @@
 """Fuzz the inputs a person, a damaged card or a host can hand the controller:
 random and mutated configurations, pin maps, scripts, saved games, the
-firmware's protocol lines, and the fleet's payloads (what a stranger on the
-museum's broker publishes). Prints figures; asserts nothing.
+firmware's protocol lines, the fleet's payloads (what a stranger on the
+museum's broker publishes) and the live game's, as the web page's follower
+(web/bridge.py) takes them. Prints figures; asserts nothing.
 
     .venv/bin/python bench/fuzz.py [INPUTS] [--seed N] [--only TARGET]     (default 100,000 inputs)
 
@@ -426,6 +427,82 @@ class Ignored(Exception):
     """The fleet ignored a message, with one line in its log: what it does with one that is not ours."""
 
 
+LIVE_EXHIBIT = "hall-1"
+
+
+def live_messages(name, events, exhibit=LIVE_EXHIBIT):
+    """A played game's live messages as an exhibit publishes them: [(kind, JSON text)], kind state or event."""
+    from controller.core.registry import machine_class
+    from controller.telemetry.live import LiveGame
+    from controller.telemetry.payloads import encode
+    sent = []
+    live = LiveGame(lambda kind, record: sent.append((kind.split("/")[1], encode(
+        dict(record, v=1, exhibit=exhibit)).decode())))
+    machine = machine_class(name)()
+    now = 1000
+    for event in [("power",)] + list(events):
+        resting = machine.resting
+        live.handled(machine, event, now, machine.handle(event, now), resting)
+        now += 400
+        deadline = machine.next_deadline()
+        if deadline is not None and deadline <= now and not machine.resting:
+            resting = machine.resting
+            live.handled(machine, ("tick",), deadline, machine.handle(("tick",), deadline), resting)
+    return sent
+
+
+def live_seeds():
+    return [("%s/%s/live/%s" % (FLEET, LIVE_EXHIBIT, kind), text)
+            for name, events in (("drnim", DRNIM_EVENTS), ("nimatron", NIMATRON_EVENTS))
+            for kind, text in live_messages(name, events)]
+
+
+def bridge():
+    """web/bridge.py, the page's side of the machine, on CPython."""
+    if str(ROOT / "web") not in sys.path:
+        sys.path.insert(0, str(ROOT / "web"))
+    import bridge
+    return bridge
+
+
+def run_live(case):
+    """A live message as the page takes it from the broker, after a real state and before a real event:
+    an answer the page can draw, or one line in its log; never a traceback."""
+    page = bridge()
+    name, raw = case
+    kind = name.rsplit("/", 1)[-1]
+    start, follow_up = SEEDS_LIVE[0], SEEDS_LIVE[1]
+    page.follow(LIVE_EXHIBIT)
+    page.follow_message("state", start)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Ignored("not UTF-8 (the page refuses it before the bridge)")
+    lines = []
+    for each in (page.follow_message(kind if kind in ("state", "event") else "event", text),
+                 page.follow_message("event", follow_up), page.follow_advance(10 ** 7)):
+        answer = json.loads(each)
+        if "log" in answer:
+            lines.append(answer["log"])
+    if any("\n" in line for line in lines):
+        raise Impossible("a line of the page's log holds a line break: %r" % lines)
+    if lines:
+        raise Ignored(lines[0])
+
+
+class LiveSeeds(list):
+    """The first Dr. Nim state and event of live_seeds(), made when first needed."""
+
+    def __getitem__(self, index):
+        if not len(self):
+            texts = [text for _, text in live_seeds()]
+            self.extend([texts[1], texts[2]])       # after power: its state, then the first press
+        return list.__getitem__(self, index)
+
+
+SEEDS_LIVE = LiveSeeds()
+
+
 def strip_comments(text):
     return "\n".join(line.split("#")[0].rstrip() for line in text.splitlines() if line.split("#")[0].strip())
 
@@ -439,6 +516,7 @@ TARGETS = [
            limit_s=20.0),
     Target("firmware protocol", protocol_seeds, run_protocol, (protocol.ProtocolError, ConfigError), share=0.1),
     Target("fleet payload", fleet_seeds, run_fleet, (Ignored,), mutate=mutate_payload, share=0.15),
+    Target("live payload", live_seeds, run_live, (Ignored,), mutate=mutate_payload, share=0.1),
 ]
 
 

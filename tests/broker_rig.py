@@ -43,24 +43,30 @@ def wait_until(condition, timeout=10.0, what="the condition"):
 
 
 class Broker:
-    """`listener_settings`: what the listener asks of clients (TLS files, passwords)."""
+    """`listener_settings`: what the listener asks of clients (TLS files, passwords); `websockets`:
+    a second listener, MQTT over WebSockets on `ws_port`, as a museum opens for its screens."""
 
-    def __init__(self, folder, listener_settings="allow_anonymous true"):
+    def __init__(self, folder, listener_settings="allow_anonymous true", websockets=False, logging=""):
         self.program = mosquitto()
         self.folder = folder
         (folder / "data").mkdir(exist_ok=True)
         self.config = folder / "mosquitto.conf"
         self.process = None
+        self.ws_port = None
         for attempt in range(3):
             # a free port can be taken by another program before mosquitto binds it: then another
             self.port = free_port()
+            ws = ""
+            if websockets:
+                self.ws_port = free_port()
+                ws = "listener %d 127.0.0.1\nprotocol websockets\n" % self.ws_port
             # max_queued_messages: what docs/telemetry.md asks of a museum's broker, so that a fleet
             # follower that was away gets every game. user: started by root, mosquitto would become
             # the user "mosquitto", who cannot write here (its persistence would be lost).
             self.config.write_text("listener %d 127.0.0.1\n%s\npersistence true\npersistence_location %s/\n"
-                                   "log_dest file %s\nuser %s\nmax_queued_messages 100000\n"
+                                   "log_dest file %s\nuser %s\nmax_queued_messages 100000\n%s%s"
                                    % (self.port, listener_settings, folder / "data", folder / "mosquitto.log",
-                                      getpass.getuser()))
+                                      getpass.getuser(), ws, logging))
             try:
                 self.start()
                 return
@@ -72,6 +78,11 @@ class Broker:
     def address(self):
         return "127.0.0.1:%d" % self.port
 
+    @property
+    def ws_address(self):
+        """The WebSockets listener's address, as a page is given it."""
+        return "ws://127.0.0.1:%d/" % self.ws_port
+
     def start(self):
         self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE)
@@ -81,7 +92,9 @@ class Broker:
         if self.process.poll() is not None:
             raise AssertionError("mosquitto stopped: %s" % self.process.stderr.read().decode(errors="replace"))
         try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            for port in (self.port, self.ws_port):
+                if port is not None:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return True
         except OSError:
             return False

@@ -580,6 +580,7 @@ class GameCatcher:
         self.machine = machine
         self.games = []
         self.faults = []
+        self.lives = []
 
     def game(self, winner, turns, duration_s, settings):
         self.games.append(duration_s)
@@ -589,6 +590,9 @@ class GameCatcher:
 
     def fault(self, kind):
         self.faults.append(kind)
+
+    def live(self, kind, record):
+        self.lives.append((kind, record))
 
 
 def test_a_games_length_is_measured_on_the_services_clock(tmp_path):

@@ -258,6 +258,7 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
 def test_build_replaces_an_earlier_build_but_never_another_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(web_build, "fetch_runtime", lambda web=None: None)
     monkeypatch.setattr(web_build, "runtime_dir", lambda web=None: fake_runtime(tmp_path))
+    monkeypatch.setattr(web_build, "mqtt_dir", lambda web=None: fake_mqtt(tmp_path))
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     assert main(["web", "build", "--out", str(tmp_path / "mine")]) == 1
@@ -277,6 +278,15 @@ def fake_runtime(folder):
     for name in web_build.RUNTIME_FILES:
         (runtime / name).write_text("{}")
     return runtime
+
+
+def fake_mqtt(folder):
+    """A stand-in for MQTT.js's files."""
+    package = folder / "mqtt"
+    (package / "dist").mkdir(parents=True, exist_ok=True)
+    for source, _ in web_build.MQTT_FILES:
+        (package / source).write_text("{}")
+    return package
 
 
 def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):

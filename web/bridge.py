@@ -8,6 +8,12 @@ here with the browser's clock; each answer is one JSON text holding the commands
 Every event given to the machine is kept with its time and its commands
 (`trace`), so a test can replay them through the core on CPython.
 
+The page can also follow a physical exhibit (`?follow=`): `Follower` restores
+the exhibit's machine from the live state it publishes to the museum's
+broker and replays its live events through the core (controller/telemetry/live.py
+says what the exhibit sends). Anything the broker hands over is checked
+here: what does not fit is refused with one line, and the page goes on.
+
 Runs unchanged under MicroPython (the browser's, the tests' `micropython`)
 and CPython.
 """
@@ -18,6 +24,7 @@ from controller.core.exhibit import BUTTON, RELEASE, RESTING_TIMERS, SWITCH, Con
 from controller.core.marbles import Marbles
 from controller.core.players import PLAYER_NAMES
 from controller.core.protocol import load
+from controller.core.quoting import quoted
 from controller.core.registry import NAMES, machine_class
 
 # Answers go out through the runtime's own JSON (C in MicroPython): a page
@@ -140,20 +147,26 @@ class World:
         return encode(answer)
 
     def view(self):
-        m = self.machine
-        view = {"machine": m.NAME, "mode": m.mode, "turn": m.turn, "winner": m.winner, "fault": m.fault,
-                "attract": m.attract, "turns": m.turns, "working": [list(line) for line in m.explain()],
-                "next": self.next_time(), "verdict": m.verdict() if m.mode == "over" else None,
-                "switches": m.switches()}
-        if self.marbles is not None:
-            view.update({"rail": m.rail, "loaded": m.loaded, "taken": m.taken, "turn_taken": m.turn_taken,
-                         "running": m.running, "in_flight": m.in_flight,
-                         "falling": list(self.marbles.falling), "fall_ms": self.marbles.fall_ms,
-                         "tray": self.marbles.tray, "first": m.config["first"]})
-        else:
-            view.update({"rows": list(m.rows), "row": m.row, "turn_taken": m.turn_taken, "moving": m.moving,
-                         "lamps": m.config["lamps"]})
-        return view
+        marbles = self.marbles
+        return view_of(self.machine, self.next_time(),
+                       marbles and (list(marbles.falling), marbles.fall_ms, marbles.tray))
+
+
+def view_of(m, next_time, marbles=None):
+    """A plain view of machine `m`: what the page draws. `marbles`, for a machine that releases
+    them: (when each falling marble reaches the gate, the fall's length in ms, marbles in the tray)."""
+    view = {"machine": m.NAME, "mode": m.mode, "turn": m.turn, "winner": m.winner, "fault": m.fault,
+            "attract": m.attract, "turns": m.turns, "working": [list(line) for line in m.explain()],
+            "next": next_time, "verdict": m.verdict() if m.mode == "over" else None,
+            "switches": m.switches()}
+    if marbles is not None:
+        view.update({"rail": m.rail, "loaded": m.loaded, "taken": m.taken, "turn_taken": m.turn_taken,
+                     "running": m.running, "in_flight": m.in_flight, "falling": marbles[0],
+                     "fall_ms": marbles[1], "tray": marbles[2], "first": m.config["first"]})
+    else:
+        view.update({"rows": list(m.rows), "row": m.row, "turn_taken": m.turn_taken, "moving": m.moving,
+                     "lamps": m.config["lamps"]})
+    return view
 
 
 def start(name, settings_json, now, resting=False):
@@ -194,3 +207,155 @@ def advance(now):
 def trace():
     """The events the machine was given, with their times and commands, and its settings (JSON)."""
     return encode({"machine": world.machine.NAME, "config": world.machine.config, "trace": world.trace})
+
+
+# --- following an exhibit --------------------------------------------------------------------
+LIVE_VERSION = 1
+# The largest live message read (a state is about 1 KB).
+LIVE_LIMIT = 16384
+# Numbers an exhibit sends are whole and well below this (JavaScript counts exactly up to 2**53).
+WHOLE_LIMIT = 2 ** 53
+follower = None
+
+
+class LiveError(ValueError):
+    """A live message the page cannot use: ignored, with one line in the page's log."""
+
+
+def whole(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < WHOLE_LIMIT
+
+
+class Follower:
+    """The exhibit's machine in the page, which only watches: restored from each live state and
+    driven by the live events (their own times, the exhibit's clock), never by the visitor. The
+    resting timers (the attract lamps), whose ticks the exhibit does not send, run here."""
+
+    def __init__(self, exhibit):
+        self.exhibit = exhibit
+        self.machine = None
+        self.run = None
+        self.seq = None         # the last event played; None: out of step, waiting for the next state
+        self.released = None    # when the marble in flight left the rail (the exhibit's clock)
+        self.commands = []
+
+    def payload(self, raw, fields):
+        """The checked payload of a live message (JSON text): LiveError in one line when it is not one."""
+        if not isinstance(raw, str) or len(raw) > LIVE_LIMIT:
+            raise LiveError("more than %d bytes" % LIVE_LIMIT)
+        try:
+            payload = json.loads(raw)
+        except Exception:
+            raise LiveError("not JSON: %s" % quoted(raw))
+        if not isinstance(payload, dict):
+            raise LiveError("not a JSON object: %s" % quoted(raw))
+        if payload.get("v") != LIVE_VERSION:
+            raise LiveError("version %s, this page reads version %d" % (quoted(payload.get("v")), LIVE_VERSION))
+        if payload.get("exhibit") != self.exhibit:
+            raise LiveError("\"exhibit\" is %s, not %s" % (quoted(payload.get("exhibit")), quoted(self.exhibit)))
+        for key, kind in fields:
+            value = payload.get(key)
+            if not (whole(value) if kind == "whole" else isinstance(value, kind)):
+                raise LiveError("%s is %s" % (quoted(key), quoted(value) if key in payload else "missing"))
+        return payload
+
+    def state(self, raw):
+        """A live state: the machine restored from it. Every state is taken, even one that seems
+        older than the events played: the exhibit's next state undoes whatever a stranger sent."""
+        payload = self.payload(raw, (("run", str), ("seq", "whole"), ("now", "whole"), ("game", dict)))
+        game = dict(payload["game"])
+        if not isinstance(game.get("state"), dict) or game.get("machine") not in NAMES:
+            raise LiveError("\"game\" is not a saved game of %s" % " or ".join(NAMES))
+        game["state"] = dict(game["state"])
+        game["state"]["shown"] = {}         # so that every output is drawn from the state, as at power-up
+        try:
+            machine = machine_class(game["machine"]).from_dict(game)
+        except Exception as error:
+            raise LiveError("\"game\": %s" % str(error).split("\n")[0])
+        self.machine, self.run, self.seq = machine, payload["run"], payload["seq"]
+        out = []
+        machine.sync(out)
+        self.commands = [list(command) for command in out]
+        self.released = payload["now"] if getattr(machine, "in_flight", False) else None
+        return True
+
+    def event(self, raw):
+        """A live event replayed through the machine: False when the page already has it, or
+        waits for a state; LiveError when the page's machine cannot follow it (then it waits)."""
+        payload = self.payload(raw, (("seq", "whole"), ("now", "whole"), ("event", list), ("commands", list)))
+        seq = payload["seq"]
+        if self.machine is None or self.seq is None or seq <= self.seq:
+            return False
+        if seq != self.seq + 1:
+            missed, self.seq = seq - self.seq - 1, None
+            raise LiveError("%d event%s of the exhibit missed: waiting for its next state"
+                            % (missed, "" if missed == 1 else "s"))
+        self.seq = seq
+        event, now = payload["event"], payload["now"]
+        try:
+            commands = [list(command) for command in self.machine.handle(tuple(event), now)]
+        except Exception as error:
+            self.seq = None
+            raise LiveError("event %d, %s: the page's machine refused it (%s): waiting for the next state"
+                            % (seq, quoted(event), str(error).split("\n")[0]))
+        self.commands = commands
+        if ["release"] in commands:
+            self.released = now
+        if commands != payload["commands"]:
+            self.seq = None
+            raise LiveError("event %d, %s: the page's machine gave other commands than the exhibit's: waiting "
+                            "for its next state" % (seq, quoted(event)))
+        return True
+
+    def advance(self, now):
+        """The resting timers (the attract lamps, the idle clock) up to `now`, the exhibit's clock;
+        what is under way waits for the exhibit's own ticks."""
+        machine = self.machine
+        deadline = machine.next_deadline()
+        if machine.resting and deadline is not None and deadline <= now:
+            self.commands = [list(command) for command in machine.handle(("tick",), now)]
+
+    def answer(self, restored=False, line=None):
+        answer = {}
+        if self.machine is not None:
+            m = self.machine
+            marbles = None
+            if m.has_output(RELEASE):
+                falling = [self.released + FALL_MS] if m.in_flight and self.released is not None else []
+                marbles = (falling, FALL_MS, m.taken)
+            deadline = m.next_deadline()
+            answer = {"commands": self.commands, "now": m.state["clock"], "restored": restored,
+                      "run": self.run, "seq": self.seq,
+                      "view": view_of(m, deadline if m.resting else None, marbles)}
+        self.commands = []
+        if line is not None:
+            answer["log"] = line
+        return encode(answer)
+
+
+# How long the page draws a released marble falling to the gate (the exhibit's own marble says when it is there).
+FALL_MS = Marbles(0).fall_ms
+
+
+def follow(exhibit):
+    """Follow the exhibit called `exhibit`: its machine comes with its first live state."""
+    global follower
+    follower = Follower(exhibit)
+    return encode({})
+
+
+def follow_message(kind, raw):
+    """A live message (`kind` state or event) from the broker: the answer, with a line for the log
+    when the page ignored it."""
+    try:
+        changed = follower.state(raw) if kind == "state" else follower.event(raw)
+    except LiveError as error:
+        return follower.answer(line="ignored a live %s: %s" % (kind, error))
+    return follower.answer(restored=kind == "state" and changed)
+
+
+def follow_advance(now):
+    """Let the exhibit's clock, as the page reckons it, run to `now`."""
+    if follower.machine is not None:
+        follower.advance(now)
+    return follower.answer()

@@ -3,12 +3,25 @@
 // and draws the commands that come back. What a machine is (its controls,
 // lamps, settings and their choices) is asked of the machine itself; this
 // file knows only how each thing looks and what it is called in words.
+//
+// With ?follow=EXHIBIT&broker=ws://HOST:PORT/ the page is a second screen beside a
+// physical exhibit: it takes the exhibit's live game from the museum's MQTT broker
+// (docs/telemetry.md), restores the machine from its state and replays its events,
+// and never sends anything.
 
 const params = new URLSearchParams(location.search);
 const kiosk = params.get("kiosk") === "1";
+const following = params.has("follow");
 const SVG = "http://www.w3.org/2000/svg";
 const BLINK_MS = 500;
 const MESSAGES_KEPT = 20;
+const LOG_KEPT = 30;
+// The largest message taken from the broker (an exhibit's state is about 1 KB).
+const LIVE_LIMIT = 16384;
+// How often the page tries the broker again, and how long one try may take.
+const RECONNECT_MS = 2000, CONNECT_TIMEOUT_MS = 5000;
+// The exhibit's clock as the page reckons it: each message gives a bound, kept over two windows.
+const CLOCK_WINDOW_MS = 300000;
 
 // How things are called and coloured (the terminal simulator's colours).
 const LAMP_LOOK = {
@@ -61,7 +74,7 @@ let soundOn = params.get("sound") !== "off";
 const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
-window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {} };
+window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [] };
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -85,6 +98,7 @@ function answer(reply) {
 }
 
 function feed(event) {
+  if (following) return null;         // a second screen only watches
   touched = true;
   return ask(() => bridge.handle(JSON.stringify(event), now()));
 }
@@ -114,7 +128,11 @@ function carryOut(command) {
 // The machine's next deadline (a timer, a marble reaching the gate): one JS timer.
 function schedule() {
   clearTimeout(timer);
-  if (view.next !== null) timer = setTimeout(() => ask(() => bridge.advance(now())), Math.max(0, view.next - now()));
+  if (view.next !== null && following) {
+    timer = setTimeout(() => followed(() => bridge.follow_advance(clockNow())), Math.max(0, view.next - clockNow()));
+  } else if (view.next !== null) {
+    timer = setTimeout(() => ask(() => bridge.advance(now())), Math.max(0, view.next - now()));
+  }
   if (view.falling && view.falling.length && !animating) {
     animating = true;
     requestAnimationFrame(animate);
@@ -130,7 +148,7 @@ function animate() {
 // The kiosk: once the machine falls idle after a visitor, a fresh machine for
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
 function kioskReset() {
-  if (kiosk && view.attract && touched) {
+  if (kiosk && !following && view.attract && touched) {
     if (!params.get("seed")) chosen.seed = newSeed();
     start(decl.name, true);
   }
@@ -435,7 +453,7 @@ function drawDrNim() {
 function drawFalling() {
   if (!parts.falling || !view.falling) return;
   parts.falling.textContent = "";
-  const t = now();
+  const t = clockNow();
   for (const due of view.falling) {
     const done = 1 - Math.max(0, Math.min(1, (due - t) / view.fall_ms));
     element("svg:circle", { cx: CHUTE_X, cy: CHUTE_TOP + done * (GATE_Y - CHUTE_TOP), r: 7, class: "marble" }, parts.falling);
@@ -526,7 +544,7 @@ function draw() {
 
 // --- keys ----------------------------------------------------------------------------------
 function onKey(event) {
-  if (!decl || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (!decl || following || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
   const tag = target && target.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
@@ -571,6 +589,7 @@ function stage(name) {
 
 async function boot() {
   if (kiosk) document.documentElement.classList.add("kiosk");
+  if (following) document.documentElement.classList.add("following");
   // The port starts while the core's files come: each waits for the other only at the end.
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
@@ -596,6 +615,7 @@ async function boot() {
   window.nim.bridge = bridge;
   window.nim.feed = feed;
   window.nim.view = () => view;
+  window.nim.outputs = () => outputs;
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
   stage("machines");
@@ -607,6 +627,7 @@ async function boot() {
   }
   const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
   chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
+  if (following) return follow();
   document.addEventListener("keydown", onKey);
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
@@ -617,6 +638,211 @@ async function boot() {
   if (params.get("seed") && chosen.seed !== seed) {
     settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
+}
+
+// --- following an exhibit -----------------------------------------------------------------
+const link = { state: "connecting", exhibit: null, online: null, since: null, problem: null };
+let offset = null;            // page time minus the exhibit's clock, at most (this window and the last)
+let offsets = [null, null];
+let windowStart = 0;
+let run = null;
+
+function clockNow() {
+  return following ? now() - (offset === null ? 0 : offset) : now();
+}
+
+// A message says the exhibit's clock was `exhibitMs` when it left: the page's clock minus it is an
+// upper bound of the difference between the clocks (the message took some time to come), so the
+// smallest of them is the best. Windows let a drift between the clocks in; a new run of the exhibit
+// (a reboot starts its clock again) forgets what was seen.
+function observe(exhibitMs, ofRun) {
+  const seen = now() - exhibitMs;
+  if (ofRun !== run) {
+    run = ofRun;
+    offsets = [null, null];
+  }
+  if (now() - windowStart > CLOCK_WINDOW_MS) {
+    offsets = [offsets[1], null];
+    windowStart = now();
+  }
+  offsets[1] = offsets[1] === null ? seen : Math.min(offsets[1], seen);
+  offset = offsets[0] === null ? offsets[1] : Math.min(offsets[0], offsets[1]);
+}
+
+// One line in the page's log (the connection panel), never more: text from the broker is shown, not run.
+function logLine(text) {
+  const line = String(text).split("\n")[0].slice(0, 300);
+  window.nim.log.push(line);
+  if (window.nim.log.length > 200) window.nim.log.shift();
+  console.log("follow: " + line);
+  const list = $("log");
+  list.insertBefore(element("li", {}, null, line), list.firstChild);
+  while (list.children.length > LOG_KEPT) list.removeChild(list.lastChild);
+}
+
+function drawLink() {
+  const where = params.get("follow");
+  const words = { connecting: "connecting to the broker…", live: "live", reconnecting: "reconnecting…",
+                  stopped: "not following" }[link.state];
+  let exhibit = "";
+  if (link.online === false) {
+    exhibit = " The exhibit is offline" + (link.since ? " (since " + link.since + ")" : "") + ": its last game is shown.";
+  } else if (link.state === "live" && !decl) {
+    exhibit = " Waiting for the exhibit's game…";
+  }
+  const banner = $("follow-status");
+  banner.textContent = `Following ${where}: ${words}.${exhibit}` + (link.problem ? " " + link.problem : "");
+  banner.dataset.link = link.state;
+  banner.dataset.online = link.online === null ? "unknown" : String(link.online);
+  window.nim.follow = Object.assign({}, link);
+}
+
+// An answer of the bridge's follower: its log line, then, once there is a machine, its drawing.
+function followed(question) {
+  let text;
+  try {
+    text = question();
+  } catch (error) {
+    window.nim.errors.push(String(error));
+    logLine("the page's machine stopped on an error: " + String(error.message || error));
+    return;
+  }
+  const reply = JSON.parse(text);
+  if (reply.log) logLine(reply.log);
+  if (!reply.view) return;
+  observe(reply.now, reply.run);
+  if (reply.restored) {
+    outputs = {};
+    if (!decl || decl.name !== reply.view.machine) {
+      decl = machines[reply.view.machine];
+      view = reply.view;
+      build();
+      drawLink();
+    }
+  }
+  answer(reply);
+  // an event drawn, when the bench asks how long it took (a restore or a quiet event draws nothing new)
+  if (reply.restored || reply.commands.length === 0) return;
+  const seq = reply.seq;
+  requestAnimationFrame(() => {
+    window.nim.drawn.push([seq, performance.timeOrigin + performance.now()]);
+    if (window.nim.drawn.length > 2000) window.nim.drawn.shift();
+  });
+}
+
+function exhibitStatus(text) {
+  if (text === "") return;            // a retained status cleared: nothing said of the exhibit
+  let status;
+  try {
+    status = JSON.parse(text);
+  } catch (error) {
+    return logLine("ignored a status: not JSON");
+  }
+  if (!status || typeof status !== "object" || status.exhibit !== params.get("follow")
+      || typeof status.online !== "boolean") {
+    return logLine("ignored a status: not the exhibit's {exhibit, online}");
+  }
+  if (status.online !== link.online) logLine(status.online ? "the exhibit is online" : "the exhibit went offline");
+  link.online = status.online;
+  link.since = null;
+  if (!status.online && typeof status.at === "number" && Number.isFinite(status.at)) {
+    const at = new Date(status.at * 1000);
+    if (!Number.isNaN(at.getTime())) link.since = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  }
+  drawLink();
+}
+
+// What the address asks for, checked: one line naming the parameter when it does not fit.
+function followSettings() {
+  const exhibit = params.get("follow");
+  const prefix = params.get("prefix") || "nim-museum";
+  if (!exhibit || /[+#/\u0000]/.test(exhibit) || new TextEncoder().encode(exhibit).length > 64) {
+    throw new Error(`follow: ${JSON.stringify(exhibit)} is not an exhibit's name (1 to 64 bytes, without + # /)`);
+  }
+  if (/[+#\u0000]/.test(prefix) || prefix.startsWith("/") || prefix.endsWith("/")) {
+    throw new Error(`prefix: ${JSON.stringify(prefix)} is not a topic prefix such as nim-museum`);
+  }
+  let broker;
+  try {
+    broker = new URL(params.get("broker") || "");
+  } catch (error) {
+    broker = null;
+  }
+  if (!broker || (broker.protocol !== "ws:" && broker.protocol !== "wss:")) {
+    throw new Error(`broker: ${JSON.stringify(params.get("broker"))} is not a WebSockets address such as ws://broker.museum.lan:9001/`);
+  }
+  return { exhibit, topics: `${prefix}/${exhibit}/`, broker: broker.href };
+}
+
+async function follow() {
+  let settings;
+  try {
+    settings = followSettings();
+  } catch (error) {
+    link.state = "stopped";
+    link.problem = error.message;
+    drawLink();
+    $("status").textContent = "This screen cannot follow the exhibit: " + error.message;
+    window.nim.ready = true;
+    return;
+  }
+  $("status").textContent = "Waiting for the exhibit's game…";
+  $("machine-title").textContent = "Following " + settings.exhibit;
+  drawLink();
+  const { default: mqtt } = await import("./mqtt/mqtt.esm.js");
+  bridge.follow(settings.exhibit);
+  const topics = { [settings.topics + "live/state"]: "state", [settings.topics + "live/event"]: "event",
+                   [settings.topics + "status"]: "status" };
+  const options = { clientId: "drnim-screen-" + Math.random().toString(16).slice(2, 10), clean: true,
+                    reconnectPeriod: RECONNECT_MS, connectTimeout: CONNECT_TIMEOUT_MS, resubscribe: false,
+                    keepalive: 30 };
+  if (params.get("user")) Object.assign(options, { username: params.get("user"), password: params.get("password") || "" });
+  const client = mqtt.connect(settings.broker, options);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  client.on("connect", () => {
+    link.state = "live";
+    link.problem = null;
+    // a subscription, new at every connection, brings the retained state: the page catches up
+    client.subscribe(Object.keys(topics), { qos: 0 }, (error) => {
+      if (error) logLine("the broker refused the subscription: " + (error.message || error));
+    });
+    logLine("connected to " + settings.broker);
+    drawLink();
+  });
+  const lost = () => {
+    if (link.state === "live") logLine("the connection to the broker was lost: reconnecting");
+    link.state = "reconnecting";
+    drawLink();
+  };
+  client.on("close", lost);
+  client.on("offline", lost);
+  client.on("error", (error) => {
+    const problem = "the broker: " + String(error.message || error);
+    if (problem !== link.problem) logLine(problem);
+    link.problem = problem;
+    drawLink();
+  });
+  client.on("message", (topic, payload) => {
+    try {
+      const kind = topics[topic];
+      if (!kind) return logLine("ignored a message on a topic not followed");
+      const what = kind === "status" ? "a status" : "a live " + kind;
+      if (payload.length > LIVE_LIMIT) return logLine(`ignored ${what}: ${payload.length} bytes, more than ${LIVE_LIMIT}`);
+      let text;
+      try {
+        text = decoder.decode(payload);
+      } catch (error) {
+        return logLine(`ignored ${what}: not UTF-8 text`);
+      }
+      if (kind === "status") return exhibitStatus(text);
+      if (text === "") return logLine(`the exhibit's live ${kind} was cleared`);
+      followed(() => bridge.follow_message(kind, text));
+    } catch (error) {
+      logLine(`ignored a message on ${topic}: ${error.message || error}`);
+    }
+  });
+  window.nim.client = client;
+  window.nim.ready = true;
 }
 
 boot().catch((error) => {

@@ -6,12 +6,16 @@ end of each game. A game's end and each fault go into the same SQLite
 statistics the Pi service keeps (controller/service/stats.py), so
 `controller stats` counts the board's games with the Pi's; with [telemetry]
 on, its status, games and faults also go to the MQTT broker, as a Pi
-exhibit's do (controller/telemetry/publisher.py). When the port
-comes back after a pulled cable or a reset, the monitor asks the board for
-its state again, so what it shows is never stale.
+exhibit's do (controller/telemetry/publisher.py), and its live game for a
+screen beside it (controller/telemetry/live.py): a replica of the board's
+machine, restored from the board's state and driven by its event lines. When
+the port comes back after a pulled cable or a reset, or the replica cannot
+follow (the board restarted or moved its clock), the monitor asks the board
+for its state again, so what it shows is never stale.
 """
 
 from controller.firmware.link import describe_hello
+from controller.telemetry.live import LiveGame
 from controller.telemetry.payloads import SIDES
 
 RESUMED = {"new": "a new game", "saved": "the saved game resumed", "check": "held in check: a marble was on its way"}
@@ -92,12 +96,15 @@ class Monitor:
         self.telemetry = telemetry
         self.opens = 0
         self.machine = None
+        self.live = LiveGame(telemetry.live) if telemetry is not None else None
+        self.asked = False       # the board was asked for its state for the live game, and has not answered
 
     def step(self, timeout=0.2):
         """Wait up to `timeout` s for a line from the board and show it."""
         if self.link.opens != self.opens and self.link.serial is not None:
             self.opens = self.link.opens
-            self.link.send({"kind": "state", "id": "monitor"})
+            self.asked = False
+            self.ask()
         message = self.link.receive(timeout)
         if message is None:
             return
@@ -113,6 +120,7 @@ class Monitor:
                 self.telemetry.machine = machine
         if self.telemetry is not None:
             self.publish(message)
+            self.follow(message)
         if self.stats is None:
             return
         if kind == "game_over":
@@ -130,3 +138,24 @@ class Monitor:
             self.telemetry.game(message["winner"], len(turns) if isinstance(turns, list) else 0, None, {})
         elif kind == "fault" and isinstance(message.get("fault"), str):
             self.telemetry.fault(message["fault"])
+
+    def follow(self, message):
+        """The live game: the replica restored from the board's state, its events replayed; a board
+        that restarted, or an event the replica cannot follow, and the board is asked again."""
+        kind = message["kind"]
+        if kind == "state":
+            self.asked = False
+            problem = self.live.board_state(message.get("game"), message.get("now"))
+            if problem:
+                self.write("live: " + problem)
+        elif kind == "hello":
+            self.live.replica = None
+            self.ask()
+        elif kind == "event" and not self.live.board_event(message.get("event"), message.get("at")):
+            self.ask()
+
+    def ask(self):
+        """Ask the board for its state, once until it answers (or the port opens again)."""
+        if not self.asked and self.link is not None and self.link.serial is not None:
+            self.asked = True
+            self.link.send({"kind": "state", "id": "monitor"})

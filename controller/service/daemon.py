@@ -47,7 +47,7 @@ from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
-from controller.service.store import StateStore, replace_file
+from controller.service.store import StateStore, replace_file, worth_keeping
 
 # Edges handled before the deadlines are looked at again.
 BATCH = 64
@@ -105,6 +105,11 @@ class Service:
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
         self.telemetry = self.start_telemetry()
+        # the live game for a screen beside the exhibit (telemetry/live.py), with telemetry
+        self.live = None
+        if self.telemetry:
+            from controller.telemetry.live import LiveGame
+            self.live = LiveGame(self.telemetry.live)
         self.machine = self.restore()
         # When this game's first move came (self.clock(), ms), for its duration: RESTORED when it
         # came before this start (unknown), None before the first move.
@@ -310,7 +315,7 @@ class Service:
             self.handle(event, now)
 
     def handle(self, event, now):
-        mode, incidents = self.machine.mode, self.machine.incidents()
+        mode, incidents, resting = self.machine.mode, self.machine.incidents(), self.machine.resting
         commands = self.machine.handle(event, now)
         self.save()
         self.record(mode, incidents)
@@ -321,6 +326,9 @@ class Service:
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
                 self.shut_at = self.clock() + release_open_ms(self.config, self.pinmap)
+        if self.live:
+            # after the outputs: the broker's copy never delays the machine's own
+            self.live.handled(self.machine, event, now, commands, resting)
         return commands
 
     def save(self):

@@ -9,6 +9,11 @@ sends again what the broker had not acknowledged. A message leaves the queue
 only when the broker acknowledges it, so a game reaches the broker at least
 once; its `id` lets a consumer keep it exactly once (fleet.py does).
 
+The live game (live.py) goes the same way, beside play: each event at QoS 0
+as it comes, dropped while the broker is away; the retained state at every
+change, and again at every connection, so a screen that follows the exhibit
+catches up after the broker or the exhibit restarts.
+
 The status is retained: a consumer that connects later gets each exhibit's
 latest at once. It is sent on every change (the newest only, if several
 changes wait) and every `heartbeat_s`; the last will, the same topic with
@@ -29,6 +34,7 @@ import uuid
 import paho.mqtt.client as mqtt
 
 from controller import __version__
+from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, topic
 from controller.telemetry.settings import read_password
@@ -108,6 +114,9 @@ class Telemetry:
         self.unreachable = None  # the outage being reported, so that it is said once
         self.watched = None      # the last status's STATUS_CHANGES (status)
         self.latest = None       # the last status given, sent at the next change or heartbeat
+        self.live_state = None   # the live game's last state, encoded: sent again at every connection
+        self.live_sent = 0       # live messages and their bytes handed to the broker (for the bench)
+        self.live_bytes = 0
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
 
@@ -129,6 +138,10 @@ class Telemetry:
 
     def fault(self, kind):
         self.inbox.put(("fault", {"fault": kind, "at": self.clock()}))
+
+    def live(self, kind, record):
+        """A message of the live game (live.py: its STATE or an EVENT), sent at once when connected."""
+        self.inbox.put(("live", kind, record))
 
     def close(self, timeout=GOODBYE_S + 3):
         """Say goodbye (the status "online": false) and stop."""
@@ -214,8 +227,12 @@ class Telemetry:
                     status_due = status_due or item[0] == "game"
                 elif item[0] == "acked" and item[1] in in_flight:
                     outbox.sent(in_flight.pop(item[1]))
+                elif item[0] == "live":
+                    self.send_live(client, item[1], item[2])
                 else:
                     status_due = self.connection(item) or status_due
+                    if self.connected and item[0] == "connected" and self.live_state is not None:
+                        self.publish_live(client, STATE, self.live_state)
             self.queued = outbox.size()
             if self.clock() >= next_beat:
                 # the next beat is a heartbeat away even when this one cannot be sent: never a busy wait
@@ -241,6 +258,20 @@ class Telemetry:
             return self.inbox.get(timeout=max(0.0, next_beat - self.clock()))
         except queue.Empty:
             return ("beat",)
+
+    def send_live(self, client, kind, record):
+        """A live message, in the order play made it; the state kept for the next connection."""
+        record.update({"v": VERSION, "exhibit": self.exhibit})
+        payload = encode(record)
+        if kind == STATE:
+            self.live_state = payload
+        if self.connected:
+            self.publish_live(client, kind, payload)
+
+    def publish_live(self, client, kind, payload):
+        client.publish(self.topic(kind), payload, qos=0, retain=kind == STATE)
+        self.live_sent += 1
+        self.live_bytes += len(payload)
 
     def connection(self, item):
         """A change in the connection, said once in the log; True when the status should be sent again."""

@@ -4,10 +4,11 @@ server-side code and loads nothing from outside itself.
 What goes in: web/'s page (index.html, page.js, page.css, bridge.py), the
 unchanged `controller/core/*.py` (the page writes them into MicroPython's
 file system, so visitors run, and may read, the very code of the replicas),
-and MicroPython's WebAssembly port (`micropython.mjs`, `micropython.wasm`)
-from the npm package pinned in web/package-lock.json, with its licence. The
-port is fetched once with `npm ci` into web/node_modules/; the build needs
-no network after that.
+MicroPython's WebAssembly port (`micropython.mjs`, `micropython.wasm`) and
+MQTT.js's browser module (`mqtt/mqtt.esm.js`, which the page loads only to
+follow an exhibit through the museum's broker), from the npm packages pinned
+in web/package-lock.json, each with its licence. They are fetched once with
+`npm ci` into web/node_modules/; the build needs no network after that.
 """
 
 import json
@@ -23,6 +24,8 @@ CORE = ROOT / "controller" / "core"
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 PAGE_FILES = ("index.html", "page.js", "page.css", "bridge.py")
 RUNTIME_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
+MQTT = "mqtt"
+MQTT_FILES = (("dist/mqtt.esm.js", "mqtt.esm.js"), ("LICENSE.md", "LICENSE"), ("package.json", "package.json"))
 DEFAULT_OUT = Path("build") / "web"
 
 
@@ -30,30 +33,38 @@ class WebError(RuntimeError):
     """A web command that cannot go on; the message is one line saying why."""
 
 
-def pinned_version(web=WEB):
-    """The port's version that web/package.json pins."""
-    return json.loads((web / "package.json").read_text())["dependencies"][PACKAGE]
+def pinned_version(web=WEB, package=PACKAGE):
+    """The version of `package` (by default the port) that web/package.json pins."""
+    return json.loads((web / "package.json").read_text())["dependencies"][package]
 
 
 def runtime_dir(web=WEB):
     return web / "node_modules" / PACKAGE
 
 
+def mqtt_dir(web=WEB):
+    return web / "node_modules" / MQTT
+
+
 def runtime_ready(web=WEB):
-    """True when the pinned version of the port is in web/node_modules."""
-    installed = runtime_dir(web) / "package.json"
-    if not installed.is_file() or not (runtime_dir(web) / "micropython.wasm").is_file():
-        return False
-    return json.loads(installed.read_text()).get("version") == pinned_version(web)
+    """True when the pinned versions of the port and of MQTT.js are in web/node_modules."""
+    for folder, package, needed in ((runtime_dir(web), PACKAGE, "micropython.wasm"),
+                                    (mqtt_dir(web), MQTT, "dist/mqtt.esm.js")):
+        installed = folder / "package.json"
+        if not installed.is_file() or not (folder / needed).is_file():
+            return False
+        if json.loads(installed.read_text()).get("version") != pinned_version(web, package):
+            return False
+    return True
 
 
 def fetch_runtime(web=WEB):
-    """`npm ci` in web/ when the pinned port is missing (the only download, once)."""
+    """`npm ci` in web/ when the pinned port or MQTT.js is missing (the only download, once)."""
     if runtime_ready(web):
         return
     npm = shutil.which("npm")
     if npm is None:
-        raise WebError("npm is missing: it fetches MicroPython's WebAssembly port once "
+        raise WebError("npm is missing: it fetches MicroPython's WebAssembly port and MQTT.js once "
                        "(Debian: apt-get install npm)")
     done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=web,
                           capture_output=True, text=True)
@@ -75,8 +86,9 @@ def build(out=DEFAULT_OUT, fetch=True):
     if fetch:
         fetch_runtime()
     elif not runtime_ready():
-        raise WebError("MicroPython's WebAssembly port %s %s is not in %s: run controller web build once "
-                       "with npm installed" % (PACKAGE, pinned_version(), WEB / "node_modules"))
+        raise WebError("MicroPython's WebAssembly port %s %s or MQTT.js %s is not in %s: run controller web "
+                       "build once with npm installed" % (PACKAGE, pinned_version(), pinned_version(package=MQTT),
+                                                          WEB / "node_modules"))
     out = Path(out)
     try:
         write_page(out)
@@ -95,12 +107,15 @@ def write_page(out):
         else:
             raise WebError("%s is there and is not a built page: name a new or empty folder" % out)
     (out / "micropython").mkdir(parents=True)
+    (out / "mqtt").mkdir()
     (out / "controller" / "core").mkdir(parents=True)
     for name in PAGE_FILES:
         shutil.copyfile(WEB / name, out / name)
     for name in RUNTIME_FILES:
         shutil.copyfile(runtime_dir() / name, out / "micropython" / name)
     shutil.copyfile(WEB / "MICROPYTHON-LICENSE", out / "micropython" / "LICENSE")
+    for source, name in MQTT_FILES:
+        shutil.copyfile(mqtt_dir() / source, out / "mqtt" / name)
     shutil.copyfile(ROOT / "LICENSE", out / "LICENSE")
     shutil.copyfile(ROOT / "controller" / "__init__.py", out / "controller" / "__init__.py")
     python = ["bridge.py", "controller/__init__.py"]

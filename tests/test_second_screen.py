@@ -1,0 +1,389 @@
+"""Issue 28: a second screen beside the physical machine. The page follows a real
+exhibit's game through the museum's broker, with the real parts: Debian's
+mosquitto with a WebSockets listener (tests/broker_rig.py), the service on
+gpiozero's mock pins with telemetry on (the simulator's world of marbles
+around it, or `controller run` as a process that can be killed), and the
+built page in Debian's Chromium. Each test has its own topic prefix.
+
+Skipped, with the reason, when mosquitto, Chromium, Playwright or the npm
+packages are missing (.ci/run installs them all).
+"""
+
+import json
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from gpiozero import Device
+
+from broker_rig import Broker, find_mosquitto, wait_until, MISSING
+from controller.sim.autoplay import autoplay
+from controller.sim.engine import Simulation
+from controller.telemetry.settings import check_telemetry
+from controller.web.browser import missing, open_page, served_page
+from service_rig import write_config
+
+ROOT = Path(__file__).resolve().parent.parent
+BROWSER_MISSING = missing()
+pytestmark = [pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING)),
+              pytest.mark.skipif(find_mosquitto() is None, reason=MISSING)]
+# Generous: the machine running the tests may be slow and busy.
+TIMEOUT_MS = 20000
+
+
+@pytest.fixture(autouse=True)
+def restore_pin_factory():
+    saved = Device.pin_factory
+    yield
+    Device.pin_factory = saved
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    broker = Broker(tmp_path_factory.mktemp("broker"), websockets=True)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with served_page() as served:
+        yield served
+
+
+def prefix():
+    return "screen-" + uuid.uuid4().hex[:8]
+
+
+def telemetry(broker, topics, name="hall-1", **more):
+    return check_telemetry("test", dict({"enabled": True, "host": "127.0.0.1", "port": broker.port,
+                                         "client_id": name, "topic_prefix": topics, "heartbeat_s": 5}, **more))
+
+
+def exhibit(broker, tmp_path, topics, machine="drnim", **settings):
+    """The service on mock pins, reporting to the broker, once it is connected."""
+    sim = Simulation(machine, settings, telemetry=telemetry(broker, topics), state_dir=str(tmp_path / "exhibit"))
+    wait_until(lambda: sim.service.telemetry.connected, 10, "the exhibit connected to the broker")
+    return sim
+
+
+def screen(browser, broker, topics, more=""):
+    """The built page following hall-1, once it has drawn the exhibit's machine."""
+    context, address, requests = browser
+    page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s%s" % (address, topics, broker.ws_address, more))
+    page.wait_for_function("nim.view && nim.view() !== null", timeout=TIMEOUT_MS)
+    return page
+
+
+def follows(page, sim):
+    """Wait until the page shows the exhibit's game as it stands: the same turns, mode and working."""
+    machine = sim.machine
+    wanted = {"turns": machine.turns, "mode": machine.mode, "winner": machine.winner,
+              "working": [list(line) for line in machine.explain()]}
+    page.wait_for_function("wanted => { const v = nim.view(); return JSON.stringify([v.turns, v.mode, v.winner, "
+                           "v.working]) === JSON.stringify([wanted.turns, wanted.mode, wanted.winner, wanted.working]) }",
+                           arg=wanted, timeout=TIMEOUT_MS)
+
+
+def same_face(page, sim):
+    """What the page draws is what the mock pins show: the lamps, the flip-flops or the rows, the
+    rail, the working, the verdict."""
+    machine = sim.machine
+    outputs = page.evaluate("nim.outputs()")
+    for name, state in sim.lamps().items():
+        if state != "blink":
+            assert outputs["lamp/" + name] == state, name
+        assert page.get_attribute("#lamps li:nth-child(%d)" % (list(sim.lamps()).index(name) + 1), "class") \
+            == "lamp " + outputs["lamp/" + name]
+    if machine.NAME == "drnim":
+        for role in ("flip_flop_1", "flip_flop_2", "flip_flop_3", "equalizer", "turn"):
+            assert outputs[role.replace("flip_flop_", "flip_flop/")] == sim.side(role), role
+        assert "Rail: %d marble" % machine.rail in page.text_content("#board-desc")
+        assert page.evaluate("nim.view().tray") == machine.taken
+    else:
+        assert [outputs["row/%d" % (i + 1)] for i in range(4)] == sim.rows() == machine.rows
+        labels = [page.get_attribute("#board .row:nth-child(%d) .bulbs" % (i + 1), "aria-label") for i in range(4)]
+        assert labels == ["row %d: %d of 7 lamps lit" % (i + 1, lit) for i, lit in enumerate(machine.rows)]
+    assert page.locator("#working li").all_inner_texts() == [line[1] for line in machine.explain()]
+    if machine.mode == "over":
+        assert machine.verdict() in page.inner_text("#status")
+
+
+def clean(page, address):
+    """No error on the page, and nothing asked of anything but its own folder and the broker."""
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def own_folder_only(requests, address):
+    outside = [url for url in requests if not url.startswith((address, "data:", "blob:" + address))]
+    assert outside == []
+
+
+def test_a_whole_dr_nim_game_pressed_on_the_pins_appears_on_the_page(broker, browser, tmp_path):
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    try:
+        page = screen(browser, broker, topics)
+        assert page.get_attribute("#follow-status", "data-link") == "live"
+        assert page.is_hidden("#controls") and page.is_hidden("#settings-panel")
+        follows(page, sim)
+        same_face(page, sim)
+        # the visitor takes two, hands over; Dr. Nim plays its marbles: the page shows each step
+        for _ in range(2):
+            sim.press("trigger")
+            sim.settle()
+        follows(page, sim)
+        same_face(page, sim)
+        assert page.evaluate("nim.view().rail") == 13
+        summary = autoplay(sim, 1, "novice", seed=5)
+        assert summary["unfinished"] == 0
+        follows(page, sim)
+        same_face(page, sim)
+        assert page.evaluate("nim.view().mode") == "over" and sum(n for _, n in sim.machine.turns) == 15
+        lamp = "drnim_wins" if sim.machine.winner == "machine" else "you_win"
+        assert page.evaluate("nim.outputs()")["lamp/" + lamp] == "on"
+        said = page.locator("#messages li").all_inner_texts()
+        assert said[0] == sim.machine.verdict()
+        assert not [line for line in page.evaluate("nim.log") if line.startswith("ignored")]
+        clean(page, browser[1])
+        own_folder_only(browser[2], browser[1])
+    finally:
+        sim.close()
+
+
+def test_a_whole_nimatron_game_appears_on_the_kiosk(broker, browser, tmp_path):
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics, "nimatron", think_ms=300, pace_ms=100)
+    try:
+        page = screen(browser, broker, topics, "&kiosk=1&idle_ms=1000")
+        assert page.is_visible("#follow-status") and page.is_hidden("#settings-panel")
+        assert page.evaluate("document.documentElement.classList.contains('kiosk')")
+        follows(page, sim)
+        same_face(page, sim)
+        sim.press("row4")
+        sim.press("row4")
+        follows(page, sim)
+        assert page.evaluate("nim.view().row") == 3 and page.evaluate("nim.outputs()")["row/4"] == sim.rows()[3]
+        sim.press("handover")
+        sim.settle()
+        follows(page, sim)
+        same_face(page, sim)
+        summary = autoplay(sim, 1, "novice", seed=2)
+        assert summary["unfinished"] == 0
+        follows(page, sim)
+        same_face(page, sim)
+        assert sim.machine.rows == [0, 0, 0, 0]
+        champ = sim.machine.winner == "player"
+        assert page.evaluate("nim.outputs()")["lamp/" + ("nim_champ" if champ else "machine_wins")] == "on"
+        clean(page, browser[1])
+    finally:
+        sim.close()
+
+
+def test_a_page_started_in_the_middle_of_a_game_shows_the_game_so_far(broker, browser, tmp_path):
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics, equalizer=False)
+    try:
+        sim.press("trigger")
+        sim.settle()
+        sim.set_switch("turn_switch", True)
+        sim.press("trigger")
+        sim.settle()
+        sim.set_switch("turn_switch", False)
+        assert len(sim.machine.turns) == 2
+        page = screen(browser, broker, topics)
+        follows(page, sim)
+        same_face(page, sim)
+        assert page.evaluate("nim.view().turns") == sim.machine.turns
+        autoplay(sim, 1, "perfect", seed=1)
+        follows(page, sim)
+        same_face(page, sim)
+        clean(page, browser[1])
+    finally:
+        sim.close()
+
+
+def test_a_broker_restart_and_an_exhibit_restart_are_followed(broker, browser, tmp_path):
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    try:
+        page = screen(browser, broker, topics)
+        sim.press("trigger")
+        sim.settle()
+        follows(page, sim)
+        broker.stop()
+        page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'reconnecting'",
+                               timeout=TIMEOUT_MS)
+        assert "reconnecting" in page.inner_text("#follow-status")
+        sim.press("trigger")            # played while the broker is away: the page catches up from the state
+        sim.settle()
+        broker.start()
+        wait_until(lambda: sim.service.telemetry.connected, 20, "the exhibit back on the broker")
+        page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'live'", timeout=TIMEOUT_MS)
+        follows(page, sim)
+        same_face(page, sim)
+        assert page.evaluate("nim.view().rail") == 13
+
+        sim.restart()                   # the service stops (its goodbye: offline) and starts again
+        wait_until(lambda: sim.service.telemetry.connected, 10, "the exhibit back")
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        assert "went offline" in page.evaluate("nim.log").__str__()
+        sim.press("trigger")
+        sim.settle()
+        follows(page, sim)
+        same_face(page, sim)
+        assert page.evaluate("nim.view().rail") == 12
+        clean(page, browser[1])
+    finally:
+        sim.close()
+
+
+def test_an_exhibit_killed_is_shown_offline_by_its_last_will_and_followed_again(broker, browser, tmp_path):
+    topics = prefix()
+    config = write_config(tmp_path, "drnim")
+    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") +
+                      '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\nclient_id = "hall-1"\n'
+                      'topic_prefix = "%s"\n' % (broker.port, topics))
+
+    def run():
+        return subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = run()
+    try:
+        page = screen(browser, broker, topics)
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        assert page.evaluate("nim.view().mode") == "play" and page.evaluate("nim.view().rail") == 15
+        first_run = page.evaluate("nim.follow")
+        process.send_signal(signal.SIGKILL)     # a crash, a pulled plug: no goodbye, the broker sends the will
+        process.wait(10)
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'false'",
+                               timeout=TIMEOUT_MS)
+        assert "The exhibit is offline" in page.inner_text("#follow-status")
+        assert page.evaluate("nim.view().rail") == 15       # its last game stays on the screen
+        process = run()
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        assert "The exhibit is offline" not in page.inner_text("#follow-status")
+        assert first_run["state"] == "live"
+        clean(page, browser[1])
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def test_a_strangers_hostile_messages_do_not_stop_the_page(broker, browser, tmp_path):
+    """bench/fuzz.py's hostile payloads (the fleet's set and the live game's, damaged: JSON's NaN and
+    Infinity, numbers beyond 64 bits, lone surrogates, escape sequences, missing and fat fields), and
+    bytes that are no text, too many of them or none, published on the topics the page follows: each
+    is ignored with one line in its log, and the page follows the exhibit's next game."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import fuzz
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="stranger-" + topics)
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    try:
+        page = screen(browser, broker, topics)
+        follows(page, sim)
+        rng = random.Random(28)
+        seeds = fuzz.fleet_seeds() + fuzz.live_seeds()
+        messages = [fuzz.mutate_payload(rng, rng.choice(seeds)) for _ in range(300)]
+        messages += [("live/state", b"\xff\xfe not UTF-8"), ("live/event", b"x" * 20000),
+                     ("live/event", b"[" * 16000), ("live/state", json.dumps({"v": 1, "exhibit": "hall-1"}).encode()),
+                     ("status", b'{"v": 1, "exhibit": "hall-1", "online": false, "at": 1e999}')]
+        for name, raw in messages:
+            # each on one of the page's own topics: a live message on its own, the others on any
+            kinds = [kind for kind in ("live/state", "live/event") if name.endswith(kind)]
+            kind = name if name == "status" else kinds[0] if kinds else rng.choice(["status", "live/state",
+                                                                                    "live/event"])
+            stranger.publish("%s/hall-1/%s" % (topics, kind), raw, qos=1, retain=rng.random() < 0.2).wait_for_publish(5)
+        page.wait_for_function("nim.log.filter(line => line.startsWith('ignored')).length >= 100", timeout=TIMEOUT_MS)
+        autoplay(sim, 1, "novice", seed=8)
+        follows(page, sim)
+        same_face(page, sim)
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        log = page.evaluate("nim.log")
+        assert all("\n" not in line and len(line) <= 300 for line in log)
+        assert page.locator("#log li").count() <= 30
+        clean(page, browser[1])
+    finally:
+        stranger.loop_stop()
+        stranger.disconnect()
+        sim.close()
+
+
+def test_a_read_only_user_follows_and_the_page_never_publishes(browser, tmp_path):
+    """The README's advice (its ACL, as it is written there): the screens log in as a user the
+    broker lets read and nothing else. The page follows with it, and the broker's log shows it never published; a wrong password
+    is one line on the page, which keeps trying."""
+    passwd = shutil.which("mosquitto_passwd")
+    if passwd is None:
+        pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
+    topics = prefix()
+    (tmp_path / "passwd").write_text("")
+    for user, password in (("exhibit", "exhibit-secret"), ("screen", "screen-secret")):
+        subprocess.run([passwd, "-b", str(tmp_path / "passwd"), user, password], check=True, capture_output=True)
+    readme = (ROOT / "README.md").read_text()
+    acl = re.search(r"printf '(user exhibit[^']*)' \| sudo tee /etc/mosquitto/acl", readme).group(1)
+    (tmp_path / "acl").write_text(acl.replace("\\n", "\n").replace("nim-museum/", topics + "/"))
+    (tmp_path / "exhibit-password").write_text("exhibit-secret\n")
+    (tmp_path / "exhibit-password").chmod(0o600)
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker", "allow_anonymous false\npassword_file %s\nacl_file %s"
+                    % (tmp_path / "passwd", tmp_path / "acl"), websockets=True, logging="log_type all\n")
+    sim = Simulation("drnim", telemetry=telemetry(broker, topics, username="exhibit",
+                                                   password_file=str(tmp_path / "exhibit-password")),
+                     state_dir=str(tmp_path / "exhibit"))
+    try:
+        wait_until(lambda: sim.service.telemetry.connected, 10, "the exhibit connected with its password")
+        page = screen(browser, broker, topics, "&user=screen&password=screen-secret")
+        sim.press("trigger")
+        sim.settle()
+        follows(page, sim)
+        same_face(page, sim)
+        client_id = page.evaluate("nim.client.options.clientId")
+        refused = screen_refused(browser, broker, topics)
+        log = (tmp_path / "broker" / "mosquitto.log").read_text()
+        assert "Received SUBSCRIBE from %s" % client_id in log
+        assert "Received PUBLISH from %s" % client_id not in log
+        assert "not authorised" in refused.lower() or "not authorized" in refused.lower(), refused
+        clean(page, browser[1])
+    finally:
+        sim.close()
+        broker.stop()
+
+
+def screen_refused(browser, broker, topics):
+    """A page with a wrong password: what it says of the broker, once it has said it."""
+    context, address, _ = browser
+    page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s&user=screen&password=wrong"
+                     % (address, topics, broker.ws_address))
+    page.wait_for_function("nim.follow && nim.follow.problem", timeout=TIMEOUT_MS)
+    assert page.get_attribute("#follow-status", "data-link") != "live"
+    text = page.inner_text("#follow-status")
+    page.close()
+    return text
+
+
+@pytest.mark.parametrize("query, said", [
+    ("?follow=a/b&broker=ws://127.0.0.1:9/", 'follow: "a/b" is not an exhibit\'s name'),
+    ("?follow=hall-1&broker=http://127.0.0.1:9/", 'broker: "http://127.0.0.1:9/" is not a WebSockets address'),
+    ("?follow=hall-1", "broker: null is not a WebSockets address"),
+])
+def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, said):
+    context, address, _ = browser
+    page = open_page(context, address + query)
+    assert page.inner_text("#status").startswith("This screen cannot follow the exhibit: " + said)
+    assert page.get_attribute("#follow-status", "data-link") == "stopped"
+    clean(page, address)
