@@ -47,7 +47,7 @@ from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
-from controller.service.store import StateStore, replace_file, worth_keeping
+from controller.service.store import StateStore, replace_file
 
 # Edges handled before the deadlines are looked at again.
 BATCH = 64

@@ -12,19 +12,6 @@ import json
 import os
 import time
 
-from controller.core.exhibit import RESTING_TIMERS
-
-# State that changes while nothing worth saving happens (the attract lamps, the clock).
-UNSAVED = ("clock", "attract", "attract_step", "shown")
-
-
-def worth_keeping(state):
-    """The part of a machine's state whose change is worth a write to the card (and, with
-    telemetry, a live state to the broker): the same text for the same game."""
-    kept = dict((key, value) for key, value in state.items() if key not in UNSAVED)
-    kept["timers"] = dict((name, due) for name, due in state["timers"].items() if name not in RESTING_TIMERS)
-    return json.dumps(kept, sort_keys=True)
-
 
 def untaken(prefix, when, suffix=""):
     """`prefix` + YYYYmmdd-HHMMSS (`when`, local time) + `suffix`, with -2, -3...

@@ -22,7 +22,7 @@ import uuid
 
 from controller.core.registry import NAMES, machine_class
 from controller.core.saves import SaveError, restore
-from controller.service.store import worth_keeping
+from controller.core.keeping import worth_keeping
 
 STATE = "live/state"
 EVENT = "live/event"
@@ -51,13 +51,13 @@ class LiveGame:
         self.seq += 1
         self.send(EVENT, {"seq": self.seq, "now": now, "event": list(event),
                           "commands": [list(command) for command in commands]})
-        kept = worth_keeping(machine.state)
+        kept = worth_keeping(machine.to_save())
         if kept != self.kept:
             self.state(machine, now)
 
     def state(self, machine, now):
         """The machine's saved game, sent as the retained state."""
-        self.kept = worth_keeping(machine.state)
+        self.kept = worth_keeping(machine.to_save())
         self.send(STATE, {"run": self.run, "seq": self.seq, "now": now, "game": machine.to_dict()})
 
     # --- the monitor's replica of a board's machine ------------------------------------------
