@@ -13,6 +13,7 @@ skipped, saying which is missing."""
 import pytest
 
 from conftest import ROOT
+from controller.firmware.board import BoardRefused
 from controller.firmware.board_test import Connector, run_scripts
 from controller.firmware.rp2040 import tools
 from controller.firmware.tools import FirmwareError
@@ -140,3 +141,37 @@ def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
     drnim.board.pass_time(0.5)
     dropped = [line for line in lines if line["kind"] == "fault" and line["fault"] == "link"]
     assert len(dropped) == 1 and dropped[0]["text"].endswith("lines dropped: the host read nothing for a while")
+
+
+def test_a_new_game_the_wiring_cannot_play_is_refused_and_nothing_of_it_saved(nimatron):
+    """A Nimatron wired for 4 rows asked for 5: one error line, and the flash still
+    holds a game the board can play, so the next power-up plays (no crash loop)."""
+    with pytest.raises(BoardRefused, match=r"rows: 5, but the wiring has 4 \(the number of lamp rows\)"):
+        nimatron.board.ask("new_game", settings={"rows": 5})
+    with pytest.raises(BoardRefused, match=r"lamps: 9, but the wiring has 7"):
+        nimatron.board.ask("new_game", settings={"lamps": 9})
+    nimatron.pico.power_cut()
+    nimatron.board.wait_restart(20)
+    assert nimatron.board.hello["resumed"] in ("new", "saved")
+    assert nimatron.script("machine nimatron openings=1,3,5,7\npress row4\nexpect rows 1,3,5,6\n") == []
+
+
+def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(drnim):
+    """Three resets in a row soon after the start (here a firmware stopped at its
+    console, which its watchdog resets): the fourth start holds, the LED blinking
+    fast, and every line but new_game gets the reason back."""
+    lines = []
+    drnim.board.on_line = lines.append
+    drnim.pico.watch([LED])
+    for _ in range(3):
+        drnim.board.link.serial.write(b"\x03")        # Ctrl-C: the firmware stops; the watchdog does the rest
+        drnim.board.wait_restart(20)
+    assert drnim.board.hello["resumed"] == "held"
+    drnim.board.pass_time(2)
+    assert [line["fault"] for line in lines if line["kind"] == "fault"][-1] == "resets"
+    assert blinking(drnim, drnim.pico.now / 1e6 - 2000) == 100
+    with pytest.raises(BoardRefused, match="reset 3 times in a row, each soon after it started"):
+        drnim.board.ask("state")
+    drnim.board.ask_all([("new_game", {})], restarts=True)
+    assert drnim.board.hello["resumed"] == "new"
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []

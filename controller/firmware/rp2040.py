@@ -89,8 +89,9 @@ class EmulatedPico:
         self.process = None
         self.replies = None
         self.now = 0            # the board's time as the emulator last said, ns
+        self.written = 0        # the bytes it has written to the port, as it last said
         self.pin_changes = []   # (pin, level, ns) of the watched pins, in order
-        self.resets = []        # (cause, ns): "watchdog" or "power"
+        self.resets = []        # (cause, ns, bytes written to the port before it): "watchdog" or "power"
 
     def start(self, flash=None, timer_us=0):
         """Power the board on: from a saved flash image, or from a blank flash with
@@ -123,6 +124,7 @@ class EmulatedPico:
         if "error" in answer:
             raise FirmwareError("the emulated Pico: %s" % answer["error"])
         self.now = answer.get("now", self.now)
+        self.written = answer.get("written", self.written)
         self.pin_changes.extend(answer.get("pins", ()))
         self.resets.extend(answer.get("resets", ()))
         return answer
@@ -280,6 +282,9 @@ class EmulatedLink(Link):
 
     def __init__(self, bench, report=None):
         self.bench = bench
+        bench.pico.drive()
+        self.taken = bench.pico.written     # bytes read from the port (those before were another reader's)
+        self.resets_seen = len(bench.pico.resets)
         Link.__init__(self, bench.pico.port, report=report, clock=lambda: bench.pico.now / 1e9)
 
     def receive(self, timeout):
@@ -287,6 +292,7 @@ class EmulatedLink(Link):
         deadline = pico.now + math.ceil(timeout * 1e9)     # a wait of a hair still lets time pass
         owed = 0        # bytes the board wrote that have not been read yet
         while True:
+            self.port_went_away()
             line = self.next_line()
             if line is not None:
                 message = self.decode(line)
@@ -297,14 +303,36 @@ class EmulatedLink(Link):
                 raise FirmwareError("the emulated Pico's port %s cannot be opened (%s)" % (self.port, self.gone))
             waiting = self.serial.in_waiting
             if waiting or owed:
-                self.serial.timeout = READ_S
-                data = self.serial.read(max(waiting, owed))
+                data = self.take(max(waiting, owed))
                 owed = max(0, owed - len(data)) if data else 0
                 self.buffer += data
                 continue
             if pico.now >= deadline:
                 return None
             owed = self.bench.advance(deadline, stop_on_line=True)
+
+    def take(self, count):
+        self.serial.timeout = READ_S
+        data = self.serial.read(count)
+        self.taken += len(data)
+        return data
+
+    def port_went_away(self):
+        """The board reset since the last look: as its USB port went away, what the
+        host had not read of it then (a line cut short, the REPL's prompt) is gone."""
+        resets = self.bench.pico.resets
+        while self.resets_seen < len(resets):
+            before = resets[self.resets_seen][2]
+            self.resets_seen += 1
+            if self.serial is None:
+                continue
+            while self.taken < before:
+                data = self.take(before - self.taken)
+                if not data:
+                    break
+                self.buffer += data
+            end = self.buffer.rfind(b"\n")
+            self.buffer = self.buffer[:end + 1]
 
 
 def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):

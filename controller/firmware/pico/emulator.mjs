@@ -121,7 +121,12 @@ class Board {
       dog.reason = watchdog.reason;
       dog.scratchData.set(watchdog.scratch);
     }
-    dog.onWatchdogTrigger = () => { this.stop = 'reset'; this.resetPending = true; };
+    dog.onWatchdogTrigger = () => {
+      // the chip resets: its watchdog stops counting (rp2040js would fire it again at once, for ever)
+      dog.alarm.enable = false;
+      this.stop = 'reset';
+      this.resetPending = true;
+    };
     const cdc = new USBCDC(mcu.usbCtrl);
     const chip = { sim, mcu, clock: sim.clock, cdc, connected: false, pendingRead: null, heldWrites: [] };
     cdc.onDeviceConnected = () => { chip.connected = true; };
@@ -167,7 +172,11 @@ class Board {
   }
 
   reset(cause, timerNs = 0) {
-    this.resets.push([cause, this.now]);
+    // A real board's USB port goes away as it resets: the host loses what it had not read yet.
+    this.pumpSerial();
+    this.out = [];
+    this.outBytes = 0;
+    this.resets.push([cause, this.now, this.written]);
     this.powerOn({ flash: this.chip.mcu.flash, watchdog: cause === 'watchdog' ? this.watchdogState() : null, timerNs });
   }
 
@@ -232,7 +241,7 @@ class Board {
     }
     this.pumpSerial();
     this.runWallNs += process.hrtime.bigint() - wall;
-    return { now: this.now, stopped: this.stop || 'time', out: this.written - written };
+    return { now: this.now, stopped: this.stop || 'time', out: this.written - written, written: this.written };
   }
 
   // What happened since it was last asked: the watched pins' changes and the resets.
@@ -328,7 +337,7 @@ class Board {
           this.driven.set(pin, level);
           this.chip.mcu.gpio[pin].setInputValue(level);
         }
-        return { now: this.now };
+        return { now: this.now, written: this.written };
       case 'watch':
         for (const pin of message.pins) {
           if (!this.watched.has(pin)) { this.watched.add(pin); this.listen(this.chip, pin); }
@@ -355,6 +364,8 @@ class Board {
       case 'save_flash':
         fs.writeFileSync(message.path, this.chip.mcu.flash.subarray(0, FLASH_SIZE));
         return { now: this.now };
+      case 'debug':
+        return { now: this.now, connected: this.chip.connected, pc: this.chip.mcu.core.PC, waiting: this.chip.mcu.core.waiting, reason: this.chip.mcu.peripherals[0x40058].reason, scratch: Array.from(this.chip.mcu.peripherals[0x40058].scratchData) };
       case 'quit':
         process.exit(0);
       default:
