@@ -22,7 +22,7 @@ from pathlib import Path
 from controller.core.debounce import MIN_PULSE_MS
 from controller.core.exhibit import INDICATOR, RELEASE, SENSOR
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap import electrical
+from controller.hardware.pinmap import build, electrical
 from controller.hardware.pinmap.model import (HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path,
                                               display_registers)
 from controller.hardware.pinmap.positions import key_lines, line_of
@@ -105,7 +105,7 @@ KINDS = {
         Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
         Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
     ), angles={
-        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60),
+        RELEASE: (_angle("closed_angle", -10), _angle("open_angle", 10),
                   Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
@@ -199,7 +199,7 @@ class _Checker:
         if expect is not None and name != expect:
             self.fail("machine", "%r, but this should be the pin map of %s (machine = %r)"
                       % (name, machine_class(expect).TITLE, expect))
-        known = ("machine", "inputs", "outputs", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
+        known = ("machine", "inputs", "outputs", "build", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
         for key in data:
             if key not in known:
                 self.fail(key, "unknown key for %s (known: %s)" % (cls.TITLE, ", ".join(known)))
@@ -215,7 +215,7 @@ class _Checker:
             if spec.kind == "shift_register":
                 self.lamp_chain(spec, layout)
         electrical.check(outputs, self.fail)
-        return name, inputs, outputs, layout
+        return name, inputs, outputs, layout, build.read(data.get("build"), name, self.fail)
 
     def lamp_chain(self, spec, layout):
         """The chain must have chips enough for both displays, each on chips of its own."""
@@ -399,8 +399,8 @@ def load_pinmap(path, machine=None):
         # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
         raise PinMapError("%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path)
     checker = _Checker(path, text)
-    machine, inputs, outputs, layout = checker.check(data, machine)
-    return PinMap(machine, Path(path), inputs, outputs, layout)
+    machine, inputs, outputs, layout, made = checker.check(data, machine)
+    return PinMap(machine, Path(path), inputs, outputs, layout, made)
 
 
 def load_default(machine):

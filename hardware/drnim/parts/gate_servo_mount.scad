@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the bracket of the SG90 servo that releases the marbles, instead of the solenoid.
 // The servo hangs in the window by its tabs, shaft pointing away from the backboard, below
 // the end of rail_lower.scad; gate_servo_arm.scad on its horn swings up through the rail's
@@ -11,10 +12,10 @@ include <params.scad>
 module gate_servo_mount() {
     // The tabs' underside sits this far from the board, so that the case clears the board
     // and the arm's peg reaches back to the marbles' path.
-    standoff = servo_tab_height + 2;
-    width = servo_tab_span + 4;
-    height = servo_body[1] + 12;
-    ears = 10;
+    standoff = mount_standoff;
+    width = mount_width;
+    height = mount_height;
+    ears = mount_ears;
     difference() {
         union() {
             translate([ears, standoff, 0]) cube([width, wall, height]);          // the window plate
@@ -28,8 +29,8 @@ module gate_servo_mount() {
                 teardrop_y(2.0, wall + 2);
         // the case between the side walls and the board
         translate([ears + wall, wall, -1]) cube([width - 2 * wall, standoff - wall, height + 2]);
-        for (x = [ears / 2, width + 1.5 * ears])
-            translate([x, wall / 2, height / 2]) teardrop_y(screw_hole, wall + 1);
+        for (screw = mount_screws)
+            translate([screw[0], wall / 2, screw[1]]) teardrop_y(screw_hole, wall + 1);
     }
 }
 
