@@ -526,13 +526,13 @@ def test_the_commented_servo_examples_load(tmp_path):
     pinmap = load_pinmap(path)
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     assert (release.kind, release.pins, release.active) == ("servo", {"pin": 18}, None)
-    assert release.options == {"closed_angle": -10, "open_angle": 10, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
+    assert release.options == {"closed_angle": 5, "open_angle": 16, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
                                "max_pulse_ms": 2.4}
-    assert release.travel_ms() == 34
+    assert release.travel_ms() == 19
     assert (turn.kind, turn.pins) == ("servo", {"pin": 12})
     assert turn.options == {"left_angle": -45, "right_angle": 45, "min_pulse_ms": 1.0, "max_pulse_ms": 2.0}
     assert 11 in pinmap.free_pins()
-    assert "closed -10°, open 10°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
+    assert "closed 5°, open 16°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
 
 
 # --- building gpiozero devices on MockFactory ------------------------------------
@@ -614,8 +614,8 @@ def test_servo_specs_build_angular_servos(tmp_path, mock_factory):
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     gate = build(release)["pin"]
     pin = mock_factory.pin(18)
-    for angle, pulse_ms in ((release.options["closed_angle"], 0.5 + 1.9 * 80 / 180),
-                            (release.options["open_angle"], 0.5 + 1.9 * 100 / 180), (-90, 0.5), (90, 2.4)):
+    for angle, pulse_ms in ((release.options["closed_angle"], 0.5 + 1.9 * 95 / 180),
+                            (release.options["open_angle"], 0.5 + 1.9 * 106 / 180), (-90, 0.5), (90, 2.4)):
         gate.angle = angle
         assert gate.pulse_width == pytest.approx(pulse_ms / 1000)
         assert pin.frequency == 50 and pin.state == pytest.approx(pulse_ms / 20)

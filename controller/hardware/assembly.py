@@ -39,7 +39,7 @@ from controller.hardware.pinmap.bom import read_bom
 from controller.hardware.printed import ROOT, Mesh, PartError
 
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
-TOUCH_MM3 = 0.01        # an intersection enclosing less only touches
+TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
 WORKERS = 2
 
 
@@ -150,7 +150,17 @@ class Assembly:
         return stl
 
     def intersection(self, pair, stls, work):
-        """The volume two solids enclose together, mm³ (0 when they only touch or are apart)."""
+        """The volume two solids enclose together, mm³ (0 when they only touch or are apart),
+        worked out once for each two meshes."""
+        a, b = pair
+        kept = self.cache / ("%s.volume" % "--".join(sorted((stls[a].stem, stls[b].stem))))
+        if kept.exists():
+            return float(kept.read_text())
+        volume = self.volume(pair, stls, work)
+        kept.write_text(repr(volume))
+        return volume
+
+    def volume(self, pair, stls, work):
         a, b = pair
         source = work / ("%s--%s.scad" % pair)
         source.write_text("intersection() { import(\"%s\"); import(\"%s\"); }\n" % (stls[a], stls[b]))

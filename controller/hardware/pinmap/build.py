@@ -22,8 +22,10 @@ BOARD_RANGE = ((150, 600), (150, 600), (6, 18))   # a backboard or upright: widt
 
 # The servo gate (gate_servo_arm.scad in rail_lower.scad's floor slot): the arm from the
 # shaft to the peg, the peg's square section and the slot it rises through. At 0 degrees
-# the arm points at the gate; a rising angle lifts the peg.
-GATE_ARM_MM = 40
+# the arm is level, pointing at the gate; a rising angle lifts the peg. The arm is long and
+# starts a little above level so that the servo sits below the rail: through 5 to 16
+# degrees its peg rises 11.3 mm and moves 2.1 mm along the rail.
+GATE_ARM_MM = 60
 GATE_PEG_MM = 4
 GATE_SLOT_MM = 7
 CLEARANCE_MM = 0.3               # common.scad's clearance: a printed part's gap round a bought one
@@ -85,7 +87,7 @@ def gate_problem(pinmap):
     if rise < need:
         return (spec.key + ".open_angle", "%s the %d mm arm lifts the peg %.1f mm, but it must rise %.1f mm "
                 "(through the rail's floor and the marble over the lip): turn it through more, e.g. "
-                "closed_angle = -10 and open_angle = 10" % (sweep, GATE_ARM_MM, rise, need))
+                "closed_angle = 5 and open_angle = 16" % (sweep, GATE_ARM_MM, rise, need))
     if travel > gate_play_mm():
         return (spec.key + ".open_angle", "%s the %d mm arm moves the peg %.1f mm along the rail, but its slot "
                 "leaves it %.1f mm: it jams (keep the sweep either side of level, e.g. closed_angle = -10 and "

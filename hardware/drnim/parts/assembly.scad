@@ -59,7 +59,7 @@ case_shift = servo_body[0] / 2 - servo_shaft_offset;            // the case's ce
 plate_front = mount_standoff + wall;                             // the tabs rest on it
 case_top = plate_front + servo_body[2] - servo_tab_height;
 arm_face = case_top + 4 + horn_thickness;                        // the arm's face against the horn
-mount_at = [shaft[0] + case_shift - (mount_ears + mount_width / 2), 0, shaft[2] - mount_height / 2];
+mount_at = [shaft[0] + case_shift - (mount_ears + mount_width / 2), 0, shaft[2] - mount_window_z];
 gate_bottom = release_kind == "servo" ? min(mount_at[2], shaft[2] - gate_arm * sin(-gate_closed_angle) - 8)
                                       : min(cradle_at[2], frame_bottom - pull_end);
 
@@ -81,7 +81,7 @@ holder_at = [bore_x - beam_length / 2, 0, mouth_z - beam_height];
 tray_at = [bore_x - tray_hole_x, 0, holder_at[2] - beam_tab - 2 - tray_back];
 
 // the indicators' LED bezels: [x, z] of each bezel's middle; the panel's corner
-bezels = [[140, 255], [95, 215], [185, 215], [140, 175], [140, 135]];
+bezels = [[140, 255], [100, 215], [180, 215], [140, 175], [140, 135]];
 panel_at = [15, 0, 10];
 panel_face = -panel_rim_depth;
 function panel_point(p) = [panel_at[0] + p[0], 0, panel_at[2] + p[1]];
@@ -156,8 +156,8 @@ module placed(name) {
     else if (name == "fit-max:barrel-socket") translate(box_at + [box_outer[0], box_outer[1] - 30, 20]) rotate([0, 90, 0]) barrel_socket(wall, fit_max);
     else if (name == "fit-max:fuse-holder") translate(box_at + [box_outer[0], box_outer[1] - 60, 20]) rotate([0, 90, 0]) fuse_holder(wall, fit_max);
     else if (name == "supply") translate(supply_at) supply();
-    else if (starts(name, "screw-"))
-        let(s = screws[search([name], screws)[0]]) translate(s[4]) rotate(s[5]) screw(s[1][0], s[1][1], s[6]);
+    else if (starts(name, "screws:"))
+        for (s = screws) if (str("screws:", s[7]) == name) translate(s[4]) rotate(s[5]) screw(s[1][0], s[1][1], s[6]);
 }
 
 module solenoid_keepout(grow, frame_only = false) {
@@ -209,7 +209,7 @@ module flight(piece) {
     function at(d, t) = d[1] + d[2] * t - [0, 0, g * t * t / 2];
     hull() for (i = [piece, piece + 1], v = exit_speeds)
         let(d = detach(v), t_end = fall_time(d, mouth_z + marble / 2 - 0.5))
-            translate(at(d, 0.004 + (t_end - 0.004) * i / flight_pieces)) sphere(d = marble, $fn = 24);
+            translate(at(d, 0.02 + (t_end - 0.02) * i / flight_pieces)) sphere(d = marble, $fn = 24);
 }
 
 // --- the screws: [name, [diameter, length, pitch], clamped mm, into (a solid), position of
@@ -239,6 +239,9 @@ screws = concat(
         [str("screw-pi-", i + 1), pi_screw, pi_pcb, "enclosure_base", box_at + [pi_corner[0] + turned[0], pi_corner[1] + turned[1], wall + pi_standoff + pi_pcb], [0, 0, 0], 1.7, "pi"]]
 );
 
+// the screws drawn together, one solid for each part they hold
+screw_groups = [for (i = [0 : len(screws) - 1]) if (len([for (j = [0 : i - 1]) if (j < i && screws[j][7] == screws[i][7]) j]) == 0) screws[i][7]];
+
 // --- the build ------------------------------------------------------------------------------
 
 // [name, kind ("board", "printed", "bought", "screw", "path": a marble's or a plunger's
@@ -260,11 +263,11 @@ solids = concat(
     [["bezel-leds", "bought", ""], ["enclosure_base", "printed", "base"], ["enclosure_lid", "printed", "base"],
      ["pi", "bought", ""], ["breadboard", "bought", ""], ["barrel-socket", "bought", ""], ["fuse-holder", "bought", ""],
      ["supply", "bought", "base"]],
-    [for (s = screws) [s[0], "screw", ""]]
+    [for (holds = screw_groups) [str("screws:", holds), "screw", ""]]
 );
 // Pairs meant to overlap: a screw and what it bites into; a part and what is glued or
 // pressed into it is not among them (those must clear).
-joins = concat([for (s = screws) [s[0], s[3]]], release_kind == "servo" ? [["gate_servo_arm", "arm-sweep"]] : []);
+joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], release_kind == "servo" ? [["gate_servo_arm", "arm-sweep"]] : []);
 // [the part grown by fit_max, the part that must then hold it, what fits]
 fits = concat(
     release_kind == "solenoid" ? [["fit-max:solenoid", "gate_solenoid", "the solenoid in its cradle"]]

@@ -137,7 +137,8 @@ cradle_screws = [for (x = [cradle_ears / 2, cradle_outer[0] + 1.5 * cradle_ears]
 // width, height and ears; the arm (gate_servo_arm.scad): its thickness.
 mount_standoff = servo_tab_height + 2;
 mount_width = servo_tab_span + 4;
-mount_height = servo_body[1] + 12;
+mount_height = servo_body[1] + 10;
+mount_window_z = mount_height - 2 - clearance - servo_body[1] / 2;   // the window's centre: 2 mm under the top
 mount_ears = 10;
 mount_screws = [for (x = [mount_ears / 2, mount_width + 1.5 * mount_ears]) [x, mount_height / 2]];
 arm_thickness = 3;
