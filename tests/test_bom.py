@@ -20,11 +20,14 @@ def bom(machine, path=None):
 
 def counted(rows):
     """What a parts list holds, in the terms of `parts()`."""
-    leds, resistors, chips = {}, {}, {}
+    leds, resistors, capacitors, chips = {}, {}, {}, {}
     for row in rows:
         quantity = int(row["quantity"])
         led = re.match(r"^LED 5 mm (\S+)$", row["part"])
         resistor = re.match(r"^Resistor ([\d.]+) (k?)Ω$", row["part"])
+        capacitor = re.match(r"^Capacitor (\d+ [nµ]F) ", row["part"])
+        if capacitor and not row["choice"]:
+            capacitors[capacitor.group(1)] = capacitors.get(capacitor.group(1), 0) + quantity
         if led:
             leds[led.group(1)] = leds.get(led.group(1), 0) + quantity
         elif resistor:
@@ -33,7 +36,7 @@ def counted(rows):
         for chip in ("74HC595", "ULN2803A"):
             if chip in row["example part number"]:
                 chips[chip] = chips.get(chip, 0) + quantity
-    return {"leds": leds, "resistors": resistors, "chips": chips}
+    return {"leds": leds, "resistors": resistors, "capacitors": capacitors, "chips": chips}
 
 
 @pytest.mark.parametrize("machine", MACHINES)
@@ -92,7 +95,7 @@ def test_the_total_counts_one_build_not_its_alternatives():
         row["part"] for row in rows if row["choice"] == "alternative")
     assert total(rows) == sum(row["quantity"] * row["unit price EUR"] for row in built)
     marbles = next(row for row in rows if row["part"].startswith("Marbles"))
-    assert marbles["quantity"] * marbles["unit price EUR"] == Decimal("3.00"), "15 marbles at 0.20 €"
+    assert marbles["quantity"] * marbles["unit price EUR"] == Decimal("3.60"), "15 marbles and 3 spare at 0.20 €"
     assert parts_table(load_default("drnim")).splitlines()[-1].endswith("**%s €** |" % total(rows))
 
 

@@ -240,12 +240,13 @@ class Assembly:
 
     def screws(self, facts, report):
         anchors = dict(facts["anchors"])
+        repeated = dict(facts.get("repeated", []))      # parts built again outside the model
         used = {}
         engaged_all, threads_all, inside_all = [], [], []
         for name, (diameter, length, pitch), clamped, into, holds in facts["screws"]:
             kind = next(key for key, (k, d, l, p) in made.SCREWS[self.machine].items()
                         if (d, l, p) == (diameter, length, pitch))
-            used[kind] = used.get(kind, 0) + 1
+            used[kind] = used.get(kind, 0) + repeated.get(holds, 1)
             engaged = length - clamped
             threads = engaged / pitch
             wood = made.SCREWS[self.machine][kind][0] == "wood"

@@ -107,9 +107,10 @@ SCREWS = {
     },
     "nimatron": {
         "upright": ("wood", 3.0, 12, 1.35),     # the 5 mm lamp panel into the upright
+        "board_long": ("wood", 3.0, 20, 1.35),  # the lamp board and its 12 mm spacers into the upright
         "board": ("machine", 3.0, 6, 0.5),      # the stripboard (1.6 mm) into the console's posts
         "pi": ("self-tapping", 2.5, 6, 0.45),
-        "floor": ("wood", 3.0, 10, 1.35),       # the console's floor into the base
+        "floor": ("wood", 3.0, 10, 1.35),       # the console's floor and the brackets into the base
     },
 }
 MIN_THREADS = 3                  # turns of thread that must hold
