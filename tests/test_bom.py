@@ -68,7 +68,9 @@ def test_the_parts_list_has_a_closed_supply_a_fuse_the_buzzer_diode_and_both_pi_
     assert "Diode 1N4148" in parts_named
     assert {"Pi power supply (USB-C)", "Pi power supply (micro-USB)"} <= set(parts_named)
     micro = next(row for row in rows if row["part"] == "Pi power supply (micro-USB)")
-    assert "Pi 3 B+ or Zero 2 W" in micro["note"]
+    assert "Pi 3 B+" in micro["note"]
+    pi = next(row for row in rows if row["part"] == "Raspberry Pi with a 40-pin header")
+    assert "not a Zero 2 W" in pi["note"], "the printed boxes hold a full-size board only"
 
 
 # --- prices: the assembly guide's parts table and its total --------------------

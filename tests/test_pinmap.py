@@ -342,9 +342,7 @@ def test_a_missing_kind(tmp_path):
 
 @pytest.mark.parametrize("table,body,needle,key,problem", [
     ("inputs__trigger", "pni = 4", "pni = 4", "inputs.trigger.pni",
-     "unknown key for a button or switch (known: label, pin, pull, active, debounce_ms)"),
-    ("inputs__trigger", "pin = 4\nmin_pulse_ms = 2", "min_pulse_ms", "inputs.trigger.min_pulse_ms",
-     "unknown key for a button or switch"),
+     "unknown key for a button or switch (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("inputs__marble_sensor", "pin = 8\nmin_pulse = 2", "min_pulse =", "inputs.marble_sensor.min_pulse",
      "unknown key for a sensor (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("outputs__release", 'kind = "servo"\npin = 18\nactive = "high"', 'active = "high"', "outputs.release.active",
@@ -355,7 +353,8 @@ def test_a_missing_kind(tmp_path):
     ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolor = "red"', "color", "outputs.lamp_fault.color",
      "unknown key for kind 'led' (known: label, kind, pin, active, colour, vf, resistor)"),
     ("outputs__release", 'kind = "solenoid"\npin = 18\nresistor = 100', "resistor", "outputs.release.resistor",
-     "unknown key for kind 'solenoid' (known: label, kind, pin, active)"),
+     "unknown key for kind 'solenoid' (known: label, kind, pin, active, coil_ohms, ptc_hold_a, ptc_trip_a, "
+     "cutoff_c)"),
 ])
 def test_unknown_keys(tmp_path, table, body, needle, key, problem):
     text = drnim_text(**{table: body})

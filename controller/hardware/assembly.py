@@ -5,8 +5,10 @@ Each machine's `hardware/<machine>/parts/assembly.scad` is the one description o
 With `mode="facts"` it echoes its solids (printed, bought, screws, and the ways a marble, a
 plunger or an arm sweeps, which nothing may cross), which pairs are meant to overlap (a screw
 and what it bites into), the fits to prove, the screws' stacks, the marble's flight and the
-release's lift. The pin map's build (pinmap/build.py) reaches it as `-D` definitions, so the
-check is of the build the service runs, whatever build.scad says. Then:
+release's lift. The check works on a copy of the design files whose build.scad is written from
+the pin map (pinmap/build.py), so it is of the build the service runs, whatever the committed
+build.scad says; `defines` (NAME=VALUE, as for openscad -D) change a value in every file, the
+parts' own included params.scad too (a test moves or resizes a part with them). Then:
 
 - collisions: every two solids whose bounding boxes overlap are intersected by openscad; a pair
   whose intersection encloses more than TOUCH_MM3 collides (faces that only touch enclose
@@ -29,6 +31,7 @@ import hashlib
 import json
 import math
 import re
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -98,7 +101,22 @@ class Assembly:
         self.cache = Path(cache)
         self.cache.mkdir(parents=True, exist_ok=True)
         self.source = ROOT / "hardware" / self.machine / "parts" / "assembly.scad"
-        self.defines = ["%s=%s" % item for item in made.build_values(pinmap).items()] + list(defines)
+        self.defines = list(defines)
+
+    def copy(self, work):
+        """The design files in `work`, with build.scad from the pin map and the defines at the end
+        of params.scad; the copy's assembly.scad."""
+        hardware = work / "hardware"
+        parts = hardware / self.machine / "parts"
+        parts.mkdir(parents=True)
+        for name in ("common.scad", "bought.scad"):
+            shutil.copy(ROOT / "hardware" / name, hardware / name)
+        for path in self.source.parent.glob("*.scad"):
+            shutil.copy(path, parts / path.name)
+        (parts / "build.scad").write_text(made.build_scad(self.pinmap))
+        with open(parts / "params.scad", "a") as params:
+            params.write("".join("%s;\n" % define for define in self.defines))
+        return parts / "assembly.scad"
 
     # --- openscad --------------------------------------------------------------------------
 
@@ -108,11 +126,12 @@ class Assembly:
             command += ["-D", define]
         result = subprocess.run(command + [str(source)], capture_output=True, text=True, timeout=600)
         problems = [line for line in result.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))
-                    and "may not be a valid 2-manifold" not in line]
+                    and "may not be a valid 2-manifold" not in line
+                    and not (self.defines and " but was overwritten in file " in line)]
         return result, problems
 
     def facts(self, work):
-        result, problems = self.run(self.source, work / "facts.echo", ['mode="facts"'])
+        result, problems = self.run(self.copied, work / "facts.echo", ['mode="facts"'])
         if result.returncode != 0 or problems:
             raise AssemblyError("%s: %s" % (self.source, (problems or ["openscad exited with %d"
                                                                       % result.returncode])[0]))
@@ -121,7 +140,7 @@ class Assembly:
 
     def csg(self, names, work):
         """{solid: its CSG text}, from one openscad run that places each in a band of its own."""
-        lines = ["include <%s>" % self.source]
+        lines = ["include <%s>" % self.copied]
         lines += ["translate([%d, 0, 0]) placed(\"%s\");" % (i * BAND, name) for i, name in enumerate(names)]
         source = work / "solids.scad"
         source.write_text("\n".join(lines) + "\n")
@@ -184,6 +203,7 @@ class Assembly:
         report = Report()
         with tempfile.TemporaryDirectory(prefix="assembly-") as folder:
             work = Path(folder)
+            self.copied = self.copy(work)
             facts = self.facts(work)
             solids = facts["solids"]
             names = [solid[0] for solid in solids]
@@ -244,15 +264,14 @@ class Assembly:
         used = {}
         engaged_all, threads_all, inside_all = [], [], []
         for name, (diameter, length, pitch), clamped, into, holds in facts["screws"]:
-            kind = next(key for key, (k, d, l, p) in made.SCREWS[self.machine].items()
-                        if (d, l, p) == (diameter, length, pitch))
-            used[kind] = used.get(kind, 0) + repeated.get(holds, 1)
+            kind = _screw_kind(self.machine, diameter, pitch)
+            named = made.screw_name(kind, diameter, length)
+            used[named] = used.get(named, 0) + repeated.get(holds, 1)
             engaged = length - clamped
             threads = engaged / pitch
-            wood = made.SCREWS[self.machine][kind][0] == "wood"
+            wood = kind == "wood"
             inside = anchors[into] - engaged
-            what = "%s (%s into the %s): %s" % (name, holds, into, made.screw_name(
-                made.SCREWS[self.machine][kind][0], diameter, length))
+            what = "%s (%s into the %s): %s" % (name, holds, into, named)
             if threads < made.MIN_THREADS:
                 report.screws.append("screw: %s through %g mm leaves %.1f mm in the %s: %.1f turns of thread, "
                                      "at least %d hold" % (what, clamped, engaged, into, threads, made.MIN_THREADS))
@@ -271,18 +290,15 @@ class Assembly:
         self.screw_count(used, report)
 
     def screw_count(self, used, report):
+        """Each screw the assembly uses against the parts list's row of its name."""
         bom = Path(self.pinmap.path).parent / "bom.csv"
         if not bom.exists():
             return
         rows = dict((row["part"], row["quantity"]) for row in read_bom(bom))
-        for kind, count in used.items():
-            what, diameter, length, pitch = made.SCREWS[self.machine][kind]
-            name = made.screw_name(what, diameter, length)
-            same = sum(n for k, n in used.items() if made.screw_name(*made.SCREWS[self.machine][k][:3]) == name)
-            if rows.get(name) != same:
+        for name, count in used.items():
+            if rows.get(name) != count:
                 report.screws.append("screw: the assembly uses %d %s, %s lists %s" % (
-                    same, name, bom.name, rows.get(name, "none")))
-        report.screws = list(dict.fromkeys(report.screws))
+                    count, name, bom.name, rows.get(name, "none")))
 
     def flight(self, facts, report):
         detached, corner, (left, right), mouth_z, bore_x, marble, g = facts["flight"]
@@ -309,6 +325,14 @@ class Assembly:
             report.misfits.append("lift: %s rises %.1f mm above the rail's floor, but the lowest marble needs "
                                   "%.1f mm and %d to spare to go over the lip" % (what, reach, need,
                                                                                 made.LIFT_MARGIN_MM))
+
+
+def _screw_kind(machine, diameter, pitch):
+    """wood, machine or self-tapping: as the build's screw of that diameter and pitch."""
+    for kind, d, length, p in made.SCREWS[machine].values():
+        if (d, p) == (diameter, pitch):
+            return kind
+    return "wood" if pitch >= 1 else "machine"
 
 
 def _bounds(mesh):

@@ -24,10 +24,11 @@ BOARD_RANGE = ((150, 600), (150, 600), (6, 18))   # a backboard or upright: widt
 # shaft to the peg, the peg's square section and the slot it rises through. At 0 degrees
 # the arm is level, pointing at the gate; a rising angle lifts the peg. The arm is long and
 # starts a little above level so that the servo sits below the rail: through 5 to 16
-# degrees its peg rises 11.3 mm and moves 2.1 mm along the rail.
+# degrees its peg rises 11.3 mm, and its 4 mm section, turning with the arm, sweeps 6.7 mm
+# of the slot's 7.5 along the rail.
 GATE_ARM_MM = 60
 GATE_PEG_MM = 4
-GATE_SLOT_MM = 7
+GATE_SLOT_MM = 7.5
 CLEARANCE_MM = 0.3               # common.scad's clearance: a printed part's gap round a bought one
 RAIL_FLOOR_MM = 4
 REST_GAP_MM = 1                  # the peg or plunger at rest, below what it lifts
@@ -61,18 +62,21 @@ def gate_lift_mm(marble):
     return REST_GAP_MM + RAIL_FLOOR_MM + touch_mm(marble) + lip_mm(marble) + LIFT_MARGIN_MM
 
 
-def gate_play_mm():
-    """How far the peg may move along the rail inside its slot."""
-    return GATE_SLOT_MM - GATE_PEG_MM - 2 * CLEARANCE_MM
+def gate_room_mm():
+    """How much of the slot, along the rail, the peg may sweep."""
+    return GATE_SLOT_MM - 2 * CLEARANCE_MM
 
 
 def gate_sweep(closed, open_):
-    """(the peg's rise, its travel along the rail over the whole sweep), mm, for the arm
-    turning from `closed` to `open_` degrees."""
-    a, b = sorted((math.radians(closed), math.radians(open_)))
-    cosines = [math.cos(a), math.cos(b)] + ([1.0] if a <= 0 <= b else [])
-    return (GATE_ARM_MM * (math.sin(math.radians(open_)) - math.sin(math.radians(closed))),
-            GATE_ARM_MM * (max(cosines) - min(cosines)))
+    """(the peg's rise, the length of rail it sweeps), mm, for the arm turning from `closed` to
+    `open_` degrees: its square section, turned with the arm, reaches further either side."""
+    def reach(angle):
+        a = math.radians(angle)
+        return GATE_PEG_MM / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
+    ends = [closed, open_] + ([0] if min(closed, open_) <= 0 <= max(closed, open_) else [])
+    far = max(GATE_ARM_MM * math.cos(math.radians(a)) + reach(a) for a in ends)
+    near = min(GATE_ARM_MM * math.cos(math.radians(a)) - reach(a) for a in (closed, open_))
+    return (GATE_ARM_MM * (math.sin(math.radians(open_)) - math.sin(math.radians(closed))), far - near)
 
 
 def gate_problem(pinmap):
@@ -81,17 +85,17 @@ def gate_problem(pinmap):
     if spec is None or spec.kind != "servo":
         return None
     closed, open_ = spec.options["closed_angle"], spec.options["open_angle"]
-    rise, travel = gate_sweep(closed, open_)
+    rise, span = gate_sweep(closed, open_)
     need = gate_lift_mm(pinmap.build["marble_mm"])
     sweep = "from %s° to %s°" % (_number(closed), _number(open_))
     if rise < need:
         return (spec.key + ".open_angle", "%s the %d mm arm lifts the peg %.1f mm, but it must rise %.1f mm "
                 "(through the rail's floor and the marble over the lip): turn it through more, e.g. "
                 "closed_angle = 5 and open_angle = 16" % (sweep, GATE_ARM_MM, rise, need))
-    if travel > gate_play_mm():
-        return (spec.key + ".open_angle", "%s the %d mm arm moves the peg %.1f mm along the rail, but its slot "
-                "leaves it %.1f mm: it jams (keep the sweep either side of level, e.g. closed_angle = -10 and "
-                "open_angle = 10)" % (sweep, GATE_ARM_MM, travel, gate_play_mm()))
+    if span > gate_room_mm():
+        return (spec.key + ".open_angle", "%s the %d mm arm's peg sweeps %.1f mm along the rail, but its slot "
+                "leaves it %.1f mm: it jams (a shorter sweep nearer level, e.g. closed_angle = 5 and open_angle = "
+                "16)" % (sweep, GATE_ARM_MM, span, gate_room_mm()))
     return None
 
 

@@ -50,10 +50,12 @@ cradle_at = [lift_world[0] - (cradle_ears + cradle_outer[0] / 2), 0, frame_botto
 
 // the servo gate: the peg's travel along the rail centred on its slot, its top 1 mm under
 // the floor at the closed angle
-cos_high = gate_closed_angle <= 0 && gate_open_angle >= 0 ? 1 : max(cos(gate_closed_angle), cos(gate_open_angle));
-cos_low = min(cos(gate_closed_angle), cos(gate_open_angle));
-peg_half = gate_peg / 2 * (abs(cos(gate_closed_angle)) + abs(sin(gate_closed_angle)));
-shaft = [lift_world[0] - gate_arm * (cos_high + cos_low) / 2, 0,
+function peg_reach(a) = gate_peg / 2 * (abs(cos(a)) + abs(sin(a)));
+ends = concat([gate_closed_angle, gate_open_angle], gate_closed_angle * gate_open_angle <= 0 ? [0] : []);
+peg_far = max([for (a = ends) gate_arm * cos(a) + peg_reach(a)]);
+peg_near = min([for (a = [gate_closed_angle, gate_open_angle]) gate_arm * cos(a) - peg_reach(a)]);
+peg_half = peg_reach(gate_closed_angle);
+shaft = [lift_world[0] - (peg_far + peg_near) / 2, 0,
          floor_bottom - rest_gap - peg_half - gate_arm * sin(gate_closed_angle)];
 case_shift = servo_body[0] / 2 - servo_shaft_offset;            // the case's centre from the shaft
 plate_front = mount_standoff + wall;                             // the tabs rest on it
@@ -125,23 +127,25 @@ module placed(name) {
     else if (name == "servo") sg90_keepout(fit_min);
     else if (name == "fit-max:servo") sg90_keepout(fit_max, case_only = true);
     else if (name == "gate_servo_arm") arm_at(gate_closed_angle);
-    else if (name == "arm-sweep") for (a = [gate_closed_angle : (gate_open_angle - gate_closed_angle) / 10 : gate_open_angle]) arm_at(a);
+    else if (starts(name, "peg-sweep-")) let(i = ord(name[10]) - ord("1"), step = (gate_open_angle - gate_closed_angle) / peg_steps)
+        hull() for (a = [gate_closed_angle + i * step, gate_closed_angle + (i + 1) * step]) peg_at(a);
+    else if (name == "gate_servo_arm-open") arm_at(gate_open_angle);
     else if (name == "beam_holder") mounted(holder_at) beam_holder();
     else if (name == "beam-emitter") beam_half(-1, fit_min);
     else if (name == "beam-receiver") beam_half(1, fit_min);
     else if (name == "fit-max:beam-emitter") beam_half(-1, fit_max);
     else if (name == "fit-max:beam-receiver") beam_half(1, fit_max);
     else if (starts(name, "marble-flight-")) flight(ord(name[14]) - ord("1"));
-    else if (name == "marble-drop") translate([bore_x, -path_from_board, tray_at[2] + tray_roof - 2]) cylinder(d = marble, h = holder_at[2] - tray_at[2] - tray_roof + 2);
+    else if (name == "marble-drop") translate([bore_x, -path_from_board, tray_at[2] + tray_roof - 2]) cylinder(d = marble, h = max(0.1, holder_at[2] - tray_at[2] - tray_roof + 2));
     else if (name == "tray") mounted(tray_at) tray();
     else if (name == "panel") translate([panel_at[0], panel_face, panel_at[2]]) rotate([90, 0, 0]) mirror([0, 0, 1]) panel();
-    else if (name == "button-new-game") panel_part(panel_buttons[0]) push_button(panel_thickness, fit_min);
-    else if (name == "button-trigger") panel_part(panel_buttons[1]) push_button(panel_thickness, fit_min);
-    else if (name == "toggle-turn") panel_part(panel_toggles[0]) toggle(panel_thickness, fit_min);
-    else if (name == "toggle-equalizer") panel_part(panel_toggles[1]) toggle(panel_thickness, fit_min);
+    else if (name == "panel-parts") {
+        for (at = panel_buttons) panel_part(at) push_button(panel_thickness, fit_min);
+        for (at = panel_toggles) panel_part(at) toggle(panel_thickness, fit_min);
+        for (at = panel_lamps) translate(panel_point(at) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_min);
+    }
     else if (name == "fit-max:button-trigger") panel_part(panel_buttons[1]) push_button(panel_thickness, fit_max);
     else if (name == "fit-max:toggle-turn") panel_part(panel_toggles[0]) toggle(panel_thickness, fit_max);
-    else if (name == "lamps") for (at = panel_lamps) translate(panel_point(at) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_min);
     else if (name == "fit-max:lamp") translate(panel_point(panel_lamps[0]) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_max);
     else if (starts(name, "led_bezel-"))
         let(b = bezels[ord(name[10]) - ord("1")]) translate([b[0] - bezel_span / 2, 0, b[1]]) rotate([90, 0, 0]) led_bezel();
@@ -186,6 +190,14 @@ module arm_at(angle) {
     translate([shaft[0], -arm_face - arm_thickness, shaft[2]]) rotate([0, -angle, 0]) rotate([-90, 0, 0]) gate_servo_arm();
 }
 
+// The arm's peg at `angle` (its square section, from the arm's face to its end): its sweep
+// from the closed to the open angle is drawn as peg_steps hulls, within 0.05 mm of the arc.
+peg_steps = 3;
+module peg_at(angle) {
+    translate([shaft[0], -arm_face, shaft[2]]) rotate([0, -angle, 0])
+        translate([gate_arm - gate_peg / 2, 0, -gate_peg / 2]) cube([gate_peg, arm_face - path_from_board, gate_peg]);
+}
+
 module beam_half(side, grow) {
     translate([bore_x + side * (beam_bore / 2 + wall + beam_body[0] / 2 + clearance), -path_from_board,
                holder_at[2] + wall + clearance + beam_body[2] / 2])
@@ -202,14 +214,14 @@ module bezel_led(b, side, grow) {
 
 // The marble's flight at every exit speed between the slowest and the fastest, from just after
 // it leaves the lip's corner until its lowest point is 0.5 mm into the funnel's mouth: it must
-// meet nothing on the way (a 24-sided marble, a little smaller than the real one), in
+// meet nothing on the way (a 20-sided marble, a little smaller than the real one), in
 // flight_pieces pieces.
-flight_pieces = 5;
+flight_pieces = 4;
 module flight(piece) {
     function at(d, t) = d[1] + d[2] * t - [0, 0, g * t * t / 2];
     hull() for (i = [piece, piece + 1], v = exit_speeds)
         let(d = detach(v), t_end = fall_time(d, mouth_z + marble / 2 - 0.5))
-            translate(at(d, 0.02 + (t_end - 0.02) * i / flight_pieces)) sphere(d = marble, $fn = 24);
+            translate(at(d, 0.02 + (t_end - 0.02) * i / flight_pieces)) sphere(d = marble, $fn = 20);
 }
 
 // --- the screws: [name, [diameter, length, pitch], clamped mm, into (a solid), position of
@@ -230,8 +242,8 @@ screws = concat(
     [for (i = [0 : 9]) let(b = bezels[floor(i / 2)])
         board_screw_at(str("screw-bezel-", i + 1), b[0] + (i % 2 == 0 ? -7 : 7), b[1], bezel_thickness, str("led_bezel-", floor(i / 2) + 1))],
     [for (i = [0 : 7]) let(h = bracket_holes[i % 2], x = brackets[floor(i / 4)] + h[0], k = floor(i / 2) % 2)
-        k == 0 ? [str("screw-bracket-", i + 1), bracket_screw, bracket[2], "backboard", [x, board[2] + bracket[2], h[1]], [-90, 0, 0], 2.5, "bracket"]
-               : [str("screw-bracket-", i + 1), bracket_screw, bracket[2], "base", [x, board[2] + h[1], bracket[2]], [0, 0, 0], 2.5, "bracket"]],
+        k == 0 ? [str("screw-bracket-", i + 1), bracket_screw, bracket[2], "backboard", [x, board[2] + bracket[2], h[1]], [-90, 0, 0], 2.5, ["bracket-left", "bracket-right"][floor(i / 4)]]
+               : [str("screw-bracket-", i + 1), bracket_screw, bracket[2], "base", [x, board[2] + h[1], bracket[2]], [0, 0, 0], 2.5, ["bracket-left", "bracket-right"][floor(i / 4)]]],
     [for (i = [0 : 3]) let(x = enclosure_floor_screws[i][0], y = enclosure_floor_screws[i][1])
         [str("screw-floor-", i + 1), floor_screw, wall, "base", box_at + [x, y, wall], [0, 0, 0], 2.5, "enclosure_base"]],
     [for (i = [0 : 3]) let(corner = [pi_hole_inset + pi_holes[0] * (i % 2), pi_hole_inset + pi_holes[1] * floor(i / 2)],
@@ -248,16 +260,15 @@ screw_groups = [for (i = [0 : len(screws) - 1]) if (len([for (j = [0 : i - 1]) i
 // way, which nothing may cross), what it stands on ("board", "base", or "" for none)]
 gate = release_kind == "solenoid"
     ? [["gate_solenoid", "printed", "board"], ["solenoid", "bought", ""], ["solenoid-stroke", "path", ""]]
-    : [["gate_servo_mount", "printed", "board"], ["servo", "bought", ""], ["gate_servo_arm", "printed", ""],
-       ["arm-sweep", "path", ""]];
+    : concat([["gate_servo_mount", "printed", "board"], ["servo", "bought", ""], ["gate_servo_arm", "printed", ""],
+              ["gate_servo_arm-open", "path", ""]], [for (i = [1 : peg_steps]) [str("peg-sweep-", i), "path", ""]]);
 solids = concat(
     [["backboard", "board", ""], ["base", "board", ""], ["bracket-left", "bought", "base"], ["bracket-right", "bought", "base"],
      ["rail_upper", "printed", "board"], ["rail_lower", "printed", "board"]],
     gate,
     [["beam_holder", "printed", "board"], ["beam-emitter", "bought", ""], ["beam-receiver", "bought", ""],
     ["marble-drop", "path", ""], ["tray", "printed", "board"],
-     ["panel", "printed", "board"], ["button-new-game", "bought", ""], ["button-trigger", "bought", ""],
-     ["toggle-turn", "bought", ""], ["toggle-equalizer", "bought", ""], ["lamps", "bought", ""]],
+     ["panel", "printed", "board"], ["panel-parts", "bought", ""]],
     [for (i = [1 : 5]) [str("led_bezel-", i), "printed", "board"]],
     [for (i = [1 : flight_pieces]) [str("marble-flight-", i), "path", ""]],
     [["bezel-leds", "bought", ""], ["enclosure_base", "printed", "base"], ["enclosure_lid", "printed", "base"],
@@ -267,7 +278,9 @@ solids = concat(
 );
 // Pairs meant to overlap: a screw and what it bites into; a part and what is glued or
 // pressed into it is not among them (those must clear).
-joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], release_kind == "servo" ? [["gate_servo_arm", "arm-sweep"]] : []);
+joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]],
+               release_kind == "servo" ? concat([["gate_servo_arm", "gate_servo_arm-open"]],
+                                                [for (i = [1 : peg_steps]) [str("peg-sweep-", i), "gate_servo_arm"]]) : []);
 // [the part grown by fit_max, the part that must then hold it, what fits]
 fits = concat(
     release_kind == "solenoid" ? [["fit-max:solenoid", "gate_solenoid", "the solenoid in its cradle"]]
@@ -299,7 +312,9 @@ else {
     color("BurlyWood") placed("backboard");
     color("Tan") { placed("base"); }
     for (s = solids) if (s[1] == "printed") color(s[0] == "tray" || starts(s[0], "rail") ? "Red" : "DimGray") placed(s[0]);
-    for (s = solids) if (s[1] == "bought" && s[0] != "lamps" && s[0] != "bezel-leds") color("Silver") placed(s[0]);
+    for (s = solids) if (s[1] == "bought" && s[0] != "panel-parts" && s[0] != "bezel-leds") color("Silver") placed(s[0]);
+    for (at = panel_buttons) color("Red") panel_part(at) push_button(panel_thickness);
+    for (at = panel_toggles) color("Silver") panel_part(at) toggle(panel_thickness);
     for (i = [0 : len(panel_lamps) - 1])
         color(["YellowGreen", "Orange", "YellowGreen", "DarkOrange", "Red"][i])
             translate(panel_point(panel_lamps[i]) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5();

@@ -58,7 +58,7 @@ module placed(name) {
     else if (name == "status-lamps") for (l = lamps) translate([l[0], l[1], top_z - panel_thickness - 1]) led5(fit_min);
     else if (name == "fit-max:status-lamp") translate([lamps[0][0], lamps[0][1], top_z - panel_thickness - 1]) led5(fit_max);
     else if (name == "lamp_panel") translate([panel_at[0], panel_at[1], panel_at[2]]) rotate([90, 0, 0]) lamp_panel();
-    else if (name == "lamp-leds") for (c = [0 : lamps_per_row - 1], r = [0 : rows - 1]) lamp_led(c, r, fit_min);
+    else if (name == "lamp-leds") for (at = lamp_corners) lamp_led(at[0], at[1], fit_min);
     else if (name == "fit-max:lamp-led") lamp_led(0, 0, fit_max);
     else if (name == "lamp-board") translate([grid_centre[0] - lamp_board[0] / 2, board_front + 1.6, grid_centre[1] - lamp_board[1] / 2])
         rotate([90, 0, 0]) difference() {
@@ -71,6 +71,10 @@ module placed(name) {
     else if (starts(name, "screws:"))
         for (s = screws) if (str("screws:", s[7]) == name) translate(s[4]) rotate(s[5]) screw(s[1][0], s[1][1], s[6]);
 }
+
+// The lamps' LEDs the check places: the grid's four corners and one in its middle (the rest
+// stand on the same pitch, in the same panel, window and board).
+lamp_corners = [[0, 0], [lamps_per_row - 1, 0], [0, rows - 1], [lamps_per_row - 1, rows - 1], [floor(lamps_per_row / 2), floor(rows / 2)]];
 
 // A lamp's LED: its collar against the panel's back face, its dome through the panel.
 module lamp_led(column, row, grow) {
