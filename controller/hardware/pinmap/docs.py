@@ -36,8 +36,8 @@ def _input_notes(spec, declared):
             pull, spec.active, when, _number(spec.debounce_ms), spec.min_pulse_ms)
     pull = {"up": "internal pull-up", "down": "internal pull-down",
             "none": "no internal pull (external resistor)"}[spec.pull]
-    return "1 kΩ in series; %s; reads %s when %s; debounce %s ms" % (pull, spec.active, when,
-                                                                    _number(spec.debounce_ms))
+    return "1 kΩ in series, 100 nF to GND on the wire's side; %s; reads %s when %s; debounce %s ms; pulses " \
+           "under %d ms ignored" % (pull, spec.active, when, _number(spec.debounce_ms), spec.min_pulse_ms)
 
 
 def _number(value):
@@ -47,7 +47,10 @@ def _number(value):
 def _output_notes(spec, name):
     level = "high" if spec.active_high else "low"
     if spec.kind == "solenoid":
-        return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s" % level
+        o = spec.options
+        return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s; the coil (%.2f A) through " \
+               "a %.2f A PTC (trips at %.2f A) and a %g °C thermal switch" % (
+                   level, electrical.coil_amps(o), o["ptc_hold_a"], o["ptc_trip_a"], o["cutoff_c"])
     if spec.kind == "servo":
         o = spec.options
         angles = ("closed %s°, open %s°" % (_number(o["closed_angle"]), _number(o["open_angle"]))

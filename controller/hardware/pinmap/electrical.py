@@ -29,6 +29,8 @@ RESISTOR_RANGE = (1, 1000000)
 
 PIN_VOLTS = 3.3
 PIN_MAX_MA = 16
+# An RP2040's (the Pico's) pin at its default drive strength, which the firmware leaves as it is.
+PICO_PIN_MAX_MA = 4
 HEADER_MAX_MA = 50
 LED_MIN_MA = 2
 # A small NPN transistor's base-emitter drop.

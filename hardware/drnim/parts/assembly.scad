@@ -198,10 +198,12 @@ module peg_at(angle) {
         translate([gate_arm - gate_peg / 2, 0, -gate_peg / 2]) cube([gate_peg, arm_face - path_from_board, gate_peg]);
 }
 
+// One half of the break-beam pair, pushed against the pocket's inner wall (its LED at the
+// slot): `grow` widens it across the beam and up, where the pocket must hold it.
 module beam_half(side, grow) {
     translate([bore_x + side * (beam_bore / 2 + wall + beam_body[0] / 2 + clearance), -path_from_board,
                holder_at[2] + wall + clearance + beam_body[2] / 2])
-        cube(beam_body + [2, 2, 2] * grow, center = true);
+        cube(beam_body + [0, 2, 2] * grow, center = true);
 }
 
 module panel_part(at) {
@@ -213,14 +215,14 @@ module bezel_led(b, side, grow) {
 }
 
 // The marble's flight at every exit speed between the slowest and the fastest, from just after
-// it leaves the lip's corner until its lowest point is 0.5 mm into the funnel's mouth: it must
-// meet nothing on the way (a 20-sided marble, a little smaller than the real one), in
+// it leaves the lip's corner until its middle is in the funnel's mouth: it must meet nothing on
+// the way, the funnel's rim least of all (a 20-sided marble, a little smaller than the real one), in
 // flight_pieces pieces.
 flight_pieces = 4;
 module flight(piece) {
     function at(d, t) = d[1] + d[2] * t - [0, 0, g * t * t / 2];
     hull() for (i = [piece, piece + 1], v = exit_speeds)
-        let(d = detach(v), t_end = fall_time(d, mouth_z + marble / 2 - 0.5))
+        let(d = detach(v), t_end = fall_time(d, mouth_z))
             translate(at(d, 0.02 + (t_end - 0.02) * i / flight_pieces)) sphere(d = marble, $fn = 20);
 }
 
