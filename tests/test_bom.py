@@ -131,3 +131,21 @@ def test_a_parts_list_without_a_column_is_refused_in_one_line(tmp_path):
         read_bom(path)
     assert str(error.value) == "%s: no column choice (the columns: part, quantity, example part number, note, " \
                                "unit price EUR, choice)" % path
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guides_cost_and_led_count_come_from_the_parts_list_and_the_pin_map(machine):
+    """The guide's "about N €" is the parts list's total and its LED step counts the pin map's
+    LEDs: a price or an LED changed without --write-docs fails here."""
+    from controller.hardware.pinmap.bom import cost_text
+    from controller.hardware.pinmap.docs import led_text
+    pinmap = load_default(machine)
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    assert generated_section(guide, "cost") == cost_text(pinmap)
+    assert generated_section(guide, "leds") == led_text(pinmap)
+    rows = read_bom(ROOT / "hardware" / machine / "bom.csv")
+    assert "about %d €" % total(rows).to_integral_value() in cost_text(pinmap)
+    leds = sum(parts(pinmap)["leds"].values())
+    counted_in_text = sum(int(n) for n in re.findall(r"the (\d+) (?:indicator LEDs|lamp LEDs|status lamps)",
+                                                      led_text(pinmap)))
+    assert counted_in_text == leds

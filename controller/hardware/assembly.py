@@ -224,14 +224,14 @@ class Assembly:
             if volumes[(a, b)] > TOUCH_MM3:
                 report.collisions.append("collision: %s and %s share %.1f mm³" % (a, b, volumes[(a, b)]))
         held = []
-        for (grown, holder, what), pair in zip(fits, pairs[len(pairs) - len(fits):]):
+        for (grown, holder, what, gap), pair in zip(fits, pairs[len(pairs) - len(fits):]):
             if volumes[pair] <= TOUCH_MM3:
                 report.misfits.append("loose: %s: it clears %s even grown by %s mm a side (it rattles)"
                                       % (what, holder, facts["fit"][1]))
             else:
-                held.append(what)
-        report.figures.append("fits: %d bought parts in their pockets and holes with %s-%s mm a side (%s)"
-                              % (len(held), facts["fit"][0], facts["fit"][1], "; ".join(held)))
+                held.append("%s %.2f" % (what, gap))
+        report.figures.append("fits (proven between %s and %s mm a side; drawn, mm): %s"
+                              % (facts["fit"][0], facts["fit"][1], "; ".join(held)))
         self.carriers(facts, solids, boxes, report)
         self.screws(facts, report)
         if "flight" in facts:
@@ -262,7 +262,7 @@ class Assembly:
         anchors = dict(facts["anchors"])
         repeated = dict(facts.get("repeated", []))      # parts built again outside the model
         used = {}
-        engaged_all, threads_all, inside_all = [], [], []
+        stacks = {}
         for name, (diameter, length, pitch), clamped, into, holds in facts["screws"]:
             kind = _screw_kind(self.machine, diameter, pitch)
             named = made.screw_name(kind, diameter, length)
@@ -279,14 +279,11 @@ class Assembly:
                 report.screws.append("screw: %s through %g mm goes %.1f mm into a %g mm %s: its tip %s" % (
                     what, clamped, engaged, anchors[into], into, "comes %.1f mm out of the back" % -inside
                     if inside < 0 else "stops %.1f mm short of the back (at least %d)" % (inside, made.BACK_MARGIN_MM)))
-            engaged_all.append(engaged)
-            threads_all.append(threads)
-            inside_all.append(inside)
-        report.figures.append("screws: %d, %.1f-%.1f mm in what they bite into (%.1f-%.1f turns of thread), tips "
-                              "%.1f-%.1f mm short of the far face" % (len(engaged_all), min(engaged_all),
-                                                                     max(engaged_all), min(threads_all),
-                                                                     max(threads_all), min(inside_all),
-                                                                     max(inside_all)))
+            stacks.setdefault((named, into), []).append((engaged, threads, inside))
+        report.figures.append("screws: " + "; ".join(
+            "%d %s into the %s, %s mm in (%s turns of thread), tips %s mm short of its far face" % (
+                len(found), named, into, _span(f[0] for f in found), _span(f[1] for f in found),
+                _span(f[2] for f in found)) for (named, into), found in stacks.items()))
         self.screw_count(used, report)
 
     def screw_count(self, used, report):
@@ -325,6 +322,13 @@ class Assembly:
             report.misfits.append("lift: %s rises %.1f mm above the rail's floor, but the lowest marble needs "
                                   "%.1f mm and %d to spare to go over the lip" % (what, reach, need,
                                                                                 made.LIFT_MARGIN_MM))
+
+
+def _span(values):
+    """"4.6" or "4.6-8.0": the least and the most of some figures."""
+    values = sorted(values)
+    low, high = "%.1f" % values[0], "%.1f" % values[-1]
+    return low if low == high else "%s-%s" % (low, high)
 
 
 def _screw_kind(machine, diameter, pitch):

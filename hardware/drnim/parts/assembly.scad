@@ -198,12 +198,13 @@ module peg_at(angle) {
         translate([gate_arm - gate_peg / 2, 0, -gate_peg / 2]) cube([gate_peg, arm_face - path_from_board, gate_peg]);
 }
 
-// One half of the break-beam pair, pushed against the pocket's inner wall (its LED at the
-// slot): `grow` widens it across the beam and up, where the pocket must hold it.
+// One half of the break-beam pair, lying on its pocket's floor and pushed against its inner
+// wall (its LED at the slot): `grow` widens it across the beam and upwards, where the pocket
+// must hold it.
 module beam_half(side, grow) {
-    translate([bore_x + side * (beam_bore / 2 + wall + beam_body[0] / 2 + clearance), -path_from_board,
-               holder_at[2] + wall + clearance + beam_body[2] / 2])
-        cube(beam_body + [0, 2, 2] * grow, center = true);
+    translate([bore_x + side * (beam_bore / 2 + wall + beam_body[0] / 2), -path_from_board,
+               holder_at[2] + wall + (beam_body[2] + grow) / 2])
+        cube(beam_body + [0, 2, 1] * grow, center = true);
 }
 
 module panel_part(at) {
@@ -283,18 +284,18 @@ solids = concat(
 joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]],
                release_kind == "servo" ? concat([["gate_servo_arm", "gate_servo_arm-open"]],
                                                 [for (i = [1 : peg_steps]) [str("peg-sweep-", i), "gate_servo_arm"]]) : []);
-// [the part grown by fit_max, the part that must then hold it, what fits]
+// [the part grown by fit_max, the part that must then hold it, what fits, its gap a side as drawn]
 fits = concat(
-    release_kind == "solenoid" ? [["fit-max:solenoid", "gate_solenoid", "the solenoid in its cradle"]]
-                               : [["fit-max:servo", "gate_servo_mount", "the SG90 in its bracket's window"]],
-    [["fit-max:beam-emitter", "beam_holder", "the break-beam emitter in its pocket"],
-     ["fit-max:beam-receiver", "beam_holder", "the break-beam receiver in its pocket"],
-     ["fit-max:button-trigger", "panel", "a push button in the panel"],
-     ["fit-max:toggle-turn", "panel", "a toggle in the panel"],
-     ["fit-max:lamp", "panel", "a status lamp in the panel"],
-     ["fit-max:bezel-led", "led_bezel-1", "an indicator LED in its bezel"],
-     ["fit-max:barrel-socket", "enclosure_base", "the barrel socket in the box's wall"],
-     ["fit-max:fuse-holder", "enclosure_base", "the fuse holder in the box's wall"]]);
+    release_kind == "solenoid" ? [["fit-max:solenoid", "gate_solenoid", "the solenoid in its cradle", clearance]]
+                               : [["fit-max:servo", "gate_servo_mount", "the SG90 in its bracket's window", clearance]],
+    [["fit-max:beam-emitter", "beam_holder", "the break-beam emitter in its pocket", clearance],
+     ["fit-max:beam-receiver", "beam_holder", "the break-beam receiver in its pocket", clearance],
+     ["fit-max:button-trigger", "panel", "a push button in the panel", (button_hole - 16) / 2],
+     ["fit-max:toggle-turn", "panel", "a toggle in the panel", (toggle_hole - 6) / 2],
+     ["fit-max:lamp", "panel", "a status lamp in the panel", (led_hole - 5) / 2],
+     ["fit-max:bezel-led", "led_bezel-1", "an indicator LED in its bezel", (led_hole - 5) / 2],
+     ["fit-max:barrel-socket", "enclosure_base", "the barrel socket in the box's wall", (barrel_hole - 11) / 2],
+     ["fit-max:fuse-holder", "enclosure_base", "the fuse holder in the box's wall", (fuse_hole - 12) / 2]]);
 lift = release_kind == "solenoid"
     ? ["the solenoid's plunger", tip_rest + solenoid_stroke - floor_top, lip + (marble / 2 - sqrt(pow(marble / 2, 2) - pow(0.3 * marble, 2)))]
     : ["the servo gate's peg", floor_bottom - rest_gap + gate_arm * (sin(gate_open_angle) - sin(gate_closed_angle)) - floor_top,

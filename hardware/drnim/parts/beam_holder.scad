@@ -7,7 +7,7 @@
 // the slots, wires out at the ends. Two screws through the tab at the back, below the
 // body, hold it to the backboard.
 // print: standing upright, funnel upwards; no supports
-// bounding box: 59.8 x 23.0 x 41.0 mm
+// bounding box: 59.8 x 25.4 x 35.4 mm
 // count: 1
 // mates with: the IR break-beam pair (Adafruit 2167 or 2168, as the pin map's [build] says); the backboard (2 x board_screw)
 include <params.scad>

@@ -5,7 +5,7 @@
 // rises through rail_lower.scad's floor slot and lifts the lowest marble over the lip. At
 // `closed_angle` the peg rests 1 mm below the floor.
 // print: flat, horn pocket and peg upwards; no supports
-// bounding box: 50.3 x 11.8 x 22.2 mm
+// bounding box: 70.3 x 11.8 x 22.2 mm
 // count: 1 (with gate_servo_mount.scad)
 // mates with: the SG90's single-arm horn; rail_lower.scad's front slot
 include <params.scad>

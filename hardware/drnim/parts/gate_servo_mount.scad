@@ -5,7 +5,7 @@
 // bracket clears the rail); gate_servo_arm.scad on its horn swings up through the slot and
 // lifts the lowest marble over the lip.
 // print: standing, as mounted (the window upright); no supports
-// bounding box: 56.2 x 20.3 x 24.2 mm
+// bounding box: 56.2 x 20.3 x 22.2 mm
 // count: 1 (or gate_solenoid.scad instead)
 // mates with: the SG90 (servo_model) and its two tab screws, the backboard (2 x M3)
 include <params.scad>

@@ -5,7 +5,7 @@
 // roof onto a ramp, any bounce meets the roof, and the ramp rolls it forward to the open
 // front, where a visitor takes it. The tall back wall screws to the backboard.
 // print: standing on its floor, open upwards; no supports
-// bounding box: 89.8 x 62.8 x 44.4 mm
+// bounding box: 89.8 x 62.6 x 48.8 mm
 // count: 1
 // mates with: the backboard (2 x board_screw); 15 marbles
 include <params.scad>

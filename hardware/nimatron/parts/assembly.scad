@@ -109,11 +109,11 @@ solids = concat(
     [for (holds = screw_groups) [str("screws:", holds), "screw", ""]]
 );
 joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], [["screws:lamp-board", "spacers"]]);
-fits = [["fit-max:barrel-socket", "console_base", "the barrel socket in the console's wall"],
-        ["fit-max:fuse-holder", "console_base", "the fuse holder in the console's wall"],
-        ["fit-max:button", "console_top", "a push button in the console's top"],
-        ["fit-max:status-lamp", "console_top", "a status lamp in the console's top"],
-        ["fit-max:lamp-led", "lamp_panel", "a lamp's LED in the lamp panel"]];
+fits = [["fit-max:barrel-socket", "console_base", "the barrel socket in the console's wall", (barrel_hole - 11) / 2],
+        ["fit-max:fuse-holder", "console_base", "the fuse holder in the console's wall", (fuse_hole - 12) / 2],
+        ["fit-max:button", "console_top", "a push button in the console's top", (button_hole - 16) / 2],
+        ["fit-max:status-lamp", "console_top", "a status lamp in the console's top", (led_hole - 5) / 2],
+        ["fit-max:lamp-led", "lamp_panel", "a lamp's LED in the lamp panel", (led_hole - 5) / 2]];
 
 if (mode == "facts")
     echo(facts = [["solids", solids], ["joins", joins], ["fits", fits], ["fit", [fit_min, fit_max]],

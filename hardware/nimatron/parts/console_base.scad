@@ -6,7 +6,7 @@
 // ports; the six-way ribbon to the lamp boards leaves through the notch at the top of the
 // back wall. Four screws hold the floor to the base. console_top.scad closes it.
 // print: standing on its floor, open upwards; no supports
-// bounding box: 196.8 x 105.8 x 45.0 mm
+// bounding box: 193.8 x 105.8 x 45.0 mm
 // count: 1
 // mates with: Raspberry Pi 4/5 (4 x M2.5 x 6), stripboard 64 x 95 mm (4 x M3 x 6), barrel socket, fuse holder, console_top.scad; the base (4 x floor_screw)
 include <params.scad>

@@ -4,7 +4,7 @@
 // new-game button, and the four status lamps (your turn, the Nimatron's turn, Nim Champ,
 // the Nimatron wins) behind them. Its lip fits inside console_base.scad's walls.
 // print: top face down, lip upwards; no supports
-// bounding box: 196.8 x 105.8 x 7.0 mm
+// bounding box: 193.8 x 105.8 x 7.0 mm
 // count: 1
 // mates with: 6 push buttons 16 mm (R13-507), 4 LEDs 5 mm; console_base.scad
 include <params.scad>
