@@ -71,3 +71,9 @@ def test_the_documented_command_makes_an_a6_pdf(tmp_path):
     cairosvg.svg2pdf(url=str(ROOT / "hardware" / "drnim" / "visitor-card.svg"), write_to=str(target))
     reader = pypdf.PdfReader(target)
     assert len(reader.pages) == 1 and page_size_mm(reader) == A6_MM
+
+
+def test_the_dr_nim_card_warns_that_the_marbles_are_a_choking_hazard():
+    """The card asks visitors to put 16 mm marbles back: it says they are not for small children."""
+    text = " ".join(svg_lines((ROOT / "hardware" / "drnim" / "visitor-card.svg").read_text(encoding="utf-8")))
+    assert "WARNING: CHOKING HAZARD (marbles). Not for children under 3." in text

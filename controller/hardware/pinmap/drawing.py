@@ -133,7 +133,9 @@ class Sheet:
         underestimates the width of a long line of text at the right edge."""
         top = self.d.get_bbox().ymax
         self.add(self.elm.Line().at((right, top)).to((right, top - 0.01)).color("white"))
-        return self.d.get_imagedata("svg").decode("utf-8")
+        svg = self.d.get_imagedata("svg").decode("utf-8")
+        head, rest = svg.split("\n", 1) if svg.startswith("<?xml") else ("", svg)
+        return (head + "\n" if head else "") + "<!-- SPDX-License-Identifier: CERN-OHL-P-2.0 -->\n" + rest
 
 
 def _right(p, dx):
