@@ -236,6 +236,8 @@ class Assembly:
         self.screws(facts, report)
         if "flight" in facts:
             self.flight(facts, report)
+        if "drop" in facts:
+            self.drop(facts, report)
         if "lift" in facts:
             self.lift(facts, report)
         problem = made.gate_problem(self.pinmap)
@@ -313,6 +315,18 @@ class Assembly:
             if at - marble / 2 < left - 0.01 or at + marble / 2 > right + 0.01:
                 report.misfits.append("marble: at %d mm/s it lands %+.1f mm from the bore's centre, not whole inside "
                                       "the %.0f mm funnel" % (v, at - bore_x, right - left))
+
+    def drop(self, facts, report):
+        """How hard the marble meets the tray, and that the hood's roof is over it."""
+        (v0, (_, _, z), _), landing_z, roof_z = facts["drop"]
+        marble, g = facts["flight"][5], facts["flight"][6]
+        fall = z - marble / 2 - landing_z
+        report.figures.append("tray: the marble falls %.0f mm from the lip and lands on the ramp at %.1f m/s, under "
+                              "the hood's roof %.0f mm above it, which a bounce meets"
+                              % (fall, math.sqrt(v0 * v0 + 2 * g * fall) / 1000, roof_z - landing_z))
+        if roof_z - landing_z > 2 * marble:
+            report.misfits.append("tray: the hood's roof is %.0f mm above the ramp: a marble bounces more than a "
+                                  "marble's height before it meets it" % (roof_z - landing_z))
 
     def lift(self, facts, report):
         what, reach, need = facts["lift"]

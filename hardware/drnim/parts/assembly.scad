@@ -79,8 +79,11 @@ function landing(v0) = let(d = detach(v0)) d[1][0] + d[2][0] * fall_time(d, mout
 bore_x = (landing(exit_speeds[0]) + landing(exit_speeds[1])) / 2;
 holder_at = [bore_x - beam_length / 2, 0, mouth_z - beam_height];
 
-// the tray under the holder, its roof's hole under the bore
+// the tray under the holder, its roof's hole under the bore; where the marble lands on its
+// ramp (under the hole) and the hood's roof above it
 tray_at = [bore_x - tray_hole_x, 0, holder_at[2] - beam_tab - 2 - tray_back];
+landing_z = tray_at[2] + wall + (tray_hood - (path_from_board - wall)) * tan(tray_ramp);
+roof_z = tray_at[2] + tray_roof;
 
 // the indicators' LED bezels: [x, z] of each bezel's middle; the panel's corner
 bezels = [[140, 255], [100, 215], [180, 215], [140, 175], [140, 135]];
@@ -307,6 +310,7 @@ if (mode == "facts")
                   ["anchors", [["backboard", board[2]], ["base", base[2]], ["enclosure_base", pi_standoff]]],
                   ["board", [0, board[0], 0, board[1]]], ["base", [0, base[0], base_front, base_front + base[1]]],
                   ["flight", [[for (v = exit_speeds) detach(v)], exit_corner, [bore_x - beam_mouth / 2, bore_x + beam_mouth / 2], mouth_z, bore_x, marble, g]],
+                  ["drop", [detach(exit_speeds[1]), landing_z, roof_z]],
                   ["lift", lift], ["release", release_kind], ["gate", [gate_closed_angle, gate_open_angle]]]);
 else if (mode == "solid") placed(solid);
 else if (mode == "none") { }
