@@ -22,8 +22,9 @@ servo_models = [
     ["SG90",  [22.5, 12.2, 22.7], 32.2, 2.5, 15.9, 27.8, 5.9],
     ["MG90S", [22.8, 12.2, 22.7], 32.5, 2.5, 15.9, 28.0, 6.0],
 ];
-servo_row = servo_models[search([servo_model], servo_models)[0]];
-assert(servo_row != undef, str("servo_model must be one of SG90, MG90S, not ", servo_model));
+// (the assert is in the assignment, so it stops the render before anything uses the row)
+servo_row = let(row = servo_models[search([servo_model], servo_models)[0]])
+    assert(row != undef, str("servo_model must be one of SG90, MG90S, not ", servo_model)) row;
 servo_body = servo_row[1];
 servo_tab_span = servo_row[2];
 servo_tab_thickness = servo_row[3];
@@ -46,8 +47,8 @@ solenoid_plunger = 6.5;
 solenoid_push_rest = 4;
 
 // The IR break-beam pair named in the pin map (build.scad): each half's housing.
-beam_row = beam_models[search([beam_model], beam_models)[0]];
-assert(beam_row != undef, str("beam_model must be 2167 or 2168, not ", beam_model));
+beam_row = let(row = beam_models[search([beam_model], beam_models)[0]])
+    assert(row != undef, str("beam_model must be 2167 or 2168, not ", beam_model)) row;
 beam_body = beam_row[1];
 
 // Derived sizes, used by more than one part
