@@ -26,6 +26,9 @@ BUILDS = {
     "drnim-servo": lambda: with_release(load_default("drnim"), "servo"),
     "nimatron": lambda: load_default("nimatron"),
 }
+# The other break-beam pair: its own holder, which must still fit the board.
+OTHER_SENSOR = {"drnim-2168": lambda: replace(load_default("drnim"), build=dict(load_default("drnim").build,
+                                                                                sensor="2168"))}
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +44,7 @@ def checked(renders):
     def check(build, defines=()):
         key = (build, tuple(defines))
         if key not in made:
-            made[key] = Assembly(BUILDS[build](), OPENSCAD, renders, defines).check()
+            made[key] = Assembly(dict(BUILDS, **OTHER_SENSOR)[build](), OPENSCAD, renders, defines).check()
         return made[key]
     return check
 
@@ -57,6 +60,13 @@ def test_each_build_is_proven_together(build, checked):
     assert "screws: " in figures and "turns of thread" in figures and "fits (proven between 0.05 and 0.6 mm" in figures
     if build.startswith("drnim"):
         assert "marble: leaves the lip at 100-250 mm/s" in figures and "lift: " in figures
+
+
+@needs_openscad
+def test_the_5_mm_break_beam_pair_has_a_holder_that_fits_it_and_the_board(checked):
+    report = checked("drnim-2168")
+    assert report.failures == []
+    assert "the break-beam emitter in its pocket 0.30" in "\n".join(report.figures)
 
 
 @needs_openscad

@@ -4,10 +4,11 @@
 // out): the funnel on top, long along the rail, takes all of them into the bore, where
 // the marble breaks the beam on its way to the tray. The two halves of the IR pair (the
 // pin map's sensor) slide into their pockets from the ends, LEDs facing the bore through
-// the slots, wires out at the ends. Two screws through the tab at the back, below the
+// the slots, wires out at the ends (a drop of hot glue holds each). Two screws through the
+// tab at the back, below the
 // body, hold it to the backboard.
 // print: standing upright, funnel upwards; no supports
-// bounding box: 59.8 x 25.4 x 35.4 mm
+// bounding box: 55.0 x 25.4 x 35.4 mm
 // count: 1
 // mates with: the IR break-beam pair (Adafruit 2167 or 2168, as the pin map's [build] says); the backboard (2 x board_screw)
 include <params.scad>

@@ -88,7 +88,7 @@ path_from_board = rail_back + channel / 2;
 // the body's length and height, the back plate and tab.
 beam_bore = marble + 2 * marble_play;
 beam_pocket = [beam_body[0] + 2 * clearance, beam_body[1] + 2 * clearance, beam_body[2] + 2 * clearance];
-beam_length = beam_bore + 2 * (wall + beam_pocket[0] + wall);
+beam_length = beam_bore + 2 * (wall + beam_pocket[0]);      // the pockets open at the ends
 beam_mouth = 44;                      // the funnel's mouth along the rail
 beam_funnel = 12;                     // the funnel's height
 beam_height = beam_pocket[2] + 2 * wall + beam_funnel;
