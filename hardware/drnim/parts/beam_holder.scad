@@ -5,8 +5,7 @@
 // the marble breaks the beam on its way to the tray. The two halves of the IR pair (the
 // pin map's sensor) slide into their pockets from the ends, LEDs facing the bore through
 // the slots, wires out at the ends (a drop of hot glue holds each). Two screws through the
-// tab at the back, below the
-// body, hold it to the backboard.
+// tab at the back, below the body, hold it to the backboard.
 // print: standing upright, funnel upwards; no supports
 // bounding box: 55.0 x 25.4 x 35.4 mm
 // count: 1
