@@ -30,11 +30,10 @@ PROFILE = ["--layer-height", "0.2", "--first-layer-height", "0.2", "--fill-densi
            "--perimeters", "3", "--nozzle-diameter", "0.4", "--filament-diameter", "1.75",
            "--filament-density", "1.24", "--temperature", "210", "--bed-temperature", "60",
            "--bed-shape", "0x0,220x0,220x220,0x220", "--center", "110,110"]
-# Dr. Nim is built with one of two gates and one of two kinds of indicator: each build
-# leaves out the other's parts.
+# Dr. Nim is built with one of two gates: each build leaves out the other's parts.
 BUILDS = {
-    "drnim": {"solenoid gate and LED bezels (the shipped pin map)": {"gate_servo_mount", "gate_servo_arm", "flipper"},
-              "servo gate and servo flippers": {"gate_solenoid", "led_bezel"}},
+    "drnim": {"solenoid gate (the shipped pin map)": {"gate_servo_mount", "gate_servo_arm"},
+              "servo gate": {"gate_solenoid"}},
     "nimatron": {"console and two lamp panels": set()},
 }
 PROFILE_TEXT = "PrusaSlicer defaults, 0.4 mm nozzle, 0.2 mm layers, 15% infill, 3 perimeters, no supports, PLA 1.24 g/cm³"

@@ -11,6 +11,7 @@
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller web build|serve ...   (see controller/web/command.py)
+    controller hardware check [--machine NAME] ...   (see controller/hardware/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
 
@@ -141,6 +142,8 @@ def build_parser():
     add_web_parser(commands)
     from controller.telemetry.command import add_parser as add_fleet_parser
     add_fleet_parser(commands)
+    from controller.hardware.command import add_parser as add_hardware_parser
+    add_hardware_parser(commands)
     return parser
 
 

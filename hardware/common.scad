@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // What both machines' printed parts share: print settings, the bought parts they fit
 // (buttons, toggles, LEDs, sockets, the Raspberry Pi) and a few shapes that print
 // without supports. Each machine's parts/params.scad includes this file, and every
@@ -22,6 +23,25 @@ pi_board = [85, 56];   // Raspberry Pi 4 / 5 (a 3 B+ has the same size and holes
 pi_holes = [58, 49];   // the Pi's M2.5 mounting holes, centre to centre
 pi_hole_inset = 3.5;   // from the board's edges to the first holes' centres
 pi_standoff = 6;       // how far the Pi stands off the floor, mm (room for its solder joints)
+pi_pcb = 1.4;          // the Pi's board
+// The Pi 4's ports, in its own frame: x along the long edge from the SD card's end (0) to
+// the USB and Ethernet end (85), y from the USB-C edge (0) to the header's edge (56).
+// [name, [x, y] of the port's mouth centre, [width, depth, height] of its body, which way it
+// opens ("-y" or "+x")]. A Pi 5 has the same holes and edges, its ports within a millimetre.
+pi_ports = [
+    ["usb-c", [11.2, -1.2], [9.0, 7.5, 3.3], "-y"],
+    ["hdmi0", [26.0, -1.2], [7.5, 7.5, 3.0], "-y"],
+    ["hdmi1", [39.5, -1.2], [7.5, 7.5, 3.0], "-y"],
+    ["audio", [53.5, -2.5], [7.0, 15.0, 6.0], "-y"],
+    ["usb2", [87.0, 9.0], [17.5, 15.0, 16.0], "+x"],
+    ["usb3", [87.0, 27.0], [17.5, 15.0, 16.0], "+x"],
+    ["ethernet", [87.5, 45.75], [21.0, 16.0, 13.5], "+x"],
+];
+pi_header = [[32.5, 52.5], [51.0, 5.0, 8.5]];   // the 40-pin header: centre, size
+// A USB-C plug's overmould (the Pi's supply lead): width, height, length out of the port.
+usb_c_plug = [12.5, 8.0, 30];
+// The T-Cobbler's 40-way ribbon plug on the header: length, width, height above the board.
+ribbon_plug = [56.0, 9.0, 18.0];
 
 // A round hole along y through a vertical wall, with a 45-degree point on top, so its
 // roof prints without support.
@@ -48,8 +68,9 @@ module open_box(size, floor_thickness = wall) {
     }
 }
 
-// Four standoffs for a Raspberry Pi, with holes for M2.5 self-tapping screws; the board's
-// corner at the origin. Their feet overlap the floor below them by 0.01 mm so they fuse.
+// Four standoffs for a Raspberry Pi, with holes for M2.5 self-tapping screws, in the Pi's
+// own frame (its corner at the origin; see pi_ports). Their feet overlap the floor below
+// them by 0.01 mm so they fuse. Place them with pi_frame(), as the Pi itself is placed.
 module pi_standoffs(height = pi_standoff) {
     for (x = [pi_hole_inset, pi_hole_inset + pi_holes[0]],
          y = [pi_hole_inset, pi_hole_inset + pi_holes[1]])
@@ -71,4 +92,49 @@ module box_lid(inner, plate, lip_height = 4) {
             cube([lip[0], lip[1], lip_height + 0.01]);
             translate([wall, wall, -1]) cube([lip[0] - 2 * wall, lip[1] - 2 * wall, lip_height + 2]);
         }
+}
+
+// Whether `name` is in `names`; whether `text` starts with `prefix`.
+function listed(name, names) = len([for (n = names) if (n == name) n]) > 0;
+function starts(text, prefix) = len(text) >= len(prefix) && len([for (i = [0 : len(prefix) - 1]) if (text[i] != prefix[i]) i]) == 0;
+
+// The Pi's frame, for a Pi whose board corner lies at `corner` (its bottom face at z = 0),
+// turned by `turn` degrees about z (0 or 180; 90 or 270 put its long edge along y): the
+// standoffs, the board and the plugs are all placed by this, so they cannot disagree.
+module pi_frame(corner, turn) {
+    size = turn % 180 == 0 ? pi_board : [pi_board[1], pi_board[0]];
+    translate(corner) translate([size[0] / 2, size[1] / 2, 0]) rotate(turn)
+        translate([-pi_board[0] / 2, -pi_board[1] / 2, 0]) children();
+}
+
+// The Pi as a keep-out, in its frame: the board with its four holes (the screws pass), its
+// ports and header, the solder tails under it (clear of the 6 mm pads round the holes), and a
+// plug in each port it uses (`plugs`: names from pi_ports, and "ribbon" for the header's).
+// `grow` widens every face (0.3 for a clearance test).
+module pi_keepout(plugs = [], grow = 0) {
+    difference() {
+        translate([-grow, -grow, -grow]) cube([pi_board[0] + 2 * grow, pi_board[1] + 2 * grow, pi_pcb + 2 * grow]);
+        for (x = [pi_hole_inset, pi_hole_inset + pi_holes[0]], y = [pi_hole_inset, pi_hole_inset + pi_holes[1]])
+            translate([x, y, -1]) cylinder(d = 2.7, h = pi_pcb + 2);
+    }
+    difference() {
+        translate([1, 1, -2]) cube([pi_board[0] - 2, pi_board[1] - 2, 2]);
+        for (x = [pi_hole_inset, pi_hole_inset + pi_holes[0]], y = [pi_hole_inset, pi_hole_inset + pi_holes[1]])
+            translate([x, y, -3]) cylinder(d = 6.2, h = 4);
+    }
+    for (port = pi_ports) {
+        body = port[2];
+        at = port[1];
+        translate([at[0], at[1], pi_pcb])
+            if (port[3] == "-y") translate([-body[0] / 2 - grow, -grow, -grow]) cube(body + [2, 0, 1] * grow);
+            else translate([-body[0] - grow, -body[1] / 2 - grow, -grow]) cube(body + [1, 2, 1] * grow);
+        if (listed(port[0], plugs))
+            translate([at[0], at[1], pi_pcb + body[2] / 2])
+                if (port[3] == "-y") translate([-usb_c_plug[0] / 2, -usb_c_plug[2], -usb_c_plug[1] / 2]) cube([usb_c_plug[0], usb_c_plug[2], usb_c_plug[1]]);
+                else translate([0, -usb_c_plug[0] / 2, -usb_c_plug[1] / 2]) cube([usb_c_plug[2], usb_c_plug[0], usb_c_plug[1]]);
+    }
+    // the header, and the ribbon's plug on its pins above the header's 2.5 mm base
+    translate([pi_header[0][0] - pi_header[1][0] / 2, pi_header[0][1] - pi_header[1][1] / 2, pi_pcb]) cube(pi_header[1]);
+    if (listed("ribbon", plugs))
+        translate([pi_header[0][0] - ribbon_plug[0] / 2, pi_header[0][1] - ribbon_plug[1] / 2, pi_pcb + 2.5]) cube(ribbon_plug);
 }

@@ -20,11 +20,14 @@ def bom(machine, path=None):
 
 def counted(rows):
     """What a parts list holds, in the terms of `parts()`."""
-    leds, resistors, chips = {}, {}, {}
+    leds, resistors, capacitors, chips = {}, {}, {}, {}
     for row in rows:
         quantity = int(row["quantity"])
         led = re.match(r"^LED 5 mm (\S+)$", row["part"])
         resistor = re.match(r"^Resistor ([\d.]+) (k?)Ω$", row["part"])
+        capacitor = re.match(r"^Capacitor (\d+ [nµ]F) ", row["part"])
+        if capacitor and not row["choice"]:
+            capacitors[capacitor.group(1)] = capacitors.get(capacitor.group(1), 0) + quantity
         if led:
             leds[led.group(1)] = leds.get(led.group(1), 0) + quantity
         elif resistor:
@@ -33,7 +36,7 @@ def counted(rows):
         for chip in ("74HC595", "ULN2803A"):
             if chip in row["example part number"]:
                 chips[chip] = chips.get(chip, 0) + quantity
-    return {"leds": leds, "resistors": resistors, "chips": chips}
+    return {"leds": leds, "resistors": resistors, "capacitors": capacitors, "chips": chips}
 
 
 @pytest.mark.parametrize("machine", MACHINES)
@@ -65,7 +68,9 @@ def test_the_parts_list_has_a_closed_supply_a_fuse_the_buzzer_diode_and_both_pi_
     assert "Diode 1N4148" in parts_named
     assert {"Pi power supply (USB-C)", "Pi power supply (micro-USB)"} <= set(parts_named)
     micro = next(row for row in rows if row["part"] == "Pi power supply (micro-USB)")
-    assert "Pi 3 B+ or Zero 2 W" in micro["note"]
+    assert "Pi 3 B+" in micro["note"]
+    pi = next(row for row in rows if row["part"] == "Raspberry Pi with a 40-pin header")
+    assert "not a Zero 2 W" in pi["note"], "the printed boxes hold a full-size board only"
 
 
 # --- prices: the assembly guide's parts table and its total --------------------
@@ -92,7 +97,7 @@ def test_the_total_counts_one_build_not_its_alternatives():
         row["part"] for row in rows if row["choice"] == "alternative")
     assert total(rows) == sum(row["quantity"] * row["unit price EUR"] for row in built)
     marbles = next(row for row in rows if row["part"].startswith("Marbles"))
-    assert marbles["quantity"] * marbles["unit price EUR"] == Decimal("3.00"), "15 marbles at 0.20 €"
+    assert marbles["quantity"] * marbles["unit price EUR"] == Decimal("3.60"), "15 marbles and 3 spare at 0.20 €"
     assert parts_table(load_default("drnim")).splitlines()[-1].endswith("**%s €** |" % total(rows))
 
 
@@ -126,3 +131,21 @@ def test_a_parts_list_without_a_column_is_refused_in_one_line(tmp_path):
         read_bom(path)
     assert str(error.value) == "%s: no column choice (the columns: part, quantity, example part number, note, " \
                                "unit price EUR, choice)" % path
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guides_cost_and_led_count_come_from_the_parts_list_and_the_pin_map(machine):
+    """The guide's "about N €" is the parts list's total and its LED step counts the pin map's
+    LEDs: a price or an LED changed without --write-docs fails here."""
+    from controller.hardware.pinmap.bom import cost_text
+    from controller.hardware.pinmap.docs import led_text
+    pinmap = load_default(machine)
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    assert generated_section(guide, "cost") == cost_text(pinmap)
+    assert generated_section(guide, "leds") == led_text(pinmap)
+    rows = read_bom(ROOT / "hardware" / machine / "bom.csv")
+    assert "about %d €" % total(rows).to_integral_value() in cost_text(pinmap)
+    leds = sum(parts(pinmap)["leds"].values())
+    counted_in_text = sum(int(n) for n in re.findall(r"the (\d+) (?:indicator LEDs|lamp LEDs|status lamps)",
+                                                      led_text(pinmap)))
+    assert counted_in_text == leds

@@ -1,7 +1,7 @@
 """The inputs' debouncing and the marble sensor's pulse filter (core code,
 clock-injected: the service, the simulator and the firmware run this one)."""
 
-from controller.core.debounce import MIN_PULSE_MS, Debouncer
+from controller.core.debounce import BUTTON_MIN_PULSE_MS, MIN_PULSE_MS, Debouncer
 
 
 def sensor():
@@ -59,3 +59,12 @@ def test_reset_forgets_what_was_under_way():
     filter_.edge(True, 0)
     filter_.reset(False)
     assert filter_.due() is None and filter_.recheck(True, 50) is None
+
+
+def test_a_spike_on_a_button_is_not_a_press_and_a_press_counts_a_millisecond_later():
+    button = Debouncer(20, False, BUTTON_MIN_PULSE_MS)
+    assert button.edge(True, 100) is None and button.edge(False, 100) is None
+    assert button.level is False and button.due() is None
+    assert button.edge(True, 200) is None
+    assert button.due() == 200 + BUTTON_MIN_PULSE_MS and button.recheck(True, button.due()) is True
+    assert button.edge(False, 230) is None and button.recheck(False, 231) is False, "released after the lock"

@@ -52,9 +52,11 @@ def test_the_pico_drawing_names_every_pin_by_its_gp_and_board_numbers():
 
 def test_the_drawings_show_the_parts_a_builder_must_not_leave_out():
     dr_nim = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi")))
-    for part in ("AO3400A", "1N4007", "100 Ω", "10 kΩ pull-up", "100 nF", "SG90", "470 µF", "1N4148", "T2A fuse",
-                 "390 Ω", "330 Ω"):
+    for part in ("IRF3708PbF", "1N4007", "100 Ω", "10 kΩ pull-up", "100 nF", "SG90", "470 µF", "1N4148", "T2A fuse",
+                 "390 Ω", "330 Ω", "PTC 0.30 A (trips 0.60 A)", "thermal switch 50 °C, on the coil"):
         assert part in dr_nim
+    assert texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi")).count("100 nF") == 5, \
+        "the sensor's, and one on each of the four panel inputs' wires"
     nimatron = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "nimatron" / "pinmap.toml"), "pi")))
     for part in ("74HC595", "ULN2803A", "OE", "SRCLR", "75 Ω", "QH'"):
         assert part in nimatron
@@ -90,7 +92,8 @@ def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
     words = texts(draw(pinmap, "pi"))
     assert "SG90 servo gate" in words and "or: SG90 servo gate" not in words
     assert "SG90 servo flipper" in words and "GPIO 11" not in words
-    assert "AO3400A" in words, "the solenoid stays drawn, dashed, as the other way"
+    assert "IRF3708PbF" in words and "PTC 0.30 A (trips 0.60 A)" in words, \
+        "the solenoid stays drawn, dashed, as the other way, with its guards"
     assert sorted(drawings(path)) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"
 
 

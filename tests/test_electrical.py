@@ -155,3 +155,45 @@ def test_the_example_in_the_hardware_readme_is_what_the_loader_says(tmp_path):
     with pytest.raises(PinMapError) as caught:
         load_pinmap(path)
     assert str(caught.value) == example.replace("hardware/drnim/pinmap.toml", str(path), 1)
+
+
+def test_a_pico_pin_is_held_to_its_4_ma_default_drive(tmp_path):
+    """A red LED through 220 Ω (5.9 mA) is fine on a Pi's pin (16 mA) and too much for an RP2040's
+    at its default drive strength (4 mA): the [pico] check names the role and the resistor to use."""
+    from controller.hardware.pinmap.pico import load_pico
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    fault = text.index("[outputs.lamp_fault]")
+    text = text[:fault] + text[fault:].replace("resistor = 390", "resistor = 220", 1)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    assert pin_ma(load_pinmap(path).outputs["lamp_fault"]) == pytest.approx(5.9, abs=0.05)
+    with pytest.raises(PinMapError) as caught:
+        load_pico(path)
+    assert str(caught.value) == "%s:%d: pico.lamp_fault: red LED (2.0 V) through 220 Ω (outputs.lamp_fault) draws " \
+        "5.9 mA, more than a Pico pin's 4 mA at its default drive strength (the Pi's 16 mA does not hold here): use " \
+        "at least 325 Ω" % (path, text.splitlines().index("lamp_fault = 22") + 1)
+
+
+@pytest.mark.parametrize("option, value, problem", [
+    ("ptc_trip_a", 1.0, "a PTC that trips at 1.00 A may hold the coil's 1.11 A (5 V through 4.5 Ω) for minutes: use "
+                        "one whose trip current is at most 0.74 A"),
+    ("ptc_hold_a", 0.2, "a PTC that holds 0.20 A trips in play: the coil's 60 ms pulses, one a 900 ms pace, take "
+                        "0.29 A (RMS)"),
+    ("cutoff_c", 70, "70 °C, but the PLA cradle round the coil softens from 55 °C: use a thermal switch that opens at "
+                     "50 °C or below"),
+])
+def test_the_coil_needs_a_hardware_limit_on_its_on_time(tmp_path, option, value, problem):
+    text = drnim_text(outputs__release='kind = "solenoid"\npin = 18\n%s = %s' % (option, value))
+    expect_error(tmp_path, text, line_of(text, "%s = %s" % (option, value)), "outputs.release." + option, problem)
+
+
+def test_the_shipped_coil_is_guarded_by_a_ptc_and_a_thermal_switch():
+    from controller.hardware.pinmap.electrical import coil_amps, coil_rms_amps
+    spec = load_pinmap(default_pinmap_path("drnim")).outputs["release"]
+    assert coil_amps(spec.options) == pytest.approx(1.11, abs=0.01)
+    assert coil_rms_amps(spec.options) <= spec.options["ptc_hold_a"] < spec.options["ptc_trip_a"] * 1.5 <= 1.11
+    assert spec.options["cutoff_c"] <= 50
+    bom = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8")
+    assert "Bourns MF-R030 (0.30 A hold; 0.60 A trip)" in bom and "KSD9700 50 °C normally closed" in bom
+    table = wiring_table(load_pinmap(default_pinmap_path("drnim")))
+    assert "the coil (1.11 A) through a 0.30 A PTC (trips at 0.60 A) and a 50 °C thermal switch" in table

@@ -40,7 +40,7 @@ def test_both_machines_have_their_parts():
     names = {(part.machine, part.name) for part in ALL_PARTS}
     for expected in [("drnim", "rail_upper"), ("drnim", "rail_lower"), ("drnim", "gate_solenoid"),
                      ("drnim", "gate_servo_mount"), ("drnim", "gate_servo_arm"), ("drnim", "beam_holder"),
-                     ("drnim", "flipper"), ("drnim", "tray"), ("drnim", "panel"),
+                     ("drnim", "led_bezel"), ("drnim", "tray"), ("drnim", "panel"),
                      ("drnim", "enclosure_base"), ("drnim", "enclosure_lid"),
                      ("nimatron", "lamp_panel"), ("nimatron", "console_base"), ("nimatron", "console_top")]:
         assert expected in names
@@ -94,9 +94,9 @@ def test_the_parts_fit_what_the_parts_list_names(machine):
     button = float(re.search(r"^button_hole = ([\d.]+);", common, re.M).group(1))
     assert "Momentary push button 16 mm" in bom and 16 < button <= 16.5
     if machine == "drnim":
-        params = (ROOT / "hardware" / machine / "parts" / "params.scad").read_text(encoding="utf-8")
-        marble = re.search(r"^marble = (\d+);", params, re.M).group(1)
-        assert f"Marbles 5/8 inch ({marble} mm),15," in bom
+        build = (ROOT / "hardware" / machine / "parts" / "build.scad").read_text(encoding="utf-8")
+        marble = re.search(r"^marble = (\d+);", build, re.M).group(1)
+        assert f"Marbles 5/8 inch ({marble} mm),18," in bom, "15 for the game and 3 spare"
 
 
 @needs_openscad

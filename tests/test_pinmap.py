@@ -342,9 +342,7 @@ def test_a_missing_kind(tmp_path):
 
 @pytest.mark.parametrize("table,body,needle,key,problem", [
     ("inputs__trigger", "pni = 4", "pni = 4", "inputs.trigger.pni",
-     "unknown key for a button or switch (known: label, pin, pull, active, debounce_ms)"),
-    ("inputs__trigger", "pin = 4\nmin_pulse_ms = 2", "min_pulse_ms", "inputs.trigger.min_pulse_ms",
-     "unknown key for a button or switch"),
+     "unknown key for a button or switch (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("inputs__marble_sensor", "pin = 8\nmin_pulse = 2", "min_pulse =", "inputs.marble_sensor.min_pulse",
      "unknown key for a sensor (known: label, pin, pull, active, debounce_ms, min_pulse_ms)"),
     ("outputs__release", 'kind = "servo"\npin = 18\nactive = "high"', 'active = "high"', "outputs.release.active",
@@ -355,7 +353,8 @@ def test_a_missing_kind(tmp_path):
     ("outputs__lamp_fault", 'kind = "led"\npin = 26\ncolor = "red"', "color", "outputs.lamp_fault.color",
      "unknown key for kind 'led' (known: label, kind, pin, active, colour, vf, resistor)"),
     ("outputs__release", 'kind = "solenoid"\npin = 18\nresistor = 100', "resistor", "outputs.release.resistor",
-     "unknown key for kind 'solenoid' (known: label, kind, pin, active)"),
+     "unknown key for kind 'solenoid' (known: label, kind, pin, active, coil_ohms, ptc_hold_a, ptc_trip_a, "
+     "cutoff_c)"),
 ])
 def test_unknown_keys(tmp_path, table, body, needle, key, problem):
     text = drnim_text(**{table: body})
@@ -364,7 +363,7 @@ def test_unknown_keys(tmp_path, table, body, needle, key, problem):
 
 def test_an_unknown_top_level_key(tmp_path):
     text = drnim_text(top='machine = "drnim"\nrows = 4')
-    expect_error(tmp_path, text, 2, "rows", "unknown key for Dr. Nim (known: machine, inputs, outputs, pico)")
+    expect_error(tmp_path, text, 2, "rows", "unknown key for Dr. Nim (known: machine, inputs, outputs, build, pico)")
 
 
 @pytest.mark.parametrize("body,needle,problem", [
@@ -526,13 +525,13 @@ def test_the_commented_servo_examples_load(tmp_path):
     pinmap = load_pinmap(path)
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     assert (release.kind, release.pins, release.active) == ("servo", {"pin": 18}, None)
-    assert release.options == {"closed_angle": 0, "open_angle": 60, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
+    assert release.options == {"closed_angle": 5, "open_angle": 16, "seconds_per_60": 0.1, "min_pulse_ms": 0.5,
                                "max_pulse_ms": 2.4}
-    assert release.travel_ms() == 100
+    assert release.travel_ms() == 19
     assert (turn.kind, turn.pins) == ("servo", {"pin": 12})
     assert turn.options == {"left_angle": -45, "right_angle": 45, "min_pulse_ms": 1.0, "max_pulse_ms": 2.0}
     assert 11 in pinmap.free_pins()
-    assert "closed 0°, open 60°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
+    assert "closed 5°, open 16°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
 
 
 # --- building gpiozero devices on MockFactory ------------------------------------
@@ -614,8 +613,8 @@ def test_servo_specs_build_angular_servos(tmp_path, mock_factory):
     release, turn = pinmap.outputs["release"], pinmap.outputs["turn"]
     gate = build(release)["pin"]
     pin = mock_factory.pin(18)
-    for angle, pulse_ms in ((release.options["closed_angle"], 0.5 + 1.9 * 90 / 180),
-                            (release.options["open_angle"], 0.5 + 1.9 * 150 / 180), (-90, 0.5), (90, 2.4)):
+    for angle, pulse_ms in ((release.options["closed_angle"], 0.5 + 1.9 * 95 / 180),
+                            (release.options["open_angle"], 0.5 + 1.9 * 106 / 180), (-90, 0.5), (90, 2.4)):
         gate.angle = angle
         assert gate.pulse_width == pytest.approx(pulse_ms / 1000)
         assert pin.frequency == 50 and pin.state == pytest.approx(pulse_ms / 20)

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import ROOT
 from service_rig import Rig, write_config
 from controller.cli import main
+from controller.core.debounce import BUTTON_MIN_PULSE_MS
 
 
 @pytest.fixture(autouse=True)
@@ -113,6 +114,7 @@ def test_a_slow_save_never_holds_the_release_open(tmp_path):
     service.store.save = slow_save
     trigger = rig.pin("trigger")
     trigger.drive_low()
+    rig.clock.now += BUTTON_MIN_PULSE_MS                      # a press counts once it has held
     service.pump()                                            # saved, then the release opens for 60 ms
     opened = rig.clock.now
     rig.clock.now = opened + 25
@@ -120,6 +122,8 @@ def test_a_slow_save_never_holds_the_release_open(tmp_path):
     service.pump()
     rig.clock.now = opened + 50
     trigger.drive_low()                                       # a second press while it is open
+    service.pump()
+    rig.clock.now += BUTTON_MIN_PULSE_MS
     service.pump()
     while not shut:
         rig.clock.now = max(rig.clock.now, service.next_deadline())
@@ -132,12 +136,15 @@ def test_a_stop_while_the_release_is_open_saves_the_press_that_waited(tmp_path):
     rig = Rig(tmp_path)
     trigger = rig.pin("trigger")
     trigger.drive_low()
+    rig.clock.now += BUTTON_MIN_PULSE_MS
     rig.service.pump()                                        # the release opens for 60 ms
     rig.clock.now += 25
     trigger.drive_high()
     rig.service.pump()
     rig.clock.now += 25
     trigger.drive_low()                                       # queued; its save waits for the release
+    rig.service.pump()                                        # (the let-go before it is taken first)
+    rig.clock.now += BUTTON_MIN_PULSE_MS
     rig.service.pump()
     assert rig.service.store.read()[0]["state"]["queued"] == 0
     rig.service.stop()
@@ -152,9 +159,9 @@ def test_a_noisy_input_is_ignored_until_it_calms_down(tmp_path):
         rig.service.post("trigger", False)
     rig.service.pump()
     assert "noisy:trigger" in rig.service.faults
-    rig.wait(300)                                             # the storm's leading edge was one press
+    rig.wait(300)                                             # its spikes, none held 1 ms, are no press
     rail = rig.machine.rail
-    assert rail == 14
+    assert rail == 15
     for _ in range(100):
         rig.service.post("trigger", True)
         rig.service.post("trigger", False)

@@ -100,3 +100,9 @@ def test_the_cards_pdf_is_the_same_bytes_from_the_same_svg(tmp_path):
     svg_time = int((ROOT / "hardware" / "drnim" / "visitor-card.svg").stat().st_mtime)
     assert pypdf.PdfReader(made[2]).metadata.creation_date.timestamp() == svg_time
     assert page_size_mm(pypdf.PdfReader(made[0])) == A6_MM
+
+
+def test_the_dr_nim_card_warns_that_the_marbles_are_a_choking_hazard():
+    """The card asks visitors to put 16 mm marbles back: it says they are not for small children."""
+    text = " ".join(svg_lines((ROOT / "hardware" / "drnim" / "visitor-card.svg").read_text(encoding="utf-8")))
+    assert "WARNING: CHOKING HAZARD (marbles). Not for children under 3." in text

@@ -11,14 +11,17 @@ immediate), then the input is locked for `debounce_ms`; at the end of the
 lock the real pin level is read again, so a tap shorter than the lock, or a
 bounce that ends on the other level, is not lost.
 
-Pulse filter (`min_pulse_ms`, the marble sensor's): a change counts only
-once the line has held it that long. A marble breaks the beam for 10-20 ms;
-the spike that a solenoid switching 1 A puts on the sensor line lasts
-microseconds and, without the filter, would be counted as a marble.
+Pulse filter (`min_pulse_ms`): a change counts only once the line has held
+it that long. A marble breaks the beam for 10-20 ms and a visitor holds a
+button for 50 ms or more; the spike that a solenoid switching 1 A puts on a
+long wire lasts microseconds and, without the filter, would be counted as a
+marble or a press.
 """
 
 # A marble at the gate breaks the beam for 10-20 ms; a spike lasts microseconds.
 MIN_PULSE_MS = 2
+# A press or a flip lasts 50 ms or more: 1 ms costs the visitor nothing.
+BUTTON_MIN_PULSE_MS = 1
 
 
 class Debouncer:

@@ -246,8 +246,9 @@ class Simulation:
 
     def tap(self, control, hold_ms=PRESS_MS):
         """Press a button now (or, if it is still held from the last tap, just
-        after it is let go), let it go `hold_ms` later, and return at once,
-        without running the clock: what a key or a click in the drawing does,
+        after it is let go), let it go `hold_ms` later, and return once the
+        press has held its `min_pulse_ms` (1 ms: the service counts it then),
+        hardly running the clock: what a key or a click in the drawing does,
         so the marbles it releases are seen falling all the way."""
         if control == "new_game" and self.marbles:
             self.marbles.reload()
@@ -257,7 +258,7 @@ class Simulation:
                 start = max(start, time + GAP_MS)
         self.scheduled.append((start, control, True))
         self.scheduled.append((start + hold_ms, control, False))
-        self.advance(0)
+        self.advance(self.pinmap.inputs[control].min_pulse_ms if start == self.now else 0)
 
     def edge(self, pin, active):
         if self.bounce:

@@ -50,6 +50,22 @@ def total(rows):
     return sum((row["quantity"] * row["unit price EUR"] for row in rows if not row["choice"]), Decimal("0"))
 
 
+# The rows of a parts list that are the Pi's own: the board, its supply and its card.
+PI_PARTS = ("Raspberry Pi with a 40-pin header", "Pi power supply (USB-C)", "microSD card 16 GB or more")
+
+
+def cost_text(pinmap):
+    """The assembly guide's sentence on the cost, from the parts list next to `pinmap`: its
+    total and the Pi's share, to the euro."""
+    path = Path(pinmap.path).parent / "bom.csv"
+    if not path.exists():
+        return ""
+    rows = read_bom(path)
+    pi = sum(row["quantity"] * row["unit price EUR"] for row in rows if row["part"] in PI_PARTS)
+    return "**Cost:** about %d € with a new Raspberry Pi 4 (%d € of it the Pi, its supply and its card); see " \
+           "the [total](#the-parts-list).\n" % (total(rows).to_integral_value(), pi.to_integral_value())
+
+
 def _cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 

@@ -19,10 +19,10 @@ import stat
 import tomllib
 from pathlib import Path
 
-from controller.core.debounce import MIN_PULSE_MS
+from controller.core.debounce import BUTTON_MIN_PULSE_MS, MIN_PULSE_MS
 from controller.core.exhibit import INDICATOR, RELEASE, SENSOR
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap import electrical
+from controller.hardware.pinmap import build, electrical
 from controller.hardware.pinmap.model import (HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path,
                                               display_registers)
 from controller.hardware.pinmap.positions import key_lines, line_of
@@ -36,8 +36,7 @@ MARBLE_DEBOUNCE_MAX_MS = 5
 DEFAULT_DEBOUNCE_MS = 20
 # A marble breaks the beam for 10-20 ms, a spike from the solenoid for microseconds.
 MIN_PULSE_MAX_MS = 8
-INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms")
-SENSOR_KEYS = INPUT_KEYS + ("min_pulse_ms",)
+INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms", "min_pulse_ms")
 
 SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
@@ -105,7 +104,7 @@ KINDS = {
         Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
         Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
     ), angles={
-        RELEASE: (_angle("closed_angle", 0), _angle("open_angle", 60),
+        RELEASE: (_angle("closed_angle", 5), _angle("open_angle", 16),
                   Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
@@ -115,7 +114,13 @@ KINDS = {
         Option("registers", None, REGISTERS_RANGE[0], REGISTERS_RANGE[1],
                what="how many 74HC595s are chained, 8 outputs each", whole=True),
     ), draws="lamp", optional_pins=("enable",)),
-    "solenoid": Kind(("pin",), active=True),
+    # the coil and what limits its on-time in hardware (electrical.py checks them)
+    "solenoid": Kind(("pin",), active=True, options=(
+        Option("coil_ohms", 4.5, 1, 100, "Ω"),
+        Option("ptc_hold_a", 0.3, 0.05, 5, "A"),
+        Option("ptc_trip_a", 0.6, 0.1, 10, "A"),
+        Option("cutoff_c", 50, 30, 150, "°C"),
+    )),
 }
 
 
@@ -199,7 +204,7 @@ class _Checker:
         if expect is not None and name != expect:
             self.fail("machine", "%r, but this should be the pin map of %s (machine = %r)"
                       % (name, machine_class(expect).TITLE, expect))
-        known = ("machine", "inputs", "outputs", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
+        known = ("machine", "inputs", "outputs", "build", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
         for key in data:
             if key not in known:
                 self.fail(key, "unknown key for %s (known: %s)" % (cls.TITLE, ", ".join(known)))
@@ -215,7 +220,7 @@ class _Checker:
             if spec.kind == "shift_register":
                 self.lamp_chain(spec, layout)
         electrical.check(outputs, self.fail)
-        return name, inputs, outputs, layout
+        return name, inputs, outputs, layout, build.read(data.get("build"), name, self.fail)
 
     def lamp_chain(self, spec, layout):
         """The chain must have chips enough for both displays, each on chips of its own."""
@@ -248,8 +253,7 @@ class _Checker:
             key = "inputs." + role
             entry = self.table(entry, key, "[%s] with pin, pull, active" % key)
             sensor = kinds[role] == SENSOR
-            self.unknown_keys(entry, key, SENSOR_KEYS if sensor else INPUT_KEYS,
-                              "for a %s" % ("sensor" if sensor else "button or switch"))
+            self.unknown_keys(entry, key, INPUT_KEYS, "for a %s" % ("sensor" if sensor else "button or switch"))
             label = self.label(entry, key, role)
             pin = self.pin(entry, key, "pin")
             pull = self.level(entry, key, "pull", PULLS, "up")
@@ -270,12 +274,12 @@ class _Checker:
                 why = " (a falling marble blocks the beam for only 10-20 ms)" if role == "marble_sensor" else ""
                 self.fail(key + ".debounce_ms", "must be a number of milliseconds from 0 to %d, not %r%s"
                           % (limit, debounce, why))
-            min_pulse = self.min_pulse(entry, key) if sensor else 0
+            min_pulse = self.min_pulse(entry, key, MIN_PULSE_MS if sensor else BUTTON_MIN_PULSE_MS)
             specs[role] = InputSpec(role, label, pin, pull, active, debounce, min_pulse)
         return specs
 
-    def min_pulse(self, entry, key):
-        value = entry.get("min_pulse_ms", MIN_PULSE_MS)
+    def min_pulse(self, entry, key, default):
+        value = entry.get("min_pulse_ms", default)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MIN_PULSE_MAX_MS:
             self.fail(key + ".min_pulse_ms", "must be a whole number of milliseconds from 0 to %d, not %r (a "
                                              "marble breaks the beam for 10-20 ms, a spike for microseconds)"
@@ -399,8 +403,8 @@ def load_pinmap(path, machine=None):
         # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
         raise PinMapError("%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path)
     checker = _Checker(path, text)
-    machine, inputs, outputs, layout = checker.check(data, machine)
-    return PinMap(machine, Path(path), inputs, outputs, layout)
+    machine, inputs, outputs, layout, made = checker.check(data, machine)
+    return PinMap(machine, Path(path), inputs, outputs, layout, made)
 
 
 def load_default(machine):

@@ -1,7 +1,8 @@
-"""The pin-map command: check pin maps (the shipped ones when none is named)
-and, with --write-docs, rewrite the generated tables in each map's wiring.md
-and README.md (the priced parts list, bom.py), and its drawn wiring
-(wiring-pi.svg, wiring-pico.svg: drawing.py).
+"""The pin-map command: check pin maps (the shipped ones when none is named),
+with the servo gate's angles against the printed gate (build.py), and, with
+--write-docs, rewrite the generated tables in each map's wiring.md and
+README.md (the priced parts list, bom.py), its drawn wiring (wiring-pi.svg,
+wiring-pico.svg: drawing.py) and the printed parts' parts/build.scad.
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
@@ -12,7 +13,9 @@ from pathlib import Path
 
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError
+from controller.hardware.pinmap.build import build_scad, gate_problem
 from controller.hardware.pinmap.check import PinMapError, load_pinmap
+from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
 
@@ -34,6 +37,12 @@ def main(argv=None, out=None):
             print(error, file=out)
             status = 1
             continue
+        problem = gate_problem(pinmap)
+        if problem:
+            print("%s:%d: %s: %s" % (path, line_of(key_lines(Path(path).read_text(encoding="utf-8")), problem[0]),
+                                     *problem), file=out)
+            status = 1
+            continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
         if args.write_docs and (Path(path).parent / "wiring.md").exists():
@@ -50,7 +59,20 @@ def main(argv=None, out=None):
                     doc.write_text(new, encoding="utf-8")
                     print("%s: tables rewritten" % doc, file=out)
             status = write_drawings(path, out) or status
+            write_build(pinmap, out)
     return status
+
+
+def write_build(pinmap, out):
+    """Rewrite parts/build.scad beside the pin map when it differs (a map with a parts folder)."""
+    folder = Path(pinmap.path).parent / "parts"
+    if not folder.is_dir():
+        return
+    target = folder / "build.scad"
+    text = build_scad(pinmap)
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+        print("%s: written" % target, file=out)
 
 
 def write_drawings(path, out):

@@ -9,7 +9,7 @@ when a committed table no longer matches its pin map.
 from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
-from controller.hardware.pinmap.bom import parts_table
+from controller.hardware.pinmap.bom import cost_text, parts_table
 from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
 
 # The 74HC595 pin each shift-register line goes to.
@@ -36,8 +36,8 @@ def _input_notes(spec, declared):
             pull, spec.active, when, _number(spec.debounce_ms), spec.min_pulse_ms)
     pull = {"up": "internal pull-up", "down": "internal pull-down",
             "none": "no internal pull (external resistor)"}[spec.pull]
-    return "1 kΩ in series; %s; reads %s when %s; debounce %s ms" % (pull, spec.active, when,
-                                                                    _number(spec.debounce_ms))
+    return "1 kΩ in series, 100 nF to GND on the wire's side; %s; reads %s when %s; debounce %s ms; pulses " \
+           "under %d ms ignored" % (pull, spec.active, when, _number(spec.debounce_ms), spec.min_pulse_ms)
 
 
 def _number(value):
@@ -47,7 +47,10 @@ def _number(value):
 def _output_notes(spec, name):
     level = "high" if spec.active_high else "low"
     if spec.kind == "solenoid":
-        return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s" % level
+        o = spec.options
+        return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s; the coil (%.2f A) through " \
+               "a %.2f A PTC (trips at %.2f A) and a %g °C thermal switch" % (
+                   level, electrical.coil_amps(o), o["ptc_hold_a"], o["ptc_trip_a"], o["cutoff_c"])
     if spec.kind == "servo":
         o = spec.options
         angles = ("closed %s°, open %s°" % (_number(o["closed_angle"]), _number(o["open_angle"]))
@@ -178,8 +181,26 @@ def lamp_table(pinmap):
     return "\n".join(out) + "\n"
 
 
+def led_text(pinmap):
+    """Where the pin map's LEDs go, counted from it (the assembly guide's step for them)."""
+    pairs = [spec for spec in pinmap.outputs.values() if spec.kind == "led_pair"]
+    lamps = [spec for spec in pinmap.outputs.values() if spec.kind == "led"]
+    chain = [spec for spec in pinmap.outputs.values() if spec.kind == "shift_register"]
+    parts = []
+    if pairs:
+        parts.append("the %d indicator LEDs, a pair in each of the %d LED bezels on the backboard (%s), pushed in "
+                     "from behind through the board" % (2 * len(pairs), len(pairs),
+                                                         ", ".join("`%s`" % spec.role for spec in pairs)))
+    if chain:
+        per_display = pinmap.rows * pinmap.lamps_per_row
+        parts.append("the %d lamp LEDs, %d on each lamp board" % (2 * per_display, per_display))
+    if lamps:
+        parts.append("the %d status lamps in the %s" % (len(lamps), "console's top" if chain else "panel"))
+    return "Fit %s.\n" % "; and ".join(parts)
+
+
 SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
-            "parts": parts_table}
+            "parts": parts_table, "cost": cost_text, "leds": led_text}
 
 
 def render_wiring_doc(text, pinmap):

@@ -21,13 +21,13 @@ from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap.electrical import resistor_text
 from controller.hardware.pinmap.model import HEADER, display_registers
-from controller.hardware.pinmap.parts import (EXTERNAL_PULL_OHMS, GATE_OHMS, GATE_PULL_DOWN_OHMS, OE_PULL_UP_OHMS,
-                                              PANEL_SERIES_OHMS)
+from controller.hardware.pinmap.parts import (EXTERNAL_PULL_OHMS, FILTER_CAPACITOR, GATE_OHMS, GATE_PULL_DOWN_OHMS,
+                                              OE_PULL_UP_OHMS, PANEL_SERIES_OHMS)
 from controller.hardware.pinmap.pico import PICO_HEADER
 
 SLOT = 1.5            # the distance between two pins of the drawn header, in drawing units
 TEXT_X = 21.5         # where the column of descriptions starts, right of the circuits
-MOSFET = "AO3400A"    # fully on at a 3.3 V gate: under 48 mΩ at 2.5 V (IRLZ44N: specified at 4-5 V)
+MOSFET = "IRF3708PbF"  # fully on at a 3.3 V gate: under 29 mΩ at 2.8 V (IRLZ44N: specified at 4-5 V)
 FILES = {"pi": "wiring-pi.svg", "pico": "wiring-pico.svg"}
 
 
@@ -133,7 +133,9 @@ class Sheet:
         underestimates the width of a long line of text at the right edge."""
         top = self.d.get_bbox().ymax
         self.add(self.elm.Line().at((right, top)).to((right, top - 0.01)).color("white"))
-        return self.d.get_imagedata("svg").decode("utf-8")
+        svg = self.d.get_imagedata("svg").decode("utf-8")
+        head, rest = svg.split("\n", 1) if svg.startswith("<?xml") else ("", svg)
+        return (head + "\n" if head else "") + "<!-- SPDX-License-Identifier: CERN-OHL-P-2.0 -->\n" + rest
 
 
 def _right(p, dx):
@@ -147,12 +149,17 @@ def _up(p, dy):
 # --- the stages ---------------------------------------------------------------
 
 def _panel_input(sheet, ends, spec, switch):
-    """GPIO -- 1 kΩ at the Pi -- button (or toggle) -- the level it is active at
-    (GND for active low); the Pi's internal pull holds the pin, or with pull
-    "none" an external 10 kΩ drawn at the Pi."""
+    """GPIO -- 1 kΩ at the Pi -- the wire, with 100 nF to GND on its side of the resistor (a
+    static spark's current goes to ground) -- button (or toggle) -- the level it is active at
+    (GND for active low); the Pi's internal pull holds the pin, or with pull "none" an
+    external 10 kΩ drawn at the Pi."""
     p = ends[0]
     sheet.part("Resistor", _right(p, 0.5), "right", label=resistor_text(PANEL_SERIES_OHMS))
     sheet.line(p, _right(p, 0.5))
+    wire = _right(p, 2.5)
+    sheet.dot(wire)
+    capacitor = sheet.part("Capacitor", wire, "down", 1.0, label=FILTER_CAPACITOR, loc="bottom")
+    sheet.ground(capacitor.absanchors["end"])
     part = sheet.part("Switch" if switch else "Button", _right(p, 2.5), "right", 2.5)
     end = _right(part.absanchors["end"], 0.5)
     sheet.line(part.absanchors["end"], end)
@@ -222,9 +229,10 @@ def _led(sheet, p, spec, side=None):
     sheet.text(_right(end, 0.8), what, size=9)
 
 
-def _solenoid(sheet, p, dashed=False):
-    """GPIO -- 100 Ω -- gate of the MOSFET, 10 kΩ gate to GND; the coil from +5 V to
-    the drain with its flyback diode across it (band to +5 V); source to GND."""
+def _solenoid(sheet, p, options, dashed=False):
+    """GPIO -- 100 Ω -- gate of the MOSFET, 10 kΩ gate to GND; the coil from +5 V, through the
+    thermal switch and the PTC that limit its on-time whatever the MOSFET does, to the drain,
+    with its flyback diode across it (band to the coil's + end); source to GND."""
     gate = _right(p, 3.0)
     sheet.line(p, _right(p, 0.5), dashed)
     sheet.part("Resistor", _right(p, 0.5), "right", 2.0, label=resistor_text(GATE_OHMS))
@@ -240,7 +248,11 @@ def _solenoid(sheet, p, dashed=False):
     sheet.line(drain, top)
     sheet.dot(top)
     coil = sheet.part("Inductor2", top, "up", 2.0, label="solenoid", loc="bottom")
-    sheet.supply(coil.absanchors["end"], "+5 V")
+    ptc = sheet.part("Thermistor", coil.absanchors["end"], "up", 1.5, loc="bottom",
+                     label="PTC %.2f A (trips %.2f A)" % (options["ptc_hold_a"], options["ptc_trip_a"]))
+    cutoff = sheet.part("Switch", ptc.absanchors["end"], "up", 1.5, loc="bottom",
+                        label="thermal switch %g °C, on the coil" % options["cutoff_c"])
+    sheet.supply(cutoff.absanchors["end"], "+5 V")
     diode_x = top[0] + 2.0
     sheet.line(top, (diode_x, top[1]))
     sheet.part("Diode", (diode_x, top[1]), "up", 2.0, label="1N4007", loc="bottom")
@@ -269,11 +281,13 @@ def _release(sheet, ends, spec):
     """The release as built (solid) and the other way (dashed): the MOSFET stage or the servo gate."""
     p, other = ends[0], ends[2]
     if spec.kind == "solenoid":
-        _solenoid(sheet, p)
+        _solenoid(sheet, p, spec.options)
         _servo(sheet, other, "or: SG90 servo gate", dashed=True)
     else:
+        from controller.hardware.pinmap.check import KINDS
         _servo(sheet, p, "SG90 servo gate")
-        _solenoid(sheet, other, dashed=True)
+        _solenoid(sheet, other, dict((option.name, option.default) for option in KINDS["solenoid"].options),
+                  dashed=True)
     sheet.line(_right(p, 0.25), _right(other, 0.25), dashed=True)
     sheet.dot(_right(p, 0.25))
 
@@ -407,7 +421,7 @@ def stages(pinmap, pins_of):
         else:
             switch = kind == "switch"
             out.append(Stage(spec, [pin], lambda sheet, ends, spec=spec, switch=switch:
-                             _panel_input(sheet, ends, spec, switch)))
+                             _panel_input(sheet, ends, spec, switch), 0, 1))
     notes = []
     for spec in pinmap.outputs.values():
         pins = pins_of(spec.role)
@@ -420,7 +434,7 @@ def stages(pinmap, pins_of):
             out.append(Stage(spec, [pins["pin"]], lambda sheet, ends, spec=spec: _buzzer(sheet, ends, spec), 2, 1))
         elif spec.role == "release":
             out.append(Stage(spec, [pins["pin"], None, None], lambda sheet, ends, spec=spec: _release(
-                sheet, ends, spec), 3, 1))
+                sheet, ends, spec), 5, 1))
         elif spec.kind == "servo":
             out.append(Stage(spec, [pins["pin"]], lambda sheet, ends, spec=spec: _servo(
                 sheet, ends[0], "SG90 servo flipper", capacitor=False), 1, 1))
@@ -499,8 +513,8 @@ def draw(pinmap, board="pi", pico_pins=None):
         "Every ground symbol is one common ground: the supply's minus joined to a GND pin (%s)."
         % controller.grounds,
         controller.note,
-        "Buttons and switches: the 1 kΩ sits at the board end of the wire; the internal pull (or the 10 kΩ"
-        " drawn) holds the pin.",
+        "Buttons and switches: the 1 kΩ sits at the board end of the wire, the 100 nF on the wire's side of it;"
+        " the internal pull (or the 10 kΩ drawn) holds the pin; a toggle's bushing is grounded by a lug.",
     ] + notes + ["Dashed: the other way to build the release."] * any(None in s.pins for s in found)
     for i, text in enumerate(lines):
         sheet.text((bottom[0] + 13.0, bottom[1] + 2.4 - 0.6 * i), text, size=9)

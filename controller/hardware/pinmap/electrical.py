@@ -11,6 +11,12 @@ The current through an LED is (supply - forward voltage) / resistor: from a
 the Nimatron's lamps, which the Darlington array sinks, so they draw nothing
 from the header. An LED pair counts once in the header's total: only one
 side is ever lit.
+
+A solenoid's coil must have a hardware limit on its on-time that no program,
+hang or shorted MOSFET can defeat (`coil_problem`): a resettable fuse (PTC)
+in series that holds the game's pulses but trips within seconds when the coil
+stays on (its trip current well below the coil's), and a thermal switch
+against the coil that opens before the PLA cradle round it softens.
 """
 
 # Forward voltages, volts, at a few milliamperes (typical 5 mm LEDs).
@@ -23,6 +29,8 @@ RESISTOR_RANGE = (1, 1000000)
 
 PIN_VOLTS = 3.3
 PIN_MAX_MA = 16
+# An RP2040's (the Pico's) pin at its default drive strength, which the firmware leaves as it is.
+PICO_PIN_MAX_MA = 4
 HEADER_MAX_MA = 50
 LED_MIN_MA = 2
 # A small NPN transistor's base-emitter drop.
@@ -31,6 +39,17 @@ BASE_VOLTS = 0.7
 LAMP_SUPPLY_VOLTS = 5.0
 ULN2803_DROP_VOLTS = 0.9
 LAMP_MAX_MA = 20     # a 5 mm LED's continuous rating
+
+# The release solenoid's coil, on the 5 V supply, and its protection: the game pulses it for
+# GAME_PULSE_MS (release_pulse_ms' default) at most once a pace (Dr. Nim's 900 ms: a visitor's
+# 15 quicker presses are over in seconds, too soon to warm a PTC); a PTC held at TRIP_FACTOR
+# times its trip current trips in seconds; PLA softens from PLA_SOFTENS_C.
+COIL_VOLTS = 5.0
+GAME_PULSE_MS = 60
+GAME_PACE_MS = 900
+TRIP_FACTOR = 1.5
+PLA_SOFTENS_C = 55
+CUTOFF_MARGIN_C = 5
 
 # The settings of each kind that say what it draws, with a prefix for the Nimatron's lamps.
 LED_KINDS = ("led", "led_pair")
@@ -78,6 +97,39 @@ def resistor_text(ohms):
     return "%g Ω" % ohms
 
 
+def coil_amps(options):
+    """The solenoid's current from the 5 V supply, in A."""
+    return COIL_VOLTS / options["coil_ohms"]
+
+
+def coil_rms_amps(options, pulse_ms=GAME_PULSE_MS, pace_ms=GAME_PACE_MS):
+    """The coil's current averaged (RMS) over the game's pulses, in A: what the PTC must hold."""
+    return coil_amps(options) * (pulse_ms / pace_ms) ** 0.5
+
+
+def coil_problem(spec):
+    """(the option at fault, why) when a solenoid's protection does not limit its on-time, or None."""
+    o = spec.options
+    amps = coil_amps(o)
+    if o["ptc_trip_a"] * TRIP_FACTOR > amps:
+        return ("ptc_trip_a", "a PTC that trips at %.2f A may hold the coil's %.2f A (%.0f V through %g Ω) for "
+                "minutes: use one whose trip current is at most %.2f A (the coil's current / %g), so a coil held on "
+                "(a shorted MOSFET, a hang) is cut within seconds" % (o["ptc_trip_a"], amps, COIL_VOLTS,
+                                                                     o["coil_ohms"], amps / TRIP_FACTOR,
+                                                                     TRIP_FACTOR))
+    if o["ptc_hold_a"] < coil_rms_amps(o):
+        return ("ptc_hold_a", "a PTC that holds %.2f A trips in play: the coil's %d ms pulses, one a %d ms pace, "
+                "take %.2f A (RMS): use one that holds at least that" % (o["ptc_hold_a"], GAME_PULSE_MS,
+                                                                         GAME_PACE_MS, coil_rms_amps(o)))
+    if o["ptc_hold_a"] >= o["ptc_trip_a"]:
+        return ("ptc_hold_a", "%.2f A, but a PTC's hold current is below its trip current (%.2f A)"
+                % (o["ptc_hold_a"], o["ptc_trip_a"]))
+    if o["cutoff_c"] > PLA_SOFTENS_C - CUTOFF_MARGIN_C:
+        return ("cutoff_c", "%g °C, but the PLA cradle round the coil softens from %d °C: use a thermal switch that "
+                "opens at %d °C or below" % (o["cutoff_c"], PLA_SOFTENS_C, PLA_SOFTENS_C - CUTOFF_MARGIN_C))
+    return None
+
+
 def check(outputs, fail):
     """Refuse, through `fail(key, problem)`, a pin above PIN_MAX_MA, an LED
     below LED_MIN_MA, a lamp above LAMP_MAX_MA or below LED_MIN_MA, and a
@@ -85,6 +137,10 @@ def check(outputs, fail):
     total = 0.0
     for spec in outputs.values():
         options = spec.options
+        if spec.kind == "solenoid":
+            problem = coil_problem(spec)
+            if problem:
+                fail("%s.%s" % (spec.key, problem[0]), problem[1])
         if spec.kind in LED_KINDS:
             ma = pin_ma(spec)
             what = "%s through %s from %.1f V" % (describe_led(options), resistor_text(options["resistor"]),

@@ -10,8 +10,9 @@
   settings, always filled in (a servo's angles and pulses, a shift
   register's `registers`, an LED's `colour`, `vf` and `resistor`, a
   buzzer's `base_resistor`, the lamps' `lamp_colour`, `lamp_vf`, `lamp_resistor`).
-- `PinMap(machine, path, inputs, outputs, layout)`: `layout` holds the
-  machine's LAYOUT keys (the Nimatron's `rows` and `lamps_per_row`).
+- `PinMap(machine, path, inputs, outputs, layout, build)`: `layout` holds the
+  machine's LAYOUT keys (the Nimatron's `rows` and `lamps_per_row`), `build`
+  its `[build]` table (build.py: what the printed parts are drawn for).
 
 The roles a map must wire, and which kinds may serve each, come from the
 machine's own declaration (controller/core/registry.py).
@@ -168,6 +169,7 @@ class PinMap:
     inputs: dict
     outputs: dict
     layout: dict = field(default_factory=dict)
+    build: dict = field(default_factory=dict)
 
     @property
     def rows(self):

@@ -1,5 +1,5 @@
 """The parts a pin map calls for, counted: the LEDs by colour, the resistors
-by value, the lamp chain's chips. The parts lists (`hardware/<machine>/bom.csv`)
+by value, the capacitors by value, the lamp chain's chips. The parts lists (`hardware/<machine>/bom.csv`)
 must agree with these counts (a test checks), so a builder who changes the
 pin map knows what to buy.
 
@@ -9,7 +9,10 @@ input wired to the panel (buttons and switches), a 10 kΩ pull-up on every
 input with no internal pull (the marble sensor), a solenoid's 100 Ω gate
 resistor and 10 kΩ gate pull-down, and the lamp chain's 10 kΩ pull-up on the
 74HC595s' OE line when a pin drives it (the lamps stay dark until the
-service has cleared the chain).
+service has cleared the chain). Capacitors: 100 nF from every input's wire to
+GND (the sensor's filter; a panel input's wire side, where a static spark
+meets it before its 1 kΩ), one at each 74HC595, and the spectators' display's
+regulator's two 1 µF.
 """
 
 from controller.core.exhibit import SENSOR
@@ -26,11 +29,17 @@ def _add(counts, key, number=1):
     counts[key] = counts.get(key, 0) + number
 
 
+FILTER_CAPACITOR = "100 nF"
+REGULATOR_CAPACITOR = "1 µF"
+
+
 def parts(pinmap):
-    """{"leds": {colour or "2.9 V": count}, "resistors": {ohms: count}, "chips": {name: count}}."""
-    leds, resistors, chips = {}, {}, {}
+    """{"leds": {colour or "2.9 V": count}, "resistors": {ohms: count}, "capacitors": {value: count},
+    "chips": {name: count}}."""
+    leds, resistors, capacitors, chips = {}, {}, {}, {}
     declared = dict((spec.role, spec) for spec in machine_class(pinmap.machine).inputs(pinmap.layout))
     for spec in pinmap.inputs.values():
+        _add(capacitors, FILTER_CAPACITOR)
         if declared[spec.role].kind != SENSOR:
             _add(resistors, PANEL_SERIES_OHMS)
         if spec.pull == "none":
@@ -50,7 +59,9 @@ def parts(pinmap):
             _add(leds, o["lamp_colour"] or "%g V" % o["lamp_vf"], lamps)
             _add(resistors, o["lamp_resistor"], lamps)
             _add(chips, "74HC595", o["registers"])
+            _add(capacitors, FILTER_CAPACITOR, o["registers"])
+            _add(capacitors, REGULATOR_CAPACITOR, 2)
             _add(chips, "ULN2803A", o["registers"])
             if "enable" in spec.pins:
                 _add(resistors, OE_PULL_UP_OHMS)
-    return {"leds": leds, "resistors": resistors, "chips": chips}
+    return {"leds": leds, "resistors": resistors, "capacitors": capacitors, "chips": chips}

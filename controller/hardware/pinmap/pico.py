@@ -15,6 +15,7 @@ from pathlib import Path
 
 from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
+from controller.hardware.pinmap import electrical
 from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
 from controller.hardware.pinmap.model import default_pinmap_path
 from controller.hardware.pinmap.positions import key_lines, line_of
@@ -90,7 +91,29 @@ def load_pico(path, machine=None):
                 fail(where, "GP%d is already used by %s" % (number, used[number]))
             used[number] = where
             pins[role][name] = number
+    for role, spec in pinmap.outputs.items():
+        problem = drive_problem(spec)
+        if problem:
+            fail("pico." + role, problem)
     return pinmap, pins, options
+
+
+def drive_problem(spec):
+    """Why an output draws more than a Pico's pin gives at its default drive strength, or None."""
+    ma = electrical.pin_ma(spec)
+    if ma <= electrical.PICO_PIN_MAX_MA:
+        return None
+    o = spec.options
+    if spec.kind in electrical.LED_KINDS:
+        what = "%s through %s" % (electrical.describe_led(o), electrical.resistor_text(o["resistor"]))
+        least = electrical.resistor_text(electrical._ceil((electrical.PIN_VOLTS - o["vf"]) * 1000
+                                                          / electrical.PICO_PIN_MAX_MA))
+    else:
+        what = "%s to the transistor's base" % electrical.resistor_text(o["base_resistor"])
+        least = electrical.resistor_text(electrical._ceil((electrical.PIN_VOLTS - electrical.BASE_VOLTS) * 1000
+                                                          / electrical.PICO_PIN_MAX_MA))
+    return ("%s (%s) draws %.1f mA, more than a Pico pin's %d mA at its default drive strength (the Pi's "
+            "16 mA does not hold here): use at least %s" % (what, spec.key, ma, electrical.PICO_PIN_MAX_MA, least))
 
 
 def _duty(spec, angle):

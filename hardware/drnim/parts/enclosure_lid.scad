@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the electronics box's lid, with ventilation slots that come over the Pi when
 // the lid is turned face up onto enclosure_base.scad; its lip fits inside the box's walls.
 // print: top face down, lip upwards; no supports

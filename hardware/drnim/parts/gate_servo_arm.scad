@@ -1,15 +1,18 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the servo gate's arm. It fits over the servo's single-arm horn (glue it, or use
-// the horn's small screws); the peg at its end points back towards the board and, when the
-// servo turns to `open_angle`, comes in through rail_lower.scad's front slot and lifts the
-// lowest marble over the lip. Set `closed_angle` so that the peg rests just below the floor.
+// the horn's small screws), level and pointing at the gate with the servo at 0 degrees; the
+// peg at its end points back towards the board and, when the servo turns to `open_angle`,
+// rises through rail_lower.scad's floor slot and lifts the lowest marble over the lip. At
+// `closed_angle` the peg rests 1 mm below the floor.
 // print: flat, horn pocket and peg upwards; no supports
-// bounding box: 50.3 x 11.8 x 22.2 mm
+// bounding box: 70.3 x 11.8 x 22.2 mm
 // count: 1 (with gate_servo_mount.scad)
 // mates with: the SG90's single-arm horn; rail_lower.scad's front slot
 include <params.scad>
 
-arm_reach = 40;          // from the shaft to the peg: it rises 14 mm and moves 2.4 mm sideways in 20 degrees
-arm_thickness = 3;
+// The arm's reach from the shaft to the peg is build.scad's gate_arm: through the pin map's
+// 5 to 16 degrees the peg rises 11.3 mm and moves 2.1 mm along the rail.
+arm_reach = gate_arm;
 
 module gate_servo_arm() {
     // the peg reaches from the arm (in front of the horn) back to the marbles' path

@@ -1,8 +1,12 @@
-// Dr. Nim: the cradle of the push solenoid that releases the marbles. The solenoid stands
-// in it, plunger up, under the round hole in rail_lower.scad's floor; a pulse pushes the
-// plunger up through the hole and lifts the lowest marble over the lip. Screw the cradle to the
-// backboard so that the plunger at rest sits just below the rail's floor, and hold the
-// solenoid in with a cable tie through the two side slots.
+// SPDX-License-Identifier: CERN-OHL-P-2.0
+// Dr. Nim: the cradle of the push-pull solenoid that releases the marbles. The solenoid
+// stands in it with its push end up (the end the plunger comes out of when the coil is
+// energised: try it on the 5 V with nothing fitted), under the round hole in rail_lower.scad's
+// floor; a pulse pushes the plunger up through the hole and lifts the lowest marble over the
+// lip. Screw the cradle to the backboard so that the plunger's tip at rest sits 1 mm below
+// the floor's top, in its hole: the marble then needs about 6 mm of the 10 mm stroke.
+// Hold the solenoid in with a cable tie through the two side slots; the thermal switch
+// (the parts list) goes between the coil and the cable tie.
 // print: standing on its floor, back plate upright; no supports
 // bounding box: 41.4 x 23.2 x 21.0 mm
 // count: 1 (or gate_servo_mount.scad and gate_servo_arm.scad instead)
@@ -10,11 +14,11 @@
 include <params.scad>
 
 module gate_solenoid() {
-    inner = [solenoid_body[1] + 2 * clearance, solenoid_body[2] + 2 * clearance];
-    height = 0.7 * solenoid_body[0];
-    back = path_from_board - inner[1] / 2;        // puts the plunger under the marbles' path
-    outer = [inner[0] + 2 * wall, back + inner[1] + wall];
-    ears = 10;                                     // the back plate's screw ears, each side
+    inner = cradle_inner;
+    height = cradle_height;
+    back = cradle_back;                            // puts the plunger under the marbles' path
+    outer = cradle_outer;
+    ears = cradle_ears;                            // the back plate's screw ears, each side
     difference() {
         union() {
             translate([ears, 0, 0]) open_box([outer[0], outer[1], height]);
@@ -27,8 +31,8 @@ module gate_solenoid() {
         translate([ears + outer[0] / 2, back + inner[1] / 2, -1]) cylinder(d = solenoid_plunger + 2, h = wall + 2);
         // the cable tie's slots through both side walls
         translate([-1, back + 2, height - 6]) cube([outer[0] + 2 * ears + 2, 4.5, 2.5]);
-        for (x = [ears / 2, outer[0] + 1.5 * ears])
-            translate([x, wall / 2, height / 2]) teardrop_y(screw_hole, wall + 1);
+        for (screw = cradle_screws)
+            translate([screw[0], wall / 2, screw[1]]) teardrop_y(screw_hole, wall + 1);
     }
 }
 

@@ -1,17 +1,16 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the control panel under the tray: the trigger (lower right, as on the 1966 toy),
 // the new-game button (left), the turn switch and the equalizer switch (toggles, middle)
 // and the five status lamps along the top (your turn, Dr. Nim's turn, you win, Dr. Nim
-// wins, fault). A rim behind the plate stiffens it; four M3 screws hold it.
+// wins, fault). A rim behind the plate stiffens it; four screws through its bosses hold it.
+// The buttons' and toggles' bodies reach 18-22 mm behind the plate: they pass through the
+// window cut in the backboard behind the panel (parts/README.md gives its size).
 // print: face down, rim upwards; no supports
 // bounding box: 170.0 x 70.0 x 10.0 mm
 // count: 1
 // mates with: 2 push buttons 16 mm (R13-507), 2 toggles (MTS-102), 5 LEDs 5 mm; the backboard
 include <params.scad>
 
-panel_size = [170, 70];
-rim = 10;                        // the stiffening rim's depth behind the plate
-
-screws = [for (x = [wall + 6, panel_size[0] - wall - 6], y = [wall + 6, panel_size[1] - wall - 6]) [x, y]];
 
 // The plate with its holes, in 2D: extruded rather than drilled, so openscad renders the
 // panel in a second or two.
@@ -19,12 +18,12 @@ module panel_plate() {
     difference() {
         square(panel_size);
         // new game (left) and the trigger (right)
-        for (x = [25, panel_size[0] - 25]) translate([x, 25]) circle(d = button_hole);
+        for (at = panel_buttons) translate(at) circle(d = button_hole);
         // turn switch and equalizer switch
-        for (x = [panel_size[0] / 2 - 20, panel_size[0] / 2 + 20]) translate([x, 25]) circle(d = toggle_hole);
+        for (at = panel_toggles) translate(at) circle(d = toggle_hole);
         // the five status lamps
-        for (i = [0 : 4]) translate([panel_size[0] / 2 + (i - 2) * 25, 55]) circle(d = led_hole);
-        for (screw = screws) translate(screw) circle(d = screw_hole);
+        for (at = panel_lamps) translate(at) circle(d = led_hole);
+        for (screw = panel_screws) translate(screw) circle(d = screw_hole);
     }
 }
 
@@ -35,7 +34,7 @@ module panel_rim() {
         square(panel_size);
         translate([wall, wall]) square([panel_size[0] - 2 * wall, panel_size[1] - 2 * wall]);
     }
-    for (screw = screws)
+    for (screw = panel_screws)
         translate(screw)
             difference() {
                 circle(d = 8);
@@ -45,7 +44,7 @@ module panel_rim() {
 
 module panel() {
     linear_extrude(height = panel_thickness) panel_plate();
-    translate([0, 0, panel_thickness]) linear_extrude(height = rim - panel_thickness) panel_rim();
+    translate([0, 0, panel_thickness]) linear_extrude(height = panel_rim_depth - panel_thickness) panel_rim();
 }
 
 panel();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the marble rail's lower half, with the release gate. The lowest marble rests
 // against a lip at the open end. The release lifts it over the lip: a push solenoid
 // (gate_solenoid.scad) through the round hole in the floor, or the servo arm's peg

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // Dr. Nim: the marble rail's upper half, where the queue of marbles starts. The rail is
 // longer than a 220 mm bed, so it is printed in two halves that key together with two
 // pins (this half) in two slots (rail_lower.scad); glue the joint and screw both halves to

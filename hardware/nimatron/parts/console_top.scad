@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: CERN-OHL-P-2.0
 // The Nimatron: the console's top, the player's controls: a button for each row of lamps
 // (left to right, rows 1-4), the hand-over button that gives the Nimatron its turn and the
 // new-game button, and the four status lamps (your turn, the Nimatron's turn, Nim Champ,
 // the Nimatron wins) behind them. Its lip fits inside console_base.scad's walls.
 // print: top face down, lip upwards; no supports
-// bounding box: 196.8 x 105.8 x 7.0 mm
+// bounding box: 193.8 x 105.8 x 7.0 mm
 // count: 1
 // mates with: 6 push buttons 16 mm (R13-507), 4 LEDs 5 mm; console_base.scad
 include <params.scad>
@@ -14,9 +15,8 @@ module console_top() {
         box_lid(console_inner, panel_thickness);
         // drawn face down: the front edge, nearest the player, is at y = outer[1] here.
         // The four row buttons, then a space, the hand-over and the new-game buttons
-        for (i = [0 : 3]) translate([25 + i * 28, outer[1] - 35, -1]) cylinder(d = button_hole, h = panel_thickness + 2);
-        for (x = [outer[0] - 60, outer[0] - 25]) translate([x, outer[1] - 35, -1]) cylinder(d = button_hole, h = panel_thickness + 2);
-        for (i = [0 : 3]) translate([outer[0] / 2 + (i - 1.5) * 30, outer[1] - 80, -1]) cylinder(d = led_hole, h = panel_thickness + 2);
+        for (b = console_buttons) translate([b[0], outer[1] - b[1], -1]) cylinder(d = button_hole, h = panel_thickness + 2);
+        for (l = console_lamps) translate([l[0], outer[1] - l[1], -1]) cylinder(d = led_hole, h = panel_thickness + 2);
     }
 }
 

@@ -1,0 +1,195 @@
+"""The assembly proven with Debian's openscad (controller/hardware/assembly.py): every build the
+parts folders offer (Dr. Nim with the solenoid and with the servo gate, the Nimatron) has no
+collision, every part on its board, every screw of the right length and in the parts list,
+every bought part held in its pocket, the marble landing in the funnel and the release
+lifting it; and each of those checks fails on a part moved or resized to fail it.
+
+Renders are kept for the session in one folder, keyed by each solid's CSG, so a moved part
+renders again and the rest do not (the three builds take about a minute of openscad)."""
+
+import io
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from conftest import ROOT
+from controller.hardware.assembly import Assembly
+from controller.hardware.command import with_release
+from controller.hardware.pinmap import load_default, load_pinmap
+from controller.hardware.pinmap.build import build_scad, gate_problem
+
+OPENSCAD = shutil.which("openscad")
+needs_openscad = pytest.mark.skipif(OPENSCAD is None, reason="openscad is missing (apt-get install openscad)")
+BUILDS = {
+    "drnim-solenoid": lambda: with_release(load_default("drnim"), "solenoid"),
+    "drnim-servo": lambda: with_release(load_default("drnim"), "servo"),
+    "nimatron": lambda: load_default("nimatron"),
+}
+# The other break-beam pair: its own holder, which must still fit the board.
+OTHER_SENSOR = {"drnim-2168": lambda: replace(load_default("drnim"), build=dict(load_default("drnim").build,
+                                                                                sensor="2168"))}
+
+
+@pytest.fixture(scope="session")
+def renders(tmp_path_factory):
+    return tmp_path_factory.mktemp("assembly")
+
+
+@pytest.fixture(scope="session")
+def checked(renders):
+    """Each build's report, made once for the session."""
+    made = {}
+
+    def check(build, defines=()):
+        key = (build, tuple(defines))
+        if key not in made:
+            made[key] = Assembly(dict(BUILDS, **OTHER_SENSOR)[build](), OPENSCAD, renders, defines).check()
+        return made[key]
+    return check
+
+
+@needs_openscad
+@pytest.mark.parametrize("build", BUILDS)
+def test_each_build_is_proven_together(build, checked):
+    report = checked(build)
+    assert report.failures == []
+    assert report.summary() == "assembly: %d parts, 0 collisions, 0 screws, 0 misfits" % report.parts
+    assert report.parts >= (17 if build == "nimatron" else 25)
+    figures = "\n".join(report.figures)
+    assert "screws: " in figures and "turns of thread" in figures and "fits (proven between 0.05 and 0.6 mm" in figures
+    if build.startswith("drnim"):
+        assert "marble: leaves the lip at 100-250 mm/s" in figures and "lift: " in figures
+
+
+@needs_openscad
+def test_the_5_mm_break_beam_pair_has_a_holder_that_fits_it_and_the_board(checked):
+    report = checked("drnim-2168")
+    assert report.failures == []
+    assert "the break-beam emitter in its pocket 0.30" in "\n".join(report.figures)
+
+
+@needs_openscad
+def test_a_part_moved_into_another_collides(checked):
+    """The tray lifted into the beam holder above it."""
+    report = checked("drnim-solenoid", ["tray_at=[230, 0, 200]"])
+    assert any(line.startswith("collision: beam_holder and tray") or line.startswith("collision: tray and")
+               for line in report.collisions), report.collisions
+
+
+@needs_openscad
+def test_a_part_moved_off_the_board_is_a_misfit(checked):
+    report = checked("drnim-solenoid", ["tray_at=[245, 0, 120]"])
+    assert any(line.startswith("off the board: tray reaches") and "right edge" in line for line in report.misfits), \
+        report.misfits
+
+
+@needs_openscad
+def test_a_screw_too_long_for_the_board_and_the_parts_list(checked):
+    report = checked("drnim-solenoid", ["panel_screw=[3, 20, 1.35]"])
+    assert any("(panel into the backboard): Wood screws 3.0 x 20 through 10 mm goes 10.0 mm into a 9 mm backboard: "
+               "its tip comes 1.0 mm out of the back" in line for line in report.screws), report.screws
+    assert any("the assembly uses 4 Wood screws 3.0 x 20, bom.csv lists none" in line for line in report.screws)
+
+
+@needs_openscad
+def test_a_screw_too_short_holds_too_few_threads(checked):
+    report = checked("drnim-solenoid", ["panel_screw=[3, 13, 1.35]"])
+    assert any("leaves 3.0 mm in the backboard: 2.2 turns of thread, at least 3 hold" in line
+               for line in report.screws), report.screws
+
+
+@needs_openscad
+def test_a_pocket_too_small_collides_and_one_too_large_rattles(checked):
+    tight = checked("drnim-solenoid", ["beam_pocket=[15, 7, 6]"])
+    assert any(line.startswith("collision: beam_holder and beam-emitter") for line in tight.collisions), tight.collisions
+    loose = checked("drnim-solenoid", ["beam_pocket=[17, 9, 8]"])
+    assert any(line.startswith("loose: the break-beam emitter in its pocket") for line in loose.misfits), loose.misfits
+
+
+@needs_openscad
+def test_a_holder_moved_along_the_rail_misses_the_marble(checked):
+    report = checked("drnim-solenoid", ["bore_x=300"])
+    assert any(line.startswith("marble: at 100 mm/s it lands") and "not whole inside the 44 mm funnel" in line
+               for line in report.misfits), report.misfits
+    assert any("marble-flight" in line for line in report.collisions), "the flight hits the holder's rim"
+
+
+@needs_openscad
+def test_a_slot_too_narrow_for_the_servo_arms_sweep(checked):
+    report = checked("drnim-servo", ["gate_slot=5"])
+    assert any(line.startswith("collision: rail_lower and peg-sweep-") for line in report.collisions), report.collisions
+
+
+@needs_openscad
+def test_a_short_stroke_does_not_lift_the_marble(checked):
+    report = checked("drnim-solenoid", ["solenoid_stroke=5"])
+    assert any(line.startswith("lift: the solenoid's plunger rises 4.0 mm above the rail's floor, but the lowest "
+                               "marble needs 4.8 mm and 1 to spare") for line in report.misfits), report.misfits
+
+
+def servo_map(tmp_path, closed, opened):
+    pinmap = with_release(load_default("drnim"), "servo")
+    spec = pinmap.outputs["release"]
+    options = dict(spec.options, closed_angle=closed, open_angle=opened)
+    return replace(pinmap, outputs=dict(pinmap.outputs, release=replace(spec, options=options)))
+
+
+@pytest.mark.parametrize("closed, opened, problem", [
+    (0, 60, "from 0° to 60° the 60 mm arm's peg sweeps 34.7 mm along the rail, but its slot leaves it 6.9 mm: it jams"),
+    (5, 10, "from 5° to 10° the 60 mm arm lifts the peg 5.2 mm, but it must rise 10.8 mm"),
+    (16, 5, "from 16° to 5° the 60 mm arm lifts the peg -11.3 mm"),
+])
+def test_the_gate_refuses_angles_its_slot_cannot_take(tmp_path, closed, opened, problem):
+    key, why = gate_problem(servo_map(tmp_path, closed, opened))
+    assert key == "outputs.release.open_angle" and why.startswith(problem), why
+    assert gate_problem(servo_map(tmp_path, 5, 16)) is None
+
+
+def test_the_pin_map_check_refuses_the_old_60_degree_gate(tmp_path):
+    from controller.hardware.pinmap import main
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\n'
+                        'pin = 18                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'active = "high"                   # high = solenoid energised = one marble goes\n',
+                        'kind = "servo"\npin = 18\nclosed_angle = 0\nopen_angle = 60\n', 1)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    out = io.StringIO()
+    assert main([str(path)], out=out) == 1
+    line = out.getvalue().strip()
+    assert line.startswith("%s:%d: outputs.release.open_angle: from 0° to 60°" % (
+        path, text.splitlines().index("open_angle = 60") + 1)) and "\n" not in line
+
+
+@pytest.mark.parametrize("machine", ("drnim", "nimatron"))
+def test_build_scad_is_generated_from_the_pin_map(machine):
+    """The parts read the pin map's build through build.scad: a stale one fails here
+    (python -m controller.hardware.pinmap --write-docs rewrites it)."""
+    pinmap = load_default(machine)
+    assert (ROOT / "hardware" / machine / "parts" / "build.scad").read_text() == build_scad(pinmap)
+
+
+def test_a_build_table_with_a_bad_value_is_refused_in_one_line(tmp_path):
+    from controller.hardware.pinmap import PinMapError
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text().replace('sensor = "2167"', 'sensor = "2169"')
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(path)
+    assert str(caught.value) == '%s:%d: build.sensor: \'2169\' is not one of "2167", "2168" (Adafruit\'s break-beam ' \
+                                'pairs)' % (path, text.splitlines().index('sensor = "2169"                   # the IR '
+                                                                          'break-beam pair: Adafruit "2167" (3 mm LEDs) '
+                                                                          'or "2168" (5 mm)') + 1)
+
+
+@needs_openscad
+def test_the_command_checks_one_machine_and_says_so_in_its_last_line(renders, monkeypatch, capsys):
+    from controller.cli import main
+    monkeypatch.setenv("XDG_CACHE_HOME", str(renders.parent / "xdg"))
+    monkeypatch.setattr("controller.hardware.command.default_cache", lambda: renders)
+    out = io.StringIO()
+    assert main(["hardware", "check", "--machine", "nimatron"], out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("hardware/nimatron/pinmap.toml (the Nimatron):")
+    assert lines[-1].startswith("assembly: ") and lines[-1].endswith(" parts, 0 collisions, 0 screws, 0 misfits")
