@@ -20,12 +20,12 @@ import signal
 import sys
 from pathlib import Path
 
-from controller.cli import USAGE_ERROR, rate, seed
+from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, argument, config_path, rate, read_script,
+                                  seed)
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError
 from controller.firmware.tools import FirmwareError
-from controller.cli import DEFAULT_CONFIG
 
 
 def default_build(machine):
@@ -132,7 +132,6 @@ def say(line):
 
 
 def run_monitor(args, out):
-    from controller.cli import argument, config_path
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor
     from controller.service.config import load_config
@@ -188,7 +187,6 @@ def run_monitor(args, out):
 
 
 def run_test(args, out):
-    from controller.cli import ArgumentError, read_script
     from controller.core.scenario import ScriptError
     from controller.firmware.board_test import Connector, run_scripts
     scripts = []
