@@ -113,6 +113,18 @@ def combinations(items, size, start=0):
             yield (items[i],) + rest
 
 
+def binomial(n, r):
+    """n choose r, exactly, for whole numbers (0 when r < 0 or r > n)."""
+    if r < 0 or r > n:
+        return 0
+    if r > n - r:
+        r = n - r
+    result = 1
+    for i in range(r):
+        result = result * (n - i) // (i + 1)
+    return result
+
+
 class Variant:
     """The shared interface of the game families.
 
