@@ -49,6 +49,8 @@ HARDWARE_FOR = {
     LAMP_ROWS: ("shift_register",),
 }
 
+SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
+
 INSTALLED_PINMAPS = Path("/etc/drnim-controller/pinmaps")
 
 
@@ -153,7 +155,6 @@ class OutputSpec:
 
     def servo_kwargs(self):
         """The range arguments for gpiozero's `AngularServo` (angles -90 to 90)."""
-        from controller.hardware.pinmap.check import SERVO_ANGLE_RANGE
         if self.kind != "servo":
             raise AttributeError("a %s is not a servo" % self.kind)
         return {"min_angle": SERVO_ANGLE_RANGE[0], "max_angle": SERVO_ANGLE_RANGE[1],
