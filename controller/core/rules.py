@@ -45,7 +45,10 @@ class Move:
     ``1:1,3:2`` takes 1 from the first heap and 2 from the third.
     """
 
-    def __init__(self, takes):
+    def __init__(self, takes, checked=False):
+        if checked:     # Move.take's one pair, already checked: the solver's moves come this way, fast
+            self.takes = takes
+            return
         pairs = sorted((int(heap), int(count)) for heap, count in takes)
         if not pairs:
             raise InvalidMove("a move takes from at least one heap")
@@ -61,6 +64,8 @@ class Move:
     @classmethod
     def take(cls, heap, count):
         """Take `count` from `heap` (counted from 0)."""
+        if type(heap) is int and type(count) is int and heap >= 0 and count >= 1:
+            return cls(((heap, count),), True)
         return cls(((heap, count),))
 
     @classmethod

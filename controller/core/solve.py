@@ -41,9 +41,16 @@ FAMILIES = {"subtraction": "solve_subtraction", "nim": "solve_nim", "moore": "so
             "rosebushes": "solve_rosebushes"}
 
 
+# The families' modules imported so far, by family: a move asked for again costs no import.
+_loaded = {}
+
+
 def family_of(variant):
-    """The module holding the closed forms of the variant's family, imported now."""
-    return __import__(FAMILIES[variant.family], globals(), None, ("wins",), 1)
+    """The module holding the closed forms of the variant's family, imported when first asked for."""
+    family = _loaded.get(variant.family)
+    if family is None:
+        family = _loaded[variant.family] = __import__(FAMILIES[variant.family], globals(), None, ("wins",), 1)
+    return family
 
 
 def _searched(family, variant, position):
