@@ -91,10 +91,10 @@ def config_path(args):
 def load_service_config(path, overrides=None):
     """The configuration and its pin map, each checked and then checked against
     each other: what `config check` accepts is exactly what `run` can run."""
-    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+    from controller.hardware.pinmap import load_pinmap
     from controller.service.config import check_not_writable_by_all, check_with_pinmap, load_config
     config = argument("--config", load_config, path, overrides)
-    pinmap_path = config.service["pinmap"] or default_pinmap_path(config.machine_name)
+    pinmap_path = config.pinmap_path()
     pinmap = argument("pin map", load_pinmap, pinmap_path)
     argument("pin map", check_not_writable_by_all, pinmap_path, "pin map")
     if pinmap.machine != config.machine_name:

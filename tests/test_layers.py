@@ -28,8 +28,8 @@ def package_modules():
     """controller's modules by dotted name -> their file."""
     modules = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if "shipped" in path.relative_to(PACKAGE).parts:
-            continue    # the files the wheel ships (firmware/, web/), not the package's own modules
+        if path.relative_to(PACKAGE).parts[0] == "shipped" and path.name != "__init__.py":
+            continue    # links to the files the wheel ships (firmware/, web/), not the package's own modules
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()

@@ -20,7 +20,7 @@ machine's own declaration (controller/core/registry.py).
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import controller
+from controller import shipped
 from controller.core.exhibit import INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND
 from controller.core.registry import NAMES, machine_class
 
@@ -51,18 +51,13 @@ HARDWARE_FOR = {
 
 SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 
-INSTALLED_PINMAPS = Path("/etc/drnim-controller/pinmaps")
-
-
 def default_pinmap_path(machine):
-    """The pin map of `machine` when the configuration names none: the
-    checkout's `hardware/<machine>/pinmap.toml` (running from a checkout, or an
-    editable install), else the copy systemd/install.sh puts in
-    /etc/drnim-controller/pinmaps/<machine>.toml, where an exhibit's own wiring lives."""
+    """The pin map `machine` ships with, `hardware/<machine>/pinmap.toml` (found in
+    the installed package: controller/shipped). An exhibit's own wiring is the
+    service configuration's business (service/config.py: `Config.pinmap_path`)."""
     if machine not in NAMES:
         raise ValueError("unknown machine %r (known: %s)" % (machine, ", ".join(NAMES)))
-    checkout = Path(controller.__file__).resolve().parent.parent / "hardware" / machine / "pinmap.toml"
-    return checkout if checkout.exists() else INSTALLED_PINMAPS / (machine + ".toml")
+    return shipped.pinmap(machine)
 
 
 def display_registers(rows, lamps_per_row):
