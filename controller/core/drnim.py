@@ -1,7 +1,7 @@
 """The Amazing Dr. Nim (E.S.R. Inc., 1966) as an event-driven state machine.
 
-The behaviour follows ../shared/machines.md §1; its numbered behaviours
-R1-R20 are checked by the scenarios in tests/scenarios/.
+The behaviour follows docs/machines.md §1; its numbered behaviours
+R1-R21 are checked by the scenarios in tests/scenarios/.
 
 The board: marbles wait on a rail; each trigger press releases one; the
 marble falls past three flip-flops (top T, lower-left A, lower-right B), the
