@@ -12,7 +12,6 @@ depend on the registry and never the other way round.
 """
 
 import ast
-from pathlib import Path
 
 import pytest
 
