@@ -1,8 +1,16 @@
 # make test: create .venv when missing, install the project with its test
-# extras, run the whole suite (MicroPython runs included).
+# extras, fetch the web page's MicroPython port when npm is there, and run the
+# whole suite in parallel (MicroPython runs included).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# pytest-xdist's workers: auto is two a core (tests/conftest.py); PYTEST_WORKERS=0 runs the suite in one
+# process. --dist loadfile keeps each test file on one worker, so what a file builds once (a browser, a
+# broker, the wheel, the printed parts' renders) is built once.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+# MicroPython's WebAssembly port, pinned in web/package-lock.json (the browser tests need it)
+WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micropython.wasm
 
 .PHONY: test bench play simulate install-pi clean firmware-test pico-emulator
 
@@ -13,7 +21,11 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 test: $(VENV)/.installed pico-emulator
-	$(PY) -m pytest -q
+	@if [ ! -f $(WEB_PORT) ]; then \
+		if command -v npm >/dev/null; then cd web && npm ci --ignore-scripts --no-audit --no-fund; \
+		else echo "npm is missing: the browser tests will be skipped (Debian: apt-get install npm)"; fi; \
+	fi
+	$(PY) -m pytest -q $(PYTEST_PARALLEL)
 
 # MICROPYTHON_SOURCE=path/to/micropython (a checkout) adds the heap of the firmware frozen in.
 bench: $(VENV)/.installed

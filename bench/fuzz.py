@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from controller.cli import ArgumentError, load_service_config, read_script  # noqa: E402
+from controller.arguments import ArgumentError, load_service_config, read_script  # noqa: E402
 from controller.core import scenario  # noqa: E402
 from controller.core import protocol  # noqa: E402
 from controller.core.exhibit import ConfigError  # noqa: E402

@@ -27,6 +27,8 @@ import sys
 import time
 
 from controller import __version__
+from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Parser, add_config_argument, argument,
+                                  config_path, load_service_config, positive, rate, read_script, seed)
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
@@ -38,36 +40,9 @@ from controller.core.quoting import quoted
 from controller.core.values import is_whole, whole
 from controller.service.config import PIN_FACTORIES
 
-USAGE_ERROR = 2
-
-
-class ArgumentError(Exception):
-    """A bad command-line argument; the message names it."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but an error is one line, not the usage block."""
-
-    def error(self, message):
-        raise ArgumentError(message)
-
 
 def heap_sizes(texts):
     return [argument("HEAPS", whole, text, "heap %d" % (i + 1)) for i, text in enumerate(texts)]
-
-
-def positive(text):
-    """argparse type: a whole number, 1 or more."""
-    if not is_whole(text) or int(text) < 1:
-        raise argparse.ArgumentTypeError("must be a whole number, 1 or more, not %r" % text)
-    return int(text)
-
-
-def seed(text):
-    """argparse type: a seed, a whole number from 0 to 2**32 - 1."""
-    if not is_whole(text) or int(text) > 0xFFFFFFFF:
-        raise argparse.ArgumentTypeError("must be a whole number from 0 to 4294967295, not %r" % text)
-    return int(text)
 
 
 def add_game_arguments(parser):
@@ -145,22 +120,6 @@ def build_parser():
     from controller.hardware.command import add_parser as add_hardware_parser
     add_hardware_parser(commands)
     return parser
-
-
-DEFAULT_CONFIG = "/etc/drnim-controller/config.toml"
-
-
-def add_config_argument(parser):
-    parser.add_argument("--config", metavar="PATH", help="the configuration file (default: %s when it exists)"
-                        % DEFAULT_CONFIG)
-
-
-def argument(name, function, *args):
-    """Call function; a ValueError it raises becomes an error naming the argument."""
-    try:
-        return function(*args)
-    except ValueError as error:
-        raise ArgumentError("%s: %s" % (name, error))
 
 
 def game_setup(args, rng=None):
@@ -316,27 +275,6 @@ def run_play(args, out):
     return 0
 
 
-def config_path(args):
-    if args.config:
-        return args.config
-    return DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None
-
-
-def load_service_config(path, overrides=None):
-    """The configuration and its pin map, each checked and then checked against
-    each other: what `config check` accepts is exactly what `run` can run."""
-    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-    from controller.service.config import check_not_writable_by_all, check_with_pinmap, load_config
-    config = argument("--config", load_config, path, overrides)
-    pinmap_path = config.service["pinmap"] or default_pinmap_path(config.machine_name)
-    pinmap = argument("pin map", load_pinmap, pinmap_path)
-    argument("pin map", check_not_writable_by_all, pinmap_path, "pin map")
-    if pinmap.machine != config.machine_name:
-        raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
-    argument("--config", check_with_pinmap, config, pinmap)
-    return config, pinmap
-
-
 def run_service(args, out):
     from controller.service import daemon
     overrides = {}
@@ -446,26 +384,6 @@ def run_stats(args, out):
     return 0
 
 
-def rate(text):
-    """argparse type: a chance (a marble jams) or a rate (sensor glitches a second), from 0 to 1,
-    written as a decimal of at most 6 places: what the simulator, the self-test's simulated
-    machine and the emulated board (which reads it in millionths) all take."""
-    units, point, places = text.partition(".")
-    decimal = (is_whole(units) or units == "" and point) and (not point or is_whole(places) and len(places) <= 6)
-    if not decimal or float(text) > 1:
-        raise argparse.ArgumentTypeError("must be a number from 0 to 1 with at most 6 decimals, such as 0.1, not %r"
-                                         % text)
-    return Rate(text)
-
-
-class Rate(float):
-    """A rate whose text is always a plain decimal (0.00001, never 1e-05): the
-    emulated board is sent str(rate) and reads only decimals."""
-
-    def __str__(self):
-        return ("%.6f" % self).rstrip("0").rstrip(".")
-
-
 SPEEDS = (0.1, 100.0)
 
 
@@ -499,21 +417,6 @@ def build_simulate_parser():
     parser.add_argument("--speed", type=speed,
                         help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
     return parser
-
-
-def read_script(path):
-    """A script file's text; ArgumentError naming the file and what is wrong with it."""
-    if not path:
-        raise ArgumentError("--script: give the path of a script file")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as error:
-        raise ArgumentError("--script: cannot read %s: %s" % (path, error.strerror or error))
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ArgumentError("--script: %s:%d: not UTF-8 text" % (path, raw[:error.start].count(b"\n") + 1))
 
 
 def run_simulate(argv, out):

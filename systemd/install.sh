@@ -211,16 +211,26 @@ else
     "$PYTHON" -m venv "$VENV"
 fi
 
-# 2. The package, with the Raspberry Pi extra. pip builds a source tree in
+# 2. The package: the wheel built from the checkout (the same wheel a laptop
+# installs with pipx; it carries the firmware, the page and the pin maps),
+# with the Raspberry Pi and telemetry extras. pip builds a source tree in
 # place (build/, *.egg-info), so it builds from a copy: the checkout gets no
 # root-owned files.
-say "Installing $CHECKOUT with the pi and telemetry extras into $VENV"
+say "Building the wheel of $CHECKOUT"
 SRC=$(mktemp -d)
 trap 'rm -rf -- "$SRC"' EXIT
-tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build \
+mkdir -- "$SRC/source"
+tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=node_modules \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
-    | tar -C "$SRC" -xf -
-"$VENV/bin/python" -m pip install --quiet --upgrade "${SRC}[pi,telemetry]"
+    | tar -C "$SRC/source" -xf -
+"$VENV/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" \
+    || die "pip could not build the wheel of $CHECKOUT"
+WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
+[[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
+say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
+# --force-reinstall: an update keeps the version number, and pip would keep the old code
+"$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
+"$VENV/bin/python" -m pip install --quiet "${WHEEL}[pi,telemetry]"
 [[ -x $VENV/bin/controller ]] || die "pip did not install $VENV/bin/controller"
 
 # 3. The service user: drnim, in gpio (created if missing) and dialout.

@@ -10,6 +10,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (make test): two workers a core. Most tests wait, on a subprocess, a
+    broker, a browser or a random moment, more than they compute: while one waits, the
+    other computes."""
+    return 2 * (os.cpu_count() or 1)
+
+
 def tool(name):
     """A command installed beside this Python (the venv's bin), else on PATH."""
     beside = Path(sys.executable).parent / name

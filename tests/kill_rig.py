@@ -113,6 +113,7 @@ def campaign(folder, rounds, seed, report=None):
     sys.path.insert(0, str(ROOT / "tests"))
     from service_rig import write_config
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     config = write_config(folder, marbles=400, capacity=400, pace_ms=150, equalizer=False)
     world_log = folder / "world.log"
     world_log.write_text("")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from test_cli import run
-from controller.cli import DEFAULT_CONFIG
+from controller.arguments import DEFAULT_CONFIG
 from controller.core.drnim import DrNim
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.selftest.calibrate import calibrate, derive

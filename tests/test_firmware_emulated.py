@@ -48,6 +48,21 @@ def test_every_scenario_plays_on_the_emulated_board_as_in_the_simulator(capsys):
     plays_as_in_the_simulator(SCENARIOS, capsys)
 
 
+def test_without_a_script_the_shipped_scenarios_of_the_machine_play(capsys):
+    """What a user who installed the wheel runs: the scenarios it ships, named by file."""
+    nimatron = [path for path in SCENARIOS if path.read_text().count("nimatron") and "drnim" not in path.read_text()]
+    status, out = firmware_test("--emulate", "unix", "--machine", "nimatron")
+    held = [line.split(":")[0] for line in out.splitlines() if line.endswith(": every expectation holds")]
+    assert held == [path.name for path in nimatron] and len(held) >= 8
+    assert out.endswith("%d scripts: %d held, 0 failed\n" % (len(held), len(held))) and status == 0
+
+
+def test_a_board_on_a_port_needs_its_machine_named_for_the_shipped_scenarios(capsys):
+    assert firmware_test("--port", "/dev/ttyACM9")[0] == 2
+    assert capsys.readouterr().err == ("controller: --machine: name the machine the board on /dev/ttyACM9 runs, "
+                                       "to play its shipped scenarios\n")
+
+
 def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):
     script = tmp_path / "wrong.txt"
     script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 15\n")

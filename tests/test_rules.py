@@ -30,6 +30,19 @@ def test_move_text_counts_heaps_from_one():
     assert Move.parse("3:2, 1:1") == Move.parse("1:1,3:2")
 
 
+@given(st.integers(-3, 10**20), st.integers(-3, 10**20))
+def test_one_take_is_the_move_of_that_one_pair_or_refused_alike(heap, count):
+    """Move.take's fast way (the solver's) makes the same move, and refuses the same ones."""
+    try:
+        expected = Move([(heap, count)])
+    except InvalidMove as error:
+        with pytest.raises(InvalidMove, match=str(error)):
+            Move.take(heap, count)
+    else:
+        move = Move.take(heap, count)
+        assert move == expected and move.takes == expected.takes and hash(move) == hash(expected)
+
+
 @pytest.mark.parametrize("text,words", [
     ("", "is not a move"), ("2", "is not a move"), ("a:1", "is not a move"), ("1:-2", "is not a move"),
     ("0:1", "heaps are numbered from 1"), ("1:0", "take at least 1"), ("1:1,1:2", "named twice"),

@@ -113,6 +113,24 @@ def test_a_good_configuration_one_line_and_exit_0(tmp_path, capsys):
     assert out.startswith("controller safe-off: nimatron outputs at rest (pin map ") and out.count("\n") == 1
 
 
+def test_the_exhibits_own_pin_map_beside_the_configuration_is_the_default(tmp_path, capsys):
+    """As install.sh leaves a Pi: /etc/drnim-controller/config.toml and pinmaps/drnim.toml beside it,
+    the exhibit's wiring, which config check, run and safe-off all use; the shipped one only without it."""
+    own = tmp_path / "pinmaps" / "drnim.toml"
+    own.parent.mkdir()
+    own.write_text(default_pinmap_path("drnim").read_text().replace('label = "Trigger', 'label = "Our trigger', 1))
+    status, out, err = safe_off(tmp_path, capsys, MOCK)
+    assert (status, err) == (0, "") and "(pin map %s)" % own in out
+    checked = io.StringIO()
+    assert main(["config", "check", str(tmp_path / "config.toml")], out=checked) == 0
+    assert "pin map %s," % own in checked.getvalue()
+    status, out, err = safe_off(tmp_path, capsys, MOCK + "heartbeat_s = 0\n")
+    assert "used the default drnim pin map %s" % own in err
+    own.unlink()
+    status, out, err = safe_off(tmp_path, capsys, MOCK)
+    assert (status, err) == (0, "") and "(pin map %s)" % default_pinmap_path("drnim") in out
+
+
 def test_a_bad_setting_still_switches_off_with_the_default_pin_map(tmp_path, capsys):
     status, out, err = safe_off(tmp_path, capsys, MOCK + "heartbeat_s = 0\n")
     assert status == 2

@@ -33,13 +33,19 @@ def command(*argv, stdin=""):
 # --- 1. a stop always stops ----------------------------------------------------------------
 
 def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outputs_off(tmp_path):
-    rounds = 200
+    """200 stops, in four processes of 50 at once: a round mostly waits (for its random
+    moment, for the stop), and each process has its own signals and pins."""
+    rounds, processes = 50, 4
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(rounds), "2026", str(tmp_path)],
-                            capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = [line.split() for line in result.stdout.splitlines() if line.startswith("ROUND")]
-    assert len(lines) == rounds
+    rigs = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(rounds), str(2026 + number),
+                              str(tmp_path / str(number))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT, env=env) for number in range(processes)]
+    lines = []
+    for rig in rigs:
+        out, err = rig.communicate(timeout=600)
+        assert rig.returncode == 0, err[-3000:]
+        lines += [line.split() for line in out.splitlines() if line.startswith("ROUND")]
+    assert len(lines) == rounds * processes
     assert all(line[3] == "off=True" for line in lines), "every output off after every stop"
     slowest = max(float(line[2]) for line in lines)
     assert slowest < 1.0, "a stop took %.2f s" % slowest

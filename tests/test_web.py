@@ -256,9 +256,9 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
 
 
 def test_build_replaces_an_earlier_build_but_never_another_folder(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(web_build, "fetch_runtime", lambda web=None: None)
-    monkeypatch.setattr(web_build, "runtime_dir", lambda web=None: fake_runtime(tmp_path))
-    monkeypatch.setattr(web_build, "mqtt_dir", lambda web=None: fake_mqtt(tmp_path))
+    monkeypatch.setattr(web_build, "fetch_runtime", lambda: None)
+    monkeypatch.setattr(web_build, "runtime_dir", lambda: fake_runtime(tmp_path))
+    monkeypatch.setattr(web_build, "mqtt_dir", lambda: fake_mqtt(tmp_path))
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     assert main(["web", "build", "--out", str(tmp_path / "mine")]) == 1
@@ -290,7 +290,7 @@ def fake_mqtt(folder):
 
 
 def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(web_build, "runtime_ready", lambda web=None: False)
+    monkeypatch.setattr(web_build, "runtime_ready", lambda: False)
     monkeypatch.setattr(web_build.shutil, "which", lambda name: None)
     assert main(["web", "build", "--out", str(tmp_path / "page")]) == 1
     err = capsys.readouterr().err

@@ -1,7 +1,7 @@
 """The Amazing Dr. Nim (E.S.R. Inc., 1966) as an event-driven state machine.
 
-The behaviour follows ../shared/machines.md §1; its numbered behaviours
-R1-R20 are checked by the scenarios in tests/scenarios/.
+The behaviour follows docs/machines.md §1; its numbered behaviours
+R1-R21 are checked by the scenarios in tests/scenarios/.
 
 The board: marbles wait on a rail; each trigger press releases one; the
 marble falls past three flip-flops (top T, lower-left A, lower-right B), the
@@ -48,6 +48,7 @@ Policies where machines.md leaves a choice open:
 from .exhibit import (INDICATOR, LAMP, MACHINE, OFF, ON, PLAYER, RELEASE, SENSOR, SOUND, SWITCH, ConfigError,
                       Exhibit, Input, Output, Setting, UnknownEvent, time_setting, with_settings)
 from .endings import MISERE
+from .flip_flops import route
 
 LEFT = "left"
 RIGHT = "right"
@@ -61,36 +62,12 @@ SYMBOLS = {"RRL": "/ _ _", "RLR": "_ _ /", "LLL": "_ / _", "LRR": "_ _ _"}
 AMBIGUOUS = ("LLL", "LRR")
 
 SIDE = {"L": LEFT, "R": RIGHT}
-OTHER = {"L": "R", "R": "L"}
 
 
 def start_setting(marbles, rule):
     """The flip-flop setting that makes Dr. Nim play `marbles` correctly under `rule`."""
     phase = (marbles - 1) % 4 if rule == MISERE else marbles % 4
     return START_SETTINGS[phase]
-
-
-def route(flip_flops, equalizer_armed, gate_equalizer):
-    """One marble through the flip-flops (machines.md §1.7).
-
-    Returns (new flip-flops, equalizer still armed, CONTINUE?). `gate_equalizer`
-    is False when the equalizer may not act on this marble (model EQ-drnim in
-    the player's turn).
-    """
-    top, left, right = flip_flops[0], flip_flops[1], flip_flops[2]
-    exit_top = OTHER[top]
-    top = exit_top
-    if exit_top == "L":
-        left = OTHER[left]
-        exit_low = left
-    else:
-        right = OTHER[right]
-        exit_low = right
-    carry_on = exit_low == "L"
-    if carry_on and equalizer_armed and gate_equalizer:
-        equalizer_armed = False
-        carry_on = False
-    return top + left + right, equalizer_armed, carry_on
 
 
 class DrNim(Exhibit):

@@ -27,14 +27,13 @@ may hold. The whole state is a plain dict (`to_dict`, `from_dict`) at any
 moment, and a restored machine resumes exactly.
 """
 
+from .basics import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy  # noqa: F401  (given out here too)
 from .endings import MISERE, NORMAL
 from .limits import DAY_MS
 
 ON = "on"
 OFF = "off"
 BLINK = "blink"
-PLAYER = "player"
-MACHINE = "machine"
 
 # The rule settings' names, as a visitor reads them, and the game theory's.
 RULES = {"last-loses": MISERE, "last-wins": NORMAL}
@@ -53,15 +52,6 @@ LAMP_ROWS = "lamp_rows"
 
 # Timers that run while the machine is at rest: nothing worth keeping changes with them.
 RESTING_TIMERS = ("idle", "over", "attract")
-
-# The saved game's format: 1 had no version and no Nimatron fault; 2 adds both; 3 adds where
-# Dr. Nim's equalizer switch is (equalizer_switch); 4 may be short (`Exhibit.to_save`).
-SAVE_FORMAT = 4
-# No timer is set further ahead than this (each time setting is at most a day).
-
-
-class ConfigError(ValueError):
-    """A setting with a bad value; the message names the setting."""
 
 
 class UnknownEvent(ValueError):
@@ -544,12 +534,3 @@ class Exhibit:
 def _command(key, value):
     parts = key.split("/")
     return tuple(int(p) if p.isdigit() else p for p in parts) + (value,)
-
-
-def plain_copy(value):
-    """A deep copy of plain data (tuples become lists, as JSON has them)."""
-    if isinstance(value, dict):
-        return dict((k, plain_copy(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return [plain_copy(v) for v in value]
-    return value

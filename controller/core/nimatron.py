@@ -1,6 +1,6 @@
 """The Nimatron (Westinghouse, 1940 World's Fair) as an event-driven state machine.
 
-The behaviour follows ../shared/machines.md §2; its numbered behaviours N1-N8
+The behaviour follows docs/machines.md §2; its numbered behaviours N1-N8
 are checked by the scenarios in tests/scenarios/.
 
 Rows of lamps (four rows of up to seven by default). The visitor picks a row

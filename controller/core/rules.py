@@ -45,7 +45,10 @@ class Move:
     ``1:1,3:2`` takes 1 from the first heap and 2 from the third.
     """
 
-    def __init__(self, takes):
+    def __init__(self, takes, checked=False):
+        if checked:     # Move.take's one pair, already checked: the solver's moves come this way, fast
+            self.takes = takes
+            return
         pairs = sorted((int(heap), int(count)) for heap, count in takes)
         if not pairs:
             raise InvalidMove("a move takes from at least one heap")
@@ -61,6 +64,8 @@ class Move:
     @classmethod
     def take(cls, heap, count):
         """Take `count` from `heap` (counted from 0)."""
+        if type(heap) is int and type(count) is int and heap >= 0 and count >= 1:
+            return cls(((heap, count),), True)
         return cls(((heap, count),))
 
     @classmethod
@@ -111,6 +116,18 @@ def combinations(items, size, start=0):
     for i in range(start, len(items) - size + 1):
         for rest in combinations(items, size - 1, i + 1):
             yield (items[i],) + rest
+
+
+def binomial(n, r):
+    """n choose r, exactly, for whole numbers (0 when r < 0 or r > n)."""
+    if r < 0 or r > n:
+        return 0
+    if r > n - r:
+        r = n - r
+    result = 1
+    for i in range(r):
+        result = result * (n - i) // (i + 1)
+    return result
 
 
 class Variant:

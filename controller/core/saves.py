@@ -7,7 +7,7 @@ Loaded only when a saved game is read back, so a board's heap carries it
 only at start-up; the Pi service, the firmware and the tests share it.
 """
 
-from .exhibit import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy
+from .basics import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy
 from .limits import DAY_MS
 from .registry import NAMES
 

@@ -2,12 +2,14 @@
 closed form. Loaded only when such a game is asked for.
 
 Before it starts, a search estimates how many positions it may visit and
-refuses with `solve.SearchTooLarge` when that is more than `solve.search_limit`; it
-reports its progress to a `progress` callback when it is given one.
+refuses with `SearchTooLarge` when that is more than its `limit` (solve.py
+passes `solve.search_limit`); it reports its progress to a `progress`
+callback when it is given one. solve.py imports this module, never the
+other way round: it hands the search the family's module and the limit.
 """
 
-from .rules import position_text
-from . import solve
+from .limits import SearchTooLarge
+from .rules import binomial, position_text
 
 # The exact search's memo, one per variant spec: a variant is a value, so two
 # equal variants share what was searched. `forget()` frees it.
@@ -65,9 +67,9 @@ def _estimate(bounds, cap):
     counts = [1]
     for m in range(1, len(bounds) + 1):
         top = bounds[m - 1]
-        value = solve.binomial(top + m, m)
+        value = binomial(top + m, m)
         for i in range(1, m):
-            value -= counts[i - 1] * solve.binomial(top - bounds[i - 1] + m - i, m - i + 1)
+            value -= counts[i - 1] * binomial(top - bounds[i - 1] + m - i, m - i + 1)
         counts.append(value)
         if cap is not None and value > cap and m < len(bounds):
             return value, False
@@ -81,7 +83,7 @@ def _move_children(variant):
     return children
 
 
-def search_wins(variant, position, progress=None):
+def search_wins(variant, position, family, limit, progress=None):
     """Exact game-tree search, memoised per variant spec on sorted positions.
 
     Depth first, one unknown child at a time, so it stops at the first losing
@@ -92,13 +94,12 @@ def search_wins(variant, position, progress=None):
     root = _key(position)
     if root in memo:
         return memo[root]
-    estimate, complete = _estimate(root, solve.search_limit if len(root) > 32 else None)
-    if estimate > solve.search_limit:
-        raise solve.SearchTooLarge(
+    estimate, complete = _estimate(root, limit if len(root) > 32 else None)
+    if estimate > limit:
+        raise SearchTooLarge(
             "no proven closed form for %s at %s, and an exact search may visit %s%d positions, more than the "
             "limit of %d" % (_named(variant), position_text(position), "" if complete else "more than ", estimate,
-                             solve.search_limit))
-    family = solve.family_of(variant)
+                             limit))
     children_of = getattr(family, "children", _move_children)(variant)
     closed = getattr(family, "closed_key", None)
     settled = 0
@@ -141,10 +142,10 @@ def search_wins(variant, position, progress=None):
             if progress and settled % PROGRESS_EVERY == 0:
                 progress(len(memo))
             continue
-        if len(memo) + len(stack) > solve.search_limit:
-            raise solve.SearchTooLarge(
+        if len(memo) + len(stack) > limit:
+            raise SearchTooLarge(
                 "no proven closed form for %s at %s, and it is too big to search exactly "
-                "(more than %d positions)" % (_named(variant), position_text(position), solve.search_limit))
+                "(more than %d positions)" % (_named(variant), position_text(position), limit))
         stack.append([frame[1][frame[2]], None, 0])
     return memo[root]
 
@@ -153,9 +154,9 @@ def _named(variant):
     return "%s (%s)" % (type(variant).__name__, variant.describe())
 
 
-def searched_moves(variant, position, progress):
-    if not search_wins(variant, position, progress):
+def searched_moves(variant, position, family, limit, progress):
+    if not search_wins(variant, position, family, limit, progress):
         return
     for move in variant.legal_moves(position):
-        if not search_wins(variant, variant.apply(position, move), progress):
+        if not search_wins(variant, variant.apply(position, move), family, limit, progress):
             yield move

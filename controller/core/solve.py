@@ -28,11 +28,8 @@ Convention: in misère play a position with no objects left is won by the
 player to move (the other player took the last one), and has no moves.
 """
 
+from .limits import SearchTooLarge  # noqa: F401  (part of this module's interface)
 from .solve_nim import nim_sum  # noqa: F401  (part of this module's interface)
-
-
-class SearchTooLarge(ValueError):
-    """A position too big for exact search, in a game with no proven closed form."""
 
 
 # The most positions an exact search may visit; a board sets a smaller one.
@@ -44,9 +41,16 @@ FAMILIES = {"subtraction": "solve_subtraction", "nim": "solve_nim", "moore": "so
             "rosebushes": "solve_rosebushes"}
 
 
+# The families' modules imported so far, by family: a move asked for again costs no import.
+_loaded = {}
+
+
 def family_of(variant):
-    """The module holding the closed forms of the variant's family, imported now."""
-    return __import__(FAMILIES[variant.family], globals(), None, ("wins",), 1)
+    """The module holding the closed forms of the variant's family, imported when first asked for."""
+    family = _loaded.get(variant.family)
+    if family is None:
+        family = _loaded[variant.family] = __import__(FAMILIES[variant.family], globals(), None, ("wins",), 1)
+    return family
 
 
 def _searched(family, variant, position):
@@ -62,7 +66,7 @@ def mover_wins(variant, position, progress=None):
     family = family_of(variant)
     if _searched(family, variant, position):
         from .search import search_wins
-        return search_wins(variant, position, progress)
+        return search_wins(variant, position, family, search_limit, progress)
     return family.wins(variant, position)
 
 
@@ -71,7 +75,7 @@ def winning_moves(variant, position, progress=None):
     family = family_of(variant)
     if _searched(family, variant, position):
         from .search import searched_moves
-        return searched_moves(variant, position, progress)
+        return searched_moves(variant, position, family, search_limit, progress)
     return family.moves(variant, position)
 
 
@@ -106,15 +110,3 @@ def forget(variant=None):
     """Free the exact search's memo: of one variant, or of every variant."""
     from .search import forget
     forget(variant)
-
-
-def binomial(n, r):
-    """n choose r, exactly, for whole numbers (0 when r < 0 or r > n)."""
-    if r < 0 or r > n:
-        return 0
-    if r > n - r:
-        r = n - r
-    result = 1
-    for i in range(r):
-        result = result * (n - i) // (i + 1)
-    return result

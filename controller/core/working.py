@@ -5,8 +5,8 @@ Each machine's `explain()` calls its function here, so a board, which shows
 no working, never loads this module. Styles: head, good, warn, note, plain.
 """
 
-from .drnim import route
 from .exhibit import MACHINE, PLAYER
+from .flip_flops import route
 from .rules import MISERE
 from .solve import mover_wins, nim_sum, winning_move
 

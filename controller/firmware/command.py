@@ -1,10 +1,14 @@
 """The `controller firmware` subcommands: their arguments and what each runs.
 
-    controller firmware build [--machine M] [--out DIR] [--development] [--frozen]
+    controller firmware build [--machine M] [--pinmap PATH] [--out DIR] [--development] [--frozen]
     controller firmware deploy --port PORT [--machine M] [--build DIR]
     controller firmware monitor (--port PORT | --emulate unix|rp2040 [--uf2 FILE] [--machine M]) [--config PATH]
-    controller firmware test (--port PORT | --emulate unix|rp2040 [--uf2 FILE]) SCRIPT... [--seed N]
-                             [--jam-rate R] [--glitch-rate R]
+    controller firmware test (--port PORT | --emulate unix|rp2040 [--uf2 FILE]) [SCRIPT...] [--machine M]
+                             [--seed N] [--jam-rate R] [--glitch-rate R]
+
+Without a SCRIPT, `test` plays the scenarios shipped with the controller
+(tests/scenarios/ in the repository: every behaviour of docs/machines.md, and
+the policies), those of `--machine` only when it is given.
 
 `--emulate rp2040` runs the official MicroPython for the Pico (a UF2 from
 micropython.org: --uf2, or CONTROLLER_PICO_UF2) on an emulated RP2040
@@ -20,12 +24,12 @@ import signal
 import sys
 from pathlib import Path
 
-from controller.cli import USAGE_ERROR, rate, seed
+from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, argument, config_path, rate, read_script,
+                                  seed)
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError
 from controller.firmware.tools import FirmwareError
-from controller.cli import DEFAULT_CONFIG
 
 
 def default_build(machine):
@@ -43,6 +47,8 @@ def add_parser(commands):
     build = actions.add_parser("build", help="compile the core and firmware/ for the board, with its pin config")
     build.set_defaults(firmware_action=run_build)
     build.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    build.add_argument("--pinmap", metavar="PATH", help="the pin map whose [pico] section wires the board (default: "
+                       "the one the machine ships with, hardware/MACHINE/pinmap.toml)")
     build.add_argument("--out", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
     build.add_argument("--development", action="store_true",
                        help="a board for the bench: it takes injected events and has no watchdog "
@@ -68,8 +74,10 @@ def add_parser(commands):
     test = actions.add_parser("test", help="run scenario scripts on a board in development mode")
     test.set_defaults(firmware_action=run_test)
     add_board_arguments(test)
-    test.add_argument("scripts", metavar="SCRIPT", nargs="+", help="scenario scripts, as controller --simulate "
-                      "--script runs (tests/scenarios/*.txt)")
+    test.add_argument("scripts", metavar="SCRIPT", nargs="*", help="scenario scripts, as controller --simulate "
+                      "--script runs (default: every scenario shipped with the controller)")
+    test.add_argument("--machine", choices=MACHINES, help="without a SCRIPT: only the shipped scenarios of this "
+                      "machine (a board on --port runs one machine)")
     test.add_argument("--seed", type=seed, default=0, help="the emulated marbles' seed")
     test.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams (emulated)")
     test.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second (emulated)")
@@ -103,7 +111,7 @@ def run_build(args, out):
     from controller.firmware.build import FREEZE_MANIFEST, build
     folder = Path(args.out) if args.out else default_build(args.machine)
     mode = DEVELOPMENT if args.development else PRODUCTION
-    files = build(args.machine, folder, mode, args.frozen)
+    files = build(args.machine, folder, mode, args.frozen, args.pinmap)
     if args.frozen:
         out.write("Wrote the %s firmware (%s mode) to freeze in %s: build MicroPython for the board with "
                   "FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n"
@@ -132,7 +140,6 @@ def say(line):
 
 
 def run_monitor(args, out):
-    from controller.cli import argument, config_path
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor
     from controller.service.config import load_config
@@ -187,11 +194,28 @@ def run_monitor(args, out):
     return 0
 
 
+def shipped_scripts(machine):
+    """(name, text) of each scenario shipped with the controller, those of `machine` only unless it is None."""
+    from controller import shipped
+    from controller.core.scenario import parse
+    scripts = []
+    for path in shipped.scenarios():
+        text = path.read_text(encoding="utf-8")
+        steps = parse(text)
+        if machine is None or steps and steps[0][1][1:2] == [machine]:
+            scripts.append((path.name, text))
+    return scripts
+
+
 def run_test(args, out):
-    from controller.cli import ArgumentError, read_script
     from controller.core.scenario import ScriptError
     from controller.firmware.board_test import Connector, run_scripts
-    scripts = []
+    if args.machine and args.scripts:
+        raise ArgumentError("--machine: it chooses among the shipped scenarios; a SCRIPT names its own machine")
+    if args.port and not args.scripts and not args.machine:
+        raise ArgumentError("--machine: name the machine the board on %s runs, to play its shipped scenarios"
+                            % args.port)
+    scripts = [] if args.scripts else shipped_scripts(args.machine)
     for path in args.scripts:
         try:
             scripts.append((path, read_script(path)))

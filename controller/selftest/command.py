@@ -10,8 +10,8 @@ when one failed or the pins are busy, 2 for bad arguments or configuration.
 
 import sys
 
-from controller.cli import DEFAULT_CONFIG, ArgumentError, add_config_argument, config_path, load_service_config, \
-    positive, rate, seed
+from controller.arguments import (DEFAULT_CONFIG, ArgumentError, add_config_argument, config_path, load_service_config,
+                                  positive, rate, seed)
 from controller.core.registry import NAMES as MACHINES
 from controller.core.registry import machine_class
 from controller.selftest.bench import Bench, Stopped, typed_lines

@@ -18,6 +18,7 @@ import tomllib
 from controller.core.exhibit import ConfigError, Setting, check_settings
 from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap import default_pinmap_path
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.telemetry.settings import check_telemetry
 
@@ -25,7 +26,7 @@ PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
 SERVICE_SETTINGS = {
     "machine": Setting(NAMES[0], choices=NAMES),
-    "pinmap": Setting(""),              # empty: the shipped hardware/<machine>/pinmap.toml
+    "pinmap": Setting(""),              # empty: pinmaps/<machine>.toml beside the configuration, else the shipped one
     # lgpio (any Pi, the only one on a Pi 5), rpigpio (older Pis), mock (tests)
     "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
     "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
@@ -56,6 +57,10 @@ class Config:
     def machine(self):
         return self.machines[self.machine_name]
 
+    def pinmap_path(self):
+        """The pin map this configuration runs: service.pinmap, else the exhibit's (exhibit_pinmap_path)."""
+        return self.service["pinmap"] or exhibit_pinmap_path(self.path, self.machine_name)
+
     def state_dir(self):
         return self.service["state_dir"] or os.environ.get("STATE_DIRECTORY", "").split(":")[0] \
             or "/var/lib/drnim-controller"
@@ -63,6 +68,18 @@ class Config:
     def runtime_dir(self):
         return self.service["runtime_dir"] or os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0] \
             or "/run/drnim-controller"
+
+
+def exhibit_pinmap_path(config_path, machine):
+    """The pin map of `machine` for a configuration that names none: the exhibit's own
+    wiring, pinmaps/<machine>.toml in the configuration's folder, where systemd/install.sh
+    puts it beside /etc/drnim-controller/config.toml (and keeps it on updates), when it is
+    there; else the one the machine ships with."""
+    if config_path:
+        own = os.path.join(os.path.dirname(os.path.abspath(config_path)), "pinmaps", machine + ".toml")
+        if os.path.exists(own):
+            return own
+    return default_pinmap_path(machine)
 
 
 def read_regular_file(path, what="file"):

@@ -31,9 +31,9 @@ from controller.core.exhibit import RELEASE
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.boards import BUILD
 from controller.hardware.devices import ServoRelease
-from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-from controller.service.config import PIN_FACTORIES, SERVICE_SETTINGS, check_with_pinmap, load_config, \
-    read_regular_file
+from controller.hardware.pinmap import load_pinmap
+from controller.service.config import PIN_FACTORIES, SERVICE_SETTINGS, check_with_pinmap, exhibit_pinmap_path, \
+    load_config, read_regular_file
 from controller.service.daemon import NoGPIO, pin_factory_for
 
 # A hobby servo crosses its whole travel (180 degrees; an SG90 takes 0.1 s per
@@ -60,15 +60,15 @@ def choose(path):
         config = load_config(path)
     except ValueError as error:
         machine, backend = named_in(path)
-        return fallback(machine, backend, str(error))
+        return fallback(path, machine, backend, str(error))
     machine, backend = config.machine_name, config.service["pin_factory"]
-    pinmap_path = config.service["pinmap"] or default_pinmap_path(machine)
+    pinmap_path = config.pinmap_path()
     try:
         pinmap = load_pinmap(pinmap_path)
     except ValueError as error:
-        return fallback(machine, backend, "pin map: %s" % error)
+        return fallback(path, machine, backend, "pin map: %s" % error)
     if pinmap.machine != machine:
-        return fallback(machine, backend, "pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, machine))
+        return fallback(path, machine, backend, "pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, machine))
     try:
         check_with_pinmap(config, pinmap)
     except ValueError as error:
@@ -92,23 +92,25 @@ def named_in(path):
     return (machine if machine in NAMES else None), (backend if backend in PIN_FACTORIES else default_backend)
 
 
-def fallback(machine, backend, problem):
+def fallback(path, machine, backend, problem):
+    """The default pin map of `machine` (the exhibit's beside the configuration at `path`, else
+    the shipped one), or every machine's when the machine is None."""
     if machine is None:
         pinmaps = []
         for name in NAMES:
             try:
-                pinmaps.append(load_pinmap(default_pinmap_path(name)))
+                pinmaps.append(load_pinmap(exhibit_pinmap_path(path, name)))
             except ValueError:
                 pass    # a damaged default map: the others still go off
         return Choice(pinmaps, backend, "%s; the machine cannot be read from it: used every machine's default pin "
                       "map (%s)" % (problem, ", ".join(pinmap.machine for pinmap in pinmaps) or "none could be read"))
-    path = default_pinmap_path(machine)
+    pinmap_path = exhibit_pinmap_path(path, machine)
     try:
-        pinmap = load_pinmap(path)
+        pinmap = load_pinmap(pinmap_path)
     except ValueError as error:
         return Choice([], backend, "%s; the default %s pin map cannot be used either (%s): no output driven"
                       % (problem, machine, error))
-    return Choice([pinmap], backend, "%s; used the default %s pin map %s" % (problem, machine, path))
+    return Choice([pinmap], backend, "%s; used the default %s pin map %s" % (problem, machine, pinmap_path))
 
 
 def switch_off(pinmap, pin_factory, sleep=time.sleep):

@@ -25,7 +25,7 @@ import threading
 import time
 import uuid
 
-from controller.cli import ArgumentError, argument
+from controller.arguments import ArgumentError, argument
 from controller.core.values import is_whole, quoted
 from controller.printable import printable
 from controller.telemetry.fleet import Fleet, FleetStore, table

@@ -7,20 +7,26 @@ file system, so visitors run, and may read, the very code of the replicas),
 MicroPython's WebAssembly port (`micropython.mjs`, `micropython.wasm`) and
 MQTT.js's browser module (`mqtt/mqtt.esm.js`, which the page loads only to
 follow an exhibit through the museum's broker), from the npm packages pinned
-in web/package-lock.json, each with its licence. They are fetched once with
-`npm ci` into web/node_modules/; the build needs no network after that.
+in web/package-lock.json, each with its licence.
+
+The page's files come from the installed package (controller/shipped), so an
+installed wheel builds the page from any folder. The npm packages are fetched
+once with `npm ci`: into the user's cache (`$XDG_CACHE_HOME/drnim-controller/web`,
+by default ~/.cache/...), never into the installed package; a checkout where
+`npm ci` ran in web/ (as `make test` does) uses web/node_modules/ instead.
+The build needs no network after that.
 """
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import controller
+from controller import shipped
 
-ROOT = Path(controller.__file__).resolve().parent.parent
-WEB = ROOT / "web"
-CORE = ROOT / "controller" / "core"
+WEB = shipped.web()
+CORE = shipped.package_folder("controller.core")
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 PAGE_FILES = ("index.html", "page.js", "page.css", "bridge.py")
 RUNTIME_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
@@ -33,44 +39,66 @@ class WebError(RuntimeError):
     """A web command that cannot go on; the message is one line saying why."""
 
 
-def pinned_version(web=WEB, package=PACKAGE):
+def pinned_version(package=PACKAGE):
     """The version of `package` (by default the port) that web/package.json pins."""
-    return json.loads((web / "package.json").read_text())["dependencies"][package]
+    return json.loads((WEB / "package.json").read_text())["dependencies"][package]
 
 
-def runtime_dir(web=WEB):
-    return web / "node_modules" / PACKAGE
+def cache():
+    """Where `npm ci` fetches the port for this user: a folder of the user's cache."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(home) / "drnim-controller" / "web"
 
 
-def mqtt_dir(web=WEB):
-    return web / "node_modules" / MQTT
-
-
-def runtime_ready(web=WEB):
-    """True when the pinned versions of the port and of MQTT.js are in web/node_modules."""
-    for folder, package, needed in ((runtime_dir(web), PACKAGE, "micropython.wasm"),
-                                    (mqtt_dir(web), MQTT, "dist/mqtt.esm.js")):
-        installed = folder / "package.json"
-        if not installed.is_file() or not (folder / needed).is_file():
+def ready_in(folder):
+    """True when the pinned versions of the port and of MQTT.js are in folder/node_modules."""
+    for package, needed in ((PACKAGE, "micropython.wasm"), (MQTT, "dist/mqtt.esm.js")):
+        installed = folder / "node_modules" / package
+        if not (installed / "package.json").is_file() or not (installed / needed).is_file():
             return False
-        if json.loads(installed.read_text()).get("version") != pinned_version(web, package):
+        if json.loads((installed / "package.json").read_text()).get("version") != pinned_version(package):
             return False
     return True
 
 
-def fetch_runtime(web=WEB):
-    """`npm ci` in web/ when the pinned port or MQTT.js is missing (the only download, once)."""
-    if runtime_ready(web):
+def modules():
+    """The npm packages' folder: web/node_modules/ where npm ci ran in a checkout, else the user's cache."""
+    return (WEB if ready_in(WEB) else cache()) / "node_modules"
+
+
+def runtime_dir():
+    return modules() / PACKAGE
+
+
+def mqtt_dir():
+    return modules() / MQTT
+
+
+def runtime_ready():
+    """True when the pinned port and MQTT.js are at hand, in web/ or the user's cache."""
+    return ready_in(WEB) or ready_in(cache())
+
+
+def fetch_runtime():
+    """`npm ci` into the user's cache when the pinned port or MQTT.js is not at hand (the only download, once)."""
+    if runtime_ready():
         return
     npm = shutil.which("npm")
     if npm is None:
         raise WebError("npm is missing: it fetches MicroPython's WebAssembly port and MQTT.js once "
                        "(Debian: apt-get install npm)")
-    done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=web,
+    folder = cache()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(WEB / name, folder / name)
+    except OSError as error:
+        raise WebError("cannot fetch MicroPython's WebAssembly port into %s: %s" % (folder, error.strerror or error))
+    done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
                           capture_output=True, text=True)
-    if done.returncode != 0 or not runtime_ready(web):
+    if done.returncode != 0 or not ready_in(folder):
         lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
-        raise WebError("npm ci in %s failed: %s" % (web, lines[-1]))
+        raise WebError("npm ci in %s failed: %s" % (folder, lines[-1]))
 
 
 def core_files():
@@ -81,14 +109,12 @@ def core_files():
 def build(out=DEFAULT_OUT, fetch=True):
     """Write the page's folder to `out` (new, empty, or an earlier build,
     which is replaced; never anything else); its path."""
-    if not (WEB / "index.html").is_file():
-        raise WebError("the page's files are missing (%s): build from a checkout of the repository" % WEB)
     if fetch:
         fetch_runtime()
     elif not runtime_ready():
         raise WebError("MicroPython's WebAssembly port %s %s or MQTT.js %s is not in %s: run controller web "
-                       "build once with npm installed" % (PACKAGE, pinned_version(), pinned_version(package=MQTT),
-                                                          WEB / "node_modules"))
+                       "build once with npm installed" % (PACKAGE, pinned_version(), pinned_version(MQTT),
+                                                          cache() / "node_modules"))
     out = Path(out)
     try:
         write_page(out)
@@ -116,8 +142,8 @@ def write_page(out):
     shutil.copyfile(WEB / "MICROPYTHON-LICENSE", out / "micropython" / "LICENSE")
     for source, name in MQTT_FILES:
         shutil.copyfile(mqtt_dir() / source, out / "mqtt" / name)
-    shutil.copyfile(ROOT / "LICENSE", out / "LICENSE")
-    shutil.copyfile(ROOT / "controller" / "__init__.py", out / "controller" / "__init__.py")
+    shutil.copyfile(shipped.licence(), out / "LICENSE")
+    shutil.copyfile(shipped.package_folder() / "__init__.py", out / "controller" / "__init__.py")
     python = ["bridge.py", "controller/__init__.py"]
     for name in core_files():
         shutil.copyfile(CORE / name, out / "controller" / "core" / name)

@@ -3,19 +3,19 @@ headless Chromium from a freshly built page, a few moves into a Dr. Nim game:
 
     .venv/bin/python -m controller.web.screenshot [PATH]
 
-Run it by hand after changing the page (the tests compare nothing pixel-wise).
+Run it by hand in the repository after changing the page (the tests compare
+nothing pixel-wise); PATH defaults to docs/web.png in the current folder.
 """
 
 import sys
 from pathlib import Path
 
 from controller.web.browser import missing, open_page, served_page
-from controller.web.build import ROOT
 
 SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0 && !v.running))(nim.view())"
 
 
-def take(path=ROOT / "docs" / "web.png"):
+def take(path=Path("docs") / "web.png"):
     reason = missing()
     if reason:
         raise SystemExit("controller.web.screenshot: %s" % reason)

@@ -24,7 +24,7 @@ from controller.core.exhibit import INDICATOR, RELEASE, SENSOR
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import build, electrical
 from controller.hardware.pinmap.model import (HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path,
-                                              display_registers)
+                                              SERVO_ANGLE_RANGE, display_registers)
 from controller.hardware.pinmap.positions import key_lines, line_of
 
 PULLS = ("up", "down", "none")
@@ -38,7 +38,6 @@ DEFAULT_DEBOUNCE_MS = 20
 MIN_PULSE_MAX_MS = 8
 INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms", "min_pulse_ms")
 
-SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
 SERVO_SPEED_RANGE = (0.02, 2.0)   # s per 60 degrees, from the servo's datasheet (an SG90: 0.1)
 REGISTERS_RANGE = (1, 256)

@@ -21,7 +21,7 @@ machine's own declaration (controller/core/registry.py).
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import controller
+from controller import shipped
 from controller.core.exhibit import INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND
 from controller.core.registry import NAMES, machine_class
 
@@ -50,18 +50,15 @@ HARDWARE_FOR = {
     LAMP_ROWS: ("shift_register",),
 }
 
-INSTALLED_PINMAPS = Path("/etc/drnim-controller/pinmaps")
-
+SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 
 def default_pinmap_path(machine):
-    """The pin map of `machine` when the configuration names none: the
-    checkout's `hardware/<machine>/pinmap.toml` (running from a checkout, or an
-    editable install), else the copy systemd/install.sh puts in
-    /etc/drnim-controller/pinmaps/<machine>.toml, where an exhibit's own wiring lives."""
+    """The pin map `machine` ships with, `hardware/<machine>/pinmap.toml` (found in
+    the installed package: controller/shipped). An exhibit's own wiring is the
+    service configuration's business (service/config.py: `Config.pinmap_path`)."""
     if machine not in NAMES:
         raise ValueError("unknown machine %r (known: %s)" % (machine, ", ".join(NAMES)))
-    checkout = Path(controller.__file__).resolve().parent.parent / "hardware" / machine / "pinmap.toml"
-    return checkout if checkout.exists() else INSTALLED_PINMAPS / (machine + ".toml")
+    return shipped.pinmap(machine)
 
 
 def display_registers(rows, lamps_per_row):
@@ -154,7 +151,6 @@ class OutputSpec:
 
     def servo_kwargs(self):
         """The range arguments for gpiozero's `AngularServo` (angles -90 to 90)."""
-        from controller.hardware.pinmap.check import SERVO_ANGLE_RANGE
         if self.kind != "servo":
             raise AttributeError("a %s is not a servo" % self.kind)
         return {"min_angle": SERVO_ANGLE_RANGE[0], "max_angle": SERVO_ANGLE_RANGE[1],

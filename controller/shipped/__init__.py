@@ -1,0 +1,66 @@
+"""The files the controller ships beside its code, wherever it is installed.
+
+The repository keeps them where their readers look for them, at its top
+level: the Pico's firmware in firmware/, the web page in web/, each
+machine's pin map in hardware/<machine>/pinmap.toml, the scenario scripts in
+tests/scenarios/. This package holds links to those folders (so a checkout,
+or an editable install, reads them in place), and the wheel and the sdist
+carry the files themselves here (pyproject.toml's package-data says which).
+Every command finds them through importlib.resources, never through a path
+relative to a checkout, so an installed wheel (`pipx install`) can build the
+firmware, build the page and play the scenarios from any folder.
+
+They must be files on disk (mpy-cross, micropython and npm read them by
+path): a wheel installed by pip or pipx always is.
+"""
+
+from importlib.resources import files
+from pathlib import Path
+
+
+class NotOnDisk(RuntimeError):
+    """The package was imported from somewhere the shipped files are not plain files (a zip)."""
+
+
+def path(*parts):
+    """The path of a shipped file or folder, such as path("firmware") or path("web", "index.html"):
+    the file itself, so that in a checkout a message names the file to edit, not its link."""
+    found = files(__name__)
+    for part in parts:
+        found = found / part
+    if not isinstance(found, Path):
+        raise NotOnDisk("the controller's files are not on disk (%s): install the package with pip or pipx" % found)
+    return found.resolve()
+
+
+def package_folder(name="controller"):
+    """The folder of an installed package of ours, such as controller.core, as a path on disk."""
+    found = files(name)
+    if not isinstance(found, Path):
+        raise NotOnDisk("the controller's files are not on disk (%s): install the package with pip or pipx" % found)
+    return found
+
+
+def firmware():
+    """firmware/: the Pico's MicroPython sources, with emulator/ for the emulated board."""
+    return path("firmware")
+
+
+def web():
+    """web/: the page's files, and package.json and package-lock.json, which pin its MicroPython port."""
+    return path("web")
+
+
+def pinmap(machine):
+    """The pin map `machine` ships with (hardware/<machine>/pinmap.toml)."""
+    return path("hardware", machine, "pinmap.toml")
+
+
+def scenarios():
+    """The scenario scripts (tests/scenarios/): every behaviour of docs/machines.md, and the policies."""
+    return sorted(script for script in path("scenarios").iterdir() if script.suffix in (".txt", ".sim"))
+
+
+def licence():
+    """The software's licence (LICENSE), which the built web page carries."""
+    return path("LICENSE")

