@@ -120,7 +120,7 @@ def test_the_shipped_scenarios_play_on_the_emulated_board(installed, tmp_path):
 def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
     done = run(installed, tmp_path, "web", "build", "--out", "page")
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == ("controller: npm is missing: it fetches MicroPython's WebAssembly port once "
+    assert done.stderr == ("controller: npm is missing: it fetches MicroPython's WebAssembly port and MQTT.js once "
                            "(Debian: apt-get install npm)\n")
     assert not (tmp_path / "page").exists()
     if not PORT.is_dir():

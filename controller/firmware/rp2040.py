@@ -38,7 +38,7 @@ from controller.firmware.tools import FIRMWARE, FirmwareError
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
 HARNESS = Path(__file__).resolve().parent / "pico"
-EMULATOR = HARNESS / "emulator.mjs"
+HARNESS_FILES = ("emulator.mjs", "package.json", "package-lock.json")
 WHERE = ("MicroPython for the Raspberry Pi Pico: the RPI_PICO .uf2 from micropython.org/download/RPI_PICO; "
          "the RP2040's boot ROM: bootrom-b1.bin, built from github.com/raspberrypi/pico-bootrom (firmware/README.md)")
 # A command that runs this long without an answer means the Node process is stuck.
@@ -68,10 +68,38 @@ def tools(uf2=None):
             raise FirmwareError("%s: %s is not a file" % (what, path))
     node = shutil.which("node")
     if node is None:
-        raise FirmwareError("node is missing: the emulated Pico runs in Node.js (apt-get install nodejs npm)")
-    if not (HARNESS / "node_modules" / "rp2040js").is_dir():
-        raise FirmwareError("rp2040js is missing: run `npm ci` in %s (make does it)" % HARNESS)
+        raise FirmwareError("node is missing: the emulated Pico runs in Node.js (Debian: apt-get install nodejs npm)")
     return node, str(Path(uf2).resolve()), str(Path(bootrom).resolve())
+
+
+def harness():
+    """The folder with emulator.mjs and rp2040js beside it: the checkout's, where `npm ci` ran
+    there (make does it), else a copy in the user's cache, where npm fetches rp2040js once,
+    as the lock pins it (an installed wheel's folder is left as it was installed)."""
+    if (HARNESS / "node_modules" / "rp2040js").is_dir():
+        return HARNESS
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(home) / "drnim-controller" / "pico"
+    same = all((folder / name).is_file() and (folder / name).read_bytes() == (HARNESS / name).read_bytes()
+               for name in HARNESS_FILES)
+    if same and (folder / "node_modules" / "rp2040js").is_dir():
+        return folder
+    npm = shutil.which("npm")
+    if npm is None:
+        raise FirmwareError("npm is missing: it fetches rp2040js, the RP2040's emulator, once (Debian: apt-get "
+                            "install npm)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in HARNESS_FILES:
+            shutil.copyfile(HARNESS / name, folder / name)
+    except OSError as error:
+        raise FirmwareError("cannot fetch rp2040js into %s: %s" % (folder, error.strerror or error))
+    done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
+        raise FirmwareError("npm ci in %s failed: %s" % (folder, lines[-1]))
+    return folder
 
 
 class EmulatedPico:
@@ -79,6 +107,7 @@ class EmulatedPico:
 
     def __init__(self, uf2=None):
         self.node, self.uf2, self.bootrom = tools(uf2)
+        self.harness = harness()
         master, self.slave = os.openpty()
         tty.setraw(self.slave)      # no echo, no line editing: bytes pass as over USB
         os.set_blocking(master, False)
@@ -99,10 +128,10 @@ class EmulatedPico:
         reply_read, reply_write = os.pipe()
         try:
             self.process = subprocess.Popen(
-                [self.node, str(EMULATOR), "--uf2", self.uf2, "--bootrom", self.bootrom,
+                [self.node, str(self.harness / "emulator.mjs"), "--uf2", self.uf2, "--bootrom", self.bootrom,
                  "--serial-fd", str(self.master), "--reply-fd", str(reply_write)],
                 stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, pass_fds=(self.master, reply_write),
-                cwd=HARNESS)
+                cwd=self.harness)
         finally:
             os.close(reply_write)
         self.replies = os.fdopen(reply_read, "rb")

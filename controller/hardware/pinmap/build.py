@@ -29,6 +29,8 @@ BOARD_RANGE = ((150, 600), (150, 600), (6, 18))   # a backboard or upright: widt
 GATE_ARM_MM = 60
 GATE_PEG_MM = 4
 GATE_SLOT_MM = 7.5
+# Its angles at rest and open, unless its pin map says otherwise: the slot is drawn for these.
+GATE_ANGLES = {"closed_angle": 5, "open_angle": 16}
 CLEARANCE_MM = 0.3               # common.scad's clearance: a printed part's gap round a bought one
 RAIL_FLOOR_MM = 4
 REST_GAP_MM = 1                  # the peg or plunger at rest, below what it lifts
@@ -170,13 +172,11 @@ def read(section, machine, fail):
 def build_values(pinmap):
     """{OpenSCAD variable: its value as OpenSCAD text} for the pin map, in build.scad's order:
     its [build] table, the release's kind and angles, the gate's sizes and the screws."""
-    from controller.core.exhibit import RELEASE
-    from controller.hardware.pinmap.check import KINDS
     build = pinmap.build
     values = {}
     if pinmap.machine == "drnim":
         release = pinmap.outputs["release"]
-        angles = dict((option.name, option.default) for option in KINDS["servo"].angles[RELEASE])
+        angles = dict(GATE_ANGLES)
         angles.update((name, value) for name, value in release.options.items() if name.endswith("_angle"))
         values["marble"] = _number(build["marble_mm"])
         values["beam_model"] = '"%s"' % build["sensor"]

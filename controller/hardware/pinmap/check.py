@@ -103,7 +103,8 @@ KINDS = {
         Option("min_pulse_ms", 1.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
         Option("max_pulse_ms", 2.0, SERVO_PULSE_RANGE[0], SERVO_PULSE_RANGE[1], "ms"),
     ), angles={
-        RELEASE: (_angle("closed_angle", 5), _angle("open_angle", 16),
+        RELEASE: (_angle("closed_angle", build.GATE_ANGLES["closed_angle"]),
+                  _angle("open_angle", build.GATE_ANGLES["open_angle"]),
                   Option("seconds_per_60", 0.1, SERVO_SPEED_RANGE[0], SERVO_SPEED_RANGE[1], "s")),
         INDICATOR: (_angle("left_angle", -45), _angle("right_angle", 45)),
     }),
