@@ -61,13 +61,24 @@ class Inputs:
 
     def __init__(self, specs, events, wake):
         self.items = []
+        self.by_role = {}
         self.wake = wake
         handler = self.moved        # bound once: the interrupt allocates nothing
-        for role, number, pull, active_high, debounce_ms in specs:
+        for role, number, pull, active_high, debounce_ms, min_pulse_ms in specs:
             pin = input_pin(number, pull)
             level = pin.value() == active_high
-            self.items.append((pin, active_high, Debouncer(debounce_ms, level), events[role]))
+            item = (pin, active_high, Debouncer(debounce_ms, level, min_pulse_ms), events[role])
+            self.items.append(item)
+            self.by_role[role] = item
             watch(pin, handler)
+
+    def event(self, role):
+        """The event that says where the input `role` stands now (a switch's side)."""
+        pin, active_high, debouncer, events = self.by_role[role]
+        return events[0] if debouncer.level else events[1]
+
+    def level(self, role):
+        return self.by_role[role][2].level
 
     def moved(self, pin):
         self.wake()

@@ -96,9 +96,18 @@ class Runner:
         if self.world and resumed != "saved":
             self.world.new_game(machine)
         self.begin(machine, now)
+        self.read_switches(now)
         if problem:
             self.fault("damaged-save", problem, now)
         gc.collect()
+
+    def read_switches(self, now):
+        """The switches the machine remembers (Dr. Nim's equalizer) may stand elsewhere, moved
+        while the board was off: the machine is told where they are, as the Pi service tells it."""
+        switches = self.machine.switches()
+        for role in switches:
+            if role in self.inputs.by_role and self.inputs.level(role) != switches[role]:
+                self.handle(self.inputs.event(role), now)
 
     def restore(self):
         """(machine, how: new, saved or check, the problem with the save or None)."""

@@ -91,8 +91,8 @@ def test_deploy_stops_the_board_then_copies_the_build_with_mpremote_and_resets_i
     stop, copy = calls(record)
     assert stop["argv"] == ["connect", port, "exec", deploy.stop_script(6), "+", "reset"]
     assert copy["cwd"] == str(build)
-    assert copy["argv"] == ["connect", port, "fs", "cp", "-r", "controller", "main.py", "app.mpy",
-                            "board_config.mpy", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
+    assert copy["argv"] == ["connect", port, "exec", deploy.SET_STOP, "+", "fs", "cp", "-r", "controller", "main.py",
+                            "app.mpy", "board_config.mpy", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
 
 
 def test_the_stop_and_its_clearing_run_on_micropython(tmp_path, micropython):
@@ -293,7 +293,8 @@ def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stu
     asked, stopped, copied = [json.loads(line) for line in record.read_text().splitlines()]
     assert asked[:3] == ["connect", port, "exec"] and "board_config" in asked[3]
     assert stopped[2:] == ["exec", deploy.stop_script(None), "+", "reset"]
-    assert copied == ["connect", port, "fs", "cp", "-r", "main.py", ":", "+", "exec", deploy.CLEAR_STOP, "+", "reset"]
+    assert copied == ["connect", port, "exec", deploy.SET_STOP, "+", "fs", "cp", "-r", "main.py", ":", "+", "exec",
+                      deploy.CLEAR_STOP, "+", "reset"]
 
 
 @pytest.mark.parametrize("frozen,said", [("none", "has no firmware frozen in"),

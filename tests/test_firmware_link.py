@@ -162,3 +162,18 @@ def test_the_link_keeps_the_port_to_itself_so_a_deploy_cannot_share_it(port, lin
     assert not second.try_open()
     assert said == ["the board on %s is in use by another program (mpremote, another monitor): waiting for it"
                     % port.path]
+
+
+def test_a_board_of_another_protocol_is_said_once_and_refused_by_the_scripts(port, link, tmp_path):
+    """Its lines may mean something else: the link says so in one line, and `firmware test`
+    will not play a script on it."""
+    from controller.firmware.board import Board, BoardError
+    from controller.firmware.board_test import Connector
+    port.write(HELLO.replace('"protocol":1', '"protocol":2') + '{"kind":"state","protocol":2,"id":1}\n')
+    assert link.receive(5)["kind"] == "hello" and link.receive(5)["kind"] == "state"
+    assert link.said == ["the board on %s speaks protocol 2 and this controller protocol 1: deploy this controller's "
+                         "firmware to it, or update the controller" % port.path]
+    connect = Connector(port.path)
+    connect.link = link
+    with pytest.raises(BoardError, match="speaks protocol 2 and this controller protocol 1: deploy"):
+        connect.check(Board(link).hello, "drnim")

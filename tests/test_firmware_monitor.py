@@ -161,3 +161,18 @@ def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):
     assert monitor.process.returncode == 0, err.decode()
     assert out.decode().endswith("Stopped watching.\n")
     assert len(board) == 1 and not os.path.exists("/proc/%s" % board[0]), "the emulated board stopped too"
+
+
+def test_a_boards_text_reaches_the_terminal_without_its_escape_sequences(tmp_path, port):
+    """A fault text that would set the window's title and clear the screen is shown as its escapes."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        port.write(HELLO + '{"at":5,"fault":"crash","kind":"fault","text":"\\u001b]0;pwned\\u0007\\u001b[2J"}\n')
+        shown = monitor.until("pwned")
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "\\x1b]0;pwned\\x07\\x1b[2J" in shown
+    finally:
+        monitor.stop()

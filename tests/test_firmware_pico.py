@@ -10,12 +10,19 @@ The emulated Pico needs the UF2 (CONTROLLER_PICO_UF2), the RP2040's boot ROM
 controller/firmware/pico, which make does): without them these tests are
 skipped, saying which is missing."""
 
+import io
+
 import pytest
+import serial
 
 from conftest import ROOT
+from controller.cli import main
+from controller.core.protocol import PRODUCTION
+from controller.firmware import deploy
+from controller.firmware.build import build
 from controller.firmware.board import BoardRefused
 from controller.firmware.board_test import Connector, run_scripts
-from controller.firmware.rp2040 import tools
+from controller.firmware.rp2040 import EmulatedPico, tools
 from controller.firmware.tools import FirmwareError
 from controller.sim.script import run_script
 
@@ -102,6 +109,7 @@ def changes(board, pin, since=0):
 
 TICKS_PERIOD_MS = 1 << 30      # a Pico's time.ticks_ms() wraps after 2**30 ms, 12.4 days
 LED = 25
+MACHINE = "drnim"
 
 
 def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly(drnim):
@@ -175,3 +183,79 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
     drnim.board.ask_all([("new_game", {})], restarts=True)
     assert drnim.board.hello["resumed"] == "new"
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
+
+
+def heard(port):
+    """What the board wrote on `port` (a pseudo-terminal passes it on within a moment)."""
+    said = b""
+    while True:
+        more = port.read(65536)
+        if not more:
+            return said.decode()
+        said += more
+
+
+def fresh_pico():
+    """An emulated Pico with MicroPython only, running freely for mpremote; its link unopened."""
+    pico = EmulatedPico()
+    pico.start()
+    pico.run_free()
+    return pico
+
+
+def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp_path, monkeypatch):
+    """A board that plays is updated, and the copy stops half-way (the cable pulled): at
+    every power-up after it the board runs nothing of its half-new build, its LED lit
+    steady, and says why; the next deploy that finishes makes it play again."""
+    build(MACHINE, tmp_path / "build", PRODUCTION)
+    whole = deploy.mpremote_arguments
+
+    def half_of_it(files):
+        copy = whole(files)
+        tops = copy[copy.index("-r") + 1:copy.index(":")]
+        return copy[:copy.index("-r") + 1] + tops[:len(tops) // 2] + [":"]
+
+    def power_up():
+        pico.pause()
+        with serial.Serial(pico.port, timeout=0.5) as port:
+            pico.power_cut()
+            pico.run(pico.now + 3000 * 1000000)
+            return heard(port)
+    pico = fresh_pico()
+    try:
+        deploy.deploy(pico.port, tmp_path / "build")
+        assert '"kind":"hello"' in power_up()
+        pico.run_free()
+        monkeypatch.setattr(deploy, "mpremote_arguments", half_of_it)
+        deploy.deploy(pico.port, tmp_path / "build")
+        pico.watch([LED])
+        for _ in range(2):
+            said = power_up()
+            assert "stopped for maintenance while /maintenance is in the flash" in said and '"hello"' not in said
+            assert [level for number, level, at in pico.pin_changes if number == LED][-1] == 1
+        monkeypatch.setattr(deploy, "mpremote_arguments", whole)
+        pico.run_free()
+        deploy.deploy(pico.port, tmp_path / "build")
+        assert '"kind":"hello"' in power_up()
+    finally:
+        pico.stop()
+
+
+def test_deploy_copies_the_build_made_last_and_says_which(tmp_path, monkeypatch):
+    """After `build --machine nimatron`, a plain `deploy --port` puts the Nimatron on the
+    board, not an older Dr. Nim build beside it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["firmware", "build", "--machine", "drnim"], out=io.StringIO()) == 0
+    assert main(["firmware", "build", "--machine", "nimatron"], out=io.StringIO()) == 0
+    pico = fresh_pico()
+    try:
+        out = io.StringIO()
+        assert main(["firmware", "deploy", "--port", pico.port], out=out) == 0
+        assert out.getvalue().startswith("Copied the nimatron firmware from build/firmware/nimatron to the board")
+        pico.pause()
+        with serial.Serial(pico.port, timeout=0.5) as port:
+            pico.power_cut()
+            pico.run(pico.now + 3000 * 1000000)
+            assert '"machine":"nimatron"' in heard(port)
+    finally:
+        pico.stop()

@@ -72,7 +72,8 @@ class Board:
         except BoardError:
             state = self.ask("state")
         game = state.get("game")
-        return {"machine": game.get("machine") if isinstance(game, dict) else None, "clock": "real", "mode": None}
+        return {"machine": game.get("machine") if isinstance(game, dict) else None, "clock": "real", "mode": None,
+                "protocol": state.get("protocol")}
 
     def pass_time(self, seconds):
         """Let `seconds` of real time pass, passing on what the board says meanwhile."""

@@ -19,7 +19,7 @@ fault) from the board's own state, asked after every step.
 from controller.core.exhibit import RELEASE
 from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, read_controls,
                                       summary_of)
-from controller.core.protocol import DEVELOPMENT, HOST_CLOCK
+from controller.core.protocol import DEVELOPMENT, HOST_CLOCK, PROTOCOL
 from controller.firmware.board import Board, BoardError
 from controller.firmware.link import Link
 
@@ -81,7 +81,7 @@ class BoardWorld:
         self.commands = []
         self.outputs = {}
         self.released = 0
-        self.hands.start(self.faults)
+        self.hands.start(self.faults, self.machine)
         self.board.ask("new_game", settings=settings)
         self.hands.new_game(self.machine)
 
@@ -150,7 +150,7 @@ class ProtocolHands:
     def __init__(self, board):
         self.board = board
 
-    def start(self, faults):
+    def start(self, faults, machine):
         pass
 
     def new_game(self, machine):
@@ -204,7 +204,7 @@ class HostClockHands(ProtocolHands):
     `world` lines set its emulated marbles (fall time, lost and double releases, jams
     and glitches by rate and seed). A power cut starts it again from its flash."""
 
-    def start(self, faults):
+    def start(self, faults, machine):
         # a second between games, as the core's scenario runner leaves: the inputs' debouncing
         # must not take a new game's first marble for the last one's bounce
         self.advance(START_GAP_MS)
@@ -274,11 +274,13 @@ class PicoHands(ProtocolHands):
         self.inputs = dict((line[0], (line[1], line[3])) for line in bench.config.INPUTS)
         self.active = dict((role, False) for role in self.inputs)
 
-    def start(self, faults):
-        """Each game of a script starts with the levers at rest, as on the simulator's fresh replica."""
+    def start(self, faults, machine):
+        """Each game of a script starts with the levers at rest, but those the machine remembers
+        where its settings say, as on the simulator's fresh replica."""
+        switches = machine.switches()
         for role in self.active:
-            if self.active[role]:
-                self.hand(role, False)
+            if self.active[role] != switches.get(role, False):
+                self.hand(role, switches.get(role, False))
         self.advance(START_GAP_MS)
         self.world({"fall_ms": FALL_MS, "seed": faults["seed"], "jam_rate": str(faults["jam_rate"]),
                     "glitch_rate": str(faults["glitch_rate"])})
@@ -391,6 +393,9 @@ class Connector:
         return board
 
     def check(self, hello, machine):
+        if hello.get("protocol", PROTOCOL) != PROTOCOL:
+            raise BoardError("the board on %s speaks protocol %s and this controller protocol %d: deploy this "
+                             "controller's build to it" % (self.link.port, hello.get("protocol"), PROTOCOL))
         if hello.get("machine") != machine:
             raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"
                              % (self.link.port, hello.get("machine"), machine))

@@ -36,6 +36,16 @@ def default_build(machine):
     return Path("build") / "firmware" / machine
 
 
+def newest_build():
+    """The build folder under build/firmware/ written last (its build.json): what `deploy`
+    copies when no --machine or --build names one; FirmwareError when there is none."""
+    from controller.firmware.build import MANIFEST
+    found = sorted(Path("build", "firmware").glob("*/" + MANIFEST), key=lambda path: path.stat().st_mtime)
+    if not found:
+        raise FirmwareError("no firmware build in build/firmware/: run controller firmware build --machine M first")
+    return found[-1].parent
+
+
 def add_parser(commands):
     """The `firmware` subcommand and its own subcommands, on cli.py's parser."""
     firmware = commands.add_parser("firmware", help="the Pico firmware: build, deploy, monitor, test")
@@ -46,7 +56,8 @@ def add_parser(commands):
 
     build = actions.add_parser("build", help="compile the core and firmware/ for the board, with its pin config")
     build.set_defaults(firmware_action=run_build)
-    build.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
+    build.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
+                       help="the machine the board plays (default: %s)" % MACHINES[0])
     build.add_argument("--pinmap", metavar="PATH", help="the pin map whose [pico] section wires the board (default: "
                        "the one the machine ships with, hardware/MACHINE/pinmap.toml)")
     build.add_argument("--out", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
@@ -60,8 +71,9 @@ def add_parser(commands):
     deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
     deploy.set_defaults(firmware_action=run_deploy)
     deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0")
-    deploy.add_argument("--machine", choices=MACHINES, default=MACHINES[0])
-    deploy.add_argument("--build", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
+    deploy.add_argument("--machine", choices=MACHINES, help="copy build/firmware/MACHINE (default: the build "
+                        "made last there, which the output names)")
+    deploy.add_argument("--build", metavar="DIR", help="the build folder to copy")
 
     monitor = actions.add_parser("monitor", help="show a board's events and state live; record its games "
                                  "in the statistics (Ctrl-C stops)")
@@ -123,7 +135,10 @@ def run_build(args, out):
 
 def run_deploy(args, out):
     from controller.firmware.deploy import deploy
-    folder = Path(args.build) if args.build else default_build(args.machine)
+    if args.build:
+        folder = Path(args.build)
+    else:
+        folder = default_build(args.machine) if args.machine else newest_build()
     machine, frozen = deploy(args.port, folder)
     if frozen:
         out.write("Copied the frozen %s firmware's main.py from %s to the board on %s, and reset it.\n"
@@ -140,6 +155,7 @@ def say(line):
 
 
 def run_monitor(args, out):
+    from controller.printable import printable
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor
     from controller.service.config import load_config
@@ -171,7 +187,7 @@ def run_monitor(args, out):
             emulator.start()
 
         def write(line):
-            out.write(line + "\n")
+            out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
             out.flush()
         monitor = Monitor(link, write, stats, telemetry)
         write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))

@@ -5,12 +5,13 @@ no MicroPython can stop, so from the moment mpremote stops the firmware at
 the console the board has 5 s before it resets, in the middle of a copy. One
 short mpremote run asks the board which MicroPython it runs (one that cannot
 run the build is refused in one line, and keeps its firmware), leaves the
-maintenance file in the flash and resets the board, which finds it, removes
-it and starts nothing (firmware/app.py). When the port is back, a second run
+maintenance file in the flash and resets the board, which finds it and starts
+nothing while it is there (firmware/app.py). When the port is back, a second
+run leaves the file again (the firmware may have been changed by hand since),
 copies the build's files (those its build.json lists, in their folders) to
-the board's flash, removes the maintenance file (still there on a board that
-had no firmware to take it) and resets the board, so it boots into the new
-firmware. mpremote does the talking to MicroPython's raw REPL; we only say
+the board's flash, removes the maintenance file and resets the board, so it
+boots into the new firmware. A copy cut short leaves the file: the board then
+runs nothing of half a build until a deploy finishes. mpremote does the talking to MicroPython's raw REPL; we only say
 what to copy. MicroPython imports a module's .py before its .mpy: a board
 that once held the source of a module must have that .py removed (see
 firmware/README.md).
@@ -50,8 +51,8 @@ if ok:
     open(%(stop)r, "w").close()
 print("micropython", "%%d.%%d.%%d" %% i.version[:3], "mpy", mpy, "stopped" if ok else "refused")
 """
-# Run after the copy: a board that had no firmware to take the file away
-# (stock MicroPython, the first deploy) would otherwise stop at its next start.
+# Run before the copy, and after it: the board starts nothing while the file is there.
+SET_STOP = "open(%r, 'w').close()" % MAINTENANCE_FILE
 CLEAR_STOP = "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass" % MAINTENANCE_FILE
 # mpremote's reset comes 100 ms after it returns; a board's USB port is back within a few seconds.
 RESET_S = 1.0
@@ -90,14 +91,17 @@ def read_manifest(folder):
 
 
 def mpremote_arguments(files):
-    """mpremote's arguments after the port: copy each top-level file or folder of the build,
-    take away the maintenance file, then reset the board."""
+    """mpremote's arguments after the port: leave the maintenance file (again: the
+    board's firmware may have been replaced by hand since), copy each top-level file
+    or folder of the build, take the maintenance file away, then reset the board. A
+    copy cut short (a cable pulled, the power gone) leaves the file, and the board
+    starts nothing of half a build until a deploy finishes."""
     tops = []
     for name in files:
         top = name.split("/")[0]
         if top not in tops:
             tops.append(top)
-    return ["fs", "cp", "-r"] + tops + [":", "+", "exec", CLEAR_STOP, "+", "reset"]
+    return ["exec", SET_STOP, "+", "fs", "cp", "-r"] + tops + [":", "+", "exec", CLEAR_STOP, "+", "reset"]
 
 
 def mpremote(port, arguments, folder, doing):

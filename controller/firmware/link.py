@@ -1,5 +1,9 @@
 """The serial link to a board: JSON lines over pyserial, kept up.
 
+A board that speaks another version of the protocol (its hello line and its
+state reply say which) is reported in one line: its lines may mean something
+else than this controller reads into them.
+
 A Pico's USB serial port disappears when the board is unplugged or resets and
 comes back at the same path. The link says so in one line ("the board on
 /dev/ttyACM0 is gone ..."), waits for the port to come back, opens it again,
@@ -45,6 +49,7 @@ class Link:
         self.gone = None       # why the port went, while it is away
         self.next_try = 0.0
         self.hello = None      # the board's last hello line
+        self.protocol = None   # the protocol the board says it speaks, when it is not ours
         self.resets = 0
         self.restarting = False  # a restart the host asked for: not reported as a reset
         self.opens = 0         # how many times the port was opened
@@ -163,6 +168,13 @@ class Link:
             self.noisy = True
             return None
         self.noisy = False
+        spoken = message.get("protocol")
+        if message.get("kind") in ("hello", "state") and spoken is not None and spoken != protocol.PROTOCOL:
+            if self.protocol != spoken:
+                self.report("the board on %s speaks protocol %s and this controller protocol %d: deploy this "
+                            "controller's firmware to it, or update the controller" % (self.port, spoken,
+                                                                                        protocol.PROTOCOL))
+            self.protocol = spoken
         if message.get("kind") == "hello":
             if self.hello is not None:
                 self.resets += 1

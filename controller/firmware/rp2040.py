@@ -256,7 +256,7 @@ class Bench:
         self.world_module = world_module()
         self.world = self.world_module.World(config, lambda: self.world_now, self)
         self.resting = {}
-        for role, number, pull, active_high, debounce_ms in config.INPUTS:
+        for role, number, pull, active_high, debounce_ms, min_pulse_ms in config.INPUTS:
             self.resting[number] = not active_high      # a button at rest, a switch in its "off" position
         if config.SENSOR:
             number, active_high = config.SENSOR[1], config.SENSOR[3]

@@ -19,6 +19,9 @@ class HostClockRunner(Runner):
         Runner.__init__(self, config, write, lambda: None, lambda: self.now, lambda a, b: a - b, HOST_CLOCK,
                         path=path)
 
+    def read_switches(self, now):
+        """Its levers are the host's injected events, not its pins: there is nothing to read."""
+
     def ask_advance(self, message, ident):
         """Time passes on the host's clock: everything due happens at its own
         time; `settle` stops early once nothing is under way."""

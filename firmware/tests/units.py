@@ -114,7 +114,7 @@ def remove(path):
 def test_a_bouncing_press_is_one_press_and_its_release_one_release():
     machine.reset_pins()
     seen = []
-    inputs = Inputs([("trigger", 2, "up", False, 20)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
+    inputs = Inputs([("trigger", 2, "up", False, 20, 0)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
                     Flag().set)
     pin = PINS[2]
     for now, level in ((1000, 0), (1002, 1), (1004, 0), (1010, 1), (1012, 0)):
@@ -130,7 +130,7 @@ def test_a_bouncing_press_is_one_press_and_its_release_one_release():
 def test_a_tap_shorter_than_the_lock_is_not_lost():
     machine.reset_pins()
     seen = []
-    inputs = Inputs([("new_game", 5, "up", False, 20)], {"new_game": (("press", "new_game"), ("release", "new_game"))},
+    inputs = Inputs([("new_game", 5, "up", False, 20, 0)], {"new_game": (("press", "new_game"), ("release", "new_game"))},
                     Flag().set)
     PINS[5].drive(0)
     inputs.poll(100, lambda event, at: seen.append(event))
@@ -301,6 +301,7 @@ def test_the_game_is_saved_after_each_counted_marble_and_a_reset_resumes_it():
     remove(SCRATCH + "/resume.json")
     board = Board("resume.json").start()
     board.pin("trigger").drive(0)
+    board.runner.step(999)          # held past the buttons' pulse filter, the press counts at 1000
     board.runner.step(1000)
     board.ask({"kind": "advance", "ms": 600000, "settle": True})
     saved = load(flash.read(board.path))
@@ -316,7 +317,8 @@ def test_a_second_marble_that_falls_while_the_first_is_saved_is_counted_too():
     beam = board.pin("marble_sensor")
     beam.drive(1)                                   # clear
     board.pin("trigger").drive(0)
-    board.runner.step(1000)                         # the visitor's press: one marble released
+    board.runner.step(999)                          # the visitor's press, held past the buttons' pulse filter:
+    board.runner.step(1000)                         # one marble released
     saves = []
     save = flash.save
 
@@ -362,6 +364,7 @@ def test_a_slow_flash_write_never_shortens_the_release_pulse():
         board.runner.now += 45      # a Pico's flash write takes tens of ms: one block's erase alone, 45
 
     board.pin("trigger").drive(0)
+    board.runner.step(999)          # held past the buttons' pulse filter, the press counts at 1000
     flash.save = slow_write
     try:
         board.runner.step(1000)     # the press is saved first, and the release opens when the write is done
@@ -391,6 +394,7 @@ def test_a_save_waits_until_the_release_is_shut_so_a_second_press_never_holds_it
     flash.save = slow_write
     try:
         trigger.drive(0)
+        runner.step(999)                # held past the buttons' pulse filter, the press counts at 1000:
         runner.step(1000)               # saved, then the release opens at 1045 for 60 ms
         trigger.drive(1)
         runner.step(1060)
@@ -403,6 +407,19 @@ def test_a_save_waits_until_the_release_is_shut_so_a_second_press_never_holds_it
         flash.save = save
     assert shut and shut[-1] <= 1045 + 60 + 10, "the release stayed open until %d" % shut[-1]
     assert load(flash.read(board.path))["state"]["queued"] == 1     # saved once it was shut
+
+
+def test_a_board_that_starts_reads_where_the_equalizer_switch_stands():
+    """Moved while the board was off (or never where the settings say): Dr. Nim is told
+    at start, as the Pi service tells it, and plays on with the switch where it is."""
+    from runner import Runner
+    remove(SCRATCH + "/switch.json")
+    machine.reset_pins()            # every lever at rest: the equalizer switch at off, the settings say armed
+    out = Sent()
+    runner = Runner(config, out.write, lambda: None, lambda: 0, lambda a, b: a - b, path=SCRATCH + "/switch.json")
+    runner.start(0)
+    assert runner.machine.config["equalizer"] and runner.machine.switches() == {"equalizer_switch": False}
+    assert '"event":["switch","equalizer","left"]' in "".join(out.lines)
 
 
 def test_a_reset_with_a_release_under_way_holds_in_check():
@@ -534,6 +551,7 @@ def run_app(mode, lines, fail_on=None, world=None):
     out = Sent(fail_on)
     written = out.lines
     ended = None
+    machine.Timer.live = True       # the loop sleeps until a timer (or a pin) wakes it, as on a board
     try:
         with open(SCRATCH + "/lines.txt", "rb") as stream:
             app.run(stream, out, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance")
@@ -543,6 +561,7 @@ def run_app(mode, lines, fail_on=None, world=None):
         ended = "exit"
     finally:
         config.MODE = "development"
+        machine.Timer.live = False
     return written, machine.WDT.started, ended
 
 
@@ -592,7 +611,12 @@ class Visitor:
 
 def test_an_error_puts_the_release_safe_reports_it_and_resets_the_board():
     assert config.INPUTS[0][0] == "trigger"
-    written, dogs, ended = run_app("development", [], fail_on='"command":["release"]', world=Visitor)
+    inputs = config.INPUTS
+    config.INPUTS = (inputs[0][:5] + (0,),) + inputs[1:]   # the press taken at once: the host's line ends the run
+    try:
+        written, dogs, ended = run_app("development", [], fail_on='"command":["release"]', world=Visitor)
+    finally:
+        config.INPUTS = inputs
     assert ended == "reset", (ended, written[-3:])
     assert decode(written[-1])["fault"] == "crash" and "OSError" in decode(written[-1])["text"]
     release = [spec for spec in config.OUTPUTS if spec[0] == "release"][0]

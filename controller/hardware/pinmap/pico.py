@@ -132,9 +132,9 @@ def board_config(path, machine=None, mode="production"):
     for spec in cls.inputs(pinmap.layout):
         found = pinmap.inputs[spec.role]
         line = (spec.role, pins[spec.role]["pin"], None if found.pull == "none" else found.pull,
-                found.active == "high", int(round(found.debounce_ms)))
+                found.active == "high", int(round(found.debounce_ms)), found.min_pulse_ms)
         if spec.kind == SENSOR:
-            sensor = line + (found.min_pulse_ms,)
+            sensor = line
         else:
             inputs.append(line)
     outputs = []
@@ -167,7 +167,7 @@ def board_config(path, machine=None, mode="production"):
         "POLL_MS = %d" % POLL_MS,
         "WATCHDOG_MS = %d" % WATCHDOG_MS,
         "RELEASE_PULSE_MS = %d  # how long the release stays open per marble" % options["open_ms"],
-        "# role, GP pin, pull, active high, debounce ms (and the sensor's shortest pulse, ms)",
+        "# role, GP pin, pull, active high, debounce ms, shortest pulse ms (shorter ones are spikes)",
         "INPUTS = (",
     ] + ["    %r," % (line,) for line in inputs] + [
         ")",
