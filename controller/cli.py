@@ -481,3 +481,7 @@ def main(argv=None, out=None, read_line=input):
     except KeyboardInterrupt:
         out.write("\nGame abandoned.\n")
         return 130
+    except BrokenPipeError:
+        # the reader went (`controller ... | head`): say nothing more, and let no flush at exit fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141

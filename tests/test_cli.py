@@ -421,3 +421,14 @@ def test_the_readme_lists_every_opponent_and_developers_md_the_extras_make_test_
     extras = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text()).group(1)
     said = (ROOT / "DEVELOPERS.md").read_text().split("`make test`")[1].split("\n- ")[0]
     assert sorted(re.findall(r"`(\w+)`", said.split("extras")[0])) == sorted(extras.split(","))
+
+
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """`controller ... | head`: no BrokenPipeError traceback when the reader has what it wanted
+    (here a script's report, longer than the pipe holds)."""
+    script = tmp_path / "long.txt"
+    script.write_text("machine drnim\n" + "expect rail 15\n" * 4000)
+    done = subprocess.run("%s -m controller --simulate --script %s | head -1" % (sys.executable, script), shell=True,
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("line ") and done.stdout.count("\n") == 1
+    assert done.stderr == ""
