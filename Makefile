@@ -47,13 +47,14 @@ pico-emulator:
 		cd controller/firmware/pico && npm ci --ignore-scripts --no-audit --no-fund; fi
 
 # The Pico firmware on an emulated Pico running the official MicroPython (CONTROLLER_PICO_UF2 and
-# CONTROLLER_RP2040_BOOTROM name its files: firmware/README.md): every scenario, as the simulator plays it.
+# CONTROLLER_RP2040_BOOTROM name its files: firmware/README.md): every scenario, as the simulator plays
+# it, and the real deploys (the tests marked firmware_test).
 firmware-test: $(VENV)/.installed pico-emulator
 	@if [ -z "$$CONTROLLER_PICO_UF2" ]; then \
-		echo "firmware-test: the scenarios on the emulated Pico skipped: CONTROLLER_PICO_UF2 names no MicroPython" \
+		echo "firmware-test: the emulated Pico's tests skipped: CONTROLLER_PICO_UF2 names no MicroPython" \
 			"for the Pico (firmware/README.md says where to get it)"; \
 	else \
-		$(VENV)/bin/controller firmware test --emulate rp2040 tests/scenarios/*.txt tests/scenarios/*.sim; \
+		$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist load -m firmware_test tests/test_firmware_pico*.py; \
 	fi
 
 # On a Raspberry Pi: install and start the service (see README).

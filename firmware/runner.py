@@ -93,8 +93,8 @@ class Runner:
         self.now = now
         machine, resumed, problem = self.restore()
         self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
-        if self.world and resumed != "saved":
-            self.world.new_game(machine)
+        if self.world:
+            self.world.started(machine, resumed)
         self.begin(machine, now)
         self.read_switches(now)
         if problem:

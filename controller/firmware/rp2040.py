@@ -78,8 +78,7 @@ def harness():
     as the lock pins it (an installed wheel's folder is left as it was installed)."""
     if (HARNESS / "node_modules" / "rp2040js").is_dir():
         return HARNESS
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(home) / "drnim-controller" / "pico"
+    folder = cache() / "pico"
     same = all((folder / name).is_file() and (folder / name).read_bytes() == (HARNESS / name).read_bytes()
                for name in HARNESS_FILES)
     if same and (folder / "node_modules" / "rp2040js").is_dir():
@@ -368,32 +367,44 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):
     """An emulated Pico with `machine`'s firmware built and deployed as a user does
     it (`controller firmware build`, then `deploy` with mpremote over its port), on
     its bench: (pico, bench). Cut its power once its port is open, to hear it
-    start. `images`, a folder: the flash after the deploy is kept there, and the
-    next board of the same build and MicroPython starts from it instead."""
+    start. The flash after a deploy is kept in `images` (by default a folder of the
+    user's cache), and the next board of the same build and MicroPython starts
+    from it: the same bytes, without the deploy's time."""
+    import fcntl
+
     from controller.firmware.build import build
     from controller.firmware.deploy import deploy
     pico = EmulatedPico(uf2)
     try:
-        with tempfile.TemporaryDirectory(prefix="drnim-build-") as folder:
-            files = build(machine, Path(folder) / machine, mode)
-            image = Path(images) / ("%s-%s.bin" % (machine, digest(Path(folder) / machine, files, pico.uf2))) \
-                if images else None
-            if image is not None and image.is_file():
-                pico.start(flash=image)
-            else:
-                pico.start()
-                pico.run_free()
-                try:
-                    deploy(pico.port, Path(folder) / machine)
-                finally:
-                    pico.pause()
-                if image is not None:
-                    pico.save_flash(image)
+        folder = Path(images) if images else cache() / "pico-flash"
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="drnim-build-") as made:
+            files = build(machine, Path(made) / machine, mode)
+            image = folder / ("%s-%s.bin" % (machine, digest(Path(made) / machine, files, pico.uf2)))
+            with open(str(image) + ".lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)        # another run deploying the same build: its image
+                if image.is_file():
+                    pico.start(flash=image)
+                else:
+                    pico.start()
+                    pico.run_free()
+                    try:
+                        deploy(pico.port, Path(made) / machine)
+                    finally:
+                        pico.pause()
+                    pico.save_flash(str(image) + ".new")
+                    os.replace(str(image) + ".new", image)
         bench = Bench(pico, board_config_values(machine, mode))
     except BaseException:
         pico.stop()
         raise
     return pico, bench
+
+
+def cache():
+    """This user's cache folder for the emulated Pico."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(home) / "drnim-controller"
 
 
 def digest(folder, files, uf2):

@@ -70,6 +70,16 @@ class World:
                 self.opens = options[1] if kind == "servo" else (1 if active_high else 0)
                 pins.watch(numbers[0], self.release_moved)
 
+    def started(self, machine, resumed):
+        """The board started with `machine`: a new game loads its marbles; a saved one
+        resumed in a world that knows of none (a fresh emulator, started from a save)
+        finds them where the game says, on the rail."""
+        m = self.marbles
+        if resumed != "saved":
+            self.new_game(machine)
+        elif self.opens is not None and not (m.rail or m.tray or m.jammed or m.falling):
+            m.rail = machine.rail
+
     def new_game(self, machine):
         """Every marble back on the rail, as many as the game loads."""
         loaded = machine.config.get("marbles", 0) if self.opens is not None else 0

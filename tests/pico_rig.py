@@ -1,0 +1,110 @@
+"""The emulated Pico for the tests: the official MicroPython for the Pico run
+instruction by instruction on an emulated RP2040 (controller/firmware/rp2040.py),
+the build deployed with mpremote over the board's port, its buttons and its
+marble sensor on its pins, its time its own.
+
+It needs the UF2 (CONTROLLER_PICO_UF2), the RP2040's boot ROM
+(CONTROLLER_RP2040_BOOTROM), Node.js and rp2040js (npm ci in
+controller/firmware/pico, which make does): without them the tests that use it
+are skipped, saying which is missing (`needs_pico`). A deploy takes the
+emulated board tens of seconds: each build's flash is kept once deployed, in a
+folder every worker of a parallel run shares, and later boards start from it."""
+
+import pytest
+
+from controller.firmware.board_test import Connector, run_scripts
+from controller.firmware.rp2040 import EmulatedPico, tools
+from controller.firmware.tools import FirmwareError
+from controller.sim.script import run_script
+
+LED = 25
+TICKS_PERIOD_MS = 1 << 30      # a Pico's time.ticks_ms() wraps after 2**30 ms, 12.4 days
+
+
+def missing():
+    try:
+        tools()
+    except FirmwareError as error:
+        return str(error)
+    return None
+
+
+needs_pico = pytest.mark.skipif(missing() is not None, reason="the emulated Pico: %s" % missing())
+
+
+@pytest.fixture(scope="session")
+def images(tmp_path_factory):
+    """The deployed builds' flash, shared by the workers of a parallel run (the folder above each one's)."""
+    folder = tmp_path_factory.getbasetemp().parent / "pico-flash"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def simulated(path):
+    """What `controller --simulate --script PATH` prints."""
+    lines = []
+    failures = run_script(path.read_text(), report=lines.append)
+    return lines + ["%s: %s" % (path, "every expectation holds" if not failures else "failed")]
+
+
+def played(path, images):
+    """What `controller firmware test --emulate rp2040 PATH` prints, and its failures."""
+    said = []
+    connect = Connector(emulate="rp2040", report=said.append, images=images)
+    try:
+        results = run_scripts([(str(path), path.read_text())], connect, said.append)
+    finally:
+        connect.close()
+    return said, results[str(path)]
+
+
+class Pico:
+    """A deployed board of `machine` on the emulated Pico, with the hands and
+    the world of the scripts (controller/firmware/board_test.py)."""
+
+    def __init__(self, images, machine="drnim"):
+        self.said = []
+        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images)
+        self.board = self.connect(machine)
+        self.pico = self.connect.emulator
+        self.bench = self.board.hands.bench
+
+    def script(self, text):
+        """Play a script (it starts with its `machine` line) on this board: its failures."""
+        results = run_scripts([("script", text)], lambda machine: self.board, self.said.append)
+        return results["script"]
+
+    def close(self):
+        self.connect.close()
+
+
+def changes(board, pin, since=0):
+    """(level, ms) of each change of `pin` the bench saw since `since` ms."""
+    return [(level, at / 1e6) for number, level, at in board.bench.history if number == pin and at >= since * 1e6]
+
+
+def blinking(board, since):
+    """The LED's half period in ms since `since` (rounded to 10 ms), once it has blinked a dozen times."""
+    blinks = [(level, at) for level, at in changes(board, LED, since) if level in (0, 1)][2:]
+    assert len(blinks) > 12 and [level for level, at in blinks] == [blinks[0][0], 1 - blinks[0][0]] * (len(blinks) // 2) \
+        + [blinks[0][0]] * (len(blinks) % 2)
+    gaps = sorted(b - a for (_, a), (_, b) in zip(blinks, blinks[1:]))
+    return round(gaps[len(gaps) // 2], -1)
+
+
+def heard(port):
+    """What the board wrote on `port` (a pseudo-terminal passes it on within a moment)."""
+    said = b""
+    while True:
+        more = port.read(65536)
+        if not more:
+            return said.decode()
+        said += more
+
+
+def fresh_pico():
+    """An emulated Pico with MicroPython only, running freely for mpremote; its link unopened."""
+    pico = EmulatedPico()
+    pico.start()
+    pico.run_free()
+    return pico

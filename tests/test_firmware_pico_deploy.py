@@ -1,0 +1,76 @@
+"""`controller firmware deploy` on the official MicroPython for the Pico, on an
+emulated RP2040 (tests/pico_rig.py): the real mpremote over the board's port.
+Each test deploys more than once (tens of seconds each): `make firmware-test`
+runs them (marked firmware_test), not `make test`."""
+
+import io
+
+import pytest
+import serial
+
+from controller.cli import main
+from controller.core.protocol import PRODUCTION
+from controller.firmware import deploy
+from controller.firmware.build import build
+from pico_rig import LED, fresh_pico, heard, needs_pico
+
+pytestmark = [needs_pico, pytest.mark.firmware_test]
+MACHINE = "drnim"
+
+
+def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp_path, monkeypatch):
+    """A board that plays is updated, and the copy stops half-way (the cable pulled): at
+    every power-up after it the board runs nothing of its half-new build, its LED lit
+    steady, and says why; the next deploy that finishes makes it play again."""
+    build(MACHINE, tmp_path / "build", PRODUCTION)
+    whole = deploy.mpremote_arguments
+
+    def half_of_it(files):
+        copy = whole(files)
+        tops = copy[copy.index("-r") + 1:copy.index(":")]
+        return copy[:copy.index("-r") + 1] + tops[:len(tops) // 2] + [":"]
+
+    def power_up():
+        pico.pause()
+        with serial.Serial(pico.port, timeout=0.5) as port:
+            pico.power_cut()
+            pico.run(pico.now + 3000 * 1000000)
+            return heard(port)
+    pico = fresh_pico()
+    try:
+        deploy.deploy(pico.port, tmp_path / "build")
+        assert '"kind":"hello"' in power_up()
+        pico.run_free()
+        monkeypatch.setattr(deploy, "mpremote_arguments", half_of_it)
+        deploy.deploy(pico.port, tmp_path / "build")
+        pico.watch([LED])
+        for _ in range(2):
+            said = power_up()
+            assert "stopped for maintenance while /maintenance is in the flash" in said and '"hello"' not in said
+            assert [level for number, level, at in pico.pin_changes if number == LED][-1] == 1
+        monkeypatch.setattr(deploy, "mpremote_arguments", whole)
+        pico.run_free()
+        deploy.deploy(pico.port, tmp_path / "build")
+        assert '"kind":"hello"' in power_up()
+    finally:
+        pico.stop()
+
+
+def test_deploy_copies_the_build_made_last_and_says_which(tmp_path, monkeypatch):
+    """After `build --machine nimatron`, a plain `deploy --port` puts the Nimatron on the
+    board, not an older Dr. Nim build beside it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["firmware", "build", "--machine", "drnim"], out=io.StringIO()) == 0
+    assert main(["firmware", "build", "--machine", "nimatron"], out=io.StringIO()) == 0
+    pico = fresh_pico()
+    try:
+        out = io.StringIO()
+        assert main(["firmware", "deploy", "--port", pico.port], out=out) == 0
+        assert out.getvalue().startswith("Copied the nimatron firmware from build/firmware/nimatron to the board")
+        pico.pause()
+        with serial.Serial(pico.port, timeout=0.5) as port:
+            pico.power_cut()
+            pico.run(pico.now + 3000 * 1000000)
+            assert '"machine":"nimatron"' in heard(port)
+    finally:
+        pico.stop()

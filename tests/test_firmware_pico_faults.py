@@ -1,0 +1,88 @@
+"""The faults a real Pico's MicroPython has and our fake `machine` module hid,
+each shown on the official MicroPython on an emulated RP2040 (tests/pico_rig.py)."""
+
+import pytest
+
+from controller.firmware.board import BoardRefused
+from pico_rig import LED, TICKS_PERIOD_MS, Pico, blinking, changes, images, needs_pico  # noqa: F401
+
+pytestmark = needs_pico
+
+
+@pytest.fixture
+def drnim(images):  # noqa: F811
+    board = Pico(images, "drnim")
+    yield board
+    board.close()
+
+
+@pytest.fixture
+def nimatron(images):  # noqa: F811
+    board = Pico(images, "nimatron")
+    yield board
+    board.close()
+
+
+def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly(drnim):
+    drnim.pico.watch([LED])
+    drnim.pico.power_cut(timer_us=(TICKS_PERIOD_MS - 60000) * 1000)
+    drnim.board.wait_restart(20)
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nwait 90s\npress trigger\nexpect rail 13\n"
+                        "expect releases 2\nexpect fault none\n") == []
+    assert blinking(drnim, 0) == 1000
+
+
+
+def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
+    release = [line[2][0] for line in drnim.bench.config.OUTPUTS if line[0] == "release"][0]
+    assert drnim.script("machine drnim\n") == []
+    drnim.pico.host_reading(False)
+    start = drnim.pico.now / 1e6
+    for _ in range(3):
+        drnim.board.hands.press("trigger")
+    drnim.board.hands.advance(2000)
+    drnim.pico.host_reading(True)
+    pulses = changes(drnim, release, start)
+    assert [level for level, at in pulses] == [1, 0] * 3
+    widths = [round(shut - opened) for (_, opened), (_, shut) in zip(pulses[::2], pulses[1::2])]
+    assert widths == [drnim.bench.config.RELEASE_PULSE_MS] * 3, widths
+    lines = []
+    drnim.board.on_line = lines.append
+    assert drnim.board.ask("state")["status"]["rail"] == 12      # the board played on
+    drnim.board.pass_time(0.5)
+    dropped = [line for line in lines if line["kind"] == "fault" and line["fault"] == "link"]
+    assert len(dropped) == 1 and dropped[0]["text"].endswith("lines dropped: the host read nothing for a while")
+
+
+def test_a_new_game_the_wiring_cannot_play_is_refused_and_nothing_of_it_saved(nimatron):
+    """A Nimatron wired for 4 rows asked for 5: one error line, and the flash still
+    holds a game the board can play, so the next power-up plays (no crash loop)."""
+    with pytest.raises(BoardRefused, match=r"rows: 5, but the wiring has 4 \(the number of lamp rows\)"):
+        nimatron.board.ask("new_game", settings={"rows": 5})
+    with pytest.raises(BoardRefused, match=r"lamps: 9, but the wiring has 7"):
+        nimatron.board.ask("new_game", settings={"lamps": 9})
+    nimatron.pico.power_cut()
+    nimatron.board.wait_restart(20)
+    assert nimatron.board.hello["resumed"] in ("new", "saved")
+    assert nimatron.script("machine nimatron openings=1,3,5,7\npress row4\nexpect rows 1,3,5,6\n") == []
+
+
+def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(drnim):
+    """Three resets in a row soon after the start (here a firmware stopped at its
+    console, which its watchdog resets): the fourth start holds, the LED blinking
+    fast, and every line but new_game gets the reason back."""
+    lines = []
+    drnim.board.on_line = lines.append
+    drnim.pico.watch([LED])
+    for _ in range(3):
+        drnim.board.link.serial.write(b"\x03")        # Ctrl-C: the firmware stops; the watchdog does the rest
+        drnim.board.wait_restart(20)
+    assert drnim.board.hello["resumed"] == "held"
+    drnim.board.pass_time(2)
+    assert [line["fault"] for line in lines if line["kind"] == "fault"][-1] == "resets"
+    assert blinking(drnim, drnim.pico.now / 1e6 - 2000) == 100
+    with pytest.raises(BoardRefused, match="reset 3 times in a row, each soon after it started"):
+        drnim.board.ask("state")
+    drnim.board.ask_all([("new_game", {})], restarts=True)
+    assert drnim.board.hello["resumed"] == "new"
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
