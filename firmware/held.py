@@ -41,7 +41,7 @@ def hold(config, stream, write, guard, path):
             ident = message.get("id")
             if message["kind"] == "new_game":
                 flash.set_aside(path)
-                flash.take(guard.PATH)
+                flash.take(guard.path)
                 answer = {"kind": "ok", "asked": "new_game"}
             else:
                 answer = {"kind": "error", "error": reason}

@@ -144,36 +144,44 @@ class PWM:
 
 class Timer:
     """A timer that fires where the emulated board runs the firmware's own
-    asyncio loop (`Timer.live`, on a real clock), from a task of that loop; on
-    the host's clock it never fires, and the loop's `due` does what is due."""
+    asyncio loop (`Timer.live`, on a real clock): one task of that loop looks
+    every millisecond at the timers armed, so arming one allocates nothing, as
+    on a board. On the host's clock it never fires, and the loop's `due` does
+    what is due."""
     PERIODIC = 1
     ONE_SHOT = 0
     live = False
+    armed = []          # every timer ever armed; those with a `due` count down
+    ticker = None
 
     def __init__(self, id=-1, **kwargs):
         self.callback = None
-        self.task = None
+        self.due = None
         if kwargs:
             self.init(**kwargs)
 
     def init(self, mode=PERIODIC, period=-1, freq=-1, callback=None, hard=False):
-        self.deinit()
         self.callback = callback
-        if Timer.live and callback is not None:
-            self.task = asyncio.create_task(self.fire(mode, period))
+        self.mode = mode
+        self.period = period
+        self.due = time.ticks_add(time.ticks_ms(), period) if callback is not None else None
+        if self not in Timer.armed:
+            Timer.armed.append(self)
+        if Timer.live and Timer.ticker is None:
+            Timer.ticker = asyncio.create_task(Timer.tick())
 
-    async def fire(self, mode, period):
+    @staticmethod
+    async def tick():
         while True:
-            await asyncio.sleep_ms(period)
-            self.callback(self)
-            if mode == Timer.ONE_SHOT:
-                self.task = None
-                return
+            now = time.ticks_ms()
+            for timer in Timer.armed:
+                if timer.due is not None and time.ticks_diff(now, timer.due) >= 0:
+                    timer.due = time.ticks_add(timer.due, timer.period) if timer.mode == Timer.PERIODIC else None
+                    timer.callback(timer)
+            await asyncio.sleep_ms(1)
 
     def deinit(self):
-        if self.task is not None:
-            self.task.cancel()
-            self.task = None
+        self.due = None
         self.callback = None
 
 
@@ -233,3 +241,5 @@ def reset_pins():
     HELD = False
     del WAITING[:]
     PINS.clear()
+    del Timer.armed[:]
+    Timer.ticker = None

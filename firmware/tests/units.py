@@ -588,6 +588,21 @@ def test_a_board_that_finds_the_maintenance_file_starts_nothing_while_it_is_ther
     assert ended == "exit" and len(dogs) == 1 and decode(written[0])["kind"] == "hello"
 
 
+def test_resets_in_a_row_are_counted_beside_the_saved_game():
+    """On a board /resets; on the emulated board its own folder, never the host's root."""
+    flash.take(SCRATCH + "/resets")
+    machine.CAUSE = machine.WDT_RESET
+    try:
+        run_app("production", [b'{"kind":"state"}'])
+        run_app("production", [b'{"kind":"state"}'])
+    finally:
+        machine.CAUSE = machine.PWRON_RESET
+    assert flash.read(SCRATCH + "/resets") == "2"
+    run_app("production", [b'{"kind":"state"}'])          # a power-on reset: not one of them
+    assert flash.read(SCRATCH + "/resets") == "2"
+    flash.take(SCRATCH + "/resets")
+
+
 class Visitor:
     """A world with a visitor who presses the trigger at once."""
 
@@ -605,6 +620,9 @@ class Visitor:
     def busy(self):
         return False
 
+    def started(self, machine, resumed):
+        pass
+
     def new_game(self, machine):
         pass
 
@@ -618,7 +636,7 @@ def test_an_error_puts_the_release_safe_reports_it_and_resets_the_board():
     finally:
         config.INPUTS = inputs
     assert ended == "reset", (ended, written[-3:])
-    assert decode(written[-1])["fault"] == "crash" and "OSError" in decode(written[-1])["text"]
+    assert decode(written[-1])["fault"] == "crash" and "OSError" in decode(written[-1])["text"], written[-3:]
     release = [spec for spec in config.OUTPUTS if spec[0] == "release"][0]
     assert PINS[release[2][0]].value() == 0
 
