@@ -772,10 +772,12 @@ function drawNimatron() {
   parts.rows.forEach((row, i) => {
     const lit = outputs["row/" + (i + 1)] || 0;
     row.circles.forEach((circle, k) => circle.setAttribute("class", k < lit ? "bulb-lit" : "bulb-out"));
-    row.bulbs.setAttribute("aria-label", fmt(_n("row %(row)d: %(lit)d of %(lamps)d lamp lit",
-                                                "row %(row)d: %(lit)d of %(lamps)d lamps lit", row.circles.length),
+    // the number lit picks the plural form (English's forms are one: "1 of 7 lamps lit")
+    row.bulbs.setAttribute("aria-label", fmt(_n("row %(row)d: %(lit)d of %(lamps)d lamps lit",
+                                                "row %(row)d: %(lit)d of %(lamps)d lamps lit", lit),
                                              { row: i + 1, lit, lamps: row.circles.length }));
-    row.button.setAttribute("aria-label", fmt(_("Row %(row)d, %(lit)d lit: put out a lamp"), { row: i + 1, lit }));
+    row.button.setAttribute("aria-label", fmt(_n("Row %(row)d, %(lit)d lit: put out a lamp",
+                                                 "Row %(row)d, %(lit)d lit: put out a lamp", lit), { row: i + 1, lit }));
   });
 }
 

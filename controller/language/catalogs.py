@@ -32,6 +32,7 @@ SOURCES = (
     ("javascript", shipped.web() / "page.js"),
     ("python", ROOT / "sim" / "app.py"),
     ("python", ROOT / "terminal.py"),
+    ("python", ROOT / "cli.py"),
     ("python", ROOT / "cards.py"),
 )
 KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2), "said": ((1, "c"), 2), "said_n": ((1, "c"), 2, 3)}
@@ -92,6 +93,13 @@ def compiled(catalog):
     return out.getvalue()
 
 
+def strings(message):
+    """A message's translation: its forms (one, or one per plural form), empty when it has none."""
+    if not message.string:
+        return []
+    return [message.string] if isinstance(message.string, str) else list(message.string)
+
+
 def key(message):
     """How gettext keys a message: its id, after its context and \\x04 when it has one."""
     msgid = message.id if isinstance(message.id, str) else message.id[0]
@@ -107,8 +115,8 @@ def page_catalog(code, catalog=None):
         for message in catalog:
             if not message.id or message.fuzzy:
                 continue
-            forms = [message.string] if isinstance(message.string, str) else list(message.string)
-            if all(forms):
+            forms = strings(message)
+            if forms and all(forms):
                 texts[key(message)] = forms
     data = {"code": code, "name": LANGUAGES[code], "plural": plural, "group": GROUPS[code], "texts": texts}
     return (json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0) + "\n").encode("utf-8")
@@ -135,8 +143,8 @@ def problems():
         for message in catalog:
             if not message.id:
                 continue
-            forms = [message.string] if isinstance(message.string, str) else list(message.string)
-            if message.fuzzy or not all(forms):
+            forms = strings(message)
+            if message.fuzzy or not forms or not all(forms):
                 lines.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", key(message)))
         for message, errors in catalog.check():
             for error in errors:
