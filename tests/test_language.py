@@ -65,7 +65,7 @@ def core_ids():
         found.update(re.findall(r'tell\(out, "(\w+)"', text))
         found.update(re.findall(r'"((?:w|new)_\w+)"', text))
         found.update(re.findall(r'(?:WIN|LOSE)_MESSAGE = "(\w+)"', text))
-        found.update(re.findall(r"\"(extra_\w+)\"", text))
+        found.update(re.findall(r"\"(extra_(?:you|drnim))\"", text))
     found.discard("new_game")       # the button, not a message
     return found
 
