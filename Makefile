@@ -11,6 +11,8 @@ PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 # MicroPython's WebAssembly port, pinned in web/package-lock.json (the browser tests need it)
 WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micropython.wasm
+# axe-core, pinned there too: the accessibility tests run it in the page
+AXE := web/node_modules/axe-core/axe.min.js
 
 .PHONY: test bench play simulate install-pi clean firmware-test pico-emulator
 
@@ -21,7 +23,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 test: $(VENV)/.installed pico-emulator
-	@if [ ! -f $(WEB_PORT) ]; then \
+	@if [ ! -f $(WEB_PORT) ] || [ ! -f $(AXE) ]; then \
 		if command -v npm >/dev/null; then cd web && npm ci --ignore-scripts --no-audit --no-fund; \
 		else echo "npm is missing: the browser tests will be skipped (Debian: apt-get install npm)"; fi; \
 	fi

@@ -182,12 +182,14 @@ function element(tag, attrs, parent, text) {
 
 // --- talking to the machine ----------------------------------------------------
 function answer(reply) {
-  if (reply.error) sayText(reply.error, "error");
-  for (const command of reply.commands || []) carryOut(command);
   if (reply.view) {
     before = view;
     view = reply.view;
-    announceMoves();
+    announceMoves();            // first the moves, then what the machine said of them
+  }
+  if (reply.error) sayText(reply.error, "error");
+  for (const command of reply.commands || []) carryOut(command);
+  if (reply.view) {
     draw();
     schedule();
   }
@@ -361,23 +363,21 @@ function announceMoves() {
     if (view.turn === "machine" && before.turn === "player" && view.mode === "play") pending.push(_("Handed over to Dr. Nim."));
     return;
   }
-  const rows = view.rows;
-  if (view.turn_taken > before.turn_taken && view.row !== null && view.turn === "player") {
-    const row = view.row + 1;
-    pending.push(fmt(_n("You put out a lamp in row %(row)d: %(left)d is still lit there.",
-                        "You put out a lamp in row %(row)d: %(left)d are still lit there.", rows[view.row]),
-                     { row, left: rows[view.row] }));
+  // the visitor's lamps: a press puts out one (never in the machine's turn, when the machine's go out)
+  if (before.turn === "player") {
+    view.rows.forEach((lit, i) => {
+      if (lit < before.rows[i]) {
+        pending.push(fmt(_n("You put out a lamp in row %(row)d: %(left)d is still lit there.",
+                            "You put out a lamp in row %(row)d: %(left)d are still lit there.", lit), { row: i + 1, left: lit }));
+      }
+    });
   }
   for (const [who, move] of view.turns.slice(before.turns.length)) {
+    if (who !== "machine") continue;
     const [row, count] = String(move).split(":").map(Number);
-    if (who === "player" && before.turn === "player" && before.row === null) {
-      pending.push(fmt(_n("You put out %(count)d lamp in row %(row)d.", "You put out %(count)d lamps in row %(row)d.", count),
-                       { count, row }));
-    } else if (who === "machine") {
-      pending.push(fmt(_n("The Nimatron put out %(count)d lamp in row %(row)d.",
-                          "The Nimatron put out %(count)d lamps in row %(row)d.", count), { count, row }));
-      if (view.mode === "play" && view.turn === "player") pending.push(_("Your turn."));
-    }
+    pending.push(fmt(_n("The Nimatron put out %(count)d lamp in row %(row)d.",
+                        "The Nimatron put out %(count)d lamps in row %(row)d.", count), { count, row }));
+    if (view.mode === "play" && view.turn === "player") pending.push(_("Your turn."));
   }
   if (view.turn === "machine" && before.turn === "player" && view.mode === "play") {
     pending.push(_("Handed over to the Nimatron: it is thinking."));
@@ -520,7 +520,8 @@ function buildControls() {
 
 function keyHelp(keys, what) {
   if (!keys || !keys.length) return "";
-  return fmt(_("%(keys)s: %(what)s"), { keys: keys.map((key) => key === " " ? _("space") : key).join(_(" or ")), what });
+  const named = { " ": _("space"), Enter: _("Enter") };
+  return fmt(_("%(keys)s: %(what)s"), { keys: keys.map((key) => named[key] || key).join(_(" or ")), what });
 }
 
 function buildLamps() {
@@ -641,9 +642,9 @@ function buildDrNim() {
   element("svg:line", { x1: CHUTE_X - 14, y1: GATE_Y, x2: CHUTE_X + 14, y2: GATE_Y, class: "beam" }, svg);
   element("svg:text", { x: CHUTE_X - 38, y: GATE_Y + 4, class: "label small" }, svg, "IR");
   parts.falling = element("svg:g", {}, svg);
-  element("svg:text", { x: 14, y: 96, class: "label", textLength: short(_("flip-flops"), 13) }, svg, _("flip-flops"));
-  element("svg:text", { x: 14, y: 204, class: "label", textLength: short(_("equalizer"), 14) }, svg, _("equalizer"));
-  element("svg:text", { x: 14, y: 258, class: "label", textLength: short(_("turn"), 14) }, svg, _("turn"));
+  fit(element("svg:text", { x: 14, y: 96, class: "label" }, svg, _("flip-flops")), 110);
+  fit(element("svg:text", { x: 14, y: 204, class: "label" }, svg, _("equalizer")), 150);
+  fit(element("svg:text", { x: 14, y: 258, class: "label" }, svg, _("turn")), 150);
   parts.levers = {};
   for (const [key, x, y, number] of LEVERS) {
     const place = element("svg:g", { transform: `translate(${x} ${y})` }, svg);
@@ -655,16 +656,16 @@ function buildDrNim() {
     parts.levers[key] = lever;
   }
   parts.equalizerWord = element("svg:text", { x: 248, y: 204, class: "label" }, svg);
-  parts.drnimSide = element("svg:text", { x: 180, y: 290, class: "side", "text-anchor": "end" }, svg, "Dr. Nim");
-  parts.youSide = element("svg:text", { x: 252, y: 290, class: "side" }, svg, _p("turn switch", "You"));
+  parts.drnimSide = element("svg:text", { x: 180, y: 290, class: "side", "text-anchor": "end" }, svg, _("Dr. Nim"));
+  parts.youSide = fit(element("svg:text", { x: 252, y: 290, class: "side" }, svg, _p("turn switch", "You")), 150);
+  fit(parts.drnimSide, 160);
   parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg);
   parts.tray = element("svg:g", {}, svg);
   // The trigger, and the turn switch's lever, work in the drawing too (by pointer or
   // touch; the buttons below are the same controls for the keyboard and screen readers).
   const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
   element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15 }, trigger);
-  element("svg:text", { x: 345, y: 336, "text-anchor": "middle", textLength: short(_("TRIGGER"), 8, 96) }, trigger,
-          _("TRIGGER"));
+  fit(element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, _("TRIGGER")), 96);
   trigger.addEventListener("click", () => press(inputCalled("trigger")));
   const turn = parts.levers.turn.parentNode;
   turn.classList.add("drawn-switch");
@@ -672,10 +673,16 @@ function buildDrNim() {
   turn.addEventListener("click", () => flip(inputCalled("turn_switch")));
 }
 
-// A drawn label of `text` squeezed to `most` px (its textLength) when it is longer than `letters`
-// letters would be: a long word in another language stays inside its place on the board.
-function short(text, letters, most) {
-  return text.length > letters ? String(most || letters * 7.5) : null;
+// A drawn label squeezed to `most` units (its textLength) when its words are longer: a long word in
+// another language stays inside its place on the board.
+function fit(label, most) {
+  label.removeAttribute("textLength");
+  label.removeAttribute("lengthAdjust");
+  if (label.getComputedTextLength() > most) {
+    label.setAttribute("textLength", most);
+    label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+  return label;
 }
 
 function inputCalled(role) {
@@ -688,16 +695,19 @@ function drawDrNim() {
   const slots = parts.slots;
   slots.forEach((slot, i) => slot.setAttribute("class", i >= slots.length - onRail ? "slot marble" : "slot"));
   parts.railLabel.textContent = fmt(_("rail %(marbles)d"), { marbles: onRail });
+  fit(parts.railLabel, 44);
   for (const [key] of LEVERS) {
     const side = outputs[key];
     parts.levers[key].setAttribute("class", "lever " + (side || "unknown"));
   }
   const armed = outputs.equalizer === "right";
   parts.equalizerWord.textContent = armed ? _p("equalizer", "armed") : _p("equalizer", "spent");
+  fit(parts.equalizerWord, 160);
   parts.drnimSide.setAttribute("class", "side" + (outputs.turn === "left" ? " active" : ""));
   parts.youSide.setAttribute("class", "side" + (outputs.turn === "right" ? " active" : ""));
   const tray = view.tray;
   parts.trayLabel.textContent = fmt(_("tray %(marbles)d"), { marbles: tray });
+  fit(parts.trayLabel, 90);
   parts.tray.textContent = "";
   const room = 18;
   for (let i = 0; i < Math.min(tray, room); i++) {
