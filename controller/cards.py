@@ -152,7 +152,7 @@ def drnim_words(card, t):
     card.text(89, 28.2, t._("gate"), 2.4, 12, "middle")
     card.text(65, 43.5, t._("3 flip-flops"), 2.5, 30)
     card.text(58, 54.5, t._("equalizer: right = armed"), 2.5, 37)
-    card.text(45, 60.2, "Dr. Nim", 2.4, 20, "end", bold=True)
+    card.text(45, 60.2, t._("Dr. Nim"), 2.4, 20, "end", bold=True)
     card.text(58, 60.2, t._("you (turn switch)"), 2.4, 24, bold=True)
     card.text(52, 66, t._("tray"), 2.3, 20, "middle")
     card.text(86, 67.8, t._("TRIGGER"), 2.4, 17, "middle", bold=True)

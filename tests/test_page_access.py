@@ -202,9 +202,10 @@ def test_every_control_shows_its_focus_and_is_a_44_pixel_target(browser):
     context, address, _ = browser
     for machine in ("drnim", "nimatron"):
         page = open_page(context, address + "?machine=" + machine)
+        # a checkbox's or a radio button's target is its label, which holds it
         small = page.evaluate("""() => [...document.querySelectorAll('button, select, input')]
             .filter(el => el.checkVisibility())
-            .map(el => [el.id || el.textContent, el.getBoundingClientRect()])
+            .map(el => [el.id || el.textContent, (el.closest('label') || el).getBoundingClientRect()])
             .filter(([, box]) => box.width < 44 || box.height < 44).map(([name]) => name)""")
         assert small == [], machine
         seen = set()

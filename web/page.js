@@ -554,6 +554,8 @@ function switchActive(input) {
 }
 
 // --- settings -----------------------------------------------------------------
+// Each setting a group of choices (radio buttons, every choice in sight, its words wrapping in any
+// language), a true-or-false setting a checkbox.
 function buildSettings() {
   const form = $("settings");
   form.textContent = "";
@@ -562,18 +564,26 @@ function buildSettings() {
     const options = settingOptions(key);
     if (!options) continue;
     const id = "setting-" + key;
-    const row = element("p", {}, form);
-    element("label", { for: id }, row, settingName(key));
     if (options === "flag") {
-      const box = element("input", { type: "checkbox", id }, row);
+      const row = element("p", { class: "flag" }, form);
+      const label = element("label", { for: id }, row);
+      const box = element("input", { type: "checkbox", id }, label);
+      label.appendChild(document.createTextNode(settingName(key)));
       box.checked = key in mine ? mine[key] : decl.settings[key].default;
       box.addEventListener("change", () => choose(key, box.checked));
       continue;
     }
-    const select = element("select", { id }, row);
-    for (const [value, label] of options) element("option", { value }, select, label);
-    select.value = currentChoice(key, mine);
-    select.addEventListener("change", () => choose(key, select.value));
+    const group = element("fieldset", { id }, form);
+    element("legend", {}, group, settingName(key));
+    const current = currentChoice(key, mine);
+    for (const [value, words] of options) {
+      const label = element("label", { class: "choice" }, group);
+      const radio = element("input", { type: "radio", name: id, value, id: id + "-" + value.replace(/[^a-z0-9]+/gi, "-") },
+                            label);
+      radio.checked = value === current;
+      label.appendChild(document.createTextNode(words));
+      radio.addEventListener("change", () => { if (radio.checked) choose(key, value); });
+    }
   }
 }
 

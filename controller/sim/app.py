@@ -186,7 +186,8 @@ def drnim_board(sim, t):
     c.put(1, 8, t._("turn")[:mid - 3], LABEL)
     side = sides["turn"]
     flipper(c, mid, 8, side)
-    c.put(mid - 9, 9, "Dr. Nim", ACTIVE if side == "left" else DIM)
+    drnim = t._("Dr. Nim")
+    c.put(mid - 2 - len(drnim), 9, drnim, ACTIVE if side == "left" else DIM)
     c.put(mid + 4, 9, t._("You"), ACTIVE if side == "right" else DIM)
 
     tray = marbles.tray
@@ -511,7 +512,7 @@ class SimulatorApp(App):
     def turn_label(self):
         on = self.sim.service.board.level("turn_switch")
         label = Text()
-        label.append("Dr. Nim ←", "bold" if on else "dim")
+        label.append(self.t._("Dr. Nim") + " ←", "bold" if on else "dim")
         label.append(" ●── " if on else " ──● ")
         label.append("→ " + self.t._("You"), "dim" if on else "bold")
         return label
