@@ -303,8 +303,9 @@ def run_config_check(args, out):
     from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)
-    out.write("%s: good: %s, pin map %s, GPIO backend %s\n" % (
-        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"]))
+    out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
+        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
+        ", ".join(config.languages)))
     return 0
 
 

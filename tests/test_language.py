@@ -175,3 +175,43 @@ def test_the_mo_files_are_read_by_pythons_own_gettext():
         catalog = gettext.GNUTranslations(f)
     assert catalog.pgettext("drnim_wins", "Dr. Nim wins.") == "Dr. Nim gewinnt."
     assert catalog.info()["plural-forms"] == "nplurals=2; plural=(n != 1);"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('language = "pt"', "exhibit.language: 'pt' is not a language of this controller (en, de, fr, es, nl)"),
+    ('language = ["de", "de"]', "exhibit.language: 'de' is named twice"),
+    ("language = []", "exhibit.language: name at least one language (en, de, fr, es, nl)"),
+    ("language = 7", "exhibit.language: must be a list, not 7"),
+    ('tongue = "de"', "exhibit.tongue: unknown setting (known: language)"),
+])
+def test_config_check_names_a_language_it_does_not_have_in_one_line(tmp_path, capsys, text, problem):
+    path = tmp_path / "config.toml"
+    path.write_text("[exhibit]\n%s\n" % text)
+    assert main(["config", "check", str(path)]) == 2
+    assert capsys.readouterr().err == "controller: --config: %s: %s\n" % (path, problem)
+
+
+def test_config_check_takes_one_language_or_the_museums_list(tmp_path, capsys):
+    path = tmp_path / "config.toml"
+    for text, shown in (('language = "de"', "languages de"), ('language = ["nl", "en", "fr"]', "languages nl, en, fr")):
+        path.write_text("[exhibit]\n%s\n" % text)
+        assert main(["config", "check", str(path)]) == 0
+        assert capsys.readouterr().out.rstrip().endswith(shown)
+
+
+def test_the_service_logs_what_the_machine_says_in_the_museums_first_language(tmp_path, mock_factory):
+    from service_rig import Rig
+    rig = Rig(tmp_path, languages=["fr", "en"])
+    rig.press("trigger")
+    rig.settle()
+    rig.switch("equalizer_switch", False)
+    assert ("message: L’égaliseur se règle avant la première bille\u00a0: l’interrupteur comptera à partir de la "
+            "prochaine partie.") in rig.log
+
+
+def test_the_monitor_says_a_boards_message_in_the_configured_language():
+    from controller.firmware.monitor import describe
+    line = {"kind": "command", "command": ["message", "row_empty", {"row": 2}], "at": 1500}
+    assert describe(line, language("de")) == "     1.500 s    -> message: In Reihe 2 brennt keine Lampe mehr."
+    assert describe(line) == "     1.500 s    -> message: Row 2 has no lamps left."
+    assert describe({"kind": "command", "command": ["lamp", "fault", "on"], "at": 1500}).endswith("-> lamp fault on")

@@ -151,7 +151,7 @@ def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_
     page.click("#control-trigger")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().rail") == 13
-    page.select_option("#setting-rule", "last-wins")
+    page.check("#setting-rule-last-wins")
     assert page.evaluate("nim.trace().config.rule") == "last-wins"
     assert page.evaluate("nim.view().rail") == 15
 
@@ -165,7 +165,7 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.id"))
     for control in ("control-trigger", "control-turn_switch", "control-equalizer_switch", "control-new_game",
-                    "setting-first", "setting-rule", "setting-opponent"):
+                    "setting-first-either", "setting-equalizer", "setting-rule-last-loses", "setting-opponent-historic"):
         assert control in reached
     page.focus("#control-trigger")
     page.keyboard.press("Enter")
@@ -175,6 +175,10 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     page.keyboard.press("Space")
     assert page.evaluate("nim.view().turn") == "machine"
     assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
+    page.focus("#setting-rule-last-loses")          # a setting's choices, by the arrow keys
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("nim.trace().config.rule === 'last-wins'")
+    assert page.evaluate("document.activeElement.id") == "setting-rule-last-wins"
 
 
 @needs_browser
