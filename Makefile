@@ -14,7 +14,7 @@ WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micro
 # axe-core, pinned there too: the accessibility tests run it in the page
 AXE := web/node_modules/axe-core/axe.min.js
 
-.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator
+.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator catalogs
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ firmware-test: $(VENV)/.installed pico-emulator
 	else \
 		$(VENV)/bin/controller firmware test --emulate rp2040 tests/scenarios/*.txt tests/scenarios/*.sim; \
 	fi
+
+# After changing a visitor's text or a translation: the template, each language's .po brought up to
+# date, its .mo and the page's JSON (Babel, from the test extra); then remake the cards.
+catalogs: $(VENV)/.installed
+	$(PY) -m controller.language.catalogs
+	$(PY) -m controller.cards
 
 # On a Raspberry Pi: install and start the service (see README).
 install-pi:

@@ -226,13 +226,14 @@ def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motio
     context, address, _ = browser
 
     def falling(page):
+        """Where the falling marble is drawn, frame after frame, while it falls."""
         page.evaluate("nim.feed(['press', 'trigger'])")
         places = []
-        for _ in range(4):
-            places.append(tuple(page.evaluate("[...document.querySelectorAll('#board g circle.marble')]"
+        while page.evaluate("nim.view().falling.length") and len(places) < 6:
+            places.append(tuple(page.evaluate("[...document.querySelectorAll('#board g.falling circle')]"
                                               ".map(c => c.getAttribute('cy'))")))
-            page.wait_for_timeout(50)
-        return places
+            page.wait_for_timeout(40)
+        return [place for place in places if place]
 
     page = open_page(context, address + "?machine=drnim&seed=3")
     page.emulate_media(reduced_motion="reduce")

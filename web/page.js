@@ -651,7 +651,7 @@ function buildDrNim() {
   element("svg:path", { d: `M358 40 H${CHUTE_X} V${CHUTE_END}`, class: "chute" }, svg);
   element("svg:line", { x1: CHUTE_X - 14, y1: GATE_Y, x2: CHUTE_X + 14, y2: GATE_Y, class: "beam" }, svg);
   element("svg:text", { x: CHUTE_X - 38, y: GATE_Y + 4, class: "label small" }, svg, "IR");
-  parts.falling = element("svg:g", {}, svg);
+  parts.falling = element("svg:g", { class: "falling" }, svg);
   fit(element("svg:text", { x: 14, y: 96, class: "label" }, svg, _("flip-flops")), 110);
   fit(element("svg:text", { x: 14, y: 204, class: "label" }, svg, _("equalizer")), 150);
   fit(element("svg:text", { x: 14, y: 258, class: "label" }, svg, _("turn")), 150);
