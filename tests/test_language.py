@@ -215,3 +215,23 @@ def test_the_monitor_says_a_boards_message_in_the_configured_language():
     assert describe(line, language("de")) == "     1.500 s    -> message: In Reihe 2 brennt keine Lampe mehr."
     assert describe(line) == "     1.500 s    -> message: Row 2 has no lamps left."
     assert describe({"kind": "command", "command": ["lamp", "fault", "on"], "at": 1500}).endswith("-> lamp fault on")
+
+
+def test_the_simulator_speaks_the_language_of_its_lang(capsys):
+    pytest.importorskip("textual", reason="Textual (the sim extra) draws the simulator")
+    from controller.sim.app import drnim_status
+    from controller.sim.engine import Simulation
+    from controller.cli import build_simulate_parser
+    args = build_simulate_parser().parse_args(["--simulate", "--lang", "es"])
+    sim = Simulation("drnim", {}, language=args.lang.code)
+    try:
+        assert str(drnim_status(sim, args.lang)).endswith("Tú primero: disparador (espacio) de 1 a 3 veces. El Dr. "
+                                                          "Nim primero: m y luego espacio.")
+        sim.tap("trigger")
+        sim.settle()
+        sim.tap("new_game")
+        assert "message: Nueva partida: 15 canicas; quien se lleve la última, pierde." in sim.log
+    finally:
+        sim.close()
+    assert main(["--simulate", "--lang", "xx"]) == 2
+    assert "argument --lang: 'xx' is not a language of this controller" in capsys.readouterr().err
