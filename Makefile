@@ -11,8 +11,10 @@ PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 # MicroPython's WebAssembly port, pinned in web/package-lock.json (the browser tests need it)
 WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micropython.wasm
+# axe-core, pinned there too: the accessibility tests run it in the page
+AXE := web/node_modules/axe-core/axe.min.js
 
-.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator
+.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator catalogs
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,7 +23,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 test: $(VENV)/.installed pico-emulator
-	@if [ ! -f $(WEB_PORT) ]; then \
+	@if [ ! -f $(WEB_PORT) ] || [ ! -f $(AXE) ]; then \
 		if command -v npm >/dev/null; then cd web && npm ci --ignore-scripts --no-audit --no-fund; \
 		else echo "npm is missing: the browser tests will be skipped (Debian: apt-get install npm)"; fi; \
 	fi
@@ -56,6 +58,12 @@ firmware-test: $(VENV)/.installed pico-emulator
 	else \
 		$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist load -m firmware_test tests/test_firmware_pico*.py; \
 	fi
+
+# After changing a visitor's text or a translation: the template, each language's .po brought up to
+# date, its .mo and the page's JSON (Babel, from the test extra); then remake the cards.
+catalogs: $(VENV)/.installed
+	$(PY) -m controller.language.catalogs
+	$(PY) -m controller.cards
 
 # On a Raspberry Pi: install and start the service (see README).
 install-pi:

@@ -10,7 +10,8 @@ of them imports cli.py, which imports them all.
 - the argparse types: `positive`, `seed`, `rate`;
 - `--config` and what it names: `DEFAULT_CONFIG`, `add_config_argument`,
   `config_path`, `load_service_config` (the configuration and its pin map);
-- `read_script`: a scenario script's text.
+- `read_script`: a scenario script's text;
+- `--lang`: `add_language_argument`, the visitor's language (the terminal's LANG by default).
 """
 
 import argparse
@@ -79,6 +80,22 @@ class Rate(float):
 def add_config_argument(parser):
     parser.add_argument("--config", metavar="PATH", help="the configuration file (default: %s when it exists)"
                         % DEFAULT_CONFIG)
+
+
+def visitor_language(text):
+    """argparse type: a language of the catalogs (de, or de_DE.UTF-8), as a controller.language.Language."""
+    from controller.language import UnknownLanguage, language
+    try:
+        return language(text)
+    except UnknownLanguage as error:
+        raise argparse.ArgumentTypeError(str(error))
+
+
+def add_language_argument(parser, default=None):
+    """--lang: the language a visitor reads, by default `default` (a code), else the terminal's (LANG)."""
+    from controller.language import CODES, from_environment
+    parser.add_argument("--lang", metavar="LL", type=visitor_language, default=default or from_environment(),
+                        help="the visitor's language: %s (default: the terminal's, from LANG)" % ", ".join(CODES))
 
 
 def config_path(args):

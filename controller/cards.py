@@ -1,18 +1,48 @@
-"""The visitor cards' PDF (hardware/<machine>/visitor-card.pdf), made from the
-card's SVG so that the same SVG always gives the same bytes:
+"""The visitor cards: an A6 card per machine and language that tells visitors
+how to play, as SVG and PDF (hardware/<machine>/visitor-card.<LL>.svg, .pdf).
 
-    .venv/bin/python -m controller.cards hardware/drnim/visitor-card.svg hardware/drnim/visitor-card.pdf
+    .venv/bin/python -m controller.cards [--machine drnim] [--lang de] [--out DIR]
 
-CairoSVG alone writes the time of the run as the PDF's creation date, so a
-card regenerated without a change showed as changed in git. Here the date is
-`SOURCE_DATE_EPOCH` (the reproducible-builds convention) when it is set, else
-the SVG's own modification time. Needs CairoSVG with Debian's libcairo2 (the
-test extra installs CairoSVG).
+Each card is the machine's drawing (hardware/<machine>/visitor-card-drawing.svg,
+the shapes alone) with its words in the language, from the catalogs
+(controller/language): the words are measured in the card's font (DejaVu
+Sans, through cairo) so that a label shrinks to its place and a step of
+"How to play" wraps to the card's width, in a language that takes more room
+too; the steps' size goes down a little when a language needs it, and a card
+whose words cannot fit at all is refused (CardError), never printed cut off.
+Without --machine and --lang: every card, into hardware/ (the committed ones).
+
+The PDF comes from the SVG with CairoSVG, the same bytes each time: its date
+is `SOURCE_DATE_EPOCH` (the reproducible-builds convention) when it is set,
+else the SVG's own modification time (CairoSVG alone writes the time of the
+run). Needs CairoSVG with Debian's libcairo2 and the DejaVu fonts (the test
+extra installs CairoSVG).
 """
 
+import argparse
 import os
 import sys
 import time
+from html import escape
+from pathlib import Path
+
+from controller import shipped
+from controller.language import CODES, UnknownLanguage, language
+
+MACHINES = ("drnim", "nimatron")
+FONT = "DejaVu Sans"
+WIDTH = 105
+# "How to play": where the steps go, their size at most and at least, and the lines' spacing (in sizes).
+STEPS_LEFT, STEPS_RIGHT, STEPS_TOP = 11, 98, 83
+STEP_SIZES = (2.75, 2.6, 2.45, 2.3)
+LINE = 1.255
+GAP = 1.545
+TEXT = "#222"
+RED = "#8b1a1a"
+
+
+class CardError(ValueError):
+    """A card that cannot be made: the words do not fit, or a file cannot be read or written."""
 
 
 def creation_date(svg_path):
@@ -35,12 +65,206 @@ def make_pdf(svg_path, pdf_path):
     DatedPDF.convert(url=str(svg_path), write_to=str(pdf_path))
 
 
+class Measure:
+    """The width of a text in the card's font, in mm at a size in mm (cairo's own metrics)."""
+
+    def __init__(self):
+        import cairocffi
+        self.context = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_COLOR_ALPHA, None))
+        self.cairo = cairocffi
+
+    def __call__(self, text, size, bold=False, italic=False):
+        self.context.select_font_face(FONT, self.cairo.FONT_SLANT_ITALIC if italic else self.cairo.FONT_SLANT_NORMAL,
+                                      self.cairo.FONT_WEIGHT_BOLD if bold else self.cairo.FONT_WEIGHT_NORMAL)
+        self.context.set_font_size(100)
+        return self.context.text_extents(text)[4] * size / 100
+
+
+class Card:
+    """The words of one card, as SVG text elements, placed with `measure`."""
+
+    def __init__(self, measure):
+        self.measure = measure
+        self.lines = []
+
+    def text(self, x, y, words, size, most=None, anchor="start", bold=False, italic=False, fill="#fff"):
+        """Words at (x, y), a line each of their lines (the first at y); smaller, down to 60 % of `size`,
+        to fit `most` mm; CardError when even that is too wide."""
+        lines = words.split("\n")
+        if most is not None:
+            wide = max(self.measure(line, size, bold, italic) for line in lines)
+            if wide > most:
+                if wide * 0.6 > most:
+                    raise CardError("%r does not fit in %s mm" % (words, most))
+                size = size * most / wide
+        for i, line in enumerate(lines):
+            self.lines.append('<text x="%s" y="%s" font-size="%s" font-weight="%s" font-style="%s" text-anchor="%s" '
+                              'fill="%s">%s</text>' % (number(x), number(y + i * size * 1.2), number(size),
+                                                       "bold" if bold else "normal", "italic" if italic else "normal",
+                                                       anchor, fill, escape(line, quote=False)))
+
+    def wrapped(self, words, size):
+        """`words` as lines no wider than the steps' width at `size`."""
+        lines = []
+        for paragraph in words.split("\n"):
+            line = ""
+            for word in paragraph.split():
+                longer = (line + " " + word) if line else word
+                if line and self.measure(longer, size) > STEPS_RIGHT - STEPS_LEFT:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = longer
+            if self.measure(line, size) > STEPS_RIGHT - STEPS_LEFT:
+                raise CardError("%r is wider than the card" % line)
+            lines.append(line)
+        return lines
+
+    def steps(self, heading, steps, bottom):
+        """The heading and the numbered steps of "How to play", from STEPS_TOP down to `bottom` at most."""
+        self.text(7, STEPS_TOP - 6, heading, 4.0, 91, bold=True, fill=RED)
+        for size in STEP_SIZES:
+            laid = [self.wrapped(step, size) for step in steps]
+            height = sum(len(lines) - 1 for lines in laid) * size * LINE + (len(laid) - 1) * size * GAP
+            if STEPS_TOP + height <= bottom:
+                break
+        else:
+            raise CardError("the steps do not fit above %s mm even at %s mm" % (bottom, STEP_SIZES[-1]))
+        y = STEPS_TOP
+        for number_, lines in enumerate(laid):
+            self.text(7, y, str(number_ + 1), size, bold=True, fill=RED)
+            for i, line in enumerate(lines):
+                self.text(STEPS_LEFT, y + i * size * LINE, line, size, fill=TEXT)
+            y += (len(lines) - 1) * size * LINE + size * GAP
+
+
+def number(value):
+    """A length as the SVG writes it: at most two decimals."""
+    return ("%.2f" % value).rstrip("0").rstrip(".")
+
+
+def drnim_words(card, t):
+    """Dr. Nim's card: the drawing's labels and how to play."""
+    card.text(52.5, 14, t._("The Amazing Dr. Nim"), 7.2, 93, "middle", bold=True, fill=RED)
+    card.text(52.5, 20.5, t._("a computer that thinks with marbles (E.S.R. Inc., 1966)"), 3.0, 93, "middle",
+              italic=True, fill=TEXT)
+    card.text(14, 34.5, t._("15 marbles on the rail"), 2.4, 36)
+    card.text(89, 28.2, t._("gate"), 2.4, 12, "middle")
+    card.text(65, 43.5, t._("3 flip-flops"), 2.5, 30)
+    card.text(58, 54.5, t._("equalizer: right = armed"), 2.5, 37)
+    card.text(45, 60.2, t._("Dr. Nim"), 2.4, 20, "end", bold=True)
+    card.text(58, 60.2, t._("you (turn switch)"), 2.4, 24, bold=True)
+    card.text(52, 66, t._("tray"), 2.3, 20, "middle")
+    card.text(86, 67.8, t._("TRIGGER"), 2.4, 17, "middle", bold=True)
+    card.text(19, 67.8, t._("NEW GAME"), 2.4, 20, "middle", bold=True)
+    card.text(18.7, 41.9, t._("your turn"), 2.3, 24)
+    card.text(18.7, 46.9, t._("Dr. Nim's turn"), 2.3, 24)
+    card.steps(t._("How to play"), [
+        t._("Fifteen marbles wait on the rail. You and Dr. Nim take turns to drop one, two or three of them."),
+        t._("Whoever drops the LAST marble LOSES."),
+        t._("Your turn: press the TRIGGER once for each marble you take."),
+        t._("Then hand over: flip the TURN SWITCH to Dr. Nim and press the TRIGGER once. Dr. Nim drops its own "
+            "marbles and hands the turn back. (Switch already on Dr. Nim's side? Flip it to you and back.)"),
+        t._("Want Dr. Nim to start? Hand over before you take any."),
+        t._("EQUALIZER right (armed): Dr. Nim makes one mistake, so you can win whoever starts. Set it before the "
+            "first marble; at left, Dr. Nim shows no mercy."),
+        t._("Game over? Put the marbles back on the rail and press NEW GAME."),
+    ], 134.5)
+    card.text(52.5, 137.7, t._("Hint: Dr. Nim counts in fours. So can you."), 3.0, 93, "middle", bold=True,
+              italic=True, fill=RED)
+    card.text(52.5, 140.7, t._("A working replica, run by the Dr. Nim Controller"), 2.3, 93, "middle", fill="#666")
+    card.text(52.5, 143.8, t._("WARNING: CHOKING HAZARD (marbles). Not for children under 3."), 2.3, 95, "middle",
+              bold=True, fill=RED)
+
+
+def nimatron_words(card, t):
+    """The Nimatron's card: the drawing's labels and how to play."""
+    card.text(52.5, 14, t._("The Nimatron"), 7.2, 93, "middle", bold=True, fill=RED)
+    card.text(52.5, 20.5, t._("the Nim machine of the New York World's Fair, 1940"), 3.0, 93, "middle", italic=True,
+              fill=TEXT)
+    for row, y in enumerate((31.5, 39.0, 46.5, 54.0)):
+        card.text(14, y, str(row + 1), 2.6, bold=True, anchor="middle", fill="#f7dc6f")
+    card.text(76, 27.0, t._("row buttons"), 2.3, 20, "middle")
+    # Translators: a button's name on the card, in two short lines (\n between them).
+    card.text(88, 46.2, t._("HAND\nOVER"), 2.3, 15, "middle", bold=True)
+    # Translators: a button's name on the card, in two short lines (\n between them).
+    card.text(88, 63.4, t._("NEW\nGAME"), 2.3, 15, "middle", bold=True)
+    for x, words in ((15, t._("your turn")), (32, t._("Nimatron's turn")), (49, t._("NIM CHAMP")),
+                     (66, t._("Nimatron wins"))):
+        card.text(x, 67.3, words, 2.1, 16, "middle")
+    card.steps(t._("How to play"), [
+        t._("Four rows of lamps are lit. You and the Nimatron take turns to put lamps out."),
+        t._("On your turn, pick ONE row and press its button once for each lamp you put out: one lamp, or several, or "
+            "the whole row, but all from that row."),
+        t._("Then press HAND OVER. The Nimatron thinks for a moment and puts out lamps of one row."),
+        t._("Whoever puts out the LAST lamp WINS."),
+        t._("Beat it and the NIM CHAMP lamp flashes. In 1940 the winners got a coin stamped \"Nim Champ\"."),
+        t._("Every game starts from a position you can win, if you find the right moves. But one wrong move, and the "
+            "machine will not give you another chance."),
+        t._("Press NEW GAME to start again."),
+    ], 135.5)
+    card.text(52.5, 138.4, t._("Hint: the secret is in binary numbers."), 3.0, 93, "middle", bold=True, italic=True,
+              fill=RED)
+    card.text(52.5, 141.5, t._("A working replica, run by the Dr. Nim Controller"), 2.3, 93, "middle", fill="#666")
+
+
+WORDS = {"drnim": drnim_words, "nimatron": nimatron_words}
+
+
+def card_svg(machine, t, measure=None):
+    """The card of `machine` in the Language `t`, as SVG text."""
+    card = Card(measure or Measure())
+    WORDS[machine](card, t)
+    drawing = shipped.path("hardware", machine, "visitor-card-drawing.svg").read_text(encoding="utf-8")
+    shapes = [line for line in drawing.splitlines() if line.startswith("<") and not line.startswith(("<?", "<!--",
+                                                                                                       "<svg", "</svg"))]
+    return "\n".join([
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        "<!-- SPDX-License-Identifier: CERN-OHL-P-2.0 -->",
+        "<!-- Made by controller/cards.py from visitor-card-drawing.svg and the catalogs: edit those. -->",
+        '<svg xmlns="http://www.w3.org/2000/svg" width="105mm" height="148mm" viewBox="0 0 105 148" '
+        'font-family="DejaVu Sans, Verdana, Arial, sans-serif" xml:lang="%s">' % t.code,
+    ] + shapes + card.lines + ["</svg>", ""])
+
+
+def card_path(folder, code):
+    return Path(folder) / ("visitor-card.%s.svg" % code)
+
+
+def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
+    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/); the paths.
+    `languages`, code -> Language, stands in for the catalogs (a test's pseudo-locale)."""
+    measure = Measure()
+    made = []
+    for machine in machines:
+        folder = Path(out) if out else shipped.path("hardware", machine)
+        for code in codes:
+            t = (languages or {}).get(code) or language(code)
+            svg = card_path(folder, code) if not out or len(machines) == 1 else \
+                Path(out) / ("visitor-card.%s.%s.svg" % (machine, code))
+            text = card_svg(machine, t, measure)
+            if not svg.exists() or svg.read_text(encoding="utf-8") != text:
+                svg.write_text(text, encoding="utf-8")
+            make_pdf(svg, svg.with_suffix(".pdf"))
+            made.append(svg)
+    return made
+
+
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: python -m controller.cards CARD.svg CARD.pdf\n")
-        return 2
+    parser = argparse.ArgumentParser(prog="python -m controller.cards", description="The visitor cards (SVG and "
+                                     "PDF), per machine and language.")
+    parser.add_argument("--machine", choices=MACHINES, action="append", help="a machine (default: each)")
+    parser.add_argument("--lang", action="append", metavar="LL", help="a language: %s (default: each)"
+                        % ", ".join(CODES))
+    parser.add_argument("--out", metavar="DIR", help="the folder to write into (default: hardware/<machine>/)")
+    args = parser.parse_args(argv)
     try:
-        make_pdf(argv[0], argv[1])
+        codes = [language(code).code for code in args.lang] if args.lang else list(CODES)
+        for path in write_cards(args.machine or MACHINES, codes, args.out):
+            print("wrote %s and its PDF" % path)
+    except UnknownLanguage as error:
+        sys.stderr.write("controller.cards: --lang: %s\n" % error)
+        return 2
     except (OSError, ValueError) as error:
         sys.stderr.write("controller.cards: %s\n" % (getattr(error, "strerror", None) or error))
         return 1

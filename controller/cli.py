@@ -1,7 +1,7 @@
 """The `controller` command.
 
     controller solve GAME [HEAPS...] [--misere | --normal] [--k K] [--max-take M] [--seed N] [--json]
-    controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N]
+    controller play GAME [HEAPS...] [--opponent NAME] [--first you|machine|random] [--seed N] [--lang LL]
     controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
     controller safe-off [--config PATH]
@@ -13,7 +13,7 @@
     controller web build|serve ...   (see controller/web/command.py)
     controller hardware check [--machine NAME] ...   (see controller/hardware/command.py)
     controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
-                          [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X]
+                          [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X] [--lang LL]
 
 Bad arguments get one line that names the argument, and exit status 2.
 """
@@ -27,8 +27,9 @@ import sys
 import time
 
 from controller import __version__
-from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Parser, add_config_argument, argument,
-                                  config_path, load_service_config, positive, rate, read_script, seed)
+from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Parser, add_config_argument,
+                                  add_language_argument, argument, config_path, load_service_config, positive, rate,
+                                  read_script, seed)
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
@@ -84,6 +85,7 @@ def build_parser():
     play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
     play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
     play.add_argument("--seed", type=seed, help="seed for the machine's random choices (same seed, same game)")
+    add_language_argument(play)
 
     run = commands.add_parser("run", help="run the replica: the Raspberry Pi service")
     run.set_defaults(action=run_service)
@@ -251,12 +253,14 @@ def run_play(args, out):
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     rng = Random(seed)
     preset = argument("GAME", find_preset, args.game)
+    t = args.lang
     while not args.heaps and preset.name == "sinclair":
-        answer = read_line("How many matchsticks? ").strip()
+        answer = read_line(t._("How many matchsticks? ")).strip()
         if is_whole(answer) and int(answer) > 0:
             args.heaps = [answer]
         else:
-            out.write("%s will not do: give a whole number of matchsticks, 1 or more.\n" % quoted(answer))
+            out.write(t.format(t._("%(answer)s will not do: give a whole number of matchsticks, 1 or more."),
+                               {"answer": quoted(answer)}) + "\n")
     preset, variant, heaps = game_setup(args, rng)
     if variant.is_over(heaps):
         raise ArgumentError("HEAPS: nothing to take in %s: a game needs at least one object" % position_text(heaps))
@@ -267,11 +271,12 @@ def run_play(args, out):
     first = args.first or preset.first
     if first == RANDOM:
         first = MACHINE if rng.below(2) else "you"
-    from controller.terminal import play
-    out.write("%s: %s.\n" % (preset.title, variant.describe()))
-    out.write("You play against %s; %s first. (seed %d)\n"
-              % (opponent.name, "the machine moves" if first == MACHINE else "you move", seed))
-    play(variant, heaps, opponent, first == MACHINE, read_line, lambda text: out.write(text + "\n"))
+    from controller.terminal import play, rule, title
+    out.write("%s: %s.\n" % (title(t, preset), rule(t, variant)))
+    who = t._("You play against %(opponent)s; the machine moves first. (seed %(seed)s)") if first == MACHINE \
+        else t._("You play against %(opponent)s; you move first. (seed %(seed)s)")
+    out.write(t.format(who, {"opponent": opponent.name, "seed": seed}) + "\n")
+    play(variant, heaps, opponent, first == MACHINE, read_line, lambda text: out.write(text + "\n"), t)
     return 0
 
 
@@ -298,8 +303,9 @@ def run_config_check(args, out):
     from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)
-    out.write("%s: good: %s, pin map %s, GPIO backend %s\n" % (
-        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"]))
+    out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
+        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
+        ", ".join(config.languages)))
     return 0
 
 
@@ -416,6 +422,7 @@ def build_simulate_parser():
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
     parser.add_argument("--speed", type=speed,
                         help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
+    add_language_argument(parser)
     return parser
 
 
@@ -440,7 +447,7 @@ def run_simulate(argv, out):
                                  else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
         return 1 if failures else 0
     from controller.sim.engine import Simulation
-    simulation = Simulation(args.machine, {}, **faults)
+    simulation = Simulation(args.machine, {}, language=args.lang.code, **faults)
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines

@@ -2,7 +2,9 @@
 heaps, read the player's move, answer, announce the winner.
 
 This is a shell: it reads and prints; every rule and every choice of the
-machine comes from `controller.core`.
+machine comes from `controller.core`. What it prints is in the player's
+language (`--lang`, else the terminal's LANG): `t` is a
+controller.language.Language.
 """
 
 from controller.core.rules import Game, IllegalMove, InvalidMove, Move
@@ -11,13 +13,49 @@ from controller.core.values import is_whole
 DRAWN_UP_TO = 30
 
 
-def draw(position):
+def title(t, preset):
+    """The game's name in the player's language (a game the catalogs do not know keeps its own)."""
+    titles = {
+        "drnim": t._("The Amazing Dr. Nim (E.S.R. Inc., 1966)"),
+        "sinclair": t._("Sinclair Cambridge Programmable matchstick game (1977)"),
+        "nimatron": t._("The Nimatron (Westinghouse, New York World's Fair, 1940)"),
+        "marienbad": t._("Last Year at Marienbad (1961)"),
+        "nimx": t._("Nimx, a BASIC ten-liner"),
+        "applet": t._("Chlond and Akyol's Nimatron applet (2003)"),
+        "praxis": t._("Programming Praxis' Nim (2010)"),
+        "moore": t._("Moore's Nim_k (1910)"),
+        "rosebushes": t._("Rosebushes"),
+        "subtraction": t._("Subtraction game"),
+        "nim": t._("Nim"),
+    }
+    return titles.get(preset.name, preset.title)
+
+
+def rule(t, variant):
+    """What a move may take, and how the game ends, in words."""
+    family = variant.family
+    if family == "subtraction":
+        take = t.format(t._("take 1 to %(most)d from one heap"), {"most": variant.max_take})
+    elif family == "moore":
+        take = t.format(t._n("take any numbers from each of 1 to %(k)d heap",
+                             "take any numbers from each of 1 to %(k)d heaps", variant.k), {"k": variant.k})
+    elif family == "rosebushes":
+        take = t.format(t._n("take one from each of 1 to %(k)d heap",
+                             "take one from each of 1 to %(k)d heaps", variant.k), {"k": variant.k})
+    else:
+        take = t._("take any number from one heap")
+    end = t._("whoever takes the last object loses") if variant.misere else t._("whoever takes the last object wins")
+    return t.format(t._("%(take)s; %(end)s"), {"take": take, "end": end})
+
+
+def draw(t, position):
     """One line per heap: its objects as marks (when few enough to count) and its size."""
     width = 2 * min(max(position or (0,)), DRAWN_UP_TO)
     lines = []
     for heap, size in enumerate(position):
         marks = " ".join(["o"] * size) if size <= DRAWN_UP_TO else "o o o ... o"
-        lines.append("  heap %d: %-*s %d" % (heap + 1, width, marks, size))
+        lines.append("  %s %s %s" % (t.format(t._("heap %(heap)d:"), {"heap": heap + 1}), marks.ljust(width),
+                                     t.number(size)))
     return "\n".join(lines)
 
 
@@ -29,35 +67,49 @@ def read_move(text, position):
     return Move.parse(text)
 
 
-def say_move(move):
-    parts = []
+def say_move(t, move):
+    parts = [t.format(t._("%(count)s from heap %(heap)d"), {"count": t.number(count), "heap": heap + 1})
+             for heap, count in move.takes]
+    return t._(" and ").join(parts)
+
+
+def why_illegal(t, variant, position, move, typed):
+    """Why the rules refuse `move` (as the player typed it) in `position`, in words."""
     for heap, count in move.takes:
-        parts.append("%d from heap %d" % (count, heap + 1))
-    return "takes " + " and ".join(parts)
+        if heap >= len(position):
+            return t.format(t._("There is no heap %(heap)d."), {"heap": heap + 1})
+        if count > position[heap]:
+            return t.format(t._n("Heap %(heap)d has only %(size)d.", "Heap %(heap)d has only %(size)d.",
+                                 position[heap]), {"heap": heap + 1, "size": position[heap]})
+    return t.format(t._("%(move)s is not allowed here: %(rule)s."), {"move": repr(typed), "rule": rule(t, variant)})
 
 
-def play(variant, heaps, opponent, machine_first, ask, tell):
+def play(variant, heaps, opponent, machine_first, ask, tell, t):
     """Play one game and return its Outcome; `ask(prompt)` reads a line, `tell(text)` prints."""
     game = Game(variant, heaps)
     machine = 0 if machine_first else 1
-    prompt = "How many do you take? " if len(heaps) == 1 else "Your move (heap:count, such as 2:3): "
+    prompt = t._("How many do you take? ") if len(heaps) == 1 else t._("Your move (heap:count, such as 2:3): ")
     while not game.is_over():
-        tell(draw(game.position))
+        tell(draw(t, game.position))
         if game.turn == machine:
             move = opponent.choose(variant, game.position)
             game.push(move)
-            tell("The machine (%s) %s." % (opponent.name, say_move(move)))
+            tell(t.format(t._("The machine (%(opponent)s) takes %(move)s."),
+                          {"opponent": opponent.name, "move": say_move(t, move)}))
             continue
         while True:
             text = ask(prompt)
             try:
                 game.push(read_move(text, game.position))
                 break
-            except (InvalidMove, IllegalMove) as error:
-                tell(str(error))
+            except InvalidMove:
+                tell(t.format(t._("%(move)s is not a move: write heap:count, such as 2:3 (or just the count when "
+                                  "there is one heap)."), {"move": repr(text.strip())}))
+            except IllegalMove:
+                tell(why_illegal(t, variant, game.position, read_move(text, game.position), text.strip()))
     outcome = game.outcome()
     if outcome.winner == machine:
-        tell("The machine wins.")
+        tell(t._("The machine wins."))
     else:
-        tell("You win!")
+        tell(t._("You win!"))
     return outcome

@@ -9,6 +9,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# The suite reads English unless a test names a language: a terminal's LANG picks the language of
+# `controller play` and the simulator, so the tests set it (their subprocesses inherit it).
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
+
 
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (make test): two workers a core. Most tests wait, on a subprocess, a

@@ -23,10 +23,13 @@ class FakeClock:
         return self.now
 
 
-def write_config(tmp_path, machine="drnim", **settings):
+def write_config(tmp_path, machine="drnim", languages=None, **settings):
     lines = ['[service]', 'machine = "%s"' % machine, 'pin_factory = "mock"',
              'state_dir = "%s"' % (tmp_path / "state"), 'runtime_dir = "%s"' % (tmp_path / "run"),
-             'stuck_after_s = 5', '[%s]' % machine]
+             'stuck_after_s = 5']
+    if languages:
+        lines += ['[exhibit]', 'language = %s' % list(languages)]
+    lines.append('[%s]' % machine)
     for key, value in settings.items():
         lines.append("%s = %s" % (key, str(value).lower() if isinstance(value, bool) else repr(value)))
     path = tmp_path / "config.toml"
@@ -37,10 +40,10 @@ def write_config(tmp_path, machine="drnim", **settings):
 class Rig:
     """The service on mock pins, a fake clock, and the marbles."""
 
-    def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, **settings):
+    def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, languages=None, **settings):
         """`switches`: where the remembered switches stand at start (role -> active); by default
-        where a new game's settings say, as a person sets them."""
-        self.config = load_config(str(write_config(tmp_path, machine, **settings)))
+        where a new game's settings say, as a person sets them. `languages`: [exhibit] language."""
+        self.config = load_config(str(write_config(tmp_path, machine, languages, **settings)))
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.clock = FakeClock()

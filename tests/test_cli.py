@@ -201,9 +201,9 @@ def test_play_drnim_against_perfect_to_a_win():
 def test_a_bad_move_is_refused_with_a_reason_and_asked_again():
     code, text = run("play", "drnim", "--seed", "1", "--first", "you", lines=["5", "2:1", "three", "2", "3", "3", "3"])
     assert code == 0
-    assert "illegal move '1:5' in (15): take at most 3" in text
-    assert "illegal move '2:1' in (15): there is no heap 2" in text
-    assert "'three' is not a move" in text
+    assert "'5' is not allowed here: take 1 to 3 from one heap; whoever takes the last object loses." in text
+    assert "There is no heap 2." in text
+    assert "'three' is not a move: write heap:count" in text
     assert text.rstrip().endswith("You win!")
 
 

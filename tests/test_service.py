@@ -412,6 +412,7 @@ def test_status_and_stats_commands(tmp_path):
     assert "Game: drnim, play, 1 of 2 marbles on the rail, player's turn." in text
     assert "Fault: none." in text and "Last heartbeat:" in text
     rig.hand_over()                                # Dr. Nim must take the last marble
+    rig.service.stats.flush()                      # its own thread writes the game: a busy machine's is late
     out = io.StringIO()
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
     assert "Wins: player 1" in out.getvalue() and "Jams: 0" in out.getvalue()

@@ -1,5 +1,6 @@
-"""The visitor cards (hardware/<machine>/visitor-card.svg and .pdf) print on
-A6 (105 x 148 mm), one page, and the PDF says what the SVG says."""
+"""The visitor cards (hardware/<machine>/visitor-card.<LL>.svg and .pdf, one per
+machine and language) print on A6 (105 x 148 mm), one page, the PDF says what
+the SVG says, and the committed cards are what controller/cards.py makes."""
 
 import html
 import re
@@ -7,10 +8,24 @@ import re
 import pytest
 
 from conftest import ROOT
+from controller.language import CODES, language
 
 pypdf = pytest.importorskip("pypdf", reason="pypdf (the test extras) reads the cards' PDF")
 
 MACHINES = ("drnim", "nimatron")
+CARDS = [(machine, code) for machine in MACHINES for code in CODES]
+
+
+def card(machine, code="en", suffix="svg"):
+    return ROOT / "hardware" / machine / ("visitor-card.%s.%s" % (code, suffix))
+
+
+def cairo_missing():
+    try:
+        import cairosvg  # noqa: F401
+    except (ImportError, OSError) as error:
+        return "cairosvg with Debian's libcairo2 makes the cards: %s" % error
+    return None
 A6_MM = (105, 148)
 POINTS_PER_MM = 72 / 25.4
 
@@ -29,29 +44,39 @@ def page_size_mm(reader):
     return round(float(box.width) / POINTS_PER_MM), round(float(box.height) / POINTS_PER_MM)
 
 
-@pytest.mark.parametrize("machine", MACHINES)
-def test_the_card_is_one_a6_page(machine):
-    reader = pypdf.PdfReader(ROOT / "hardware" / machine / "visitor-card.pdf")
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_the_card_is_one_a6_page(machine, code):
+    reader = pypdf.PdfReader(card(machine, code, "pdf"))
     assert len(reader.pages) == 1
     assert page_size_mm(reader) == A6_MM
-    svg = (ROOT / "hardware" / machine / "visitor-card.svg").read_text(encoding="utf-8")
-    assert 'width="105mm" height="148mm"' in svg
+    svg = card(machine, code).read_text(encoding="utf-8")
+    assert 'width="105mm" height="148mm"' in svg and 'xml:lang="%s"' % code in svg
 
 
-@pytest.mark.parametrize("machine", MACHINES)
-def test_the_pdf_says_what_the_svg_says(machine):
-    """An edited SVG without a remade PDF fails here: remake it with the command in hardware/README.md."""
-    svg = (ROOT / "hardware" / machine / "visitor-card.svg").read_text(encoding="utf-8")
-    printed = words(pypdf.PdfReader(ROOT / "hardware" / machine / "visitor-card.pdf").pages[0].extract_text())
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_the_pdf_says_what_the_svg_says(machine, code):
+    """An edited SVG without a remade PDF fails here: remake them with the command in hardware/README.md."""
+    svg = card(machine, code).read_text(encoding="utf-8")
+    printed = words(pypdf.PdfReader(card(machine, code, "pdf")).pages[0].extract_text())
     lines = [line for line in svg_lines(svg) if line]
     assert len(lines) > 20
     missing = [line for line in lines if line not in printed]
     assert missing == [], "the PDF is older than the SVG"
 
 
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_the_committed_card_is_what_the_catalogs_make(machine, code):
+    """A changed translation or drawing without remade cards fails here (python -m controller.cards)."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    from controller.cards import card_svg
+    assert card_svg(machine, language(code)) == card(machine, code).read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("machine", MACHINES)
 def test_the_card_tells_how_the_game_ends_and_names_every_control(machine):
-    text = " ".join(svg_lines((ROOT / "hardware" / machine / "visitor-card.svg").read_text(encoding="utf-8")))
+    text = " ".join(svg_lines(card(machine).read_text(encoding="utf-8")))
     if machine == "drnim":
         assert "Whoever drops the LAST marble LOSES." in text
         for control in ("TRIGGER", "NEW GAME", "TURN SWITCH", "EQUALIZER", "flip-flops"):
@@ -62,47 +87,56 @@ def test_the_card_tells_how_the_game_ends_and_names_every_control(machine):
             assert control in text
 
 
-def test_the_documented_command_makes_an_a6_pdf(tmp_path):
-    try:
-        import cairosvg
-    except (ImportError, OSError) as error:
-        pytest.skip("cairosvg with Debian's libcairo2 makes the cards' PDF: %s" % error)
-    target = tmp_path / "visitor-card.pdf"
-    cairosvg.svg2pdf(url=str(ROOT / "hardware" / "drnim" / "visitor-card.svg"), write_to=str(target))
-    reader = pypdf.PdfReader(target)
-    assert len(reader.pages) == 1 and page_size_mm(reader) == A6_MM
-
-
-def test_the_cards_pdf_is_the_same_bytes_from_the_same_svg(tmp_path):
-    """Regenerated without a change, the PDF does not change: its creation date is SOURCE_DATE_EPOCH
-    (else the SVG's modification time), not the time of the run."""
-    try:
-        import cairosvg  # noqa: F401
-    except (ImportError, OSError) as error:
-        pytest.skip("cairosvg with Debian's libcairo2 makes the cards' PDF: %s" % error)
+def test_the_cards_pdf_is_the_same_bytes_each_time_in_the_language_asked(tmp_path):
+    """`python -m controller.cards --lang de` makes the German card; made again without a change, the same
+    bytes: the PDF's creation date is SOURCE_DATE_EPOCH (else the SVG's modification time), not the time of
+    the run."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
     import datetime
     import os
     import subprocess
     import sys
     made = []
-    for name, epoch in (("one.pdf", "1700000000"), ("two.pdf", "1700000000"), ("three.pdf", None)):
+    for name, epoch in (("one", "1700000000"), ("two", "1700000000"), ("three", None)):
         env = dict(os.environ)
         env.pop("SOURCE_DATE_EPOCH", None)
         if epoch:
             env["SOURCE_DATE_EPOCH"] = epoch
-        result = subprocess.run([sys.executable, "-m", "controller.cards", str(ROOT / "hardware" / "drnim" /
-                                 "visitor-card.svg"), str(tmp_path / name)], env=env, cwd=ROOT, capture_output=True)
+        (tmp_path / name).mkdir()
+        result = subprocess.run([sys.executable, "-m", "controller.cards", "--machine", "drnim", "--lang", "de",
+                                 "--out", str(tmp_path / name)], env=env, cwd=ROOT, capture_output=True)
         assert result.returncode == 0, result.stderr
-        made.append(tmp_path / name)
+        made.append(tmp_path / name / "visitor-card.de.pdf")
     assert made[0].read_bytes() == made[1].read_bytes()
+    assert (tmp_path / "one" / "visitor-card.de.svg").read_bytes() == card("drnim", "de").read_bytes()
+    assert "Wer die LETZTE Murmel fallen lässt, VERLIERT." in words(pypdf.PdfReader(made[0]).pages[0].extract_text())
     assert pypdf.PdfReader(made[0]).metadata.creation_date == datetime.datetime(2023, 11, 14, 22, 13, 20,
                                                                               tzinfo=datetime.timezone.utc)
-    svg_time = int((ROOT / "hardware" / "drnim" / "visitor-card.svg").stat().st_mtime)
+    svg_time = int((tmp_path / "three" / "visitor-card.de.svg").stat().st_mtime)
     assert pypdf.PdfReader(made[2]).metadata.creation_date.timestamp() == svg_time
     assert page_size_mm(pypdf.PdfReader(made[0])) == A6_MM
 
 
-def test_the_dr_nim_card_warns_that_the_marbles_are_a_choking_hazard():
-    """The card asks visitors to put 16 mm marbles back: it says they are not for small children."""
-    text = " ".join(svg_lines((ROOT / "hardware" / "drnim" / "visitor-card.svg").read_text(encoding="utf-8")))
-    assert "WARNING: CHOKING HAZARD (marbles). Not for children under 3." in text
+def test_an_unknown_language_is_one_line(tmp_path):
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "controller.cards", "--lang", "xx", "--out", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr == ("controller.cards: --lang: 'xx' is not a language of this "
+                                                        "controller (en, de, fr, es, nl)\n")
+
+
+@pytest.mark.parametrize("code, warning", [
+    ("en", "WARNING: CHOKING HAZARD (marbles). Not for children under 3."),
+    ("de", "ACHTUNG: ERSTICKUNGSGEFAHR (Murmeln). Nicht für Kinder unter 3 Jahren."),
+    ("fr", "ATTENTION : RISQUE D’ÉTOUFFEMENT (billes). Ne convient pas aux enfants de moins de 3 ans."),
+    ("es", "ADVERTENCIA: PELIGRO DE ASFIXIA (canicas). No apto para menores de 3 años."),
+    ("nl", "WAARSCHUWING: VERSTIKKINGSGEVAAR (knikkers). Niet geschikt voor kinderen onder 3 jaar."),
+])
+def test_the_dr_nim_card_warns_that_the_marbles_are_a_choking_hazard(code, warning):
+    """The card asks visitors to put 16 mm marbles back: it says, in its language, they are not for small
+    children."""
+    text = " ".join(svg_lines(card("drnim", code).read_text(encoding="utf-8")))
+    assert warning in text

@@ -21,10 +21,12 @@ import pytest
 
 from controller.cli import main
 from controller.core.registry import machine_class
+from controller.language import language
 from controller.web import build as web_build
 from controller.web.browser import missing, open_page, served_page
 from controller.web.serve import make_server
 
+ENGLISH = language("en")
 ROOT = Path(__file__).resolve().parent.parent
 MICROPYTHON = ROOT / ".venv" / "bin" / "micropython"
 BROWSER_MISSING = missing()
@@ -77,9 +79,9 @@ def test_a_whole_dr_nim_game_by_clicks_gives_the_cores_results(browser):
     assert machine.mode == view["mode"] == "over"
     assert machine.winner == view["winner"] and machine.turns == view["turns"]
     assert sum(count for _, count in machine.turns) == 15
-    assert machine.verdict() in page.inner_text("#status")
+    assert ENGLISH.message(machine.verdict()) in page.inner_text("#status")
     assert "Rail: 0 marbles" in page.text_content("#board-desc")
-    assert [line[1] for line in machine.explain()] == page.locator("#working li").all_inner_texts()
+    assert [ENGLISH.line(line) for line in machine.explain()] == page.locator("#working li").all_inner_texts()
     lamp = "drnim_wins" if machine.winner == "machine" else "you_win"
     assert page.get_attribute("#lamps li.on", "aria-label").startswith(
         "Dr. Nim wins" if lamp == "drnim_wins" else "you win")
@@ -109,7 +111,7 @@ def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
     machine = replay(page.evaluate("nim.trace()"))
     assert machine.winner == view["winner"] and machine.turns == view["turns"] and machine.rows == [0, 0, 0, 0]
     assert [turn[0] for turn in machine.turns][:2] == ["player", "machine"]
-    assert machine.verdict() in page.inner_text("#status")
+    assert ENGLISH.message(machine.verdict()) in page.inner_text("#status")
     assert page.get_attribute("#control-row1", "aria-label") == "Row 1, 0 lit: put out a lamp"
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
     own_folder_only(requests, address)
@@ -149,7 +151,7 @@ def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_
     page.click("#control-trigger")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().rail") == 13
-    page.select_option("#setting-rule", "last-wins")
+    page.check("#setting-rule-last-wins")
     assert page.evaluate("nim.trace().config.rule") == "last-wins"
     assert page.evaluate("nim.view().rail") == 15
 
@@ -163,7 +165,7 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.id"))
     for control in ("control-trigger", "control-turn_switch", "control-equalizer_switch", "control-new_game",
-                    "setting-first", "setting-rule", "setting-opponent"):
+                    "setting-first-either", "setting-equalizer", "setting-rule-last-loses", "setting-opponent-historic"):
         assert control in reached
     page.focus("#control-trigger")
     page.keyboard.press("Enter")
@@ -173,6 +175,10 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     page.keyboard.press("Space")
     assert page.evaluate("nim.view().turn") == "machine"
     assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
+    page.focus("#setting-rule-last-loses")          # a setting's choices, by the arrow keys
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("nim.trace().config.rule === 'last-wins'")
+    assert page.evaluate("document.activeElement.id") == "setting-rule-last-wins"
 
 
 @needs_browser

@@ -4,6 +4,11 @@
 // lamps, settings and their choices) is asked of the machine itself; this
 // file knows only how each thing looks and what it is called in words.
 //
+// Every text a visitor reads comes from the catalogs (language/LL.json, made from the
+// same .po files as the Python shells' catalogs): `_()` for the page's own, `message()`
+// for what the machine says (its message ids, language/messages.json), chosen by
+// ?lang=, the language buttons, else the browser's language (a kiosk: its first).
+//
 // With ?follow=EXHIBIT&broker=ws://HOST:PORT/ the page is a second screen beside a
 // physical exhibit: it takes the exhibit's live game from the museum's MQTT broker
 // (docs/telemetry.md), restores the machine from its state and replays its events,
@@ -23,17 +28,97 @@ const RECONNECT_MS = 2000, CONNECT_TIMEOUT_MS = 5000;
 // The exhibit's clock as the page reckons it: each message gives a bound, kept over two windows.
 const CLOCK_WINDOW_MS = 300000;
 
+// --- the visitor's language ------------------------------------------------------------
+let lang = { code: "en", plural: "(n != 1)", group: ",", texts: {} };
+let pluralOf = (n) => (n !== 1 ? 1 : 0);
+let ids = {};               // the core's message ids: [English, English plural or null, the value that counts]
+
+// A text of the page in the visitor's language (its English when the catalog has none).
+function _(text) {
+  const forms = lang.texts[text];
+  return forms ? forms[0] : text;
+}
+
+// A text with a number: the language's plural form for `count`.
+function _n(singular, plural, count) {
+  const forms = lang.texts[singular];
+  if (forms) return forms[Math.min(pluralOf(count), forms.length - 1)];
+  return count === 1 ? singular : plural;
+}
+
+// A text with a context (the same English, said another way elsewhere).
+function _p(context, text) {
+  const forms = lang.texts[context + "\u0004" + text];
+  return forms ? forms[0] : text;
+}
+
+// A whole number as the language writes it (its digits grouped with the language's separator).
+function num(value) {
+  const digits = String(Math.abs(value)).replace(/\B(?=(\d{3})+(?!\d))/g, lang.group);
+  return (value < 0 ? "-" : "") + digits;
+}
+
+// `text` with its %(name)d and %(name)s filled from `values`: the catalogs' placeholders (Python's).
+function fmt(text, values) {
+  return text.replace(/%(?:\((\w+)\)(-?\d*)([ds])|%)/g, (all, name, width, kind) => {
+    if (name === undefined) return "%";
+    const value = values[name];
+    let shown = kind === "d" && Number.isInteger(value) ? num(value) : String(value);
+    const size = Math.abs(Number(width || 0));
+    if (shown.length < size) shown = width.startsWith("-") ? shown.padEnd(size) : shown.padStart(size);
+    return shown;
+  });
+}
+
+// What the machine says: a message id with its values, in the visitor's language.
+function message(id, values) {
+  values = values || {};
+  const known = ids[id];
+  if (!known) return [id].concat(Object.keys(values).sort().map((key) => key + "=" + values[key])).join(" ");
+  const [singular, plural, count] = known;
+  const forms = lang.texts[id + "\u0004" + singular];
+  let text;
+  if (plural === null) text = forms ? forms[0] : singular;
+  else if (forms) text = forms[Math.min(pluralOf(values[count]), forms.length - 1)];
+  else text = values[count] === 1 ? singular : plural;
+  return fmt(text, values);
+}
+
+async function loadLanguage(code) {
+  const response = await fetch("language/" + code + ".json");
+  if (!response.ok) throw new Error(`language/${code}.json: ${response.status} ${response.statusText}`);
+  lang = await response.json();
+  // the catalog's plural rule, a C expression of n (gettext's Plural-Forms, as Babel writes it)
+  const rule = /^[n0-9 ()!=<>&|?:%+-]*$/.test(lang.plural) ? lang.plural : "(n != 1)";
+  pluralOf = new Function("n", "return Number(" + rule + ");");
+  document.documentElement.lang = code === "qps" ? "en-XA" : code;
+  window.nim.language = code;
+}
+
 // How things are called and coloured (the terminal simulator's colours).
-const LAMP_LOOK = {
-  your_turn: ["your turn", "#4cd964"], drnim_turn: ["Dr. Nim's turn", "#ffcc00"], fault: ["fault", "#ff3b30"],
-  you_win: ["you win", "#35c8ff"], drnim_wins: ["Dr. Nim wins", "#ff9f0a"],
-  machine_turn: ["the Nimatron's turn", "#ffcc00"], nim_champ: ["NIM CHAMP", "#ffd700"],
-  machine_wins: ["the Nimatron wins", "#ff3b30"],
+const LAMP_COLOURS = {
+  your_turn: "#4cd964", drnim_turn: "#ffcc00", fault: "#ff3b30", you_win: "#35c8ff", drnim_wins: "#ff9f0a",
+  machine_turn: "#ffcc00", nim_champ: "#ffd700", machine_wins: "#ff3b30",
 };
-const CONTROL_NAMES = { trigger: "Trigger", new_game: "New game", handover: "Hand over" };
+function lampName(name) {
+  return { your_turn: _("your turn"), drnim_turn: _("Dr. Nim's turn"), fault: _("fault"), you_win: _("you win"),
+    drnim_wins: _("Dr. Nim wins"), machine_turn: _("the Nimatron's turn"), nim_champ: _("NIM CHAMP"),
+    machine_wins: _("the Nimatron wins") }[name] || name.replace(/_/g, " ");
+}
+function lampState(state) {
+  return { on: _p("lamp", "on"), off: _p("lamp", "off"), blink: _p("lamp", "blinking") }[state] || state;
+}
+function controlName(role) {
+  return { trigger: _("Trigger"), new_game: _("New game"), handover: _("Hand over") }[role] || role;
+}
 // A switch's two sides in words: [the left side, the right side].
-const SWITCH_SIDES = { turn_switch: ["Dr. Nim", "you"], equalizer_switch: ["off", "armed"] };
-const SWITCH_NAMES = { turn_switch: "Turn switch", equalizer_switch: "Equalizer switch" };
+function switchSides(role) {
+  return { turn_switch: [_("Dr. Nim"), _p("turn switch", "you")],
+    equalizer_switch: [_p("equalizer switch", "off"), _p("equalizer switch", "armed")] }[role] || ["left", "right"];
+}
+function switchName(role) {
+  return { turn_switch: _("Turn switch"), equalizer_switch: _("Equalizer switch") }[role] || role;
+}
 // Keys, as in the terminal simulator: a key for a button, or for a switch's side.
 const KEYS = {
   trigger: [" ", "t"], new_game: ["n"], handover: ["h", "Enter"],
@@ -43,13 +128,18 @@ const VISITOR_SETTINGS = {
   drnim: ["first", "equalizer", "rule", "opponent"],
   nimatron: ["first", "rule", "opening", "opponent"],
 };
-const SETTING_NAMES = { first: "Who goes first", equalizer: "Equalizer switch at armed", rule: "Rule",
-  opening: "Opening", opponent: "How the machine plays" };
-const CHOICE_NAMES = { either: "either (you decide)", player: "you", machine: "the machine", random: "at random",
-  "last-loses": "whoever takes the last one loses", "last-wins": "whoever takes the last one wins",
-  historic: "its own marble logic (historic)", perfect: "perfect", "perfect:random": "perfect, random when losing",
-  "fallible:0.1": "fallible (a random move one time in ten)", sinclair: "the Sinclair calculator (1977)",
-  nimx: "Nimx (BASIC)", applet: "the 2003 applet", praxis: "Programming Praxis (2010)" };
+function settingName(key) {
+  return { first: _("Who goes first"), equalizer: _("Equalizer switch at armed"), rule: _("Rule"),
+    opening: _("Opening"), opponent: _("How the machine plays") }[key] || key;
+}
+function choiceName(value) {
+  return { either: _("either (you decide)"), player: _p("who goes first", "you"), machine: _("the machine"),
+    random: _("at random"), "last-loses": _("whoever takes the last one loses"),
+    "last-wins": _("whoever takes the last one wins"), historic: _("its own marble logic (historic)"),
+    perfect: _("perfect"), "perfect:random": _("perfect, random when losing"),
+    "fallible:0.1": _("fallible (a random move one time in ten)"), sinclair: _("the Sinclair calculator (1977)"),
+    nimx: _("Nimx (BASIC)"), applet: _("the 2003 applet"), praxis: _("Programming Praxis (2010)") }[value] || value;
+}
 
 // The machine's sound cues as short tunes: [frequency in Hz, milliseconds] each note.
 const CUES = {
@@ -71,14 +161,20 @@ let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
 let soundOn = params.get("sound") !== "off";
+let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
+let home = "en";            // the language a kiosk goes back to for the next visitor
+let said = [];              // what the machine said, newest first: [id, values] or [text, "error"]
+let pending = [];           // what the live region announces after this answer
+let before = null;          // the view before this answer: what changed is announced
 const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
-window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [] };
+window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [], announced: [] };
+let languageNames = {};     // each language named in itself, from its catalog
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
-  for (const key in attrs || {}) node.setAttribute(key, attrs[key]);
+  for (const key in attrs || {}) if (attrs[key] !== null && attrs[key] !== undefined) node.setAttribute(key, attrs[key]);
   if (text !== undefined) node.textContent = text;
   if (parent) parent.appendChild(node);
   return node;
@@ -86,14 +182,19 @@ function element(tag, attrs, parent, text) {
 
 // --- talking to the machine ----------------------------------------------------
 function answer(reply) {
-  if (reply.error) say(reply.error, "error");
+  if (reply.view) {
+    before = view;
+    view = reply.view;
+    announceMoves();            // first the moves, then what the machine said of them
+  }
+  if (reply.error) sayText(reply.error, "error");
   for (const command of reply.commands || []) carryOut(command);
   if (reply.view) {
-    view = reply.view;
     draw();
     schedule();
-    kioskReset();
   }
+  announce();
+  if (reply.view) kioskReset();
   return reply;
 }
 
@@ -111,7 +212,9 @@ function ask(question) {
     text = question();
   } catch (error) {
     window.nim.errors.push(String(error));
-    say("The machine stopped on an error: " + String(error.message || error).split("\n")[0], "error");
+    sayText(fmt(_("The machine stopped on an error: %(error)s"), { error: String(error.message || error).split("\n")[0] }),
+            "error");
+    announce();
     return null;
   }
   return answer(JSON.parse(text));
@@ -119,7 +222,7 @@ function ask(question) {
 
 function carryOut(command) {
   const head = command[0];
-  if (head === "message") say(command[1]);
+  if (head === "message") say(command[1], command[2]);
   else if (head === "sound") play(command[1]);
   else if (head === "release") return;
   else outputs[command.slice(0, -1).join("/")] = command[command.length - 1];
@@ -133,7 +236,7 @@ function schedule() {
   } else if (view.next !== null) {
     timer = setTimeout(() => ask(() => bridge.advance(now())), Math.max(0, view.next - now()));
   }
-  if (view.falling && view.falling.length && !animating) {
+  if (view.falling && view.falling.length && !animating && !still.matches) {
     animating = true;
     requestAnimationFrame(animate);
   }
@@ -150,6 +253,11 @@ function animate() {
 function kioskReset() {
   if (kiosk && !following && view.attract && touched) {
     if (!params.get("seed")) chosen.seed = newSeed();
+    if (lang.code !== home) {
+      setLanguage(home).then(() => start(decl.name, true));
+      touched = false;
+      return;
+    }
     start(decl.name, true);
   }
 }
@@ -175,27 +283,105 @@ function start(name, resting, retried) {
   outputs = {};
   touched = false;
   $("settings-error").textContent = "";
-  $("messages").textContent = "";
+  said = [];
+  drawMessages();
   $("said").textContent = "";
   view = reply.view;
+  const focused = document.activeElement && document.activeElement.id;
   build();
+  view = null;
   answer(reply);
+  // the same control keeps the focus in the new machine (a setting changed, the kiosk's reset)
+  if (focused && $(focused) && document.activeElement !== $(focused)) $(focused).focus();
   history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
     {}, Object.fromEntries(params), { machine: name })).toString());
 }
 
 // A setting the machine refused: one line, and the game goes on as it was.
 function settingError(text) {
-  $("settings-error").textContent = "That setting does not fit: " + text;
-  say("That setting does not fit: " + text, "error");
+  const line = fmt(_("That setting does not fit: %(problem)s"), { problem: text });
+  $("settings-error").textContent = line;
+  sayText(line, "error");
+  announce();
 }
 
-function say(text, kind) {
-  const item = element("li", kind ? { class: kind } : {}, null, text);
+// The machine said message `id` with `values`: in the list of what it said, and announced.
+function say(id, values) {
+  said.unshift([id, values || {}]);
+  said.length = Math.min(said.length, MESSAGES_KEPT);
+  drawMessages();
+  pending.push(message(id, values));
+}
+
+// A line of the page's own (an error): in the list, and announced.
+function sayText(text, kind) {
+  said.unshift([text, kind]);
+  said.length = Math.min(said.length, MESSAGES_KEPT);
+  drawMessages();
+  pending.push(text);
+}
+
+function drawMessages() {
   const list = $("messages");
-  list.insertBefore(item, list.firstChild);
-  while (list.children.length > MESSAGES_KEPT) list.removeChild(list.lastChild);
+  list.textContent = "";
+  for (const [what, extra] of said) {
+    if (typeof extra === "string") element("li", { class: extra }, list, what);
+    else element("li", {}, list, message(what, extra));
+  }
+}
+
+// The live region (polite): what this answer brought, in words, once. A text like the last one
+// is told apart by a no-break space, so that a screen reader says it again.
+function announce() {
+  if (!pending.length) return;
+  let text = pending.join(" ");
+  pending = [];
+  if ($("said").textContent === text) text += "\u00a0";
   $("said").textContent = text;
+  window.nim.announced.push(text.trim());
+}
+
+// Each move since the last answer in words: the visitor's marble or lamp, the machine's reply.
+function announceMoves() {
+  if (!before || !view || before.machine !== view.machine) return;
+  if (view.machine === "drnim") {
+    const mine = view.turn === "player" && !view.running && view.mode === "play";
+    const theirs = view.turns.slice(before.turns.length).filter((turn) => turn[0] === "machine");
+    if (view.taken > before.taken && !before.running && before.turn === "player" && !view.running) {
+      const dropped = view.taken - before.taken - theirs.reduce((sum, turn) => sum + turn[1], 0);
+      if (dropped > 0) {
+        pending.push(fmt(_n("You dropped %(count)d marble.", "You dropped %(count)d marbles.", dropped),
+                         { count: dropped }));
+        if (view.mode === "play") pending.push(fmt(_n("%(left)d is left.", "%(left)d are left.", view.rail), { left: view.rail }));
+      }
+    }
+    for (const [, count] of theirs) {
+      pending.push(fmt(_n("Dr. Nim dropped %(count)d marble.", "Dr. Nim dropped %(count)d marbles.", count), { count }));
+      if (view.mode === "play") pending.push(fmt(_n("%(left)d is left.", "%(left)d are left.", view.rail), { left: view.rail }));
+      if (mine) pending.push(_("Your turn."));
+    }
+    if (view.turn === "machine" && before.turn === "player" && view.mode === "play") pending.push(_("Handed over to Dr. Nim."));
+    return;
+  }
+  // the visitor's lamps: a press puts out one (never in the machine's turn, when the machine's go out)
+  if (before.turn === "player") {
+    view.rows.forEach((lit, i) => {
+      if (lit < before.rows[i]) {
+        pending.push(fmt(_n("You put out a lamp in row %(row)d: %(left)d is still lit there.",
+                            "You put out a lamp in row %(row)d: %(left)d are still lit there.", lit), { row: i + 1, left: lit }));
+      }
+    });
+  }
+  for (const [who, move] of view.turns.slice(before.turns.length)) {
+    if (who !== "machine") continue;
+    const [row, count] = String(move).split(":").map(Number);
+    pending.push(fmt(_n("The Nimatron put out %(count)d lamp in row %(row)d.",
+                        "The Nimatron put out %(count)d lamps in row %(row)d.", count), { count, row }));
+    if (view.mode === "play" && view.turn === "player") pending.push(_("Your turn."));
+  }
+  if (view.turn === "machine" && before.turn === "player" && view.mode === "play") {
+    pending.push(_("Handed over to the Nimatron: it is thinking."));
+  }
 }
 
 function play(cue) {
@@ -222,13 +408,82 @@ function play(cue) {
 
 function drawSoundSwitch() {
   $("sound").setAttribute("aria-pressed", soundOn);
-  $("sound").textContent = soundOn ? "Sound: on" : "Sound: off";
+  $("sound").textContent = soundOn ? _("Sound: on") : _("Sound: off");
+}
+
+// --- the language buttons ------------------------------------------------------------------
+async function setLanguage(code) {
+  await loadLanguage(code);
+  drawTexts();
+  if (decl && view) {
+    const focused = document.activeElement && document.activeElement.id;
+    build();
+    draw();
+    drawMessages();
+    if (focused && $(focused)) $(focused).focus();
+  }
+  if (following) drawLink();
+}
+
+function buildLanguages() {
+  const nav = $("languages");
+  nav.textContent = "";
+  if (offered.length < 2) return;
+  for (const code of offered) {
+    const button = element("button", { type: "button", value: code, lang: code, id: "language-" + code }, nav,
+                           languageNames[code] || code);
+    button.addEventListener("click", () => setLanguage(code));
+  }
+}
+
+// The page's own texts around the machine, in the visitor's language.
+function drawTexts() {
+  document.title = _("The Amazing Dr. Nim and the Nimatron");
+  const heading = $("page-title");
+  heading.textContent = "";
+  fillIn(heading, _("The Amazing Dr. Nim %(and)s the Nimatron"),
+         { and: () => element("span", { class: "and" }, null, _("and")) });
+  $("machines").setAttribute("aria-label", _("Choose a machine"));
+  $("languages").setAttribute("aria-label", _("Language"));
+  for (const button of $("languages").children) button.setAttribute("aria-pressed", button.value === lang.code);
+  for (const button of $("machines").children) button.textContent = machineName(button.value);
+  $("lamps").setAttribute("aria-label", _("Status lamps"));
+  $("controls").setAttribute("aria-label", _("Controls"));
+  $("working-title").textContent = _("Why the machine moved");
+  $("settings-title").textContent = _("Settings");
+  $("messages-title").textContent = _("What the machine said");
+  $("log-title").textContent = _("The exhibit's connection");
+  $("messages").dataset.empty = _("Nothing yet.");
+  $("log").dataset.empty = _("Nothing yet.");
+  const footer = $("about");
+  footer.textContent = "";
+  fillIn(footer, _("The machines run the project's own game core, unchanged, in %(micropython)s compiled to "
+                   + "WebAssembly: the same code as the replicas' Raspberry Pi and Pico. Nothing leaves this page. "
+                   + "%(licence)s."),
+         { micropython: () => element("a", { href: "micropython/LICENSE" }, null, "MicroPython"),
+           licence: () => element("a", { href: "LICENSE" }, null, _("Licence")) });
+  drawSoundSwitch();
+}
+
+// `text` into `parent`, each %(name)s made by `parts[name]()` (a link, a word set apart).
+function fillIn(parent, text, parts) {
+  let at = 0;
+  for (const match of text.matchAll(/%\((\w+)\)s/g)) {
+    parent.appendChild(document.createTextNode(text.slice(at, match.index)));
+    parent.appendChild(parts[match[1]] ? parts[match[1]]() : document.createTextNode(match[0]));
+    at = match.index + match[0].length;
+  }
+  parent.appendChild(document.createTextNode(text.slice(at)));
+}
+
+function machineName(name) {
+  return name === "drnim" ? _("The Amazing Dr. Nim") : _("The Nimatron");
 }
 
 // --- the page around the machine -------------------------------------------------
 function build() {
-  document.title = decl.title === "the Nimatron" ? "The Nimatron" : "The Amazing " + decl.title;
-  $("machine-title").textContent = decl.name === "drnim" ? "The Amazing Dr. Nim (1966)" : "The Nimatron (1940)";
+  document.title = decl.name === "drnim" ? _("The Amazing Dr. Nim") : _("The Nimatron");
+  $("machine-title").textContent = decl.name === "drnim" ? _("The Amazing Dr. Nim (1966)") : _("The Nimatron (1940)");
   for (const button of $("machines").children) button.setAttribute("aria-pressed", button.value === decl.name);
   $("board").textContent = "";
   $("controls").textContent = "";
@@ -243,38 +498,39 @@ function buildControls() {
   for (const input of decl.inputs) {
     if (input.kind === "button" && !input.role.startsWith("row")) {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control " + input.role },
-                             $("controls"), CONTROL_NAMES[input.role] || input.role);
+                             $("controls"), controlName(input.role));
       button.addEventListener("click", () => press(input));
-      keys.push(keyHelp(KEYS[input.role], button.textContent.toLowerCase()));
+      keys.push(keyHelp(KEYS[input.role], button.textContent));
     } else if (input.kind === "switch") {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control switch" },
                              $("controls"));
       button.addEventListener("click", () => flip(input));
       parts[input.role] = button;
       const keysOf = KEYS[input.role] || {};
-      const sides = SWITCH_SIDES[input.role] || ["left", "right"];
-      if (keysOf.on) keys.push(keyHelp(keysOf.on, SWITCH_NAMES[input.role] + " to " + sides[input.on_side === "left" ? 0 : 1]));
-      if (keysOf.off) keys.push(keyHelp(keysOf.off, SWITCH_NAMES[input.role] + " to " + sides[input.on_side === "left" ? 1 : 0]));
-      if (keysOf.toggle) keys.push(keyHelp(keysOf.toggle, SWITCH_NAMES[input.role] + " over"));
+      const sides = switchSides(input.role);
+      const to = (side) => fmt(_("%(switch)s to %(side)s"), { switch: switchName(input.role), side });
+      if (keysOf.on) keys.push(keyHelp(keysOf.on, to(sides[input.on_side === "left" ? 0 : 1])));
+      if (keysOf.off) keys.push(keyHelp(keysOf.off, to(sides[input.on_side === "left" ? 1 : 0])));
+      if (keysOf.toggle) keys.push(keyHelp(keysOf.toggle, fmt(_("%(switch)s over"), { switch: switchName(input.role) })));
     }
   }
-  if (decl.name === "nimatron") keys.unshift("1-" + rowCount() + ": a row's button");
-  $("keys").textContent = "Keys: " + keys.filter(Boolean).join(" · ");
+  if (decl.name === "nimatron") keys.unshift(fmt(_("1-%(rows)d: a row's button"), { rows: rowCount() }));
+  $("keys").textContent = fmt(_("Keys: %(keys)s"), { keys: keys.filter(Boolean).join(" · ") });
 }
 
 function keyHelp(keys, what) {
   if (!keys || !keys.length) return "";
-  return keys.map((key) => key === " " ? "space" : key).join(" or ") + ": " + what;
+  const named = { " ": _("space"), Enter: _("Enter") };
+  return fmt(_("%(keys)s: %(what)s"), { keys: keys.map((key) => named[key] || key).join(_(" or ")), what });
 }
 
 function buildLamps() {
   const list = $("lamps");
   list.textContent = "";
   for (const name of decl.lamps) {
-    const look = LAMP_LOOK[name] || [name.replace(/_/g, " "), "#ffffff"];
-    const item = element("li", { class: "lamp", style: "--lamp: " + look[1] }, list);
+    const item = element("li", { class: "lamp", style: "--lamp: " + (LAMP_COLOURS[name] || "#ffffff") }, list);
     element("span", { class: "bulb", "aria-hidden": "true" }, item);
-    parts["lamp-" + name] = element("span", { class: "lamp-name" }, item, look[0]);
+    parts["lamp-" + name] = element("span", { class: "lamp-name" }, item, lampName(name));
     parts["lamp-item-" + name] = item;
   }
 }
@@ -298,6 +554,8 @@ function switchActive(input) {
 }
 
 // --- settings -----------------------------------------------------------------
+// Each setting a group of choices (radio buttons, every choice in sight, its words wrapping in any
+// language), a true-or-false setting a checkbox.
 function buildSettings() {
   const form = $("settings");
   form.textContent = "";
@@ -306,18 +564,26 @@ function buildSettings() {
     const options = settingOptions(key);
     if (!options) continue;
     const id = "setting-" + key;
-    const row = element("p", {}, form);
-    element("label", { for: id }, row, SETTING_NAMES[key] || key);
     if (options === "flag") {
-      const box = element("input", { type: "checkbox", id }, row);
+      const row = element("p", { class: "flag" }, form);
+      const label = element("label", { for: id }, row);
+      const box = element("input", { type: "checkbox", id }, label);
+      label.appendChild(document.createTextNode(settingName(key)));
       box.checked = key in mine ? mine[key] : decl.settings[key].default;
       box.addEventListener("change", () => choose(key, box.checked));
       continue;
     }
-    const select = element("select", { id }, row);
-    for (const [value, label] of options) element("option", { value }, select, label);
-    select.value = currentChoice(key, mine);
-    select.addEventListener("change", () => choose(key, select.value));
+    const group = element("fieldset", { id }, form);
+    element("legend", {}, group, settingName(key));
+    const current = currentChoice(key, mine);
+    for (const [value, words] of options) {
+      const label = element("label", { class: "choice" }, group);
+      const radio = element("input", { type: "radio", name: id, value, id: id + "-" + value.replace(/[^a-z0-9]+/gi, "-") },
+                            label);
+      radio.checked = value === current;
+      label.appendChild(document.createTextNode(words));
+      radio.addEventListener("change", () => { if (radio.checked) choose(key, value); });
+    }
   }
 }
 
@@ -325,17 +591,17 @@ function buildSettings() {
 function settingOptions(key) {
   if (key === "opening") {
     if (!decl.settings.opening) return null;
-    return [["random", "one of a dozen, at random"]].concat(
-      decl.openings.map((rows) => [rows.join(" "), "rows of " + rows.join(", ")]));
+    return [["random", _("one of a dozen, at random")]].concat(
+      decl.openings.map((rows) => [rows.join(" "), fmt(_("rows of %(rows)s"), { rows: rows.join(", ") })]));
   }
   if (key === "opponent") {
-    const options = decl.settings.decide ? [["historic", CHOICE_NAMES.historic]] : [];
-    return options.concat(decl.opponents.map((name) => [name, CHOICE_NAMES[name] || name]));
+    const options = decl.settings.decide ? [["historic", choiceName("historic")]] : [];
+    return options.concat(decl.opponents.map((name) => [name, choiceName(name)]));
   }
   const spec = decl.settings[key];
   if (!spec) return null;
   if (typeof spec.default === "boolean") return "flag";
-  return (spec.choices || []).map((value) => [value, CHOICE_NAMES[value] || value]);
+  return (spec.choices || []).map((value) => [value, choiceName(value)]);
 }
 
 function currentChoice(key, mine) {
@@ -371,7 +637,7 @@ const CHUTE_X = 385, CHUTE_TOP = 44, GATE_Y = 262, CHUTE_END = 292;
 function buildDrNim() {
   const svg = element("svg:svg", { viewBox: "0 0 420 356", role: "img", "aria-labelledby": "board-title board-desc",
     class: "drnim" }, $("board"));
-  element("svg:title", { id: "board-title" }, svg, "Dr. Nim's board");
+  element("svg:title", { id: "board-title" }, svg, _("Dr. Nim's board"));
   parts.desc = element("svg:desc", { id: "board-desc" }, svg);
   element("svg:rect", { x: 4, y: 4, width: 412, height: 348, rx: 16, class: "plastic" }, svg);
   const capacity = view.loaded;
@@ -380,15 +646,15 @@ function buildDrNim() {
   for (let i = 0; i < capacity; i++) {
     parts.slots.push(element("svg:circle", { cx: 66 + step * i, cy: 40, r: Math.min(7, step / 2 - 0.5), class: "slot" }, svg));
   }
-  parts.railLabel = element("svg:text", { x: 14, y: 22, class: "label" }, svg, "rail");
+  parts.railLabel = element("svg:text", { x: 14, y: 22, class: "label" }, svg);
   element("svg:rect", { x: 352, y: 28, width: 6, height: 24, class: "gate" }, svg);
   element("svg:path", { d: `M358 40 H${CHUTE_X} V${CHUTE_END}`, class: "chute" }, svg);
   element("svg:line", { x1: CHUTE_X - 14, y1: GATE_Y, x2: CHUTE_X + 14, y2: GATE_Y, class: "beam" }, svg);
   element("svg:text", { x: CHUTE_X - 38, y: GATE_Y + 4, class: "label small" }, svg, "IR");
-  parts.falling = element("svg:g", {}, svg);
-  element("svg:text", { x: 14, y: 96, class: "label" }, svg, "flip-flops");
-  element("svg:text", { x: 14, y: 204, class: "label" }, svg, "equalizer");
-  element("svg:text", { x: 14, y: 258, class: "label" }, svg, "turn");
+  parts.falling = element("svg:g", { class: "falling" }, svg);
+  fit(element("svg:text", { x: 14, y: 96, class: "label" }, svg, _("flip-flops")), 110);
+  fit(element("svg:text", { x: 14, y: 204, class: "label" }, svg, _("equalizer")), 150);
+  fit(element("svg:text", { x: 14, y: 258, class: "label" }, svg, _("turn")), 150);
   parts.levers = {};
   for (const [key, x, y, number] of LEVERS) {
     const place = element("svg:g", { transform: `translate(${x} ${y})` }, svg);
@@ -400,20 +666,33 @@ function buildDrNim() {
     parts.levers[key] = lever;
   }
   parts.equalizerWord = element("svg:text", { x: 248, y: 204, class: "label" }, svg);
-  parts.drnimSide = element("svg:text", { x: 118, y: 290, class: "side" }, svg, "Dr. Nim");
-  parts.youSide = element("svg:text", { x: 252, y: 290, class: "side" }, svg, "You");
-  parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg, "tray");
+  parts.drnimSide = element("svg:text", { x: 180, y: 290, class: "side", "text-anchor": "end" }, svg, _("Dr. Nim"));
+  parts.youSide = fit(element("svg:text", { x: 252, y: 290, class: "side" }, svg, _p("turn switch", "You")), 150);
+  fit(parts.drnimSide, 160);
+  parts.trayLabel = element("svg:text", { x: 14, y: 306, class: "label" }, svg);
   parts.tray = element("svg:g", {}, svg);
   // The trigger, and the turn switch's lever, work in the drawing too (by pointer or
   // touch; the buttons below are the same controls for the keyboard and screen readers).
   const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
   element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15 }, trigger);
-  element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, "TRIGGER");
+  fit(element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, _("TRIGGER")), 96);
   trigger.addEventListener("click", () => press(inputCalled("trigger")));
   const turn = parts.levers.turn.parentNode;
   turn.classList.add("drawn-switch");
   element("svg:circle", { r: 32, class: "hit" }, turn);
   turn.addEventListener("click", () => flip(inputCalled("turn_switch")));
+}
+
+// A drawn label squeezed to `most` units (its textLength) when its words are longer: a long word in
+// another language stays inside its place on the board.
+function fit(label, most) {
+  label.removeAttribute("textLength");
+  label.removeAttribute("lengthAdjust");
+  if (label.getComputedTextLength() > most) {
+    label.setAttribute("textLength", most);
+    label.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+  return label;
 }
 
 function inputCalled(role) {
@@ -425,17 +704,20 @@ function drawDrNim() {
   const onRail = view.rail - falling;     // a released marble has left the rail
   const slots = parts.slots;
   slots.forEach((slot, i) => slot.setAttribute("class", i >= slots.length - onRail ? "slot marble" : "slot"));
-  parts.railLabel.textContent = "rail " + onRail;
+  parts.railLabel.textContent = fmt(_("rail %(marbles)d"), { marbles: onRail });
+  fit(parts.railLabel, 44);
   for (const [key] of LEVERS) {
     const side = outputs[key];
     parts.levers[key].setAttribute("class", "lever " + (side || "unknown"));
   }
   const armed = outputs.equalizer === "right";
-  parts.equalizerWord.textContent = armed ? "armed" : "spent";
+  parts.equalizerWord.textContent = armed ? _p("equalizer", "armed") : _p("equalizer", "spent");
+  fit(parts.equalizerWord, 160);
   parts.drnimSide.setAttribute("class", "side" + (outputs.turn === "left" ? " active" : ""));
   parts.youSide.setAttribute("class", "side" + (outputs.turn === "right" ? " active" : ""));
   const tray = view.tray;
-  parts.trayLabel.textContent = "tray " + tray;
+  parts.trayLabel.textContent = fmt(_("tray %(marbles)d"), { marbles: tray });
+  fit(parts.trayLabel, 90);
   parts.tray.textContent = "";
   const room = 18;
   for (let i = 0; i < Math.min(tray, room); i++) {
@@ -443,35 +725,44 @@ function drawDrNim() {
   }
   if (tray > room) element("svg:text", { x: 100, y: 306, class: "label" }, parts.tray, "+" + (tray - room));
   drawFalling();
-  const sideWords = (key) => outputs[key] === "left" ? "left" : "right";
-  parts.desc.textContent = `Rail: ${onRail} marble${onRail === 1 ? "" : "s"}. Flip-flops: 1 ${sideWords("flip_flop/1")}, `
-    + `2 ${sideWords("flip_flop/2")}, 3 ${sideWords("flip_flop/3")}. Equalizer ${armed ? "armed" : "spent"}. `
-    + `Turn switch on ${outputs.turn === "left" ? "Dr. Nim's" : "your"} side. Tray: ${tray} marble${tray === 1 ? "" : "s"}.`
-    + (falling ? ` ${falling} marble${falling === 1 ? "" : "s"} falling.` : "");
+  const sideWords = (key) => outputs[key] === "left" ? _("left") : _("right");
+  parts.desc.textContent = [
+    fmt(_n("Rail: %(marbles)d marble.", "Rail: %(marbles)d marbles.", onRail), { marbles: onRail }),
+    fmt(_("Flip-flops: 1 %(one)s, 2 %(two)s, 3 %(three)s."),
+        { one: sideWords("flip_flop/1"), two: sideWords("flip_flop/2"), three: sideWords("flip_flop/3") }),
+    armed ? _("Equalizer armed.") : _("Equalizer spent."),
+    outputs.turn === "left" ? _("Turn switch on Dr. Nim's side.") : _("Turn switch on your side."),
+    fmt(_n("Tray: %(marbles)d marble.", "Tray: %(marbles)d marbles.", tray), { marbles: tray }),
+  ].concat(falling ? [fmt(_n("%(marbles)d marble falling.", "%(marbles)d marbles falling.", falling),
+                          { marbles: falling })] : []).join(" ");
 }
+
+// prefers-reduced-motion: a falling marble is drawn where it is, never moved frame by frame.
+const still = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 function drawFalling() {
   if (!parts.falling || !view.falling) return;
   parts.falling.textContent = "";
   const t = clockNow();
   for (const due of view.falling) {
-    const done = 1 - Math.max(0, Math.min(1, (due - t) / view.fall_ms));
+    const done = still.matches ? 0.5 : 1 - Math.max(0, Math.min(1, (due - t) / view.fall_ms));
     element("svg:circle", { cx: CHUTE_X, cy: CHUTE_TOP + done * (GATE_Y - CHUTE_TOP), r: 7, class: "marble" }, parts.falling);
   }
 }
 
 function drNimStatus() {
-  if (view.mode === "over") return view.verdict + " Put the marbles back: New game.";
-  if (view.fault) return "Fault: " + view.fault + ". Put the marbles back: New game.";
-  if (view.running) return "Dr. Nim is playing its marbles…";
-  if (view.turn === "machine") return "Handed over: press the trigger once.";
+  if (view.mode === "over") return message(view.verdict) + " " + _("Put the marbles back: New game.");
+  if (view.fault === "jam") return _("Fault: a marble is stuck. Free it, or put the marbles back: New game.");
+  if (view.fault) return _("Fault: check the marbles. Put them back: New game.");
+  if (view.running) return _("Dr. Nim is playing its marbles…");
+  if (view.turn === "machine") return _("Handed over: press the trigger once.");
   if (view.taken === 0) {
-    if (view.first === "machine") return "Dr. Nim goes first: turn switch to Dr. Nim, then the trigger.";
-    if (view.first === "player") return "You go first: press the trigger 1 to 3 times.";
-    return "You first: press the trigger 1 to 3 times. Dr. Nim first: turn switch to Dr. Nim, then the trigger.";
+    if (view.first === "machine") return _("Dr. Nim goes first: turn switch to Dr. Nim, then the trigger.");
+    if (view.first === "player") return _("You go first: press the trigger 1 to 3 times.");
+    return _("You first: press the trigger 1 to 3 times. Dr. Nim first: turn switch to Dr. Nim, then the trigger.");
   }
-  if (view.turn_taken || view.in_flight) return "Take up to 3, then hand over: turn switch to Dr. Nim, then the trigger.";
-  return "Your turn: press the trigger 1 to 3 times.";
+  if (view.turn_taken || view.in_flight) return _("Take up to 3, then hand over: turn switch to Dr. Nim, then the trigger.");
+  return _("Your turn: press the trigger 1 to 3 times.");
 }
 
 // --- the Nimatron's console -------------------------------------------------------------
@@ -480,14 +771,14 @@ function rowCount() {
 }
 
 function buildNimatron() {
-  const console_ = element("div", { class: "nimatron", role: "group", "aria-label": "The Nimatron's rows of lamps" },
+  const console_ = element("div", { class: "nimatron", role: "group", "aria-label": _("The Nimatron's rows of lamps") },
                            $("board"));
   parts.rows = [];
   for (const input of decl.inputs.filter((each) => each.role.startsWith("row"))) {
     const number = parts.rows.length + 1;
     const row = element("div", { class: "row" }, console_);
     const button = element("button", { type: "button", class: "control row-button", id: "control-" + input.role },
-                           row, "Row " + number);
+                           row, fmt(_("Row %(row)d"), { row: number }));
     button.addEventListener("click", () => press(input));
     const lamps = view.lamps;
     const bulbs = element("svg:svg", { viewBox: `0 0 ${lamps * 40} 40`, role: "img", class: "bulbs" }, row);
@@ -501,19 +792,23 @@ function drawNimatron() {
   parts.rows.forEach((row, i) => {
     const lit = outputs["row/" + (i + 1)] || 0;
     row.circles.forEach((circle, k) => circle.setAttribute("class", k < lit ? "bulb-lit" : "bulb-out"));
-    row.bulbs.setAttribute("aria-label", `row ${i + 1}: ${lit} of ${row.circles.length} lamps lit`);
-    row.button.setAttribute("aria-label", `Row ${i + 1}, ${lit} lit: put out a lamp`);
+    // the number lit picks the plural form (English's forms are one: "1 of 7 lamps lit")
+    row.bulbs.setAttribute("aria-label", fmt(_n("row %(row)d: %(lit)d of %(lamps)d lamps lit",
+                                                "row %(row)d: %(lit)d of %(lamps)d lamps lit", lit),
+                                             { row: i + 1, lit, lamps: row.circles.length }));
+    row.button.setAttribute("aria-label", fmt(_n("Row %(row)d, %(lit)d lit: put out a lamp",
+                                                 "Row %(row)d, %(lit)d lit: put out a lamp", lit), { row: i + 1, lit }));
   });
 }
 
 function nimatronStatus() {
-  if (view.mode === "over") return view.verdict + " New game for another.";
-  if (view.fault) return "The last game could not be resumed: New game.";
-  if (view.turn === "machine") return view.moving ? "The Nimatron puts out its lamps…" : "The Nimatron is thinking…";
+  if (view.mode === "over") return message(view.verdict) + " " + _("New game for another.");
+  if (view.fault) return _("The last game could not be resumed: New game.");
+  if (view.turn === "machine") return view.moving ? _("The Nimatron puts out its lamps…") : _("The Nimatron is thinking…");
   if (view.row !== null) {
-    return `Taking from row ${view.row + 1}: press it again for another lamp, or hand over.`;
+    return fmt(_("Taking from row %(row)d: press it again for another lamp, or hand over."), { row: view.row + 1 });
   }
-  return "Your turn: press a row's button once per lamp, then hand over.";
+  return _("Your turn: press a row's button once per lamp, then hand over.");
 }
 
 // --- drawing -----------------------------------------------------------------------------
@@ -522,19 +817,20 @@ function draw() {
   for (const name of decl.lamps) {
     const state = outputs["lamp/" + name] || "off";
     parts["lamp-item-" + name].setAttribute("class", "lamp " + state);
-    parts["lamp-item-" + name].setAttribute("aria-label", (LAMP_LOOK[name] || [name])[0] + ": " + state);
+    parts["lamp-item-" + name].setAttribute("aria-label", fmt(_("%(lamp)s: %(state)s"),
+                                                              { lamp: lampName(name), state: lampState(state) }));
   }
   for (const input of decl.inputs) {
     if (input.kind !== "switch") continue;
-    const sides = SWITCH_SIDES[input.role] || ["left", "right"];
+    const sides = switchSides(input.role);
     const active = switchActive(input);
     const left = active === (input.on_side === "left");
-    parts[input.role].textContent = `${SWITCH_NAMES[input.role] || input.role}: ${sides[left ? 0 : 1]}`;
+    parts[input.role].textContent = fmt(_("%(switch)s: %(side)s"), { switch: switchName(input.role), side: sides[left ? 0 : 1] });
     parts[input.role].setAttribute("aria-pressed", active);
   }
   const working = $("working");
   working.textContent = "";
-  for (const [style, text] of view.working) element("li", { class: style }, working, text);
+  for (const [style, id, values] of view.working) element("li", { class: style }, working, message(id, values));
   $("status").textContent = decl.name === "drnim" ? drNimStatus() : nimatronStatus();
   if (window.nim.firstFrameMs === null) {
     window.nim.firstFrameMs = performance.now();
@@ -594,6 +890,7 @@ async function boot() {
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
+  await chooseLanguage(files.languages || ["en"]);
   const sources = await Promise.all(files.python.map(async (path) => {
     const response = await fetch(path);
     if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
@@ -621,8 +918,7 @@ async function boot() {
   stage("machines");
   const nav = $("machines");
   for (const name in machines) {
-    const button = element("button", { type: "button", value: name }, nav,
-                           name === "drnim" ? "The Amazing Dr. Nim" : "The Nimatron");
+    const button = element("button", { type: "button", value: name }, nav, machineName(name));
     button.addEventListener("click", () => start(name));
   }
   const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
@@ -638,6 +934,31 @@ async function boot() {
   if (params.get("seed") && chosen.seed !== seed) {
     settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
+}
+
+// The languages the build offers; the first one: ?lang= (any the build has a catalog for), else the
+// browser's own when offered (not a kiosk's, whose browser is the museum's), else the museum's first.
+async function chooseLanguage(languages) {
+  offered = languages.length ? languages : ["en"];
+  ids = await (await fetch("language/messages.json")).json();
+  const asked = (params.get("lang") || "").trim();
+  const ownCatalog = /^[a-z]{2,3}$/.test(asked) && (await fetch("language/" + asked + ".json", { method: "HEAD" })).ok;
+  const browser = kiosk ? [] : (navigator.languages || []).map((code) => code.split("-")[0].toLowerCase());
+  home = ownCatalog ? asked : browser.find((code) => offered.includes(code)) || offered[0];
+  if (ownCatalog && !offered.includes(asked)) offered = [asked].concat(offered);
+  for (const code of offered) {
+    try {
+      const response = await fetch("language/" + code + ".json");
+      languageNames[code] = (await response.json()).name;
+    } catch (error) {
+      languageNames[code] = code;
+    }
+  }
+  if (kiosk && ownCatalog) home = asked;
+  buildLanguages();
+  await loadLanguage(home);
+  drawTexts();
+  $("status").textContent = _("Starting MicroPython, which runs the machine in this page…");
 }
 
 // --- following an exhibit -----------------------------------------------------------------
@@ -682,16 +1003,18 @@ function logLine(text) {
 
 function drawLink() {
   const where = params.get("follow");
-  const words = { connecting: "connecting to the broker…", live: "live", reconnecting: "reconnecting…",
-                  stopped: "not following" }[link.state];
+  const words = { connecting: _("connecting to the broker…"), live: _("live"), reconnecting: _("reconnecting…"),
+                  stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
-    exhibit = " The exhibit is offline" + (link.since ? " (since " + link.since + ")" : "") + ": its last game is shown.";
+    exhibit = " " + (link.since ? fmt(_("The exhibit is offline (since %(time)s): its last game is shown."), { time: link.since })
+      : _("The exhibit is offline: its last game is shown."));
   } else if (link.state === "live" && !decl) {
-    exhibit = " Waiting for the exhibit's game…";
+    exhibit = " " + _("Waiting for the exhibit's game…");
   }
   const banner = $("follow-status");
-  banner.textContent = `Following ${where}: ${words}.${exhibit}` + (link.problem ? " " + link.problem : "");
+  banner.textContent = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }) + exhibit
+    + (link.problem ? " " + link.problem : "");
   banner.dataset.link = link.state;
   banner.dataset.online = link.online === null ? "unknown" : String(link.online);
   window.nim.follow = Object.assign({}, link);
@@ -782,12 +1105,12 @@ async function follow() {
     link.state = "stopped";
     link.problem = error.message;
     drawLink();
-    $("status").textContent = "This screen cannot follow the exhibit: " + error.message;
+    $("status").textContent = fmt(_("This screen cannot follow the exhibit: %(problem)s"), { problem: error.message });
     window.nim.ready = true;
     return;
   }
-  $("status").textContent = "Waiting for the exhibit's game…";
-  $("machine-title").textContent = "Following " + settings.exhibit;
+  $("status").textContent = _("Waiting for the exhibit's game…");
+  $("machine-title").textContent = fmt(_("Following %(exhibit)s"), { exhibit: settings.exhibit });
   drawLink();
   const { default: mqtt } = await import("./mqtt/mqtt.esm.js");
   bridge.follow(settings.exhibit);
@@ -847,5 +1170,5 @@ async function follow() {
 
 boot().catch((error) => {
   window.nim.errors.push(String(error));
-  $("status").textContent = "The machine could not start: " + (error.message || error);
+  $("status").textContent = fmt(_("The machine could not start: %(problem)s"), { problem: error.message || error });
 });

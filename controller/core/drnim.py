@@ -73,8 +73,8 @@ def start_setting(marbles, rule):
 class DrNim(Exhibit):
     NAME = "drnim"
     TITLE = "Dr. Nim"
-    WIN_TEXT = "You win! You beat Dr. Nim."
-    LOSE_TEXT = "Dr. Nim wins."
+    WIN_MESSAGE = "you_beat_drnim"
+    LOSE_MESSAGE = "drnim_wins"
     LAMPS = ("your_turn", "drnim_turn", "you_win", "drnim_wins", "fault")
     INPUTS = (
         Input("trigger"),
@@ -287,8 +287,7 @@ class DrNim(Exhibit):
         s = self.state
         if s["mode"] == "play" and (s["in_flight"] or s["queued"]):
             self.hold_for_check()
-            self.tell(out, "The controller restarted while a marble was on its way: check the marbles, "
-                           "put them all back on the rail and press New game.", "fault")
+            self.tell(out, "restarted", "fault")
 
     def hold_for_check(self):
         Exhibit.hold_for_check(self)
@@ -299,26 +298,24 @@ class DrNim(Exhibit):
             Exhibit.pressed(self, name, now, out)
         self.trigger(now, out)
 
-    def new_game_text(self):
-        return "New game: %d marbles, whoever takes the last one %s." % (
-            self.state["loaded"], "loses" if self.rule == MISERE else "wins")
+    def new_game_message(self):
+        return "new_loses" if self.rule == MISERE else "new_wins", {"marbles": self.state["loaded"]}
 
     def trigger(self, now, out):
         s = self.state
         if s["mode"] == "over":
-            self.tell(out, "The game is over: put the marbles back on the rail and press New game.", "refuse")
+            self.tell(out, "over", "refuse")
         elif s["fault"] == "jam":
-            self.tell(out, "Waiting for the jammed marble: free it, or press New game.", "refuse")
+            self.tell(out, "jammed", "refuse")
         elif s["fault"] == "check":
-            self.tell(out, "Check the marbles, put them all back on the rail and press New game.", "refuse")
+            self.tell(out, "check", "refuse")
         elif s["turn"] == MACHINE:
             if not s["running"]:
                 self.start_machine_turn(now, out)
         elif s["taken"] == 0 and self.config["first"] == "machine":
-            self.tell(out, "Dr. Nim goes first: move the turn switch to Dr. Nim, then press the trigger.", "refuse")
+            self.tell(out, "drnim_first", "refuse")
         elif s["turn_taken"] + s["queued"] + (1 if s["in_flight"] else 0) >= 3 and not self.config["lenient"]:
-            self.tell(out, "You may take 1 to 3 marbles: now move the turn switch to Dr. Nim and press the trigger.",
-                      "refuse")
+            self.tell(out, "took_three", "refuse")
         elif s["in_flight"]:
             s["queued"] += 1
         else:
@@ -345,11 +342,11 @@ class DrNim(Exhibit):
         if s["turn"] == MACHINE:
             return
         if s["in_flight"] or s["queued"]:
-            self.tell(out, "Wait for your marble to come through before handing over.", "refuse")
+            self.tell(out, "wait_marble", "refuse")
         elif s["taken"] == 0 and self.config["first"] == "player":
-            self.tell(out, "You go first: press the trigger 1 to 3 times.", "refuse")
+            self.tell(out, "you_first", "refuse")
         elif s["taken"] and s["turn_taken"] == 0:
-            self.tell(out, "Take 1 to 3 marbles before handing over to Dr. Nim.", "refuse")
+            self.tell(out, "take_first", "refuse")
         else:
             s["turn"] = MACHINE
 
@@ -360,10 +357,9 @@ class DrNim(Exhibit):
         side = RIGHT if position in (RIGHT, ON) else LEFT
         s["equalizer_switch"] = side
         if self.config["decide"] != "historic":
-            self.tell(out, "The equalizer takes no part when a strategy decides Dr. Nim's moves.", "refuse")
+            self.tell(out, "eq_strategy", "refuse")
         elif (s["taken"] or s["in_flight"] or s["running"]) and not self.config["lenient"]:
-            self.tell(out, "The equalizer is set before the first marble: the switch counts from the next game.",
-                      "refuse")
+            self.tell(out, "eq_next_game", "refuse")
         else:
             s["equalizer"] = side
 
@@ -394,8 +390,7 @@ class DrNim(Exhibit):
             self.set_timer("lost", due + self.config["release_timeout_ms"])
             return
         s["fault"] = "jam"
-        self.tell(out, "A marble did not reach the gate: check the rail and the release and free it. "
-                       "Nothing was counted.", "fault")
+        self.tell(out, "jam", "fault")
 
     def timer_machine(self, due, out):
         self.release(due, out)
@@ -403,25 +398,24 @@ class DrNim(Exhibit):
     def on_marble(self, event, now, out):
         s = self.state
         if s["mode"] == "over" or self.rail == 0:
-            self.tell(out, "A marble passed the gate after the game: check how many marbles are loaded.", "fault")
+            self.tell(out, "late_marble", "fault")
             return
         if s["fault"] == "check":
             s["taken"] += 1
-            self.tell(out, "A marble passed the gate: %d left on the rail. Press New game when all are back." % self.rail)
+            self.tell(out, "marble_back", None, {"left": self.rail})
             return
         expected = s["in_flight"]
         s["in_flight"] = False
         self.cancel_timer("lost")
         if s["fault"] == "jam":
             s["fault"] = None
-            self.tell(out, "The marble came through: play on.")
+            self.tell(out, "jam_cleared")
         if s["turn"] == MACHINE and not s["running"]:
             # A marble dropped by hand after the hand-over starts Dr. Nim's turn, as on the original.
             self.start_machine_turn(now, out, release=False)
         if not expected:
             s["extra_marbles"] += 1
-            self.tell(out, "A marble passed the gate without a release: counted for %s." % (
-                "Dr. Nim" if s["turn"] == MACHINE else "you"), "extra")
+            self.tell(out, "extra_drnim" if s["turn"] == MACHINE else "extra_you", "extra")
         s["taken"] += 1
         s["turn_taken"] += 1
         out.append(("sound", "marble"))

@@ -14,7 +14,9 @@ restore). The machine never reads a clock: time passes only through the
 stamps, and `next_deadline()` tells a shell when the machine next needs one.
 
 Commands: one-shot actions, ``("release",)`` (one marble), ``("sound", CUE)``,
-``("message", TEXT)``; and output settings, ``("flip_flop", N, SIDE)``,
+``("message", ID, VALUES)`` (what the machine says: a message id and a dict of
+the numbers in it, which each shell renders in its visitor's language from
+its catalog, controller/language/); and output settings, ``("flip_flop", N, SIDE)``,
 ``("equalizer", SIDE)``, ``("turn", SIDE)``, ``("lamp", NAME, on|off|blink)``,
 ``("row", N, LIT)``. Output settings are derived from the state and sent only
 when they change, so the state is the single truth and a restore resends them.
@@ -172,8 +174,9 @@ class Exhibit:
 
     NAME = ""
     TITLE = ""
-    WIN_TEXT = "You win!"           # what the machine says at the end, and the sound of a visitor's win
-    LOSE_TEXT = "The machine wins."
+    # What the machine says at the end (message ids, declared by each machine), and the sound of a visitor's win
+    WIN_MESSAGE = ""
+    LOSE_MESSAGE = ""
     WIN_CUE = "win"
     INPUTS = ()
     OUTPUTS = ()
@@ -302,8 +305,9 @@ class Exhibit:
         return {}
 
     def explain(self):
-        """The working: why the machine moves as it does, as (style, text)
-        lines; style is head, good, warn, note or plain."""
+        """The working: why the machine moves as it does, as (style, id,
+        values) lines, each rendered by a shell from its catalog like a
+        message; style is head, good, warn, note or plain."""
         return []
 
     # --- the contract -------------------------------------------------------
@@ -343,7 +347,8 @@ class Exhibit:
 
     def new_game(self, now, out):
         self.new_game_state()
-        self.tell(out, self.new_game_text(), "new_game")
+        message, values = self.new_game_message()
+        self.tell(out, message, "new_game", values)
 
     def on_release(self, event, now, out):
         """Buttons act when pressed; their release changes nothing."""
@@ -511,8 +516,8 @@ class Exhibit:
         self.tell(out, self.verdict(), self.WIN_CUE if s["winner"] == PLAYER else "lose")
 
     def verdict(self):
-        """What the machine said when the game ended."""
-        return self.WIN_TEXT if self.state["winner"] == PLAYER else self.LOSE_TEXT
+        """What the machine said when the game ended (a message id, with no values)."""
+        return self.WIN_MESSAGE if self.state["winner"] == PLAYER else self.LOSE_MESSAGE
 
     # --- outputs ------------------------------------------------------------
     def sync(self, out):
@@ -525,10 +530,11 @@ class Exhibit:
                 shown[key] = value
                 out.append(_command(key, value))
 
-    def tell(self, out, text, cue=None):
+    def tell(self, out, message, cue=None, values=None):
+        """Say `message` (an id) with its `values`, after the sound `cue`."""
         if cue:
             out.append(("sound", cue))
-        out.append(("message", text))
+        out.append(("message", message, values or {}))
 
 
 def _command(key, value):

@@ -46,8 +46,8 @@ OPENINGS = (
 class Nimatron(Exhibit):
     NAME = "nimatron"
     TITLE = "the Nimatron"
-    WIN_TEXT = "NIM CHAMP! You beat the Nimatron."
-    LOSE_TEXT = "The Nimatron wins."
+    WIN_MESSAGE = "nim_champ"
+    LOSE_MESSAGE = "nimatron_wins"
     WIN_CUE = "nim_champ"
     LAMPS = ("your_turn", "machine_turn", "nim_champ", "machine_wins")
     INPUTS = (Input("handover"), Input("new_game"))
@@ -196,7 +196,7 @@ class Nimatron(Exhibit):
     # --- events ----------------------------------------------------------------
     def pressed(self, name, now, out):
         if self.state["fault"]:
-            self.tell(out, "The last game could not be resumed: press New game.", "refuse")
+            self.tell(out, "not_resumed", "refuse")
         elif name == "handover":
             self.handover(now, out)
         elif self.row_of(name) is not None:
@@ -211,19 +211,19 @@ class Nimatron(Exhibit):
                 return row
         return None
 
-    def new_game_text(self):
-        return "New game: %s. %s" % (" ".join(str(n) for n in self.state["rows"]),
-                                     "You move first." if self.state["turn"] == PLAYER else "The Nimatron moves first.")
+    def new_game_message(self):
+        return ("new_you_first" if self.state["turn"] == PLAYER else "new_nimatron_first",
+                {"rows": " ".join(str(n) for n in self.state["rows"])})
 
     def take_lamp(self, row, now, out):
         s = self.state
         if s["mode"] != "play" or s["turn"] != PLAYER:
             return
         if s["row"] is not None and s["row"] != row:
-            self.tell(out, "Take from one row only: this turn you are taking from row %d." % (s["row"] + 1), "refuse")
+            self.tell(out, "one_row", "refuse", {"row": s["row"] + 1})
             return
         if s["rows"][row] == 0:
-            self.tell(out, "Row %d has no lamps left." % (row + 1), "refuse")
+            self.tell(out, "row_empty", "refuse", {"row": row + 1})
             return
         s["row"] = row
         s["rows"][row] -= 1
@@ -238,7 +238,7 @@ class Nimatron(Exhibit):
         if s["mode"] != "play" or s["turn"] != PLAYER:
             return
         if s["turn_taken"] == 0:
-            self.tell(out, "Put out at least one lamp, then press the button for the Nimatron's turn.", "refuse")
+            self.tell(out, "lamp_first", "refuse")
             return
         self.end_turn(PLAYER)
         s["turn"] = MACHINE

@@ -25,7 +25,9 @@ One command a line; ``#`` starts a comment:
     expect fault none | winner player | mode over | attract yes | turn player | equalizer off
     expect releases 3                            releases since the last world line
     expect commands release; equalizer left      commands since the last such check,
-                                                 in this order (others may come between)
+                                                 in this order (others may come between); a
+                                                 message is named by its id and its values,
+                                                 `message one_row row=3`, whatever the language
 
 After every step the runner lets time pass until the machine and the marbles
 are at rest (nothing falling, no machine move under way), so `press trigger`
@@ -36,7 +38,8 @@ declares (its settings, its buttons and switches); a world carries them out.
 A world has `start(cls, settings)`, `press(role)`, `switch(input, active)`,
 `drop_marble()`, `power()`, `wait(ms)`, `settle()`, `set_world(fall_ms,
 lost, double, spike)`, `view()` (what a person can check, in plain words),
-`summary()`, `machine` and `commands` (every command since the start, as text).
+`summary()`, `machine` and `commands` (every command since the start, as
+text: `command_text`).
 """
 
 from .debounce import MIN_PULSE_MS, Debouncer
@@ -49,6 +52,15 @@ PRESS_MS = 100
 GAP_MS = 100
 SETTLE_LIMIT_MS = 600000
 FALL_MS = 300
+
+
+def command_text(command):
+    """A command as a script names it: its parts with spaces between; a message
+    as `message ID` and its values as key=value, in the order of their keys."""
+    if command[0] == "message":
+        values = command[2]
+        return " ".join(["message", command[1]] + ["%s=%s" % (key, values[key]) for key in sorted(values)])
+    return " ".join(str(part) for part in command)
 
 
 class ScriptError(ValueError):
@@ -142,7 +154,7 @@ class CoreWorld:
             self.machine = self.reload(self.machine)
         self.trace.append([self.now, list(event), [list(c) for c in commands]])
         for command in commands:
-            self.commands.append(" ".join(str(p) for p in command))
+            self.commands.append(command_text(command))
             if command[0] == "release" and self.marbles.released(self.now):
                 self.spike()
 

@@ -1,5 +1,8 @@
 """The working: why a machine moves as it does, as the simulator's working
-panel (and the web page) shows it: (style, text) lines, pure data.
+panel (and the web page) shows it: (style, id, values) lines, pure data. Each
+shell renders a line like a machine's message, from its catalog
+(controller/language/messages.py has every id's English), in its visitor's
+language.
 
 Each machine's `explain()` calls its function here, so a board, which shows
 no working, never loads this module. Styles: head, good, warn, note, plain.
@@ -34,31 +37,28 @@ def explain_drnim(machine):
     rail = machine.rail
     n = rail + machine.turn_taken if machine.running else rail
     q = (n - t) % 4
-    lines = [("head", "Last marble %s, so t = %d" % ("loses" if t else "wins", t)),
-             ("plain", "n = %d marbles on the rail%s" % (n, " when Dr. Nim's turn began" if machine.running else "")),
-             ("head", "q = (n − t) mod 4 = (%d − %d) mod 4 = %d" % (n, t, q))]
+    lines = [("head", "w_t_loses" if t else "w_t_wins", {"t": t}),
+             ("plain", "w_n_turn" if machine.running else "w_n", {"n": n}),
+             ("head", "w_q", {"n": n, "t": t, "q": q})]
     if machine.mode == "over":
-        lines.append(("plain", "The game is over."))
+        lines.append(("plain", "w_over", {}))
     elif q == 0:
-        lines.append(("warn", "q = 0: the player to move is losing."))
+        lines.append(("warn", "w_q0", {}))
     else:
-        lines.append(("good", "q = %d: the player to move wins by taking %d, leaving %d." % (q, q, n - q)))
+        lines.append(("good", "w_q_wins", {"q": q, "left": n - q}))
     if historic:
-        lines.append(("note", "Dr. Nim on q = 0 is losing and takes 1; on q = 1-3 it takes q, unless the "
-                              "equalizer is armed: then it takes 1 (its one misplay)."))
+        lines.append(("note", "w_historic", {}))
     else:
-        lines.append(("note", "Dr. Nim's moves come from the '%s' opponent (decide = strategy)."
-                      % machine.config["opponent"]))
+        lines.append(("note", "w_strategy", {"opponent": machine.config["opponent"]}))
     if machine.running:
         take = min(takes_by_theory(q, machine.equalizer_armed), n) if historic else machine.planned
-        lines.append(("head", "This turn Dr. Nim takes %d; %d so far." % (take, machine.turn_taken)))
+        lines.append(("head", "w_this_turn", {"take": take, "taken": machine.turn_taken}))
     elif machine.mode == "play" and historic and not machine.fault:
         handed = machine.turn == MACHINE
         take = marbles_planned(machine)
         misplay = take != takes_by_theory(q, False) and q in (2, 3)
-        lines.append(("head", "%s Dr. Nim %s %d%s." % (
-            "Handed over:" if handed else "If you hand over now,", "will take" if handed else "takes",
-            take, ", the equalizer's misplay" if misplay else "")))
+        lines.append(("head", ("w_handed" if handed else "w_if_handed") + ("_misplay" if misplay else ""),
+                      {"take": take}))
     last = None
     left = machine.loaded
     for who, count in machine.turns:
@@ -69,14 +69,14 @@ def explain_drnim(machine):
         n0, took = last
         q0 = (n0 - t) % 4
         if q0 == 0:
-            why = "q = 0, losing: it took %d" % took
+            why = "w_last_losing"
         elif took == q0:
-            why = "q = %d: it took %d, leaving %d" % (q0, took, n0 - took)
+            why = "w_last_right"
         elif historic:
-            why = "q = %d: it took %d, the equalizer's misplay" % (q0, took)
+            why = "w_last_misplay"
         else:
-            why = "q = %d: its opponent took %d" % (q0, took)
-        lines.append(("plain", "Dr. Nim's last turn: n = %d, %s." % (n0, why)))
+            why = "w_last_opponent"
+        lines.append(("plain", why, {"n": n0, "q": q0, "took": took, "left": n0 - took}))
     return lines
 
 
@@ -87,36 +87,34 @@ def explain_nimatron(machine):
     width = 1
     while max(rows + [1]) >> width:
         width += 1
-    lines = [("head", "Last lamp %s (%s)" % ("wins" if machine.rule != MISERE else "loses",
-                                             "misère Nim" if variant.misere else "Nim"))]
+    lines = [("head", "w_misere" if variant.misere else "w_nim", {})]
     for i, n in enumerate(rows):
-        lines.append(("plain", "row %d  %2d = %s" % (i + 1, n, binary(n, width))))
+        lines.append(("plain", "w_row", {"row": i + 1, "lamps": n, "bits": binary(n, width)}))
     ones = [sum((n >> b) & 1 for n in rows) for b in range(width - 1, -1, -1)]
-    lines.append(("note", "%-12s%s" % ("ones", "".join(str(k % 10) for k in ones))))
-    lines.append(("plain", "%-12s%s" % ("parity", "".join(str(k % 2) for k in ones))))
+    lines.append(("note", "w_ones", {"digits": "".join(str(k % 10) for k in ones)}))
+    lines.append(("plain", "w_parity", {"digits": "".join(str(k % 2) for k in ones)}))
     total = nim_sum(rows)
-    lines.append(("head", "nim-sum = %d" % total))
+    lines.append(("head", "w_nim_sum", {"sum": total}))
     if not any(rows):
-        lines.append(("plain", "No lamps left."))
+        lines.append(("plain", "w_no_lamps", {}))
         return lines
     if variant.misere and max(rows) <= 1:
-        lines.append(("note", "Only single lamps left: the mover loses when their number is odd."))
+        lines.append(("note", "w_singles", {}))
     elif total == 0:
-        lines.append(("warn", "0: the player to move is losing."))
+        lines.append(("warn", "w_sum0", {}))
     else:
-        lines.append(("good", "Not 0: the player to move can win."))
+        lines.append(("good", "w_sum_not0", {}))
     if machine.mode == "play":
-        mover = "you" if machine.turn == PLAYER else "the Nimatron"
-        if machine.turn == PLAYER and machine.turn_taken:
-            lines.append(("plain", "If you hand over now, the Nimatron %s." % (
-                "can win" if mover_wins(variant, tuple(rows)) else "is losing")))
+        yours = machine.turn == PLAYER
+        if yours and machine.turn_taken:
+            lines.append(("plain", "w_hand_wins" if mover_wins(variant, tuple(rows)) else "w_hand_loses", {}))
         else:
             move = winning_move(variant, tuple(rows))
             if move is None:
-                lines.append(("plain", "To move: %s, in a losing position." % mover))
+                lines.append(("plain", "w_you_losing" if yours else "w_nimatron_losing", {}))
             else:
                 heap, count = move.takes[0]
-                lines.append(("plain", "To move: %s; winning move: take %d from row %d." % (mover, count, heap + 1)))
+                lines.append(("plain", "w_you_move" if yours else "w_nimatron_move", {"count": count, "row": heap + 1}))
     return lines
 
 

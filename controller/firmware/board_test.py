@@ -17,8 +17,8 @@ fault) from the board's own state, asked after every step.
 """
 
 from controller.core.exhibit import RELEASE
-from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, read_controls,
-                                      summary_of)
+from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, command_text,
+                                      read_controls, summary_of)
 from controller.core.protocol import DEVELOPMENT, HOST_CLOCK, PROTOCOL
 from controller.firmware.board import Board, BoardError
 from controller.firmware.link import Link
@@ -58,7 +58,7 @@ class BoardWorld:
         if message["kind"] != "command":
             return
         command = message["command"]
-        self.commands.append(" ".join(str(part) for part in command))
+        self.commands.append(command_text(command))
         if command[0] == "release":
             self.released += 1
         elif command[0] in ("flip_flop", "row"):

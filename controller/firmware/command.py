@@ -189,7 +189,7 @@ def run_monitor(args, out):
         def write(line):
             out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
             out.flush()
-        monitor = Monitor(link, write, stats, telemetry)
+        monitor = Monitor(link, write, stats, telemetry, config.language())
         write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))
         signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
         try:

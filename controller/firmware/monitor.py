@@ -50,15 +50,20 @@ def describe_status(status):
     return ", ".join(parts)
 
 
-def describe(message):
-    """One line of text for one line from the board."""
+def describe(message, language=None):
+    """One line of text for one line from the board; what the machine says in `language` (a
+    controller.language.Language, by default English)."""
     kind = message["kind"]
     if kind == "hello":
         return "board: %s; %s" % (describe_hello(message), RESUMED.get(message.get("resumed"), "started"))
     if kind == "event":
         return "%s  %s" % (clock(message), words(message.get("event")))
     if kind == "command":
-        return "%s    -> %s" % (clock(message), words(message.get("command")))
+        command = message.get("command")
+        if isinstance(command, list) and len(command) == 3 and command[0] == "message" \
+                and isinstance(command[1], str) and isinstance(command[2], dict):
+            return "%s    -> message: %s" % (clock(message), (language or english()).message(command[1], command[2]))
+        return "%s    -> %s" % (clock(message), words(command))
     if kind == "status":
         return "%s  status: %s" % (clock(message), describe_status(message.get("status")))
     if kind == "state":
@@ -85,12 +90,19 @@ def board_machine(message):
     return machine if isinstance(machine, str) else None
 
 
-class Monitor:
-    """Shows what a board on `link` says (`write(line)`), and records its games in `stats`
-    and sends them to `telemetry` (a publisher, or None)."""
+def english():
+    from controller.language import language
+    return language("en")
 
-    def __init__(self, link, write, stats=None, telemetry=None):
+
+class Monitor:
+    """Shows what a board on `link` says (`write(line)`), what its machine says in `language` (the
+    configuration's first), and records its games in `stats` and sends them to `telemetry` (a
+    publisher, or None)."""
+
+    def __init__(self, link, write, stats=None, telemetry=None, language=None):
         self.link = link
+        self.language = language
         self.write = write
         self.stats = stats
         self.telemetry = telemetry
@@ -109,7 +121,7 @@ class Monitor:
         if message is None:
             return
         self.record(message)        # first: a line on the screen is one counted, even if Ctrl-C comes next
-        self.write(describe(message))
+        self.write(describe(message, self.language))
 
     def record(self, message):
         kind = message["kind"]

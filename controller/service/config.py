@@ -1,6 +1,7 @@
 """The service's TOML configuration: every setting has a documented default and a range.
 
     [service]     which machine, the pin map, the GPIO backend, paths, timings
+    [exhibit]     what visitors meet: the languages they read
     [drnim]       the Dr. Nim machine's settings (controller/core/drnim.py)
     [nimatron]    the Nimatron's settings (controller/core/nimatron.py)
     [telemetry]   reporting to an MQTT broker, off by default (controller/telemetry/settings.py)
@@ -19,6 +20,7 @@ from controller.core.exhibit import ConfigError, Setting, check_settings
 from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path
+from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.telemetry.settings import check_telemetry
 
@@ -40,14 +42,51 @@ SERVICE_SETTINGS = {
 }
 
 
-class Config:
-    """The checked settings: `service`, `machine` for the chosen machine, and `telemetry`."""
+EXHIBIT_SETTINGS = {
+    # the languages visitors may choose, the museum's first language first: "de", or ["de", "en", "fr"]
+    "language": Setting(["en"]),
+}
 
-    def __init__(self, service, machines, path=None, telemetry=None):
+
+def check_exhibit(where, given):
+    """The [exhibit] settings checked: `language` a language code or a list of them, each one the catalogs
+    have (controller/language), none twice; as a list, first the museum's first."""
+    given = dict(given)
+    if isinstance(given.get("language"), str):
+        given["language"] = [given["language"]]
+    try:
+        exhibit = check_settings(EXHIBIT_SETTINGS, given)
+        languages = exhibit["language"]
+        if not languages:
+            raise ConfigError("language: name at least one language (%s)" % ", ".join(CODES))
+        for code in languages:
+            if not isinstance(code, str) or code not in CODES:
+                raise ConfigError("language: %r is not a language of this controller (%s)" % (code, ", ".join(CODES)))
+            if languages.count(code) > 1:
+                raise ConfigError("language: %r is named twice" % code)
+    except ConfigError as error:
+        raise ConfigError("%s: exhibit.%s" % (where, error))
+    return exhibit
+
+
+class Config:
+    """The checked settings: `service`, `machine` for the chosen machine, `exhibit` and `telemetry`."""
+
+    def __init__(self, service, machines, path=None, telemetry=None, exhibit=None):
         self.service = service
         self.machines = machines
         self.path = path
         self.telemetry = telemetry or check_telemetry("the defaults", {})
+        self.exhibit = exhibit or check_exhibit("the defaults", {})
+
+    @property
+    def languages(self):
+        """The languages visitors may choose, the museum's first language first."""
+        return self.exhibit["language"]
+
+    def language(self):
+        """The museum's first language (a controller.language.Language): what the exhibit says in."""
+        return language(self.languages[0])
 
     @property
     def machine_name(self):
@@ -149,7 +188,7 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
         except RecursionError:
             raise ConfigError("%s: values nested too deeply" % path)
-    sections = ("service",) + NAMES + ("telemetry",)
+    sections = ("service", "exhibit") + NAMES + ("telemetry",)
     for section in data:
         if section not in sections:
             raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
@@ -172,7 +211,8 @@ def load_config(path=None, overrides=None):
             check_opponent_name(machines[name]["opponent"])
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
-    return Config(service, machines, path, check_telemetry(where, data.get("telemetry", {})))
+    return Config(service, machines, path, check_telemetry(where, data.get("telemetry", {})),
+                  check_exhibit(where, data.get("exhibit", {})))
 
 
 def check_opponent_name(name):

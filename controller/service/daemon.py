@@ -93,6 +93,7 @@ class Storm:
 class Service:
     def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None):
         self.config = config
+        self.language = config.language()     # what the machine says, in the log, in the museum's first language
         self.pinmap = pinmap
         self.clock = clock
         self.notifier = notifier or Notifier()
@@ -321,7 +322,7 @@ class Service:
         self.record(mode, incidents)
         for command in commands:
             if command[0] == "message":
-                self.log("message: " + command[1])
+                self.log("message: " + self.language.message(command[1], command[2]))
             self.board.apply(command)
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse

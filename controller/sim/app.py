@@ -7,6 +7,11 @@ the equalizer, the turn switch, the tray) or the Nimatron's console of lamps,
 with the status lamps and the controls as buttons. A side panel explains the
 fault, the working (why the machine moves as it does) and the log.
 
+Every text is in the visitor's language (`--lang`, else the terminal's
+LANG): `app.t`, a controller.language.Language. The log is the service's, as
+its journal shows it, for the bench's technician; the machine's messages in it
+are in the visitor's language.
+
 A timer advances the simulated clock by the elapsed real time times `speed`
 (`clock` gives the real time: the tests pass their own). With `speed=0` there
 is no timer and nothing moves by itself: the tests drive the simulated clock
@@ -48,29 +53,38 @@ JAM = "bold #ffd400"
 ACTIVE = "bold #ffffff"
 
 LAMP_OFF = "#5a5a5a"
-DRNIM_LAMPS = (
-    ("your_turn", "your turn", "#4cd964"),
-    ("drnim_turn", "Dr. Nim's turn", "#ffcc00"),
-    ("fault", "fault", "#ff3b30"),
-    ("you_win", "you win", "#35c8ff"),
-    ("drnim_wins", "Dr. Nim wins", "#ff9f0a"),
-)
-NIMATRON_LAMPS = (
-    ("your_turn", "your turn", "#4cd964"),
-    ("machine_turn", "the Nimatron's turn", "#ffcc00"),
-    ("nim_champ", "NIM CHAMP", "#ffd700"),
-    ("machine_wins", "the Nimatron wins", "#ff3b30"),
-)
 BULB_ON = "bold #ffd25a"
 BULB_OFF = "#6b5a3e"
 
-FAULTS = {
-    "jam": "Jam: a marble did not reach the gate, even after the release was retried. "
-           "Nothing was counted. Free the marble (j): it counts when it passes the gate. "
-           "Or put the marbles back and press New game.",
-    "check": "Check: the controller restarted while a marble was on its way, so the count cannot be "
-             "trusted. Put every marble back on the rail and press New game.",
-}
+
+def drnim_lamps(t):
+    return (
+        ("your_turn", t._("your turn"), "#4cd964"),
+        ("drnim_turn", t._("Dr. Nim's turn"), "#ffcc00"),
+        ("fault", t._("fault"), "#ff3b30"),
+        ("you_win", t._("you win"), "#35c8ff"),
+        ("drnim_wins", t._("Dr. Nim wins"), "#ff9f0a"),
+    )
+
+
+def nimatron_lamps(t):
+    return (
+        ("your_turn", t._("your turn"), "#4cd964"),
+        ("machine_turn", t._("the Nimatron's turn"), "#ffcc00"),
+        ("nim_champ", t._("NIM CHAMP"), "#ffd700"),
+        ("machine_wins", t._("the Nimatron wins"), "#ff3b30"),
+    )
+
+
+def fault_text(t, fault):
+    if fault == "jam":
+        return t._("Jam: a marble did not reach the gate, even after the release was retried. Nothing was counted. "
+                   "Free the marble (j): it counts when it passes the gate. Or put the marbles back and press New "
+                   "game.")
+    if fault == "check":
+        return t._("Check: the controller restarted while a marble was on its way, so the count cannot be trusted. "
+                   "Put every marble back on the rail and press New game.")
+    return t.format(t._("Fault: %(fault)s."), {"fault": fault})
 
 
 class Canvas:
@@ -134,7 +148,7 @@ def flipper(c, x, y, side):
         c.put(x, y, "??", FLIPPER)
 
 
-def drnim_board(sim):
+def drnim_board(sim, t):
     """Dr. Nim's board from the pins and the marbles of the simulated world."""
     m = sim.config.machine
     capacity = max(m["capacity"], m["marbles"])
@@ -147,7 +161,7 @@ def drnim_board(sim):
 
     marbles = sim.marbles
     rail = marbles.rail
-    c.put(1, 0, "rail %2d" % rail, LABEL)
+    c.put(1, 0, t.format(t._("rail %(marbles)2d"), {"marbles": rail}), LABEL)
     for i in range(capacity):
         full = i >= capacity - rail
         c.put(slots + step * i, 0, "●" if full else "·", MARBLE if full else DIM)
@@ -159,24 +173,25 @@ def drnim_board(sim):
     c.put(chute, 10, "▼", CHUTE)
 
     sides = dict((role, sim.side(role)) for role in ("flip_flop_1", "flip_flop_2", "flip_flop_3", "equalizer", "turn"))
-    c.put(1, 2, "flip-flops", LABEL)
+    c.put(1, 2, t._("flip-flops")[:mid - 4], LABEL)
     for number, x, y in ((1, mid, 2), (2, mid - 8, 4), (3, mid + 8, 4)):
         c.put(x - 3, y, str(number), LABEL)
         flipper(c, x, y, sides["flip_flop_%d" % number])
 
-    c.put(1, 6, "equalizer", LABEL)
+    c.put(1, 6, t._("equalizer")[:mid - 3], LABEL)
     side = sides["equalizer"]
     flipper(c, mid, 6, side)
-    c.put(mid + 5, 6, "armed" if side == "right" else "spent" if side == "left" else "", LABEL)
+    c.put(mid + 5, 6, t._("armed") if side == "right" else t._("spent") if side == "left" else "", LABEL)
 
-    c.put(1, 8, "turn", LABEL)
+    c.put(1, 8, t._("turn")[:mid - 3], LABEL)
     side = sides["turn"]
     flipper(c, mid, 8, side)
-    c.put(mid - 9, 9, "Dr. Nim", ACTIVE if side == "left" else DIM)
-    c.put(mid + 4, 9, "You", ACTIVE if side == "right" else DIM)
+    drnim = t._("Dr. Nim")
+    c.put(mid - 2 - len(drnim), 9, drnim, ACTIVE if side == "left" else DIM)
+    c.put(mid + 4, 9, t._("You"), ACTIVE if side == "right" else DIM)
 
     tray = marbles.tray
-    c.put(1, 10, "tray %2d" % tray, LABEL)
+    c.put(1, 10, t.format(t._("tray %(marbles)2d"), {"marbles": tray}), LABEL)
     room = (chute - 2 - slots) // step + 1
     shown = min(tray, room)
     for i in range(shown):
@@ -185,7 +200,8 @@ def drnim_board(sim):
         c.put(slots - 1, 10, "+", MARBLE)
 
     if marbles.jammed:
-        c.put(chute - 6, 1, "stuck", JAM)
+        stuck = t._("stuck")
+        c.put(chute - 1 - len(stuck), 1, stuck, JAM)
         c.put(chute, 1, "✖", JAM)
     for due in marbles.falling:
         done = 1 - max(0, min(1, (due - sim.now) / float(marbles.fall_ms)))
@@ -193,40 +209,45 @@ def drnim_board(sim):
     return c.text()
 
 
-def drnim_status(sim):
+def drnim_status(sim, t):
     m = sim.machine
     out = Text()
-    out.append("Rail %d · tray %d · taken %d of %d\n" % (m.rail, sim.marbles.tray, m.taken, m.loaded), "bold")
+    out.append(t.format(t._("Rail %(rail)d · tray %(tray)d · taken %(taken)d of %(loaded)d"), {
+        "rail": m.rail, "tray": sim.marbles.tray, "taken": m.taken, "loaded": m.loaded}) + "\n", "bold")
     if m.mode == "over":
-        out.append(m.verdict(), "bold #35c8ff" if m.winner == "player" else "bold #ff9f0a")
-        out.append(" Put the marbles back: New game (n).")
+        out.append(t.message(m.verdict()), "bold #35c8ff" if m.winner == "player" else "bold #ff9f0a")
+        out.append(" " + t._("Put the marbles back: New game (n)."))
     elif m.fault:
-        out.append("Fault: see below.", "bold #ff3b30")
+        out.append(t._("Fault: see below."), "bold #ff3b30")
     elif m.running:
-        out.append("Dr. Nim is playing its marbles...")
+        out.append(t._("Dr. Nim is playing its marbles..."))
     elif m.turn == "machine":
-        out.append("Handed over: the trigger (space) once.")
+        out.append(t._("Handed over: the trigger (space) once."))
     elif m.taken == 0:
-        out.append("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space.")
+        out.append(t._("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space."))
     elif m.turn_taken or m.in_flight:
-        out.append("Take up to 3, then hand over: m, then space.")
+        out.append(t._("Take up to 3, then hand over: m, then space."))
     else:
-        out.append("Your turn: the trigger (space) 1 to 3 times.")
+        out.append(t._("Your turn: the trigger (space) 1 to 3 times."))
     return out
 
 
-def drnim_fault(sim):
+def drnim_fault(sim, t):
     fault = sim.machine.fault
     jammed = sim.marbles.jammed
     out = Text()
     if fault is None:
-        out.append("No fault.", "#4cd964")
+        out.append(t._("No fault."), "#4cd964")
     else:
-        out.append(FAULTS.get(fault, "Fault: %s." % fault), "#ff6b60")
+        out.append(fault_text(t, fault), "#ff6b60")
     if jammed:
-        out.append("\nWorld: %d marble%s stuck in the chute." % (jammed, "" if jammed == 1 else "s"), JAM)
+        out.append("\n" + t.format(t._n("World: %(marbles)d marble stuck in the chute.",
+                                         "World: %(marbles)d marbles stuck in the chute.", jammed),
+                                    {"marbles": jammed}), JAM)
     if sim.glitches:
-        out.append("\nWorld: the sensor glitched %d time%s." % (sim.glitches, "" if sim.glitches == 1 else "s"), "dim")
+        out.append("\n" + t.format(t._n("World: the sensor glitched %(times)d time.",
+                                         "World: the sensor glitched %(times)d times.", sim.glitches),
+                                    {"times": sim.glitches}), "dim")
     return out
 
 
@@ -234,13 +255,13 @@ def drnim_fault(sim):
 WORKING_STYLES = {"head": "bold", "good": "#4cd964", "warn": "#ff9f0a", "note": "dim", "plain": ""}
 
 
-def working_text(lines):
-    """The machine's `explain()` lines, drawn."""
+def working_text(lines, t):
+    """The machine's `explain()` lines, drawn in the visitor's language."""
     out = Text()
-    for i, (style, text) in enumerate(lines):
+    for i, line in enumerate(lines):
         if i:
             out.append("\n")
-        out.append(text, WORKING_STYLES[style])
+        out.append(t.line(line), WORKING_STYLES[line[0]])
     return out
 
 
@@ -262,20 +283,21 @@ def spectators(rows, lamps):
     return out
 
 
-def nimatron_status(sim):
+def nimatron_status(sim, t):
     m = sim.machine
     out = Text()
-    out.append("Rows %s\n" % " ".join(str(n) for n in m.rows), "bold")
+    out.append(t.format(t._("Rows %(rows)s"), {"rows": " ".join(str(n) for n in m.rows)}) + "\n", "bold")
     if m.mode == "over":
-        out.append(m.verdict(), "bold #ffd700" if m.winner == "player" else "bold #ff3b30")
-        out.append(" New game (n).")
+        out.append(t.message(m.verdict()), "bold #ffd700" if m.winner == "player" else "bold #ff3b30")
+        out.append(" " + t._("New game (n)."))
     elif m.turn == "machine":
-        out.append("The Nimatron puts out its lamps..." if m.moving else "The Nimatron is thinking...")
+        out.append(t._("The Nimatron puts out its lamps...") if m.moving else t._("The Nimatron is thinking..."))
     elif m.row is not None:
-        out.append("Taking from row %d: press it again (%d) for another lamp, or hand over (h)."
-                   % (m.row + 1, m.row + 1))
+        out.append(t.format(t._("Taking from row %(row)d: press it again (%(row)d) for another lamp, or hand over "
+                                "(h)."), {"row": m.row + 1}))
     else:
-        out.append("Your turn: press a row's button (1-%d) once per lamp, then hand over (h)." % len(m.rows))
+        out.append(t.format(t._("Your turn: press a row's button (1-%(rows)d) once per lamp, then hand over (h)."),
+                            {"rows": len(m.rows)}))
     return out
 
 
@@ -347,38 +369,37 @@ class SimulatorApp(App):
     #logbox { height: 14; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
     """
 
-    BINDINGS = [
-        Binding("space,t", "trigger", "Trigger", key_display="space"),
-        Binding("m", "turn('machine')", "Turn→Dr. Nim"),
-        Binding("p", "turn('player')", "Turn→You"),
-        Binding("s", "turn('toggle')", "Turn switch over", show=False),
-        Binding("e", "equalizer", "Equalizer"),
-        Binding("j", "clear_jam", "Free jam"),
-        Binding("1", "row(1)", "Row button", key_display="1-4"),
-        Binding("2", "row(2)", "Row 2", show=False),
-        Binding("3", "row(3)", "Row 3", show=False),
-        Binding("4", "row(4)", "Row 4", show=False),
-        Binding("5", "row(5)", "Row 5", show=False),
-        Binding("6", "row(6)", "Row 6", show=False),
-        Binding("7", "row(7)", "Row 7", show=False),
-        Binding("8", "row(8)", "Row 8", show=False),
-        Binding("9", "row(9)", "Row 9", show=False),
-        Binding("h,enter", "handover", "Hand over", key_display="h"),
-        Binding("n", "new_game", "New game"),
-        Binding("q", "quit", "Quit"),
-    ]
     DRNIM_ACTIONS = {"trigger", "turn", "equalizer", "clear_jam"}
     NIMATRON_ACTIONS = {"row", "handover"}
 
-    def __init__(self, simulation, speed=1.0, clock=time.monotonic):
+    def __init__(self, simulation, speed=1.0, clock=time.monotonic, language=None):
         self.sim = simulation
         self.speed = speed
         self.clock = clock
+        self.t = language or simulation.config.language()
         self.drnim = simulation.marbles is not None     # a marble machine: Dr. Nim's board
         super().__init__()
+        self.bind_keys(self.t)
         self.shown = {}
         self.carry_ms = 0.0
         self.last_tick = None
+
+    def bind_keys(self, t):
+        """The keys, with what each does in the visitor's language (the footer shows them)."""
+        bind = self.bind
+        bind("space,t", "trigger", description=t._("Trigger"), key_display=t._("space"))
+        bind("m", "turn('machine')", description=t._("Turn→Dr. Nim"))
+        bind("p", "turn('player')", description=t._("Turn→You"))
+        bind("s", "turn('toggle')", description=t._("Turn switch over"), show=False)
+        bind("e", "equalizer", description=t._("Equalizer"))
+        bind("j", "clear_jam", description=t._("Free jam"))
+        bind("1", "row(1)", description=t._("Row button"),
+             key_display="1-%d" % (4 if self.drnim else self.sim.pinmap.rows))
+        for number in range(2, 10):
+            bind(str(number), "row(%d)" % number, show=False)
+        bind("h,enter", "handover", description=t._("Hand over"), key_display="h")
+        bind("n", "new_game", description=t._("New game"))
+        bind("q", "quit", description=t._("Quit"))
 
     # --- layout -------------------------------------------------------------------
     def compose(self):
@@ -399,37 +420,40 @@ class SimulatorApp(App):
 
     def compose_drnim(self):
         board = Static(id="board")
-        board.border_title = "THE AMAZING DR. NIM"
+        board.border_title = self.t._("THE AMAZING DR. NIM")
         yield board
         yield Static(id="lamps")
         with Horizontal(classes="controls"):
             yield Control(self.turn_label(), id="turn_switch", action="app.turn('toggle')")
             yield Control(self.equalizer_label(), id="equalizer_switch", action="app.equalizer")
         with Horizontal(classes="controls"):
-            yield Control("New game", id="new_game", action="app.new_game")
+            yield Control(self.t._("New game"), id="new_game", action="app.new_game")
             yield Static(classes="gap")
-            yield Control("TRIGGER", id="trigger", variant="error", action="app.trigger")
+            yield Control(self.t._("TRIGGER"), id="trigger", variant="error", action="app.trigger")
 
     def compose_nimatron(self):
         console = Vertical(id="console")
-        console.border_title = "NIMATRON"
+        console.border_title = self.t._("NIMATRON")
         with console:
             for r in range(self.sim.pinmap.rows):
                 with Horizontal(classes="lamprow"):
                     yield Static(id="bulbs%d" % (r + 1), classes="bulbs")
-                    yield Control("Row %d" % (r + 1), id="row%d" % (r + 1), action="app.row(%d)" % (r + 1))
+                    yield Control(self.t.format(self.t._("Row %(row)d"), {"row": r + 1}), id="row%d" % (r + 1),
+                                  action="app.row(%d)" % (r + 1))
         with Horizontal(id="under"):
             yield Static(id="nimlamps")
             box = Static(id="spectators")
-            box.border_title = "spectators"
+            box.border_title = self.t._("spectators")
             yield box
         with Horizontal(classes="controls"):
-            yield Control("New game", id="new_game", action="app.new_game")
+            yield Control(self.t._("New game"), id="new_game", action="app.new_game")
             yield Static(classes="gap")
-            yield Control("Hand over", id="handover", variant="warning", action="app.handover")
+            yield Control(self.t._("Hand over"), id="handover", variant="warning", action="app.handover")
 
     def on_mount(self):
-        for name, title in (("status", "Now"), ("fault", "Fault"), ("working", "The working"), ("logbox", "Log")):
+        t = self.t
+        for name, title in (("status", t._("Now")), ("fault", t._("Fault")), ("working", t._("The working")),
+                            ("logbox", t._("Log"))):
             for widget in self.query("#" + name):
                 widget.border_title = title
         self.redraw()
@@ -465,38 +489,38 @@ class SimulatorApp(App):
         return False
 
     def redraw(self):
-        sim = self.sim
+        sim, t = self.sim, self.t
         if self.drnim:
-            self.show("#board", drnim_board(sim))
-            self.show("#lamps", lamp_text(sim.lamps(), DRNIM_LAMPS, sim.now, 3))
+            self.show("#board", drnim_board(sim, t))
+            self.show("#lamps", lamp_text(sim.lamps(), drnim_lamps(t), sim.now, 3))
             self.show("#turn_switch", self.turn_label())
             self.show("#equalizer_switch", self.equalizer_label())
-            self.show("#status", drnim_status(sim))
-            self.show("#fault", drnim_fault(sim))
-            self.show("#working", working_text(sim.machine.explain()))
+            self.show("#status", drnim_status(sim, t))
+            self.show("#fault", drnim_fault(sim, t))
+            self.show("#working", working_text(sim.machine.explain(), t))
         else:
             lamps = sim.pinmap.lamps_per_row
             for r, lit in enumerate(sim.rows(0)):
                 self.show("#bulbs%d" % (r + 1), nimatron_row(lit, lamps, r + 1))
             self.show("#spectators", spectators(sim.rows(1), lamps))
-            self.show("#nimlamps", lamp_text(sim.lamps(), NIMATRON_LAMPS, sim.now, 1))
-            self.show("#status", nimatron_status(sim))
-            self.show("#working", working_text(sim.machine.explain()))
+            self.show("#nimlamps", lamp_text(sim.lamps(), nimatron_lamps(t), sim.now, 1))
+            self.show("#status", nimatron_status(sim, t))
+            self.show("#working", working_text(sim.machine.explain(), t))
         if self.show("#log", log_text(sim.log[-LOG_LINES:])):
             self.query_one("#logbox").scroll_end(animate=False)
 
     def turn_label(self):
         on = self.sim.service.board.level("turn_switch")
         label = Text()
-        label.append("Dr. Nim ←", "bold" if on else "dim")
+        label.append(self.t._("Dr. Nim") + " ←", "bold" if on else "dim")
         label.append(" ●── " if on else " ──● ")
-        label.append("→ You", "dim" if on else "bold")
+        label.append("→ " + self.t._("You"), "dim" if on else "bold")
         return label
 
     def equalizer_label(self):
         on = self.sim.service.board.level("equalizer_switch")
-        label = Text("Equalizer ")
-        label.append("──● armed" if on else "●── off", "bold")
+        label = Text(self.t._("Equalizer") + " ")
+        label.append("──● " + self.t._("armed") if on else "●── " + self.t._("off"), "bold")
         return label
 
     # --- the controls --------------------------------------------------------------------
@@ -537,5 +561,6 @@ class SimulatorApp(App):
 
 
 def run_app(simulation, speed=1.0):
-    """Draw `simulation` in the terminal until the visitor quits (q). The caller closes it."""
+    """Draw `simulation` in the terminal until the visitor quits (q), in the simulation's language. The caller
+    closes it."""
     SimulatorApp(simulation, speed=speed).run()

@@ -20,9 +20,10 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
 from controller.core.marbles import Marbles
+from controller.core.scenario import command_text
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path, display_registers, load_pinmap
-from controller.service.config import SERVICE_SETTINGS, Config
+from controller.service.config import SERVICE_SETTINGS, Config, check_exhibit
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
 from controller.sim.pins import BoundedPin
@@ -92,7 +93,7 @@ class Simulation:
     """One virtual machine. `settings` are the machine's (as in config.toml)."""
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
-                 fall_ms=250, state_dir=None, keep_commands=False, telemetry=None):
+                 fall_ms=250, state_dir=None, keep_commands=False, telemetry=None, language="en"):
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -113,7 +114,9 @@ class Simulation:
         service = check_settings(SERVICE_SETTINGS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
                                                     "runtime_dir": folder})
         # telemetry: checked [telemetry] settings (controller/telemetry/settings.py), to report to a broker
-        self.config = Config(service, {machine: machine_settings}, telemetry=telemetry)
+        # language: the visitor's (a code), which the service says the machine's messages in
+        self.config = Config(service, {machine: machine_settings}, telemetry=telemetry,
+                             exhibit=check_exhibit("the simulator", {"language": [language]}))
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
@@ -138,7 +141,7 @@ class Simulation:
         def handle(event, now):
             commands = original(event, now)
             if self.commands is not None:
-                self.commands.extend(" ".join(str(p) for p in c) for c in commands)
+                self.commands.extend(command_text(c) for c in commands)
             if event[0] != "tick" or commands:
                 self.note("%7.1f s  %-28s -> %s" % (now / 1000, " ".join(str(p) for p in event),
                                                    "; ".join(" ".join(str(p) for p in c) for c in commands

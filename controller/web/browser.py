@@ -34,12 +34,16 @@ def missing():
 
 
 @contextmanager
-def served_page(viewport=(1280, 800)):
+def served_page(viewport=(1280, 800), add=None):
     """(Playwright's browser context, the page's address, every address it asked for):
-    the page built afresh into a temporary folder and served on a free port."""
+    the page built afresh into a temporary folder and served on a free port. `add`: files
+    to put into the built folder, path -> text (a test's own catalog)."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as folder:
         build(folder + "/page", fetch=False)
+        for name, text in (add or {}).items():
+            with open(folder + "/page/" + name, "w", encoding="utf-8") as f:
+                f.write(text)
         server = make_server(folder + "/page", 0)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()

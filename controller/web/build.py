@@ -1,7 +1,10 @@
 """`controller web build`: the web page as a static folder that needs no
 server-side code and loads nothing from outside itself.
 
-What goes in: web/'s page (index.html, page.js, page.css, bridge.py), the
+What goes in: web/'s page (index.html, page.js, page.css, bridge.py), its
+catalogs (language/LL.json, each made from the same .po as the Python
+shells' .mo, and language/messages.json, the English of the core's message
+ids: controller/language/), the
 unchanged `controller/core/*.py` (the page writes them into MicroPython's
 file system, so visitors run, and may read, the very code of the replicas),
 MicroPython's WebAssembly port (`micropython.mjs`, `micropython.wasm`) and
@@ -24,6 +27,8 @@ import subprocess
 from pathlib import Path
 
 from controller import shipped
+from controller.language import CODES, LOCALE
+from controller.language.messages import MESSAGES
 
 WEB = shipped.web()
 CORE = shipped.package_folder("controller.core")
@@ -94,7 +99,8 @@ def fetch_runtime():
             shutil.copyfile(WEB / name, folder / name)
     except OSError as error:
         raise WebError("cannot fetch MicroPython's WebAssembly port into %s: %s" % (folder, error.strerror or error))
-    done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
+    # --omit=dev: not the tests' tools (axe-core), only what the page carries
+    done = subprocess.run([npm, "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
                           capture_output=True, text=True)
     if done.returncode != 0 or not ready_in(folder):
         lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
@@ -106,9 +112,11 @@ def core_files():
     return sorted(path.name for path in CORE.glob("*.py"))
 
 
-def build(out=DEFAULT_OUT, fetch=True):
+def build(out=DEFAULT_OUT, fetch=True, languages=CODES):
     """Write the page's folder to `out` (new, empty, or an earlier build,
-    which is replaced; never anything else); its path."""
+    which is replaced; never anything else); its path. `languages`: those a
+    visitor may choose (the page's language buttons), the museum's first
+    language first; every catalog goes in, so `?lang=` may name any."""
     if fetch:
         fetch_runtime()
     elif not runtime_ready():
@@ -117,13 +125,13 @@ def build(out=DEFAULT_OUT, fetch=True):
                                                           cache() / "node_modules"))
     out = Path(out)
     try:
-        write_page(out)
+        write_page(out, languages)
     except OSError as error:
         raise WebError("--out: cannot write the page in %s: %s" % (out, error.strerror or error))
     return out
 
 
-def write_page(out):
+def write_page(out, languages=CODES):
     """The page's files into `out` (OSError is the caller's)."""
     if out.exists():
         if out.is_dir() and not any(out.iterdir()):
@@ -134,6 +142,12 @@ def write_page(out):
             raise WebError("%s is there and is not a built page: name a new or empty folder" % out)
     (out / "micropython").mkdir(parents=True)
     (out / "mqtt").mkdir()
+    (out / "language").mkdir()
+    for code in CODES:
+        shutil.copyfile(LOCALE / code / "page.json", out / "language" / (code + ".json"))
+    ids = dict((message, list(MESSAGES[message])) for message in MESSAGES)
+    (out / "language" / "messages.json").write_text(json.dumps(ids, ensure_ascii=False, sort_keys=True, indent=0),
+                                                     encoding="utf-8")
     (out / "controller" / "core").mkdir(parents=True)
     for name in PAGE_FILES:
         shutil.copyfile(WEB / name, out / name)
@@ -149,4 +163,5 @@ def write_page(out):
         shutil.copyfile(CORE / name, out / "controller" / "core" / name)
         python.append("controller/core/" + name)
     # The page writes these into MicroPython's file system before it imports the bridge.
-    (out / "files.json").write_text(json.dumps({"python": python, "micropython": pinned_version()}, indent=1))
+    (out / "files.json").write_text(json.dumps({"python": python, "micropython": pinned_version(),
+                                                "languages": list(languages)}, indent=1))

@@ -1,6 +1,7 @@
 """The `controller web` subcommands:
 
-    controller web build [--out DIR]       the page as a static folder (default build/web)
+    controller web build [--out DIR] [--config PATH]   the page as a static folder (default build/web),
+                                           offering the languages of [exhibit] language
     controller web serve [--port N] [--dir DIR]   serve it on http://127.0.0.1:N/
 
 A failure is one line on stderr, "controller: ...", with exit status 1.
@@ -8,6 +9,8 @@ A failure is one line on stderr, "controller: ...", with exit status 1.
 
 from pathlib import Path
 
+from controller.arguments import add_config_argument, argument, config_path
+from controller.language import CODES
 from controller.web.build import DEFAULT_OUT, WebError, build
 
 
@@ -21,6 +24,7 @@ def add_parser(commands):
     build_parser.set_defaults(action=run_build)
     build_parser.add_argument("--out", metavar="DIR", default=str(DEFAULT_OUT),
                               help="the folder to write (default: %s)" % DEFAULT_OUT)
+    add_config_argument(build_parser)
     serve = actions.add_parser("serve", help="serve the built page on localhost")
     serve.set_defaults(action=run_serve)
     serve.add_argument("--port", type=port_number, default=8000, help="the port (default: 8000)")
@@ -36,7 +40,10 @@ def port_number(text):
 
 
 def run_build(args, out):
-    folder = build(args.out)
+    from controller.service.config import load_config
+    path = config_path(args)
+    languages = argument("--config", load_config, path).languages if path else CODES
+    folder = build(args.out, languages=languages)
     out.write("Built the page in %s: controller web serve%s, then open http://127.0.0.1:8000/\n"
               % (folder, "" if Path(args.out) == DEFAULT_OUT else " --dir " + str(folder)))
     return 0

@@ -1,0 +1,142 @@
+"""The visitor's language: every text a visitor reads, from gettext catalogs.
+
+The catalogs are in locale/: the template drnim.pot (the English, extracted
+by Babel from the shells' own texts and from messages.py, the English of the
+core's message ids), and for each language its .po (the translator's), its
+.mo (compiled, what Python's own `gettext` reads, so a Raspberry Pi needs no
+Babel) and page.json (the same catalog for the web page). All are made by
+`python -m controller.language.catalogs` (a translator's or a developer's
+step: it needs Babel, which `make test` installs).
+
+A shell holds a `Language` and asks it for its texts: `_("...")` for its own
+(`_n` with a plural, `_p` with a context), `message(id, values)` for what the
+machine says, `line(line)` for a line of the working. Numbers are written as
+the language writes them (`number`), and the number that a noun follows picks
+the plural form the language's rule gives.
+
+Where the language comes from: `[exhibit] language` in the service's
+configuration (the exhibit's; its first is the museum's first language),
+`--lang` on the commands a visitor sees, and on a terminal `LANG` (and the
+other variables gettext reads) by default.
+"""
+
+import gettext
+import os
+import re
+from pathlib import Path
+
+from controller.language.messages import MESSAGES
+
+# Every language of the catalogs, each named in itself; English, the catalogs' source, first.
+LANGUAGES = {"en": "English", "de": "Deutsch", "fr": "Français", "es": "Español", "nl": "Nederlands"}
+CODES = tuple(LANGUAGES)
+DOMAIN = "drnim"
+LOCALE = Path(__file__).resolve().parent / "locale"
+# How each language groups the digits of a large number (CLDR's, as Babel gives them: tests/test_language.py).
+GROUPS = {"en": ",", "de": ".", "fr": "\u202f", "es": ".", "nl": "."}
+
+PLACEHOLDER = re.compile(r"%(?:\((\w+)\)(-?\d*)([ds])|%)")
+
+
+class UnknownLanguage(ValueError):
+    """A language the catalogs do not have."""
+
+
+def check_code(code):
+    """`code` (such as de, or de_DE.UTF-8, as LANG writes it) as one of CODES; UnknownLanguage when none."""
+    short = str(code).split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    if short not in LANGUAGES:
+        raise UnknownLanguage("%r is not a language of this controller (%s)" % (code, ", ".join(CODES)))
+    return short
+
+
+def from_environment(environ=None):
+    """The terminal's language, read as gettext reads it (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), the first
+    of those that names a language of the catalogs; English when none does."""
+    environ = os.environ if environ is None else environ
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        for code in environ.get(name, "").split(":"):
+            if code and code not in ("C", "POSIX"):
+                try:
+                    return check_code(code)
+                except UnknownLanguage:
+                    continue
+    return "en"
+
+
+def language(code="en"):
+    """The Language called `code` (UnknownLanguage when there is none)."""
+    code = check_code(code)
+    if code == "en":
+        return Language("en", gettext.NullTranslations())
+    with open(LOCALE / code / "LC_MESSAGES" / (DOMAIN + ".mo"), "rb") as catalog:
+        return Language(code, gettext.GNUTranslations(catalog))
+
+
+class Language:
+    """The texts of one language: `translations` is a gettext translations object (its catalog)."""
+
+    def __init__(self, code, translations):
+        self.code = code
+        self.translations = translations
+
+    @property
+    def name(self):
+        return LANGUAGES.get(self.code, self.code)
+
+    def _(self, text):
+        return self.translations.gettext(text)
+
+    def _n(self, singular, plural, count):
+        return self.translations.ngettext(singular, plural, count)
+
+    def _p(self, context, text):
+        return self.translations.pgettext(context, text)
+
+    def number(self, value):
+        """A whole number as the language writes it: its digits grouped in threes with the language's
+        separator (1,234 in English, 1.234 in German)."""
+        digits = str(abs(value))
+        group = GROUPS.get(self.code, ",")
+        if len(digits) > 3:
+            parts = []
+            while len(digits) > 3:
+                parts.insert(0, digits[-3:])
+                digits = digits[:-3]
+            digits = group.join([digits] + parts)
+        return ("-" if value < 0 else "") + digits
+
+    def format(self, text, values):
+        """`text` with its %(name)d and %(name)s filled from `values`, numbers as the language writes them."""
+        def fill(match):
+            name, width, kind = match.groups()
+            if name is None:
+                return "%"
+            value = values[name]
+            shown = self.number(value) if kind == "d" and isinstance(value, int) else str(value)
+            if width:
+                size = int(width)
+                shown = shown.ljust(-size) if size < 0 else shown.rjust(size)
+            return shown
+        return PLACEHOLDER.sub(fill, text)
+
+    def message(self, message, values=None):
+        """What the machine says: the message id `message` with its values, in this language. An id this
+        controller does not know (a newer board's) is shown as it came, with its values."""
+        values = values or {}
+        known = MESSAGES.get(message)
+        if known is None:
+            return " ".join([message] + ["%s=%s" % (key, values[key]) for key in sorted(values)])
+        singular, plural, count = known
+        if plural is None:
+            text = self.translations.pgettext(message, singular)
+        else:
+            text = self.translations.npgettext(message, singular, plural, values.get(count, 0))
+        try:
+            return self.format(text, values)
+        except (KeyError, ValueError):
+            return self.format(singular if plural is None or values.get(count) == 1 else plural, values)
+
+    def line(self, line):
+        """A line of the working, (style, id, values), as text."""
+        return self.message(line[1], line[2])

@@ -1,0 +1,167 @@
+"""Make the catalogs (Babel): after changing a visitor's text, or translating.
+
+    .venv/bin/python -m controller.language.catalogs          (or: make catalogs)
+
+1. extracts every text of SOURCES into the template locale/drnim.pot: the
+   shells' `_()`, `_n()` and `_p()` (Python and the page's JavaScript) and
+   messages.py's `said()` and `said_n()` (the core's message ids, each the
+   context of its English);
+2. brings each language's locale/LL/LC_MESSAGES/drnim.po up to date with it
+   (a new text comes in untranslated, a changed one marked fuzzy);
+3. compiles each into drnim.mo, which Python's own `gettext` reads, and
+   into page.json, the web page's copy of the same catalog.
+
+It needs Babel (the test extra); nothing that runs a machine does. The files
+come out the same for the same sources (no dates, no line numbers), so
+tests/test_language.py can check that the committed ones are up to date.
+"""
+
+import io
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from controller import shipped
+from controller.language import CODES, DOMAIN, GROUPS, LANGUAGES, LOCALE
+
+ROOT = Path(__file__).resolve().parent.parent
+# Where a visitor's texts are, and how each is read.
+SOURCES = (
+    ("python", ROOT / "language" / "messages.py"),
+    ("javascript", shipped.web() / "page.js"),
+    ("python", ROOT / "sim" / "app.py"),
+    ("python", ROOT / "terminal.py"),
+    ("python", ROOT / "cli.py"),
+    ("python", ROOT / "cards.py"),
+)
+KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2), "said": ((1, "c"), 2), "said_n": ((1, "c"), 2, 3)}
+COMMENT_TAGS = ("Translators:",)
+# One date for every catalog's header, so that the files change only when their texts do.
+DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)
+PROJECT = "Dr. Nim Controller"
+
+
+def template():
+    """The template catalog: every text of SOURCES, in English."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_file
+    catalog = Catalog(project=PROJECT, version="", creation_date=DATE, revision_date=DATE, charset="utf-8",
+                      fuzzy=False)
+    for method, path in SOURCES:
+        where = path.name if path.parent.name != "language" else "language/" + path.name
+        for line, text, comments, context in extract_from_file(method, str(path), keywords=KEYWORDS,
+                                                               comment_tags=COMMENT_TAGS, strip_comment_tags=True):
+            catalog.add(text, locations=[(where, line)], auto_comments=comments, context=context,
+                        flags=("python-format",) if "%" in (text if isinstance(text, str) else text[0]) else ())
+    return catalog
+
+
+def written(catalog):
+    """The catalog as .po text: no line numbers, so a moved line changes nothing."""
+    from babel.messages.pofile import write_po
+    out = io.BytesIO()
+    write_po(out, catalog, width=116, include_lineno=False, sort_output=False)
+    return out.getvalue()
+
+
+def po_path(code):
+    return LOCALE / code / "LC_MESSAGES" / (DOMAIN + ".po")
+
+
+def read(code):
+    from babel.messages.pofile import read_po
+    with open(po_path(code), "rb") as f:
+        return read_po(f, locale=code, domain=DOMAIN)
+
+
+def updated(code, pot):
+    """Language `code`'s catalog brought up to date with the template `pot`."""
+    catalog = read(code)
+    catalog.update(pot, update_header_comment=False)
+    catalog.revision_date = DATE
+    catalog.creation_date = DATE
+    catalog.fuzzy = False
+    return catalog
+
+
+def compiled(catalog):
+    """The .mo bytes of a catalog (its fuzzy entries left out, as gettext would)."""
+    from babel.messages.mofile import write_mo
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def strings(message):
+    """A message's translation: its forms (one, or one per plural form), empty when it has none."""
+    if not message.string:
+        return []
+    return [message.string] if isinstance(message.string, str) else list(message.string)
+
+
+def key(message):
+    """How gettext keys a message: its id, after its context and \\x04 when it has one."""
+    msgid = message.id if isinstance(message.id, str) else message.id[0]
+    return msgid if message.context is None else message.context + "\x04" + msgid
+
+
+def page_catalog(code, catalog=None):
+    """The page's catalog: the plural rule, the digits' separator and every translated text (its forms)."""
+    texts = {}
+    plural = "(n != 1)"
+    if catalog is not None:
+        plural = catalog.plural_expr
+        for message in catalog:
+            if not message.id or message.fuzzy:
+                continue
+            forms = strings(message)
+            if forms and all(forms):
+                texts[key(message)] = forms
+    data = {"code": code, "name": LANGUAGES[code], "plural": plural, "group": GROUPS[code], "texts": texts}
+    return (json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0) + "\n").encode("utf-8")
+
+
+def files():
+    """Every catalog file as it should be: path -> bytes."""
+    pot = template()
+    made = {LOCALE / (DOMAIN + ".pot"): written(pot), LOCALE / "en" / "page.json": page_catalog("en")}
+    for code in CODES[1:]:
+        catalog = updated(code, pot)
+        made[po_path(code)] = written(catalog)
+        made[po_path(code).with_suffix(".mo")] = compiled(catalog)
+        made[LOCALE / code / "page.json"] = page_catalog(code, catalog)
+    return made
+
+
+def problems():
+    """Each language's untranslated, fuzzy or mismatched texts, as lines (Babel's own checks included)."""
+    pot = template()
+    lines = []
+    for code in CODES[1:]:
+        catalog = updated(code, pot)
+        for message in catalog:
+            if not message.id:
+                continue
+            forms = strings(message)
+            if message.fuzzy or not forms or not all(forms):
+                lines.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", key(message)))
+        for message, errors in catalog.check():
+            for error in errors:
+                lines.append("%s: %s: %s" % (code, key(message), error))
+    return lines
+
+
+def main(argv):
+    for path, data in files().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+            print("wrote %s" % path.relative_to(ROOT.parent))
+    for line in problems():
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

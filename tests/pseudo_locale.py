@@ -1,0 +1,80 @@
+"""The pseudo-locale: every text of the catalogs' template made accented and 40 % longer, between ⟦ and
+⟧, its placeholders kept. A shell that shows it shows in plain English only what did not come through
+the catalogs, and a layout that holds it holds a language that takes more room."""
+
+import gettext
+import json
+import re
+
+from controller.language import Language, LOCALE, DOMAIN
+
+CODE = "qps"
+ACCENTED = str.maketrans("AaCcEeIiNnOoUuYy", "ÅåÇçÉéÎîÑñÖöÛûÝý")
+PLACEHOLDER = re.compile(r"(%(?:\(\w+\))?-?\d*[ds%])")
+# What may stay as it is in a pseudo-locale screen: names, and the one key every keyboard names so.
+ALLOWED = {"MicroPython", "IR"}
+
+
+def pseudo(text):
+    """`text` accented and about 40 % longer, between ⟦ and ⟧; placeholders and line breaks kept."""
+    parts = PLACEHOLDER.split(text)
+    shown = "".join(part if PLACEHOLDER.fullmatch(part) else part.translate(ACCENTED) for part in parts)
+    letters = sum(1 for char in text if char.isalpha())
+    return "⟦" + shown + "·" * max(1, (4 * letters + 9) // 10) + "⟧"
+
+
+def template():
+    """The template's messages: (context, English, English plural or None)."""
+    from babel.messages.pofile import read_po
+    with open(LOCALE / (DOMAIN + ".pot"), "rb") as f:
+        catalog = read_po(f)
+    for message in catalog:
+        if message.id:
+            ids = message.id if isinstance(message.id, tuple) else (message.id, None)
+            yield message.context, ids[0], ids[1]
+
+
+class Pseudo(gettext.NullTranslations):
+    """gettext's translations with every text of the template in the pseudo-locale, and nothing else."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts = {}
+        for context, singular, plural in template():
+            self.texts[(context, singular)] = (pseudo(singular), pseudo(plural or singular))
+
+    def pgettext(self, context, message):
+        return self.texts.get((context, message), (message,))[0]
+
+    def npgettext(self, context, singular, plural, n):
+        forms = self.texts.get((context, singular))
+        return forms[0 if n == 1 else 1] if forms else (singular if n == 1 else plural)
+
+    def gettext(self, message):
+        return self.pgettext(None, message)
+
+    def ngettext(self, singular, plural, n):
+        return self.npgettext(None, singular, plural, n)
+
+
+def pseudo_language():
+    return Language(CODE, Pseudo())
+
+
+def page_catalog():
+    """The pseudo-locale as the page's catalog (language/qps.json)."""
+    texts = {}
+    for context, singular, plural in template():
+        key = singular if context is None else context + "\x04" + singular
+        texts[key] = [pseudo(singular)] + ([pseudo(plural)] if plural else [])
+    return json.dumps({"code": CODE, "name": "Pseudo", "plural": "(n != 1)", "group": ",", "texts": texts})
+
+
+def english_left(text):
+    """The words of `text` that did not come through the catalogs: any run of two or more Latin letters
+    outside ⟦ ⟧ (which nest: a text put into another), but the names that stay as they are."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = re.sub(r"⟦[^⟦⟧]*⟧", " ", text)
+    return sorted(set(word for word in re.findall(r"[A-Za-z]{2,}", text) if word not in ALLOWED))

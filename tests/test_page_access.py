@@ -1,0 +1,247 @@
+"""The web page to WCAG 2.2 AA, for a visitor with a screen reader, a keyboard or a switch:
+axe-core (pinned in web/package-lock.json) finds no violation in any state of either
+machine in any language; the polite live region says each move and the machine's reply
+in words, once; the keyboard alone plays a whole game, and the focus stays where it was
+across the machine's turn; visible focus and 44 px targets; prefers-reduced-motion stops
+the marbles' animation.
+
+Skipped, with the reason, when Chromium, Playwright, the npm packages or axe-core are missing."""
+
+from pathlib import Path
+
+import pytest
+
+from controller.language import CODES, language
+from controller.web.browser import missing, open_page, served_page
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+MISSING = missing() or (None if AXE.exists() else "axe-core is missing (%s: cd web && npm ci)" % AXE)
+needs_browser = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+PLAYERS_TURN = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.running && !v.in_flight))(nim.view())"
+NIMATRON_READY = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.moving))(nim.view())"
+# WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's rules for them.
+RULES = "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']"
+AXE_RUN = ("async () => (await axe.run(document, {runOnly: {type: 'tag', values: %s}})).violations.map("
+           "v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))" % RULES)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if MISSING:
+        pytest.skip(MISSING)
+    with served_page() as served:
+        yield served
+
+
+def violations(page):
+    """What axe-core finds wrong in the page as it is now (WCAG 2.2 A and AA)."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN)
+
+
+def hold_for_check(page):
+    """The machine holds in fault "check" (as after a restart with a marble on its way), drawn."""
+    page.evaluate("nim.mp.runPython('import bridge\\nbridge.world.machine.hold_for_check()')")
+    page.evaluate("nim.feed(['tick'])")
+
+
+def drnim_states(context, address, code):
+    """Each state of Dr. Nim in language `code`, as (name, page) once the page shows it."""
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=4000&lang=" + code)
+    yield "settings open", page
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    yield "playing", page
+    page.keyboard.press("m")
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().running")
+    yield "machine's turn", page
+    hold_for_check(page)
+    page.wait_for_function("nim.view().fault === 'check'")
+    yield "fault", page
+    page.close()
+    page = open_page(context, address + "?machine=drnim&marbles=2&capacity=2&rule=last-wins&lang=" + code)
+    for _ in range(2):
+        page.keyboard.press("t")
+        page.wait_for_function(SETTLED)
+    page.wait_for_function("nim.view().mode === 'over'")
+    yield "game over", page
+    page.close()
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=" + code)
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    yield "kiosk attract", page
+    page.close()
+
+
+def nimatron_states(context, address, code):
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60000&openings=2,3,5,7&opening=first&lang="
+                     + code)
+    yield "settings open", page
+    page.keyboard.press("4")
+    yield "playing", page
+    page.keyboard.press("h")
+    page.wait_for_function("nim.view().turn === 'machine'")
+    yield "machine's turn", page
+    hold_for_check(page)
+    page.wait_for_function("nim.view().fault === 'check'")
+    yield "fault", page
+    page.close()
+    page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first&lang=" + code)
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().mode === 'over'")
+    yield "game over", page
+    page.close()
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=" + code)
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    yield "kiosk attract", page
+    page.close()
+
+
+@needs_browser
+@pytest.mark.parametrize("code", CODES)
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_axe_finds_no_violation_in_any_state_in_any_language(browser, machine, code):
+    context, address, _ = browser
+    found = {}
+    states = drnim_states if machine == "drnim" else nimatron_states
+    for name, page in states(context, address, code):
+        assert page.evaluate("document.documentElement.lang") == code
+        found[name] = violations(page)
+        assert page.page_errors == [] and page.evaluate("nim.errors") == []
+    assert list(found) == ["settings open", "playing", "machine's turn", "fault", "game over", "kiosk attract"]
+    assert found == dict((name, []) for name in found)
+
+
+def announced(page):
+    return page.evaluate("nim.announced")
+
+
+@needs_browser
+def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
+    """Tab to the trigger, Enter to drop a marble, m to hand over: the live region says each marble the
+    visitor drops and what Dr. Nim did in reply, once each, and the trigger keeps the focus throughout."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player")
+    while page.evaluate("document.activeElement.id") != "control-trigger":
+        page.keyboard.press("Tab")
+    english = language("en")
+    said = []
+    rail = 15
+    while page.evaluate("nim.view().mode") == "play":
+        for _ in range(2 if rail % 4 == 3 else 1):
+            page.keyboard.press("Enter")
+            page.wait_for_function(SETTLED)
+            rail -= 1
+            said.append("You dropped 1 marble." + (" %d are left." % rail if rail != 1 else " 1 is left.")
+                        if rail else "You dropped 1 marble. " + english.message(page.evaluate("nim.view().verdict")))
+            if rail == 0:
+                break
+        if page.evaluate("nim.view().mode") != "play":
+            break
+        page.keyboard.press("m")
+        said.append("Handed over to Dr. Nim.")
+        page.keyboard.press("Enter")
+        page.wait_for_function(PLAYERS_TURN)
+        assert page.evaluate("document.activeElement.id") == "control-trigger"
+        took = page.evaluate("nim.view().turns")[-1][1]
+        rail -= took
+        over = page.evaluate("nim.view().mode") == "over"
+        words = "Dr. Nim dropped %d marble%s." % (took, "" if took == 1 else "s")
+        if over:
+            said.append(words + " " + english.message(page.evaluate("nim.view().verdict")))
+        else:
+            said.append(words + (" %d are left." % rail if rail != 1 else " 1 is left.") + " Your turn.")
+    assert page.evaluate("nim.view().mode") == "over"
+    assert [line for line in announced(page) if not line.startswith("New game")] == said
+    assert page.get_attribute("#said", "aria-live") == "polite" and page.get_attribute("#said", "role") == "status"
+    assert page.evaluate("document.activeElement.id") == "control-trigger"
+
+
+@needs_browser
+def test_a_whole_nimatron_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&openings=1,2,0,0"
+                     "&opening=first")
+    page.focus("#control-row2")
+    said = []
+    rows = [1, 2, 0, 0]
+    while page.evaluate("nim.view().mode") == "play":
+        row = 2 if rows[1] > rows[0] else 1
+        page.keyboard.press(str(row))                   # a row's key, the focus left where it is
+        rows[row - 1] -= 1
+        left = rows[row - 1]
+        line = "You put out a lamp in row %d: %d %s still lit there." % (row, left, "is" if left == 1 else "are")
+        if page.evaluate("nim.view().mode") == "over":
+            said.append(line + " " + language("en").message(page.evaluate("nim.view().verdict")))
+            break
+        said.append(line)
+        page.keyboard.press("h")
+        said.append("Handed over to the Nimatron: it is thinking.")
+        page.wait_for_function(NIMATRON_READY)
+        assert page.evaluate("document.activeElement.id") == "control-row2"
+        _, move = page.evaluate("nim.view().turns")[-1]
+        taken_row, count = (int(part) for part in move.split(":"))
+        rows[taken_row - 1] -= count
+        words = "The Nimatron put out %d lamp%s in row %d." % (count, "" if count == 1 else "s", taken_row)
+        if page.evaluate("nim.view().mode") == "over":
+            said.append(words + " " + language("en").message(page.evaluate("nim.view().verdict")))
+        else:
+            said.append(words + " Your turn.")
+    assert page.evaluate("nim.view().mode") == "over"
+    assert [line for line in announced(page) if not line.startswith("New game")] == said
+
+
+@needs_browser
+def test_every_control_shows_its_focus_and_is_a_44_pixel_target(browser):
+    context, address, _ = browser
+    for machine in ("drnim", "nimatron"):
+        page = open_page(context, address + "?machine=" + machine)
+        # a checkbox's or a radio button's target is its label, which holds it
+        small = page.evaluate("""() => [...document.querySelectorAll('button, select, input')]
+            .filter(el => el.checkVisibility())
+            .map(el => [el.id || el.textContent, (el.closest('label') || el).getBoundingClientRect()])
+            .filter(([, box]) => box.width < 44 || box.height < 44).map(([name]) => name)""")
+        assert small == [], machine
+        seen = set()
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            focus = page.evaluate("""() => { const el = document.activeElement, s = getComputedStyle(el);
+                return [el.tagName, el.id, s.outlineStyle, parseFloat(s.outlineWidth)] }""")
+            if focus[0] in ("BUTTON", "SELECT", "INPUT", "A"):
+                assert focus[2] != "none" and focus[3] >= 2, focus
+                seen.add(focus[1])
+        assert "control-new_game" in seen
+
+
+@needs_browser
+def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motion(browser):
+    """prefers-reduced-motion: reduce (the test sets the media feature): a falling marble is drawn still,
+    where it is, and the flip-flops turn without a transition; without it, the marble falls."""
+    context, address, _ = browser
+
+    def falling(page):
+        """Where the falling marble is drawn, frame after frame, while it falls."""
+        page.evaluate("nim.feed(['press', 'trigger'])")
+        places = []
+        while page.evaluate("nim.view().falling.length") and len(places) < 6:
+            places.append(tuple(page.evaluate("[...document.querySelectorAll('#board g.falling circle')]"
+                                              ".map(c => c.getAttribute('cy'))")))
+            page.wait_for_timeout(40)
+        return [place for place in places if place]
+
+    page = open_page(context, address + "?machine=drnim&seed=3")
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+    places = falling(page)
+    assert places[0] and len(set(places)) == 1, places
+    assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0s"
+    page = open_page(context, address + "?machine=drnim&seed=3")
+    page.emulate_media(reduced_motion="no-preference")
+    assert len(set(falling(page))) > 1, "without the preference the marble falls"
+    assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0.25s"

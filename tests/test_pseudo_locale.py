@@ -1,0 +1,194 @@
+"""Checked, not trusted: every screen of the page rendered in a pseudo-locale
+(tests/pseudo_locale.py: every catalog text accented and 40 % longer, between ⟦ ⟧) shows no
+English word that did not come through the catalogs, and (measured by Playwright) no text cut
+off or overflowing its box; the simulator, the terminal game and the cards are checked the same
+way in test_pseudo_shells.py. The page's language: ?lang=fr is French throughout, the language
+buttons change it, and the kiosk goes back to the museum's first language for the next visitor."""
+
+import pytest
+
+from controller.cli import main
+from controller.web.browser import missing, open_page, served_page
+
+babel = pytest.importorskip("babel", reason="Babel (the test extra) reads the catalogs' template")
+
+from pseudo_locale import english_left, page_catalog  # noqa: E402
+
+BROWSER_MISSING = missing()
+needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+
+# Every text the page shows, and every name a screen reader reads, but what is marked as another
+# language (the language buttons, each in its own; the connection's technical log, in English).
+VISIBLE = """() => {
+  const words = [];
+  const other = (el) => el.closest('[lang]') && el.closest('[lang]') !== document.documentElement;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || other(el) || el.closest('script, noscript')) continue;
+    if (el.closest('svg') ? el.closest('svg').checkVisibility() : el.checkVisibility()) words.push(node.textContent);
+  }
+  for (const el of document.querySelectorAll('[aria-label]')) if (!other(el)) words.push(el.getAttribute('aria-label'));
+  for (const el of document.querySelectorAll('[data-empty]')) if (el.checkVisibility() && !el.children.length) words.push(el.dataset.empty);
+  words.push(document.title);
+  return words.join('\\n');
+}"""
+
+# Text that runs out of its element's box or off the page, an element that clips what it holds, a
+# drawn label outside its drawing: each as a line.
+OVERFLOW = """() => {
+  const bad = [], width = document.documentElement.clientWidth;
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + ' ' + JSON.stringify(el.textContent.slice(0, 40));
+  for (const el of document.querySelectorAll('body *')) {
+    if (el instanceof SVGElement || !el.checkVisibility()) continue;
+    const box = el.getBoundingClientRect();
+    for (const node of el.childNodes) {
+      if (node.nodeType !== 3 || !node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        if (r.right > box.right + 1 || r.left < box.left - 1 || r.bottom > box.bottom + 1 || r.right > width + 1) {
+          bad.push('text outside its box: ' + name(el));
+        }
+      }
+    }
+    const style = getComputedStyle(el);
+    const clips = ['hidden', 'clip'].includes(style.overflowX) || ['hidden', 'clip'].includes(style.overflowY);
+    if (clips && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) bad.push('cut off: ' + name(el));
+  }
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const select of document.querySelectorAll('select')) {
+    if (!select.checkVisibility()) continue;
+    const style = getComputedStyle(select);
+    measure.font = style.font;
+    const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+    for (const option of select.options) {
+      if (measure.measureText(option.text).width > room) bad.push('cut off: the choice ' + JSON.stringify(option.text));
+    }
+  }
+  for (const text of document.querySelectorAll('svg text')) {
+    const svg = text.ownerSVGElement;
+    if (!svg.checkVisibility()) continue;
+    const b = text.getBoundingClientRect(), outer = svg.getBoundingClientRect();
+    if (b.left < outer.left - 1 || b.top < outer.top - 1 || b.right > outer.right + 1 || b.bottom > outer.bottom + 1) {
+      bad.push('drawn text outside its drawing: ' + JSON.stringify(text.textContent));
+    }
+  }
+  return [...new Set(bad)];
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if BROWSER_MISSING:
+        pytest.skip(BROWSER_MISSING)
+    with served_page(viewport=(1024, 768), add={"language/qps.json": page_catalog()}) as served:
+        yield served
+
+
+def check(page, where, problems):
+    """What this screen shows that is English left over, or that overflows, into `problems`."""
+    left = english_left(page.evaluate(VISIBLE))
+    if left:
+        problems.append("%s: English: %s" % (where, ", ".join(left)))
+    for line in page.evaluate(OVERFLOW):
+        problems.append("%s: %s" % (where, line))
+
+
+@needs_browser
+@pytest.mark.parametrize("width", [1024, 390])
+def test_every_screen_of_the_page_in_the_pseudo_locale(browser, width):
+    """At a desktop's width and a phone's: Dr. Nim and the Nimatron from their first screen through a
+    whole game, a fault, the kiosk, and the second screen's banner."""
+    context, address, _ = browser
+    problems = []
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60&lang=qps")
+    page.set_viewport_size({"width": width, "height": 768})
+    check(page, "Dr. Nim, first screen", problems)
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    page.keyboard.press("m")
+    check(page, "Dr. Nim, handed over", problems)
+    page.keyboard.press("t")
+    page.wait_for_function("(v => v.turn === 'player' && !v.running)(nim.view())")
+    check(page, "Dr. Nim, after its turn", problems)
+    page.evaluate("nim.feed(['switch', 'equalizer', 'off'])")
+    page.evaluate("nim.feed(['press', 'trigger']); nim.feed(['press', 'trigger']); nim.feed(['press', 'trigger'])")
+    page.wait_for_function(SETTLED)
+    check(page, "Dr. Nim, refusals", problems)
+    page.evaluate("nim.mp.runPython('import bridge\\nbridge.world.machine.hold_for_check()')")
+    page.evaluate("nim.feed(['tick'])")
+    check(page, "Dr. Nim, fault", problems)
+    page = open_page(context, address + "?machine=drnim&marbles=1&capacity=1&lang=qps")
+    page.set_viewport_size({"width": width, "height": 768})
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().mode === 'over'")
+    check(page, "Dr. Nim, game over", problems)
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&lang=qps")
+    page.set_viewport_size({"width": width, "height": 768})
+    check(page, "Nimatron, first screen", problems)
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    check(page, "Nimatron, a refusal", problems)
+    page.keyboard.press("h")
+    page.wait_for_function("nim.view().turn === 'machine'")
+    check(page, "Nimatron, thinking", problems)
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=qps")
+    page.set_viewport_size({"width": width, "height": 768})
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    check(page, "kiosk, attract", problems)
+    page = open_page(context, address + "?follow=hall-1&broker=ws://127.0.0.1:9/&lang=qps")
+    page.set_viewport_size({"width": width, "height": 768})
+    check(page, "second screen, no broker", problems)
+    assert problems == []
+
+
+@needs_browser
+def test_lang_fr_is_french_throughout_and_the_buttons_change_the_language(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&lang=fr")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.inner_text("#page-title") == "L’étonnant Dr Nim et le Nimatron"
+    assert page.inner_text("#control-trigger") == "Déclencheur"
+    assert page.inner_text("#working li:first-child") == "La dernière bille perd, donc t = 1"
+    assert page.get_attribute("#language-fr", "aria-pressed") == "true"
+    assert page.get_attribute("#language-de", "lang") == "de" and page.inner_text("#language-de") == "Deutsch"
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    assert page.inner_text("#said") == "Vous avez lâché 1 bille. Il en reste 14."
+    page.focus("#language-nl")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.documentElement.lang === 'nl'")
+    assert page.inner_text("#control-trigger") == "Trekker"
+    assert page.evaluate("nim.view().rail") == 14, "the game goes on in the new language"
+    assert page.evaluate("document.activeElement.id") == "language-nl"
+
+
+@needs_browser
+def test_the_kiosk_goes_back_to_the_museums_first_language_for_the_next_visitor(browser):
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=400&lang=de")
+    assert page.evaluate("document.documentElement.lang") == "de"
+    page.click("#language-es")
+    page.wait_for_function("document.documentElement.lang === 'es'")
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().attract && nim.view().taken === 0", timeout=15000)
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert page.inner_text("#control-trigger") == "Auslöser"
+
+
+def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
+    """`controller web build --config` offers [exhibit] language, the museum's first first."""
+    import json
+    from controller.web import build as web_build
+    if not web_build.runtime_ready():
+        pytest.skip("the npm package %s is missing" % web_build.PACKAGE)
+    config = tmp_path / "config.toml"
+    config.write_text('[exhibit]\nlanguage = ["nl", "fr"]\n')
+    assert main(["web", "build", "--out", str(tmp_path / "page"), "--config", str(config)]) == 0
+    files = json.loads((tmp_path / "page" / "files.json").read_text())
+    assert files["languages"] == ["nl", "fr"]
+    assert sorted(p.name for p in (tmp_path / "page" / "language").iterdir()) == [
+        "de.json", "en.json", "es.json", "fr.json", "messages.json", "nl.json"]
