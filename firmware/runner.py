@@ -298,8 +298,12 @@ class Runner:
         self.send(message)     # piece by piece: a state reply is never held whole
 
     def ask_state(self, message, ident):
+        """The game, its status, and the heap the board has: a host that watches a board for
+        months sees its memory too (what is free once the garbage is collected)."""
+        gc.collect()
         reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_save(),
-                 "status": self.machine.status(), "busy": self.busy(), "now": self.now}
+                 "status": self.machine.status(), "busy": self.busy(), "now": self.now,
+                 "heap": {"free": gc.mem_free(), "used": gc.mem_alloc()}}
         if self.world:
             reply["world"] = self.world.view()
         self.answer(ident, reply)

@@ -170,6 +170,7 @@ def test_a_boards_text_reaches_the_terminal_without_its_escape_sequences(tmp_pat
     monitor = Running("--port", port.path, "--config", str(config))
     try:
         monitor.until("Ctrl-C stops")
+        assert port.lines() == ['{"id":"monitor","kind":"state"}'], "the monitor has the port open"
         port.write(HELLO + '{"at":5,"fault":"crash","kind":"fault","text":"\\u001b]0;pwned\\u0007\\u001b[2J"}\n')
         shown = monitor.until("pwned")
         assert "\x1b" not in shown and "\x07" not in shown
