@@ -196,6 +196,15 @@ class EmulatedPico:
         answer = self.ask("flash")
         return dict(answer["erases"]), answer["pages"]
 
+    def flash_operations(self):
+        """The boot ROM's flash erases and programs so far."""
+        return self.ask("flash")["operations"]
+
+    def cut_power_at_flash(self, operation):
+        """The power goes as the board starts its `operation`-th flash erase or program
+        from now (1: the next): that one is never done."""
+        self.ask("cut_at_flash", operation=operation)
+
     def save_flash(self, path):
         self.ask("save_flash", path=str(path))
 
