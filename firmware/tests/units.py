@@ -217,6 +217,36 @@ def test_the_sensor_counts_a_marble_after_days_without_one():
         assert (machine_.rail, machine_.fault) == (13, None), (days, machine_.rail, machine_.fault)
 
 
+def test_a_board_that_moves_its_clock_back_plays_on_as_if_it_had_not():
+    """A board's clock would pass 2**30 ms, a long int on a 32-bit port, after 12.4 days
+    (app.py moves it back 2**28 ms at a quiet moment past 2**29): every timer moves with
+    it, and the game plays on as on a board that kept its clock."""
+    import app
+    played = []
+    for shift in (0, -app.CLOCK_SHIFT):
+        remove(SCRATCH + "/clock.json")
+        board = Board("clock.json").start()
+        board.out.keep = False
+        for day in range(7):
+            board.ask({"kind": "advance", "ms": 86400000})
+        board.out.keep = True
+        board.ask({"kind": "new_game", "settings": {"marbles": 7, "capacity": 7, "equalizer": False}})
+        board.ask({"kind": "advance", "ms": 1000})
+        assert board.runner.now > app.CLOCK_LIMIT and board.runner.quiet()
+        board.runner.move_clock(shift)
+        start = len(board.sent)
+        while board.runner.machine.mode == "play":
+            board.ask({"kind": "inject", "event": ["press", "trigger"]})
+            board.ask({"kind": "advance", "ms": 600000, "settle": True})
+            board.ask({"kind": "inject", "event": ["switch", "turn", "machine"]})
+            board.ask({"kind": "inject", "event": ["press", "trigger"]})
+            board.ask({"kind": "advance", "ms": 600000, "settle": True})
+        lines = [decode(text) for text in board.sent[start:] if '"at":' in text]
+        played.append(([line["command"] for line in lines if line["kind"] == "command"],
+                       [line["at"] - lines[0]["at"] for line in lines], board.runner.machine.turns))
+    assert played[0] == played[1]
+
+
 def test_a_marble_that_passes_while_the_flash_is_written_counts_and_a_spike_does_not():
     machine.reset_pins()
     clock = [0]
