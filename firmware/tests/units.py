@@ -661,6 +661,26 @@ def test_resets_in_a_row_are_counted_beside_the_saved_game():
     flash.take(SCRATCH + "/resets")
 
 
+def test_the_watchdog_is_fed_only_while_the_serial_task_keeps_up():
+    """The play task feeds it; host bytes waiting longer than FEED_MS with none taken
+    (a serial task stuck) stop the feeding, and the board is reset."""
+    import app
+    dog = machine.WDT(timeout=5000)
+    with open(SCRATCH + "/waiting.txt", "wb") as f:
+        f.write(b'{"kind":"state"}\n')
+    with open(SCRATCH + "/waiting.txt", "rb") as stream:       # bytes the host sent, waiting to be read
+        feeder = app.Watchdog(dog, stream)
+        fed = []
+        for now in range(0, 3 * app.FEED_MS, app.FEED_MS // 4):
+            before = dog.feeds
+            feeder.feed(now)
+            fed.append(dog.feeds > before)
+        assert fed[:4] == [True] * 4 and not any(fed[5:]), fed
+        feeder.taken += 17                      # the task takes them: fed again
+        feeder.feed(3 * app.FEED_MS)
+        assert dog.feeds == 5
+
+
 class Visitor:
     """A world with a visitor who presses the trigger at once."""
 
