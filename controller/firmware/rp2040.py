@@ -2,7 +2,8 @@
 
 rp2040js (npm, pinned in controller/firmware/pico/package.json) runs the
 MicroPython UF2 a user flashes (`CONTROLLER_PICO_UF2`, or `--uf2`) with the
-RP2040's boot ROM (`CONTROLLER_RP2040_BOOTROM`), in a Node process of its
+RP2040's boot ROM (`CONTROLLER_RP2040_BOOTROM`, else bootrom-b1.bin beside
+the UF2), in a Node process of its
 own (pico/emulator.mjs). Its USB serial is the master end of a
 pseudo-terminal: the slave end is the board's port by path, which
 `controller firmware deploy` (mpremote), the monitor and the tests open with
@@ -37,6 +38,7 @@ from controller.firmware.tools import FIRMWARE, FirmwareError
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
+BOOTROM_NAME = "bootrom-b1.bin"     # looked for beside the UF2 when the variable is not set
 HARNESS = Path(__file__).resolve().parent / "pico"
 HARNESS_FILES = ("emulator.mjs", "package.json", "package-lock.json")
 WHERE = ("MicroPython for the Raspberry Pi Pico: the RPI_PICO .uf2 from micropython.org/download/RPI_PICO; "
@@ -61,7 +63,11 @@ def tools(uf2=None):
                             % (UF2_VARIABLE, WHERE))
     bootrom = os.environ.get(BOOTROM_VARIABLE)
     if not bootrom:
-        raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s (%s)" % (BOOTROM_VARIABLE, WHERE))
+        beside = Path(uf2).parent / BOOTROM_NAME
+        if not beside.is_file():
+            raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s, or put %s beside the UF2 "
+                                "(%s)" % (BOOTROM_VARIABLE, BOOTROM_NAME, WHERE))
+        bootrom = str(beside)
     for path, what in ((uf2, "--uf2" if uf2 != os.environ.get(UF2_VARIABLE) else UF2_VARIABLE),
                        (bootrom, BOOTROM_VARIABLE)):
         if not Path(path).is_file():

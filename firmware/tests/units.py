@@ -681,6 +681,24 @@ def test_the_watchdog_is_fed_only_while_the_serial_task_keeps_up():
         assert dog.feeds == 5
 
 
+def test_the_serial_task_takes_the_bytes_waiting_in_chunks():
+    """One wait, then every byte already there, up to a chunk: one byte an await read a
+    board's input at about 0.9 KB/s on the emulated board."""
+    import asyncio
+    import app
+    from runner import Lines
+    with open(SCRATCH + "/flood.txt", "wb") as f:
+        f.write(b"x" * 5000 + b"\n")
+    lines = Lines(lambda raw, length: None)
+    wake = Flag()
+    with open(SCRATCH + "/flood.txt", "rb") as stream:
+        try:
+            asyncio.run(app.serial(stream, lines, wake, None))
+        except SystemExit:
+            pass
+    assert 5001 // app.CHUNK <= wake.times <= 5001 // app.CHUNK + 1, wake.times
+
+
 class Visitor:
     """A world with a visitor who presses the trigger at once."""
 
