@@ -142,6 +142,20 @@ def test_a_tap_shorter_than_the_lock_is_not_lost():
     assert seen == [("press", "new_game"), ("release", "new_game")], seen
 
 
+def test_a_press_counts_once_it_passes_the_pulse_filter_not_when_the_finger_lifts():
+    """A held button (1 ms pulse filter, as shipped): the loop is due again when the
+    press has held 1 ms, and the press counts then, with the button still down."""
+    machine.reset_pins()
+    seen = []
+    inputs = Inputs([("trigger", 2, "up", False, 20, 1)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
+                    Flag().set)
+    PINS[2].drive(0)
+    inputs.poll(100, lambda event, at: seen.append((event, at)))
+    assert inputs.next_due() == 101, inputs.next_due()
+    inputs.poll(101, lambda event, at: seen.append((event, at)))
+    assert seen == [(("press", "trigger"), 101)], seen
+
+
 def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     machine.reset_pins()
     flag = Flag()
