@@ -498,3 +498,23 @@ def test_a_newline_in_the_brokers_host_is_refused_before_install_sh_writes_it(tm
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "telemetry.host: 'broker\\nLD_PRELOAD=/tmp/evil.so': must be the broker's host name or address" \
         in result.stderr
+
+
+def test_a_lever_s_lamp_changes_before_the_save_and_the_release_opens_after_its_save(tmp_path):
+    """An SD card's write can take tens of ms: the turn switch's lamp is lit before the
+    game is written, and only the release waits for its write (a restart then finds
+    the release under way in the saved game)."""
+    rig = Rig(tmp_path)
+    lamp, release = rig.pin("lamp_drnim_turn"), rig.pin("release")
+    save = rig.service.store.save
+    seen = []
+
+    def watched(data):
+        seen.append((lamp.state, release.state, data["state"]["in_flight"]))
+        save(data)
+
+    rig.service.store.save = watched
+    rig.switch("turn_switch", True)
+    assert seen and seen[-1][:2] == (1, 0), seen
+    rig.press("trigger")
+    assert (1, 0, True) in seen, seen        # Dr. Nim's first marble saved on its way, the release still shut

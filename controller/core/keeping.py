@@ -1,10 +1,12 @@
 """When a controller writes its game: one rule for the Pi service (on its SD
 card) and a board (in its flash).
 
-A game is written before the machine's commands are carried out, whenever
-something worth keeping changed: not the clock, not the attract lamps, not a
-resting timer (the idle and attract timers). So a reset can lose a command,
-but a release under way always finds one under way in the saved game.
+A game is written whenever something worth keeping changed: not the clock,
+not the attract lamps, not a resting timer (the idle and attract timers).
+It is written before a release opens (`save_first`), so a reset can lose a
+command, but a release under way always finds one under way in the saved
+game; other commands are carried out first, the lamps a visitor watches
+changing at once, since a write takes tens of ms (a Pico's up to 150).
 
 While the release is open, the write waits until it shuts: a write holds the
 controller for tens of ms (an SD card's fsync, a flash erase), and the
@@ -17,6 +19,11 @@ from .exhibit import RESTING_TIMERS
 
 # State that changes while nothing worth a write happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step")
+
+
+def save_first(commands):
+    """True when the game must be written before `commands` are carried out: they open the release."""
+    return ("release",) in commands
 
 
 def worth_keeping(saved):

@@ -39,7 +39,7 @@ import sys
 import time
 
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
-from controller.core.keeping import Keeper
+from controller.core.keeping import Keeper, save_first
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
@@ -318,7 +318,9 @@ class Service:
     def handle(self, event, now):
         mode, incidents, resting = self.machine.mode, self.machine.incidents(), self.machine.resting
         commands = self.machine.handle(event, now)
-        self.save()
+        saved_first = save_first(commands)
+        if saved_first:
+            self.save()
         self.record(mode, incidents)
         for command in commands:
             if command[0] == "message":
@@ -327,6 +329,8 @@ class Service:
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
                 self.shut_at = self.clock() + release_open_ms(self.config, self.pinmap)
+        if not saved_first:
+            self.save()
         if self.live:
             # after the outputs: the broker's copy never delays the machine's own
             self.live.handled(self.machine, event, now, commands, resting)
