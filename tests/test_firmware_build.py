@@ -142,14 +142,26 @@ def test_a_board_that_does_not_come_back_after_its_stop_is_one_line_and_nothing_
     assert [call["argv"][2] for call in calls(record)] == ["exec"], "stopped, and nothing copied"
 
 
-def test_deploy_says_in_one_line_what_mpremote_could_not_do(tmp_path, capsys):
-    """The real mpremote, on a port that is not there."""
+def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys):
+    """Not mpremote's "(it may be in use by another program)" for a board never plugged in."""
     build = fake_build(tmp_path / "build")
     status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
     err = capsys.readouterr().err
     assert status == 1
-    assert err == "controller firmware: mpremote could not stop the firmware on %s: mpremote: failed to access %s " \
-        "(it may be in use by another program)\n" % (tmp_path / "ttyACM7", tmp_path / "ttyACM7")
+    assert err == "controller firmware: there is no %s: plug the Pico in, or name its port with --port (a Pico's " \
+        "is usually /dev/ttyACM0: ls /dev/ttyACM*)\n" % (tmp_path / "ttyACM7")
+
+
+def test_a_port_where_no_micropython_answers_is_said_so_not_b_quote_quote(tmp_path, monkeypatch, capsys, port):
+    """mpremote prints what it read (b'' from a port where nothing answers) before its error."""
+    put_mpremote(tmp_path, monkeypatch, "#!%s\nimport sys\nprint(\"b''\")\n"
+                 "sys.stderr.write('mpremote: could not enter raw repl\\n')\nsys.exit(1)\n" % sys.executable)
+    build = fake_build(tmp_path / "build")
+    status, out = run("firmware", "deploy", "--port", port, "--build", str(build))
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err == "controller firmware: nothing on %s answered as a MicroPython board does (mpremote could not " \
+        "enter its REPL): is the Pico on this port, with MicroPython on it? (firmware/README.md, step 1)\n" % port
 
 
 @pytest.mark.parametrize("damage,said", [

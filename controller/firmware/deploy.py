@@ -24,6 +24,7 @@ with no one to read it.
 """
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -114,7 +115,16 @@ def mpremote(port, arguments, folder, doing):
         raise FirmwareError("mpremote did not finish within %d s on %s: unplug the board, plug it in and try again"
                             % (DEPLOY_TIMEOUT_S, port))
     if result.returncode != 0:
-        said = [line.strip() for line in (result.stderr + result.stdout).splitlines() if line.strip()]
+        if not os.path.exists(port):        # mpremote would say "(it may be in use by another program)"
+            raise FirmwareError("there is no %s: plug the Pico in, or name its port with --port (a Pico's is "
+                                "usually /dev/ttyACM0: ls /dev/ttyACM*)" % port)
+        # its error is on stderr; what it printed before it (b'' from a silent port) is not the reason
+        said = [line.strip() for line in result.stderr.splitlines() if line.strip()] or \
+            [line.strip() for line in result.stdout.splitlines() if line.strip()]
+        if said and said[-1].endswith("could not enter raw repl"):
+            raise FirmwareError("nothing on %s answered as a MicroPython board does (mpremote could not enter its "
+                                "REPL): is the Pico on this port, with MicroPython on it? (firmware/README.md, "
+                                "step 1)" % port)
         raise FirmwareError("mpremote could not %s %s: %s"
                             % (doing, port, said[-1] if said else "exit status %d" % result.returncode))
     return result.stdout
