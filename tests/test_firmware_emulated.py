@@ -27,9 +27,21 @@ def simulated(path):
 
 
 def firmware_test(*argv):
+    """`controller firmware test ARGV...` in this process: its status and output. Its exit
+    status for Ctrl-C (130) is raised again, so Ctrl-C stops pytest's run, not the command alone."""
     out = io.StringIO()
     status = main(["firmware", "test", *argv], out=out)
+    if status == 130:
+        raise KeyboardInterrupt()
     return status, out.getvalue()
+
+
+def test_ctrl_c_during_a_board_s_scripts_stops_the_test_run(monkeypatch):
+    def pressed(args, out):
+        raise KeyboardInterrupt()
+    monkeypatch.setattr("controller.firmware.command.run_test", pressed)
+    with pytest.raises(KeyboardInterrupt):
+        firmware_test("--emulate", "unix", str(SCENARIOS[0]))
 
 
 def plays_as_in_the_simulator(scenarios, capsys):
