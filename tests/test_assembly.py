@@ -128,6 +128,13 @@ def test_a_short_stroke_does_not_lift_the_marble(checked):
                                "marble needs 4.8 mm and 1 to spare") for line in report.misfits), report.misfits
 
 
+@needs_openscad
+def test_a_hood_raised_too_high_lets_a_bouncing_marble_out(checked):
+    report = checked("drnim-solenoid", ["tray_roof=60"])
+    assert any(line.startswith("tray: the hood's roof is") and "a marble bounces more than a marble's height" in line
+               for line in report.misfits), report.misfits
+
+
 def servo_map(tmp_path, closed, opened):
     pinmap = with_release(load_default("drnim"), "servo")
     spec = pinmap.outputs["release"]
