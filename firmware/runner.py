@@ -18,7 +18,7 @@ way holds in "check" too (the machine's own rule, on the ("power",) event).
 Time is the caller's: `step(now)` does everything due at `now`. A real board
 calls it from its asyncio tasks with its own clock; on the host's clock
 (the emulated board's HostClockRunner, firmware/emulator/host_clock.py) time
-passes only in `advance` lines. The save before the commands takes real time
+passes only in `advance` lines. The save before a release takes real time
 on a board (tens of ms of flash writing), so the commands are carried out at
 the time `time()` gives after it: a release timed from the event instead
 would open for what is left of its pulse, too short to let a marble go.

@@ -10,8 +10,9 @@ It sleeps until the next thing it has to do (an edge, a machine timer, the
 end of a release pulse, a watchdog ping): it never busy-polls.
 
 Order matters for crash safety: the state is saved (fsync, atomic rename)
-before the commands run, so a crash can lose a command but never leave a
-release done that the saved game does not know about; a restarted machine
+before a release opens, so a crash can lose a command but never leave a
+release done that the saved game does not know about (other commands, the
+lamps a visitor watches, go first: core/keeping.py); a restarted machine
 that finds a release under way holds in "check the marbles". Only changes
 worth keeping are saved: the attract pattern and the idle clock write nothing.
 A change while the release is open is saved once it has shut: the write
