@@ -1,9 +1,12 @@
 """The board's inputs and outputs on `machine.Pin`, each built from a line of
 the generated `board_config` (the pin map's [pico] section).
 
-Inputs: an edge on a button or a switch wakes the loop (its interrupt only
-sets the `wake` flag), which reads the levels and debounces them with the
-core's Debouncer, the same rule as the Pi service's; the marble sensor is
+Inputs: an edge on a button or a switch is kept by its interrupt (its time
+and level, in a small ring that allocates nothing) and wakes the loop, which
+debounces them with the core's Debouncer, the same rule as the Pi service's,
+edge by edge at their own times: a press made while the loop was held (a
+save's flash erase, a write to a host that reads nothing) is not lost; the
+marble sensor is
 counted by a hard Pin.irq handler that only bumps a counter and sets the
 flag, so no falling marble is missed however busy the loop is, and nothing
 is allocated in the interrupt.
@@ -18,13 +21,19 @@ blinking lamps) end in `due(now)`, which the loop calls at `next_due()`;
 `safe()` puts every output off with the release shut, whatever happened before.
 """
 
+from array import array
+
 from machine import Pin, Timer, disable_irq, enable_irq
+from time import ticks_diff as board_ticks_diff, ticks_ms as board_ticks_ms
 
 from controller.core.debounce import Debouncer
 
 PULLS = {"up": Pin.PULL_UP, "down": Pin.PULL_DOWN, None: None}
 EDGES = Pin.IRQ_RISING | Pin.IRQ_FALLING
 BLINK_MS = 400
+# The edges kept for each input between two looks of the loop: a visitor's presses through a
+# held loop of half a second, each with a few bounces.
+EDGES_KEPT = 16
 # A beep for each sound cue: (on ms, off ms, count), as the Pi service's buzzer.
 BEEPS = {"marble": (30, 0, 1), "lamp": (30, 0, 1), "refuse": (80, 80, 2), "extra": (50, 50, 2),
          "new_game": (100, 0, 1), "win": (200, 100, 3), "nim_champ": (100, 50, 8), "lose": (600, 0, 1),
@@ -55,20 +64,31 @@ def start_timer(timer, ms, callback):
 
 
 class Inputs:
-    """The buttons and switches: an edge wakes the loop, and `poll(now, emit)`
-    calls emit(event, now) for each newly accepted level (events: role -> (when
-    active, when not))."""
+    """The buttons and switches: the interrupt keeps each edge (`moved`), and
+    `poll(now, emit)` debounces the edges kept, at their own times, then the
+    level the pin has now, calling emit(event, now) for each newly accepted
+    level (events: role -> (when active, when not))."""
 
-    def __init__(self, specs, events, wake):
+    def __init__(self, specs, events, wake, ticks_ms=board_ticks_ms, ticks_diff=board_ticks_diff):
         self.items = []
         self.by_role = {}
         self.wake = wake
+        self.ticks_ms = ticks_ms
+        self.ticks_diff = ticks_diff
+        self.pins = []
+        count = len(specs)
+        self.edges = array("i", [0] * (2 * EDGES_KEPT * count))    # (ticks, level) in a ring per input
+        self.written = array("i", [0] * count)      # edges the interrupt kept, per input
+        self.read = array("i", [0] * count)         # edges the loop has debounced
+        self.levels = array("b", [0] * count)       # each input's level as the loop last knew it
         handler = self.moved        # bound once: the interrupt allocates nothing
         for role, number, pull, active_high, debounce_ms, min_pulse_ms in specs:
             pin = input_pin(number, pull)
             level = pin.value() == active_high
+            self.levels[len(self.items)] = level
             item = (pin, active_high, Debouncer(debounce_ms, level, min_pulse_ms), events[role])
             self.items.append(item)
+            self.pins.append(pin)
             self.by_role[role] = item
             watch(pin, handler)
 
@@ -81,18 +101,56 @@ class Inputs:
         return self.by_role[role][2].level
 
     def moved(self, pin):
+        index = 0
+        for known in self.pins:
+            if known is pin:
+                kept = self.written[index]
+                slot = 2 * (index * EDGES_KEPT + kept % EDGES_KEPT)
+                self.edges[slot] = self.ticks_ms()
+                self.edges[slot + 1] = pin.value()
+                self.written[index] = (kept + 1) & 0x3FFFFFFF
+                break
+            index += 1
         self.wake()
 
     def poll(self, now, emit):
+        ticks = self.ticks_ms()
+        index = 0
         for pin, active_high, debouncer, events in self.items:
+            kept = self.written[index]
+            read = self.read[index]
+            if (kept - read) & 0x3FFFFFFF > EDGES_KEPT:
+                read = (kept - EDGES_KEPT) & 0x3FFFFFFF     # more than the ring holds: the latest
+            while read != kept:
+                slot = 2 * (index * EDGES_KEPT + read % EDGES_KEPT)
+                at = now - self.ticks_diff(ticks, self.edges[slot])
+                level = self.edges[slot + 1] == active_high
+                self.settle(debouncer, self.levels[index], level, min(at, now), events, emit, now)
+                self.levels[index] = level
+                read = (read + 1) & 0x3FFFFFFF
+            self.read[index] = read
             level = pin.value() == active_high
-            accepted = debouncer.edge(level, now)
-            if accepted is None:
-                accepted = debouncer.recheck(level, now)
-            if accepted is not None:
-                event = events[0] if accepted else events[1]
-                if event is not None:
-                    emit(event, now)
+            self.settle(debouncer, self.levels[index], level, now, events, emit, now)
+            self.levels[index] = level
+            index += 1
+
+    def settle(self, debouncer, before, level, at, events, emit, now):
+        """The input was at `before` until `at`, then at `level`: what the debouncer
+        accepts of it (the end of a lock or of a pulse's wait that came meanwhile
+        first, read at the level the pin had then)."""
+        due = debouncer.due()
+        if due is not None and due <= at:
+            self.accepted(debouncer.recheck(before, due), events, emit, now)
+        accepted = debouncer.edge(level, at)
+        if accepted is None:
+            accepted = debouncer.recheck(level, at)
+        self.accepted(accepted, events, emit, now)
+
+    def accepted(self, accepted, events, emit, now):
+        if accepted is not None:
+            event = events[0] if accepted else events[1]
+            if event is not None:
+                emit(event, now)
 
     def next_due(self):
         """When a pin must be read again (a press held long enough to pass the

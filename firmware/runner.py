@@ -79,7 +79,7 @@ class Runner:
         declared = dict((spec.role, spec) for spec in self.cls.OUTPUTS)
         self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS, wake)
         events = dict((spec.role, spec.events) for spec in self.cls.inputs(config.LAYOUT))
-        self.inputs = Inputs(config.INPUTS, events, wake)
+        self.inputs = Inputs(config.INPUTS, events, wake, ticks_ms, ticks_diff)
         self.sensor = MarbleSensor(config.SENSOR, wake, ticks_ms, ticks_diff) if config.SENSOR else None
         self.led = BoardLed()
         self.emit = self.handle     # bound once: polling allocates nothing

@@ -156,6 +156,24 @@ def test_a_press_counts_once_it_passes_the_pulse_filter_not_when_the_finger_lift
     assert seen == [(("press", "trigger"), 101)], seen
 
 
+def test_presses_made_while_the_loop_was_held_are_each_counted():
+    """Two presses and their bounces while the loop is held for half a second (a save's
+    erase, a write to a host that reads nothing): the interrupt kept every edge, and
+    the loop counts both presses when it looks again."""
+    machine.reset_pins()
+    clock = [0]
+    seen = []
+    inputs = Inputs([("trigger", 2, "up", False, 20, 1)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
+                    Flag().set, lambda: clock[0], lambda a, b: a - b)
+    inputs.poll(0, lambda event, at: seen.append(event))
+    for at, level in ((100, 0), (101, 1), (102, 0), (200, 1), (300, 0), (400, 1), (401, 0), (402, 1)):
+        clock[0] = at
+        PINS[2].drive(level)
+    clock[0] = 500
+    inputs.poll(500, lambda event, at: seen.append(event))
+    assert seen == [("press", "trigger"), ("release", "trigger")] * 2, seen
+
+
 def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     machine.reset_pins()
     flag = Flag()
@@ -372,8 +390,8 @@ def test_every_output_goes_safe_with_the_release_shut():
 def test_the_game_is_saved_after_each_counted_marble_and_a_reset_resumes_it():
     remove(SCRATCH + "/resume.json")
     board = Board("resume.json").start()
-    board.pin("trigger").drive(0)
-    board.runner.step(999)          # held past the buttons' pulse filter, the press counts at 1000
+    board.runner.step(999)
+    board.pin("trigger").drive(0)   # pressed at 999: past the buttons' pulse filter, the press counts at 1000
     board.runner.step(1000)
     board.ask({"kind": "advance", "ms": 600000, "settle": True})
     saved = load(flash.read(board.path))
@@ -435,8 +453,8 @@ def test_a_slow_flash_write_never_shortens_the_release_pulse():
         save(path, data)
         board.runner.now += 45      # a Pico's flash write takes tens of ms: one block's erase alone, 45
 
-    board.pin("trigger").drive(0)
-    board.runner.step(999)          # held past the buttons' pulse filter, the press counts at 1000
+    board.runner.step(999)
+    board.pin("trigger").drive(0)   # pressed at 999: past the buttons' pulse filter, the press counts at 1000
     flash.save = slow_write
     try:
         board.runner.step(1000)     # the press is saved first, and the release opens when the write is done
@@ -466,8 +484,8 @@ def test_a_lever_s_lamps_change_before_the_save_and_the_release_opens_after_it()
         save(path, data)
         runner.now += 45
 
-    board.pin("turn_switch").drive(0)
     runner.step(999)
+    board.pin("turn_switch").drive(0)
     flash.save = slow_write
     try:
         runner.step(1000)           # the switch counts: Dr. Nim's turn, its lamp lit, then the save
@@ -495,8 +513,8 @@ def test_a_save_waits_until_the_release_is_shut_so_a_second_press_never_holds_it
 
     flash.save = slow_write
     try:
-        trigger.drive(0)
-        runner.step(999)                # held past the buttons' pulse filter, the press counts at 1000:
+        runner.step(999)
+        trigger.drive(0)                # pressed at 999: past the buttons' pulse filter, the press counts at 1000:
         runner.step(1000)               # saved, then the release opens at 1045 for 60 ms
         trigger.drive(1)
         runner.step(1060)
