@@ -10,11 +10,17 @@ firmware's own asyncio main, on a pseudo-terminal. The host plays the game of
 firmware/emulator/games/<machine>.jsonl over the line protocol in real time
 (the machine's pauses shortened, the marbles' fall too). A run counts when
 the game ends with the machine's verdict and no error or crash line; the heap
-is found by bisection on `micropython -X heapsize`.
+is found by bisection on `micropython -X heapsize`, one run at a time.
 
-Back from a power cut: the game is played half-way in a big
-heap, the board killed (kill -9: its flash holds the last save), and a fresh
-board started from that save, in the heap tried, plays the rest.
+A run that fails must say why: the board's own crash or error line, or its
+last words on stderr. One that ran out of memory (MemoryError) is a heap too
+small; any other failure (a timeout on a busy machine, a firmware fault) is
+tried once more, and stops the bench with its reason if it comes again, so
+that no figure rests on a run that failed for another cause.
+
+Back from a power cut: the game is played half-way in a big heap, the board
+killed (kill -9: its flash holds the last save), and a fresh board started
+from that save, in the heap tried, plays the rest.
 
 The bisected heap includes the emulator's fake `machine` module, its main and
 its marble world, which a real board does not carry (its `machine` is built
@@ -37,9 +43,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import tty
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,16 +59,26 @@ from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
 # The games' pauses, shortened: the heap does not depend on them, a bisection's wall time does.
-FAST = {"drnim": {"pace_ms": 60, "release_timeout_ms": 400}, "nimatron": {"pace_ms": 60, "think_ms": 100}}
+# (A release's timeout stays as it is: on a busy machine a shorter one would call a marble lost.)
+FAST = {"drnim": {"pace_ms": 60}, "nimatron": {"pace_ms": 60, "think_ms": 100}}
 FALL_MS = 40
+# A pause of the game longer than this (the time between two turns) is shortened to it.
+PAUSE_S = 0.25
 SETTLE_POLL_S = 0.02
 GAME_S = 120
+HELLO_S = 20
+# The bisection's bounds, KiB.
+LOW_KIB = 16
+HIGH_KIB = 512
+# What the board says when it ran out of memory; "heap is locked" is an interrupt that
+# allocated, a fault of the firmware's, not a heap too small.
+OUT_OF_MEMORY = "MemoryError"
+LOCKED = "heap is locked"
 
 PROBE = """
-import gc, sys, micropython
+import gc, sys
 gc.collect()
-before = gc.mem_alloc()
-last = before
+last = gc.mem_alloc()
 for name in sys.argv[1:]:
     __import__(name)
     gc.collect()
@@ -90,52 +106,76 @@ class Run:
         master, slave = os.openpty()
         tty.setraw(slave)
         self.slave = slave
-        self.said = []
+        self.said = []          # what the link reported (lines that are not the protocol, a port gone)
+        self.last_words = []    # the board's crash and error lines
         self.link = Link(os.ttyname(slave), report=self.said.append)
         self.link.try_open()        # before the board starts: pyserial empties a port it opens, hello and all
+        self.stderr = open(flash.parent / "stderr", "w+")
         self.process = subprocess.Popen(
             [micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--clock", "real", "--flash", str(flash)],
-            stdin=master, stdout=master, stderr=subprocess.DEVNULL, cwd=build,
+            stdin=master, stdout=master, stderr=self.stderr, cwd=build,
             env={"MICROPYPATH": ".frozen:emulator:deployed"})
         os.close(master)
         self.board = Board(self.link, on_line=self.seen)
         self.over = False
-        self.broken = False
+        self.ended = None       # the number of the game's line after which the board said the game was over
 
     def seen(self, message):
+        """Every line the board sends that answers no request: a crash or an error ends the game."""
         if message["kind"] == "game_over":
             self.over = True
-        if message["kind"] == "fault" and message["fault"] == "crash" or message["kind"] == "error":
-            self.broken = True
+        if message["kind"] == "fault" and message["fault"] in ("crash", "resets") or message["kind"] == "error":
+            self.last_words.append(message.get("text") or message.get("error"))
+            raise BoardError("the board said: %s" % self.last_words[-1])
 
     def start(self):
-        self.board.wait_hello(20)
-        return self.board.hello
+        """The board's hello line; BoardError when it crashed or stopped first."""
+        deadline = time.monotonic() + HELLO_S
+        while self.link.hello is None:
+            if self.last_words or self.process.poll() is not None or time.monotonic() > deadline:
+                raise BoardError("no hello line from the board")
+            self.board.pass_time(0.1)
+        return self.link.hello
 
-    def play(self, lines, machine):
-        """The host's side of the game's lines; False when the board failed (no memory)."""
+    def play(self, lines, machine, whole=True):
+        """The host's side of the game's lines (`whole`: to the game's end); raises BoardError
+        (or OSError, termios.error once the board's process has ended) when the board does not
+        play them."""
+        for number, line in enumerate(lines):
+            message = json.loads(line)
+            kind = message.pop("kind")
+            if kind == "advance" and message.get("settle"):
+                deadline = time.monotonic() + GAME_S
+                while self.board.ask("state")["busy"]:
+                    if time.monotonic() > deadline:
+                        raise BoardError("the machine was still busy after %d s" % GAME_S)
+                    self.board.pass_time(SETTLE_POLL_S)
+            elif kind == "advance":
+                self.board.pass_time(min(PAUSE_S, message["ms"] / 1000))
+            elif kind == "new_game":
+                message["settings"] = dict(message.get("settings", {}), **FAST[machine])
+                self.board.ask(kind, **message)
+                self.board.ask("world", fall_ms=FALL_MS)
+            else:
+                self.board.ask(kind, **message)
+            if self.over and self.ended is None:
+                self.ended = number
+        self.board.pass_time(0.2)
+        if whole and not self.over:
+            raise BoardError("the game's lines were played, and the board never said the game was over")
+
+    def why(self, error):
+        """Why the run failed, in one line: the board's own last words where it said any."""
         try:
-            for line in lines:
-                message = json.loads(line)
-                kind = message.pop("kind")
-                if kind == "advance" and message.get("settle"):
-                    deadline = time.monotonic() + GAME_S
-                    while self.board.ask("state")["busy"] and time.monotonic() < deadline:
-                        self.board.pass_time(SETTLE_POLL_S)
-                elif kind == "advance":
-                    self.board.pass_time(message["ms"] / 1000)
-                elif kind == "new_game":
-                    message["settings"] = dict(message.get("settings", {}), **FAST[machine])
-                    self.board.ask(kind, **message)
-                    self.board.ask("world", fall_ms=FALL_MS)
-                else:
-                    self.board.ask(kind, **message)
-                if self.broken:
-                    return False
-            self.board.pass_time(0.2)
-        except (BoardError, FirmwareError, OSError, ValueError):
-            return False
-        return not self.broken and not self.said
+            self.board.pass_time(0.3)       # a crash line on its way
+        except Exception:       # noqa: BLE001  (the port of a board that is gone: its words are in hand)
+            pass
+        self.stderr.seek(0)
+        traceback = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        words = self.last_words + traceback[-1:] or self.said[-1:]
+        if self.process.poll() is not None and not words:
+            words = ["the board's process ended (exit status %d)" % self.process.returncode]
+        return "; ".join(words + ["" if words else str(error)]).strip("; ")
 
     def stop(self):
         if self.process.poll() is None:
@@ -143,46 +183,77 @@ class Run:
         self.process.wait()
         self.link.close()
         os.close(self.slave)
+        self.stderr.close()
 
 
-def plays(micropython, build, kib, machine, lines, saved=None):
-    """True when a board in `kib` KiB finishes the game's `lines` (from the save `saved`, or afresh)."""
-    flash = Path(tempfile.mkdtemp(prefix="flash-", dir=build)) / "game.json"
+def attempt(micropython, build, kib, machine, lines, saved=None):
+    """None when a board in `kib` KiB finishes the game's `lines` (from the save `saved`,
+    or afresh), else why not, in one line."""
+    folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
+    flash = folder / "game.json"
     if saved is not None:
         flash.write_bytes(saved)
     run = Run(micropython, build, kib, flash)
     try:
         try:
             hello = run.start()
-        except (BoardError, FirmwareError, OSError):
-            return False
-        if saved is not None and hello.get("resumed") != "saved":
-            return False
-        return run.play(lines, machine) and run.over
+            if saved is not None and hello.get("resumed") != "saved":
+                return "the board did not resume its saved game (resumed: %s)" % hello.get("resumed")
+            run.play(lines, machine)
+        except (BoardError, FirmwareError, OSError, termios.error) as error:
+            return run.why(error)
+        return None
     finally:
         run.stop()
-        shutil.rmtree(flash.parent)
+        shutil.rmtree(folder)
+
+
+def plays(micropython, build, kib, machine, lines, saved=None):
+    """True when a board in `kib` KiB plays the game to its end, False when it runs out
+    of memory; a run that fails for any other reason is tried once more, then stops the
+    bench, saying why."""
+    why = None
+    for _ in range(2):
+        why = attempt(micropython, build, kib, machine, lines, saved)
+        if why is None:
+            return True
+        if OUT_OF_MEMORY in why and LOCKED not in why:
+            return False
+    raise SystemExit("firmware_heap: %s %s in %d KiB failed twice, not for lack of memory: %s"
+                     % (machine, "resumed" if saved is not None else "fresh", kib, why))
 
 
 def saved_late(micropython, build, machine, lines):
-    """The save a board leaves when its power goes half-way through the
-    game, at a moment when nothing was under way; and the game's lines after it."""
-    late = max(at for at in range(len(lines) // 2) if b'"settle":true' in lines[at]) + 1
-    flash = Path(tempfile.mkdtemp(prefix="flash-", dir=build)) / "game.json"
-    run = Run(micropython, build, 4096, flash)
-    try:
-        run.start()
-        if not run.play(lines[:late], machine):
-            raise SystemExit("the emulated board does not play the first part of its %s game" % machine)
-    finally:
-        run.stop()
-    return flash.read_bytes(), lines[late:]
+    """The save a board leaves when its power goes half-way through the game
+    (the first line after it that waits for the machine to settle: nothing is
+    under way), and the game's lines after it. The game is played whole first,
+    to find where it ends (a game file may go on with presses after it)."""
+
+    def played(part, whole=True):
+        folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
+        run = Run(micropython, build, 4096, folder / "game.json")
+        try:
+            run.start()
+            run.play(part, machine, whole)
+        except (BoardError, FirmwareError, OSError, termios.error) as error:
+            raise SystemExit("firmware_heap: the emulated board does not play its %s game in 4 MiB of heap: %s"
+                             % (machine, run.why(error)))
+        finally:
+            run.stop()
+        saved = (folder / "game.json").read_bytes()
+        shutil.rmtree(folder)
+        return run.ended, saved
+
+    ended, _ = played(lines)
+    late = max(at for at in range(ended // 2) if b'"settle":true' in lines[at]) + 1
+    _, saved = played(lines[:late], whole=False)
+    return saved, lines[late:]
 
 
-def bisect(runs, what, low=8, high=1024):
+def bisect(runs, what, low=LOW_KIB, high=HIGH_KIB):
     """The smallest heap in KiB from `low` to `high` for which runs(kib) holds."""
     if not runs(high):
-        raise SystemExit("the emulated board does not %s even in %d KiB" % (what, high))
+        raise SystemExit("firmware_heap: the emulated board does not %s even in %d KiB" % (what, high))
     while low < high:
         middle = (low + high) // 2
         if runs(middle):
@@ -264,12 +335,10 @@ def measure(micropython, machine):
         costs, emulator = module_costs(micropython, build, machine)
         share = sum(cost for name, cost in costs if name in emulator)
         saved, rest = saved_late(micropython, build, machine, lines)
-        with ThreadPoolExecutor(2) as pool:
-            fresh = pool.submit(bisect, lambda kib: plays(micropython, build, kib, machine, lines),
-                                "finish its %s game" % machine)
-            resumed = pool.submit(bisect, lambda kib: plays(micropython, build, kib, machine, rest, saved),
-                                  "finish its %s game back from a power cut" % machine)
-            return fresh.result(), resumed.result(), share, costs, emulator
+        fresh = bisect(lambda kib: plays(micropython, build, kib, machine, lines), "finish its %s game" % machine)
+        resumed = bisect(lambda kib: plays(micropython, build, kib, machine, rest, saved),
+                         "finish its %s game back from a power cut" % machine)
+        return fresh, resumed, share, costs, emulator
 
 
 def main():
@@ -284,7 +353,7 @@ def main():
         return 0
     width = subprocess.run([micropython, "-c", "import sys; print(64 if sys.maxsize > 2 ** 31 else 32)"],
                            capture_output=True, text=True).stdout.strip()
-    print("the firmware's heap on %s (%s-bit)" % (micropython, width))
+    print("the firmware's heap on %s (%s-bit)" % (micropython, width), flush=True)
     figures = []
     for machine in ("drnim", "nimatron"):
         fresh, resumed, share, costs, emulator = measure(micropython, machine)
@@ -294,7 +363,7 @@ def main():
               "(%.1f KiB): the firmware's own %d and %d KiB" % (machine, fresh, resumed, ", ".join(emulator),
                                                                 share / 1024, own[0], own[1]))
         print("  what importing each module costs, KiB: " + ", ".join(
-            "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator))
+            "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
     print("firmware heap: %d KiB" % max(figures))
     return 0
 
