@@ -86,6 +86,22 @@ for name in sys.argv[1:]:
     print(name, now - last)
     last = now
 """
+# The emulator's own objects, made as the emulated board makes them: the fake `machine`'s pins
+# (a board's Pin objects are in its firmware's ROM, not in its heap) and the marble world.
+EMULATOR_OBJECTS = """
+import machine
+import board_config as config
+from world import World
+kept = []
+for line in config.INPUTS + ((config.SENSOR,) if config.SENSOR else ()):
+    kept.append(machine.Pin(line[1], machine.Pin.IN, None).irq(print, 12, hard=True))
+for line in config.OUTPUTS:
+    for number in line[2]:
+        kept.append(machine.Pin(number, machine.Pin.OUT, value=0))
+kept.append(World(config, lambda: 0, machine.WorldPins()))
+gc.collect()
+print("emulator-objects", gc.mem_alloc() - last)
+"""
 
 
 def compile_tree(build, machine):
@@ -312,10 +328,10 @@ def load_order(machine, files, entry):
 
 def module_costs(micropython, build, machine):
     """What importing each module costs, in bytes of heap: a real board's (from app.py)
-    in their load order, then the emulator's own (its main, fake machine and world);
-    and the names of the emulator's."""
+    in their load order, then the emulator's own (its main, fake machine and world)
+    and its objects ("emulator-objects"); and the names of the emulator's."""
     probe = build / "probe.py"
-    probe.write_text(PROBE)
+    probe.write_text(PROBE + EMULATOR_OBJECTS)
     files = sources()
     board = [name for name in load_order(machine, files, "app") if name != "machine"]
     emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
@@ -323,7 +339,7 @@ def module_costs(micropython, build, machine):
     result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "machine"] + board + emulator[1:],
                             capture_output=True, text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
-    return costs, emulator
+    return costs, emulator + ["emulator-objects"]
 
 
 def measure(micropython, machine):
