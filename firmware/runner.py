@@ -25,6 +25,7 @@ would open for what is left of its pulse, too short to let a marble go.
 
 import gc
 import json
+import sys
 
 import flash
 from drivers import BoardLed, Inputs, MarbleSensor, Outputs
@@ -60,6 +61,17 @@ class Lines:
             self.size += 1
         else:
             self.size += 1
+
+
+def forget(names):
+    """Drop modules a rare task loaded (a restore's checks of the saved game):
+    from sys.modules and from their package, so that their code's heap is free
+    again once nothing else holds it, and the task imports them afresh."""
+    for name in names:
+        del sys.modules[name]
+        package, _, leaf = name.rpartition(".")
+        if package in sys.modules and hasattr(sys.modules[package], leaf):
+            delattr(sys.modules[package], leaf)
 
 
 class Runner:
@@ -119,6 +131,14 @@ class Runner:
         if text is None:
             return fresh, "new", None     # saves.py stays unloaded: a fresh board's heap
         fresh = None        # its memory is free again for the saved game
+        loaded = list(sys.modules)
+        try:
+            return self.resume(text)
+        finally:
+            forget([name for name in sys.modules if name not in loaded])
+
+    def resume(self, text):
+        """The saved game in `text`, checked as restore() says."""
         from controller.core.saves import resume
         data = problem = None
         try:
