@@ -333,10 +333,12 @@ def module_costs(micropython, build, machine):
     probe = build / "probe.py"
     probe.write_text(PROBE + EMULATOR_OBJECTS)
     files = sources()
-    board = [name for name in load_order(machine, files, "app") if name != "machine"]
+    # asyncio (frozen into MicroPython, as on a board: its objects are in the heap, its code is not) first:
+    # the board's app imports it, and so does the fake `machine`, which would otherwise be charged for it
+    board = ["asyncio"] + [name for name in load_order(machine, files, "app") if name != "machine"]
     emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
-    # the fake `machine` first, as a board's is there before anything: what imports it pays nothing for it
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "machine"] + board + emulator[1:],
+    # the fake `machine` next, as a board's is there before anything: what imports it pays nothing for it
+    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "asyncio", "machine"] + board[1:] + emulator[1:],
                             capture_output=True, text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
     return costs, emulator + ["emulator-objects"]
