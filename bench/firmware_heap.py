@@ -338,8 +338,9 @@ def module_costs(micropython, build, machine):
     board = ["asyncio"] + [name for name in load_order(machine, files, "app") if name != "machine"]
     emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
     # the fake `machine` next, as a board's is there before anything: what imports it pays nothing for it
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "asyncio", "machine"] + board[1:] + emulator[1:],
-                            capture_output=True, text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
+    order = ["asyncio", "machine"] + board[1:] + emulator[1:]
+    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + order, capture_output=True, text=True,
+                            env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
     return costs, emulator + ["emulator-objects"]
 
