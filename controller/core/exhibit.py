@@ -31,7 +31,8 @@ in the machine's <name>_state.py, which only a restore loads (saves.py): a
 board holds them only while it restores a game.
 """
 
-from .basics import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy  # noqa: F401  (given out here too)
+from .basics import (MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy,  # noqa: F401  (given out here too)
+                     seeded_state)
 from .endings import MISERE, NORMAL
 from .limits import DAY_MS
 
@@ -414,10 +415,10 @@ class Exhibit:
     def rng_state(self):
         """The opponent's generator as the state keeps it. A machine with no
         opponent (historic Dr. Nim) keeps the seed's starting state, so a
-        board that never uses an opponent never loads the opponents."""
+        board that never uses an opponent never loads the opponents, nor
+        the generator."""
         if self.opponent is None:
-            from .rng import Random
-            return Random(self.config["seed"]).get_state()
+            return seeded_state(self.config["seed"])
         return self.opponent.rng.get_state()
 
     def make_opponent(self, position):
