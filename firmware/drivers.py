@@ -87,7 +87,7 @@ class Inputs:
         for pin, active_high, debouncer, events in self.items:
             level = pin.value() == active_high
             accepted = debouncer.edge(level, now)
-            if accepted is None and debouncer.locked_until is not None and now >= debouncer.locked_until:
+            if accepted is None:
                 accepted = debouncer.recheck(level, now)
             if accepted is not None:
                 event = events[0] if accepted else events[1]
@@ -95,10 +95,11 @@ class Inputs:
                     emit(event, now)
 
     def next_due(self):
-        """When a lock ends and a pin must be read again, or None."""
+        """When a pin must be read again (a press held long enough to pass the
+        pulse filter, the end of a lock), or None."""
         due = None
         for item in self.items:
-            end = item[2].locked_until
+            end = item[2].due()
             if end is not None and (due is None or end < due):
                 due = end
         return due

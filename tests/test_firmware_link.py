@@ -177,3 +177,25 @@ def test_a_board_of_another_protocol_is_said_once_and_refused_by_the_scripts(por
     connect.link = link
     with pytest.raises(BoardError, match="speaks protocol 2 and this controller protocol 1: deploy"):
         connect.check(Board(link).hello, "drnim")
+
+
+def test_the_emulated_pico_says_in_one_line_which_of_its_files_is_missing(tmp_path, monkeypatch):
+    """No UF2, no boot ROM (neither named nor beside the UF2), a name that is not a file: one line each."""
+    from controller.firmware.rp2040 import tools
+    from controller.firmware.tools import FirmwareError
+    monkeypatch.delenv("CONTROLLER_PICO_UF2", raising=False)
+    monkeypatch.delenv("CONTROLLER_RP2040_BOOTROM", raising=False)
+    with pytest.raises(FirmwareError, match="no MicroPython for the emulated Pico: give --uf2 FILE or set "
+                                            "CONTROLLER_PICO_UF2 .*micropython.org"):
+        tools()
+    uf2 = tmp_path / "RPI_PICO.uf2"
+    uf2.write_bytes(b"\0" * 512)
+    with pytest.raises(FirmwareError, match="needs the RP2040's boot ROM: set CONTROLLER_RP2040_BOOTROM, or put "
+                                            "bootrom-b1.bin beside the UF2"):
+        tools(str(uf2))
+    (tmp_path / "bootrom-b1.bin").write_bytes(b"\0" * 16384)
+    monkeypatch.setattr("shutil.which", lambda name, *args, **kwargs: "/usr/bin/" + name)
+    assert tools(str(uf2))[2] == str(tmp_path / "bootrom-b1.bin")
+    monkeypatch.setenv("CONTROLLER_PICO_UF2", str(tmp_path / "nowhere.uf2"))
+    with pytest.raises(FirmwareError, match="CONTROLLER_PICO_UF2: .*nowhere.uf2 is not a file"):
+        tools()

@@ -74,3 +74,43 @@ def test_deploy_copies_the_build_made_last_and_says_which(tmp_path, monkeypatch)
             assert '"machine":"nimatron"' in heard(port)
     finally:
         pico.stop()
+
+
+def test_the_monitor_watches_an_emulated_pico_in_real_time(tmp_path):
+    """`controller firmware monitor --emulate rp2040`: the board deployed and started, its
+    hello and its outputs shown as they come, its time the wall clock's; Ctrl-C stops it."""
+    import os
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+    from service_rig import write_config
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", "--emulate", "rp2040",
+                                "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1", XDG_CACHE_HOME=str(tmp_path / "cache")))
+    shown = b""
+    try:
+        deadline = time.monotonic() + 300
+        while b"status:" not in shown and time.monotonic() < deadline:
+            if select.select([monitor.stdout], [], [], 1)[0]:
+                shown += os.read(monitor.stdout.fileno(), 65536)
+    finally:
+        monitor.send_signal(signal.SIGINT)
+        out, err = monitor.communicate(timeout=60)
+    shown += out
+    assert b"board: drnim, protocol 1, production mode" in shown, (shown, err)
+    assert b"status: play" in shown and shown.endswith(b"Stopped watching.\n")
+    assert monitor.returncode == 0, err
+
+
+def test_jams_by_rate_and_seed_reach_the_emulated_picos_marbles(tmp_path):
+    """--jam-rate and --seed act on the marble world beside the chip, as on the simulator's."""
+    script = tmp_path / "jams.txt"
+    script.write_text("machine drnim\nswitch turn machine\npress trigger\nwait 10s\nexpect fault none\n")
+    out = io.StringIO()
+    status = main(["firmware", "test", "--emulate", "rp2040", "--jam-rate", "1", "--seed", "3", str(script)],
+                  out=out)
+    assert status == 1 and "expect fault none: FAILED, got jam" in out.getvalue()

@@ -86,3 +86,41 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
     drnim.board.ask_all([("new_game", {})], restarts=True)
     assert drnim.board.hello["resumed"] == "new"
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
+
+
+def test_a_power_cut_at_any_flash_write_of_a_save_leaves_the_old_game_or_the_new(drnim):
+    """LittleFS commits a file whole when it is closed: the power going as the board
+    starts any erase or program of a save leaves a game it resumes, old or new, never a
+    damaged one (the save is written in place, which only that promise makes safe). A
+    save is one program of its directory's block, or, when that block is full, its
+    compaction into the other block of the pair: half a dozen operations."""
+    board = drnim.board
+    assert drnim.script("machine drnim\n") == []
+    games = ({"marbles": 11, "capacity": 11}, {"marbles": 15})
+    loaded = set()
+    for operation in range(1, 7):
+        drnim.pico.cut_power_at_flash(operation)
+        for attempt in range(100):          # new games, each saved, until the power goes in one
+            if new_game_or_power_cut(board, games[attempt % 2], attempt):
+                break
+        else:
+            pytest.fail("no save reached its flash operation %d" % operation)
+        assert board.hello["resumed"] == "saved", (operation, board.hello)
+        loaded.add(board.ask("state")["status"]["loaded"])
+    assert loaded <= {11, 15}, loaded
+
+
+def new_game_or_power_cut(board, settings, ident):
+    """Ask for a new game; True when the board started again (its power cut) before it answered."""
+    resets = board.link.resets
+    board.link.restarting = True
+    try:
+        board.link.send({"kind": "new_game", "settings": settings, "id": ident})
+        while board.link.resets == resets:
+            message = board.link.receive(20)
+            assert message is not None, "no answer to new_game, and no restart"
+            if message.get("id") == ident:
+                return False
+        return True
+    finally:
+        board.link.restarting = False

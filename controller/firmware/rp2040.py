@@ -2,7 +2,8 @@
 
 rp2040js (npm, pinned in controller/firmware/pico/package.json) runs the
 MicroPython UF2 a user flashes (`CONTROLLER_PICO_UF2`, or `--uf2`) with the
-RP2040's boot ROM (`CONTROLLER_RP2040_BOOTROM`), in a Node process of its
+RP2040's boot ROM (`CONTROLLER_RP2040_BOOTROM`, else bootrom-b1.bin beside
+the UF2), in a Node process of its
 own (pico/emulator.mjs). Its USB serial is the master end of a
 pseudo-terminal: the slave end is the board's port by path, which
 `controller firmware deploy` (mpremote), the monitor and the tests open with
@@ -37,6 +38,7 @@ from controller.firmware.tools import FIRMWARE, FirmwareError
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
+BOOTROM_NAME = "bootrom-b1.bin"     # looked for beside the UF2 when the variable is not set
 HARNESS = Path(__file__).resolve().parent / "pico"
 HARNESS_FILES = ("emulator.mjs", "package.json", "package-lock.json")
 WHERE = ("MicroPython for the Raspberry Pi Pico: the RPI_PICO .uf2 from micropython.org/download/RPI_PICO; "
@@ -61,7 +63,11 @@ def tools(uf2=None):
                             % (UF2_VARIABLE, WHERE))
     bootrom = os.environ.get(BOOTROM_VARIABLE)
     if not bootrom:
-        raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s (%s)" % (BOOTROM_VARIABLE, WHERE))
+        beside = Path(uf2).parent / BOOTROM_NAME
+        if not beside.is_file():
+            raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s, or put %s beside the UF2 "
+                                "(%s)" % (BOOTROM_VARIABLE, BOOTROM_NAME, WHERE))
+        bootrom = str(beside)
     for path, what in ((uf2, "--uf2" if uf2 != os.environ.get(UF2_VARIABLE) else UF2_VARIABLE),
                        (bootrom, BOOTROM_VARIABLE)):
         if not Path(path).is_file():
@@ -195,6 +201,15 @@ class EmulatedPico:
         """{sector: erases} since power-on, and the 256-byte pages programmed."""
         answer = self.ask("flash")
         return dict(answer["erases"]), answer["pages"]
+
+    def flash_operations(self):
+        """The boot ROM's flash erases and programs so far."""
+        return self.ask("flash")["operations"]
+
+    def cut_power_at_flash(self, operation):
+        """The power goes as the board starts its `operation`-th flash erase or program
+        from now (1: the next): that one is never done."""
+        self.ask("cut_at_flash", operation=operation)
 
     def save_flash(self, path):
         self.ask("save_flash", path=str(path))

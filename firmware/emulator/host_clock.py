@@ -1,7 +1,13 @@
 """The emulated board's runner on the host's clock: time passes only in the
 host's `advance` lines, so a script plays on the board as it does in the
 simulator. A real board keeps its own time and refuses `advance`, so none of
-this is copied to one."""
+this is copied to one.
+
+The marble sensor's interrupt reads `ticks_ms` as a board's does: the host's
+time wrapped at 2**30 ms, compared as a board's `time.ticks_diff` compares,
+right only within 2**29 ms (6.2 days). A plain subtraction, or the unix
+port's own ticks (which wrap at 2**62 on a 64-bit computer), would hide what
+a week without a marble does to a board."""
 
 from runner import Runner
 
@@ -11,12 +17,19 @@ from controller.core.protocol import HOST_CLOCK
 # attract lamps) passes the rest at once, where the machine catches up on
 # every missed attract step as it does after a long gap between ticks.
 STEP_LIMIT = 2000
+TICKS_MASK = (1 << 30) - 1      # a board's time.ticks_ms() wraps past it
+TICKS_HALF = 1 << 29
+
+
+def ticks_diff(a, b):
+    """A board's time.ticks_diff: `a - b` in ticks that wrap at 2**30, from -2**29 to 2**29 - 1."""
+    return ((a - b + TICKS_HALF) & TICKS_MASK) - TICKS_HALF
 
 
 class HostClockRunner(Runner):
     def __init__(self, config, write, path):
         # nothing to wake: time passes, and `step` runs, only in the host's `advance` lines
-        Runner.__init__(self, config, write, lambda: None, lambda: self.now, lambda a, b: a - b, HOST_CLOCK,
+        Runner.__init__(self, config, write, lambda: None, lambda: self.now & TICKS_MASK, ticks_diff, HOST_CLOCK,
                         path=path)
 
     def read_switches(self, now):

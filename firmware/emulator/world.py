@@ -90,6 +90,14 @@ class World:
         if value == self.opens and self.marbles.released(self.clock(), self.jams) and self.sensor:
             self.edges((True, False))      # the solenoid's spike on the sensor line: both edges at once
 
+    def shift(self, delta):
+        """The board's clock moved by `delta` ms: so do the world's times."""
+        m = self.marbles
+        m.falling = [at + delta for at in m.falling]
+        self.clears = [at + delta for at in self.clears]
+        if self.next_glitch is not None:
+            self.next_glitch += delta
+
     def jams(self):
         return self.jam > 0 and self.rng.below(MILLION) < self.jam
 

@@ -35,6 +35,7 @@ class Sent:
     serial port that fails); `no_memory_at`: raise MemoryError once instead of
     writing the first text holding that text."""
     dropped = 0
+    keep = True         # False: lines written and forgotten (days of attract lamps)
 
     def __init__(self, fail_on=None, no_memory_at=None):
         self.lines = []
@@ -54,7 +55,8 @@ class Sent:
             return
         line = "".join(self.piece)
         self.piece = []
-        self.lines.append(line)
+        if self.keep:
+            self.lines.append(line)
         if self.fail_on and self.fail_on in line:
             self.fail_on = None
             raise OSError(5)
@@ -140,6 +142,20 @@ def test_a_tap_shorter_than_the_lock_is_not_lost():
     assert seen == [("press", "new_game"), ("release", "new_game")], seen
 
 
+def test_a_press_counts_once_it_passes_the_pulse_filter_not_when_the_finger_lifts():
+    """A held button (1 ms pulse filter, as shipped): the loop is due again when the
+    press has held 1 ms, and the press counts then, with the button still down."""
+    machine.reset_pins()
+    seen = []
+    inputs = Inputs([("trigger", 2, "up", False, 20, 1)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
+                    Flag().set)
+    PINS[2].drive(0)
+    inputs.poll(100, lambda event, at: seen.append((event, at)))
+    assert inputs.next_due() == 101, inputs.next_due()
+    inputs.poll(101, lambda event, at: seen.append((event, at)))
+    assert seen == [(("press", "trigger"), 101)], seen
+
+
 def test_the_sensor_counts_each_marble_once_in_its_interrupt_and_no_spike():
     machine.reset_pins()
     flag = Flag()
@@ -189,6 +205,62 @@ def test_where_a_port_has_no_hard_pin_interrupts_the_sensor_counts_in_a_soft_one
     clock[0] = 22
     PINS[6].drive(1)
     assert sensor.take() == 1
+
+
+def drop(board):
+    """A marble dropped past the gate by hand: it passes the beam whole."""
+    board.runner.world.configure({"drop": True})
+    board.runner.advance(50)
+
+
+def test_the_sensor_counts_a_marble_after_days_without_one():
+    """A board's ticks_ms wraps at 2**30 ms and ticks_diff is right only within 2**29 (6.2
+    days): a sensor that kept its last marble's time took, a week later, every marble for
+    a bounce of it, and the game faulted "jam" (the emulated board's ticks wrap as a board's)."""
+    for days in (1, 7, 10, 13):
+        remove(SCRATCH + "/idle.json")
+        board = Board("idle.json").start()
+        board.ask({"kind": "new_game", "settings": {}})
+        drop(board)
+        board.out.keep = False         # days of attract lamps: not kept
+        for day in range(days):
+            board.ask({"kind": "advance", "ms": 86400000})
+        board.out.keep = True
+        drop(board)
+        machine_ = board.runner.machine
+        assert (machine_.rail, machine_.fault) == (13, None), (days, machine_.rail, machine_.fault)
+
+
+def test_a_board_that_moves_its_clock_back_plays_on_as_if_it_had_not():
+    """A board's clock would pass 2**30 ms, a long int on a 32-bit port, after 12.4 days
+    (app.py moves it back 2**28 ms at a quiet moment past 2**29): every timer moves with
+    it, and the game plays on as on a board that kept its clock."""
+    import app
+    played = []
+    for shift in (0, -app.CLOCK_SHIFT):
+        remove(SCRATCH + "/clock.json")
+        board = Board("clock.json").start()
+        board.out.keep = False
+        for day in range(7):
+            board.ask({"kind": "advance", "ms": 86400000})
+        board.out.keep = True
+        board.ask({"kind": "new_game", "settings": {"marbles": 7, "capacity": 7, "equalizer": False}})
+        board.ask({"kind": "advance", "ms": 1000})
+        assert board.runner.now > app.CLOCK_LIMIT and board.runner.quiet()
+        board.runner.move_clock(shift)
+        start = len(board.sent)
+        board.ask({"kind": "advance", "ms": 125000})        # idle: the attract lamps come on time
+        attract = board.runner.machine.attract
+        while board.runner.machine.mode == "play":
+            board.ask({"kind": "inject", "event": ["press", "trigger"]})
+            board.ask({"kind": "advance", "ms": 600000, "settle": True})
+            board.ask({"kind": "inject", "event": ["switch", "turn", "machine"]})
+            board.ask({"kind": "inject", "event": ["press", "trigger"]})
+            board.ask({"kind": "advance", "ms": 600000, "settle": True})
+        lines = [decode(text) for text in board.sent[start:] if '"at":' in text]
+        played.append((attract, [line["command"] for line in lines if line["kind"] == "command"],
+                       [line["at"] - lines[0]["at"] for line in lines], board.runner.machine.turns))
+    assert played[0] == played[1] and played[0][0]
 
 
 def test_a_marble_that_passes_while_the_flash_is_written_counts_and_a_spike_does_not():
@@ -617,6 +689,44 @@ def test_resets_in_a_row_are_counted_beside_the_saved_game():
     run_app("production", [b'{"kind":"state"}'])          # a power-on reset: not one of them
     assert flash.read(SCRATCH + "/resets") == "2"
     flash.take(SCRATCH + "/resets")
+
+
+def test_the_watchdog_is_fed_only_while_the_serial_task_keeps_up():
+    """The play task feeds it; host bytes waiting longer than FEED_MS with none taken
+    (a serial task stuck) stop the feeding, and the board is reset."""
+    import app
+    dog = machine.WDT(timeout=5000)
+    with open(SCRATCH + "/waiting.txt", "wb") as f:
+        f.write(b'{"kind":"state"}\n')
+    with open(SCRATCH + "/waiting.txt", "rb") as stream:       # bytes the host sent, waiting to be read
+        feeder = app.Watchdog(dog, stream)
+        fed = []
+        for now in range(0, 3 * app.FEED_MS, app.FEED_MS // 4):
+            before = dog.feeds
+            feeder.feed(now)
+            fed.append(dog.feeds > before)
+        assert fed[:4] == [True] * 4 and not any(fed[5:]), fed
+        feeder.taken += 17                      # the task takes them: fed again
+        feeder.feed(3 * app.FEED_MS)
+        assert dog.feeds == 5
+
+
+def test_the_serial_task_takes_the_bytes_waiting_in_chunks():
+    """One wait, then every byte already there, up to a chunk: one byte an await read a
+    board's input at about 0.9 KB/s on the emulated board."""
+    import asyncio
+    import app
+    from runner import Lines
+    with open(SCRATCH + "/flood.txt", "wb") as f:
+        f.write(b"x" * 5000 + b"\n")
+    lines = Lines(lambda raw, length: None)
+    wake = Flag()
+    with open(SCRATCH + "/flood.txt", "rb") as stream:
+        try:
+            asyncio.run(app.serial(stream, lines, wake, None))
+        except SystemExit:
+            pass
+    assert 5001 // app.CHUNK <= wake.times <= 5001 // app.CHUNK + 1, wake.times
 
 
 class Visitor:

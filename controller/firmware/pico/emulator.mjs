@@ -93,6 +93,8 @@ class Board {
     this.resets = [];
     this.erases = new Map();   // sector -> erases
     this.pages = 0;
+    this.flashOps = 0;         // the boot ROM's erase and program calls
+    this.cutAt = null;         // the flash operation the power goes before (cut_at_flash)
     this.stop = null;
     this.lineSeen = false;
     this.stopOnLine = false;
@@ -160,6 +162,7 @@ class Board {
     this.chipStartNs = sim.clock.nanos;
     this.flashBusyUntil = null;
     this.resetPending = false;
+    this.powerCutPending = false;
   }
 
   takesOutput() {
@@ -238,6 +241,7 @@ class Board {
       this.pumpSerial();
       this.execute(Math.min(until, this.now + SLICE_NS));
       if (this.resetPending) this.reset('watchdog');
+      if (this.powerCutPending) { this.powerCutPending = false; this.reset('power'); }
     }
     this.pumpSerial();
     this.runWallNs += process.hrtime.bigint() - wall;
@@ -285,6 +289,14 @@ class Board {
   flashOperation(erase) {
     const { mcu, clock } = this.chip;
     const r = mcu.core.registers;
+    this.flashOps++;
+    if (this.cutAt !== null && this.flashOps >= this.cutAt) {
+      // the power goes as the chip starts this erase or program: it is never done
+      this.cutAt = null;
+      this.stop = 'reset';
+      this.powerCutPending = true;
+      return;
+    }
     const offset = r[0] >>> 0, count = (erase ? r[1] : r[2]) >>> 0;
     let busy;
     if (erase) {                        // flash_range_erase(offset, count, block_size, block_cmd)
@@ -357,8 +369,11 @@ class Board {
         return Object.assign({ now: this.now }, this.happened());
       case 'flash':
         return {
-          now: this.now, erases: [...this.erases.entries()], pages: this.pages,
+          now: this.now, erases: [...this.erases.entries()], pages: this.pages, operations: this.flashOps,
         };
+      case 'cut_at_flash':
+        this.cutAt = this.flashOps + message.operation;
+        return { now: this.now };
       case 'effort':
         return { now: this.now, busy_ns: this.cycles * CYCLE_NS, run_wall_ns: Number(this.runWallNs) };
       case 'save_flash':

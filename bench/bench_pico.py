@@ -1,0 +1,119 @@
+"""The firmware on the official MicroPython for the Pico, on an emulated RP2040
+(controller/firmware/rp2040.py): what a game costs the board's flash, and the
+emulation's pace. Prints figures; asserts nothing.
+
+    .venv/bin/python bench/bench_pico.py [GAMES]      (or: make bench; GAMES each machine, default 12)
+
+Each game is a visitor's whole game, played on the board's pins as a script
+plays it (controller firmware test --emulate rp2040): Dr. Nim, the visitor
+taking one marble a turn; the Nimatron, one lamp a turn. The flash is the
+Pico's W25Q16JV: every 4 KiB sector's erases are counted by the emulator, as
+the board's LittleFS asks for them.
+
+A sector wears out after about 100,000 erases. LittleFS spreads its writes:
+it moves a directory's block pair elsewhere every 100 erases of it
+(MicroPython's block_cycles), so over a board's life every erase the games
+make lands, in turn, on any of the file system's free blocks. A few games
+stay on one pair, so the bench also writes a thousand saves in a row (new
+games, each saved) and shows the pair moving: the sector erased most stays
+near 100 erases while the erases spread over more and more sectors. The
+years printed are for a museum's 300 games a day, from the erases a game
+makes shared over the file system's blocks.
+"""
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.firmware.board_test import Connector, run_scripts  # noqa: E402
+from controller.firmware.rp2040 import tools  # noqa: E402
+from controller.firmware.tools import FirmwareError  # noqa: E402
+
+GAMES_A_DAY = 300
+CYCLES = 100000
+SECTOR = 4096
+# A Pico's MicroPython keeps its file system in the last 848 KiB of the 2 MiB flash (RPI_PICO).
+FILE_SYSTEM = 848 * 1024
+GAMES = {
+    "drnim": "machine drnim\n" + "press trigger\nswitch turn machine\npress trigger\n" * 8 + "expect mode over\n",
+    "nimatron": "machine nimatron openings=1,3,5,7 think_ms=500\n" + "".join(
+        "press row%d\npress handover\nwait 1500ms\n" % row for row in (4, 3, 2, 1) * 5) + "expect mode over\n",
+}
+
+
+def play(machine, games, images):
+    """(erases per sector, pages programmed, wall s, emulated s, saved-game writes) over `games` games."""
+    connect = Connector(emulate="rp2040", images=images)
+    try:
+        board = connect(machine)
+        pico = connect.emulator
+        run_scripts([("warm-up", GAMES[machine])], lambda name: board, lambda line: None)
+        before, pages = pico.flash_wear()
+        lines = []
+        board.on_line = lines.append
+        wall, start = time.monotonic(), pico.now
+        results = run_scripts([("game %d" % n, GAMES[machine]) for n in range(games)], lambda name: board,
+                              lambda line: None)
+        failed = [name for name, failures in results.items() if failures]
+        if failed:
+            raise SystemExit("%s: %s did not end as a whole game: %s" % (machine, failed[0], results[failed[0]]))
+        after, pages_after = pico.flash_wear()
+        erases = dict((sector, after.get(sector, 0) - before.get(sector, 0)) for sector in after)
+        return erases, pages_after - pages, time.monotonic() - wall, (pico.now - start) / 1e9
+    finally:
+        connect.close()
+
+
+def hammer(images, saves=1000):
+    """`saves` new games in a row on a Dr. Nim board, each saved: (saves, erases per sector)."""
+    connect = Connector(emulate="rp2040", images=images)
+    try:
+        board = connect("drnim")
+        before, _ = connect.emulator.flash_wear()
+        for n in range(saves):
+            board.ask("new_game", settings={"marbles": 11 + n % 2, "capacity": 12})
+        after, _ = connect.emulator.flash_wear()
+        return saves, dict((sector, after[sector] - before.get(sector, 0)) for sector in after
+                           if after[sector] > before.get(sector, 0))
+    finally:
+        connect.close()
+
+
+def main():
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    try:
+        tools()
+    except FirmwareError as error:
+        print("pico flash: skipped (%s)" % error)
+        return 0
+    worst = None
+    with tempfile.TemporaryDirectory() as images:
+        for machine in ("drnim", "nimatron"):
+            erases, pages, wall, emulated = play(machine, games, images)
+            total = sum(erases.values())
+            hottest = max(erases.values())
+            blocks = FILE_SYSTEM // SECTOR
+            leveled = CYCLES / (total / games / blocks) / GAMES_A_DAY / 365
+            print("%s: %d games, %.1f sector erases a game over %d sectors (%.1f erases a game on the one erased "
+                  "most), %.0f pages of 256 bytes programmed a game"
+                  % (machine, games, total / games, len([s for s in erases.values() if s]), hottest / games,
+                     pages / games))
+            print("  to 100,000 erases at %d games a day: %.0f years with LittleFS spreading them over its %d "
+                  "blocks" % (GAMES_A_DAY, leveled, blocks))
+            print("  emulation: %.1f s of wall time a game, %.1f s of the board's time (%.2f wall s for each of "
+                  "the board's)" % (wall / games, emulated / games, wall / emulated))
+            worst = leveled if worst is None else min(worst, leveled)
+        saves, erases = hammer(images)
+        print("LittleFS moving its writes: %d saves in a row, %d erases over %d sectors, at most %d on one"
+              % (saves, sum(erases.values()), len(erases), max(erases.values())))
+    print("pico flash: %.0f years to 100,000 erases at %d games a day" % (worst, GAMES_A_DAY))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
