@@ -3,10 +3,11 @@ serial line, the same for a real board and the emulated one.
 
 It feeds the machine its events (polled inputs, counted marbles, timer
 ticks, and in development mode the host's injected ones), saves the game
-before it carries out the machine's commands (so a reset can lose a command,
-but a release under way always finds one under way in the saved game: a
-save made while the release is open waits behind the one that opened it),
-and reports every event, command, status change, fault and game's end over
+before it opens the release (so a reset can lose a command, but a release
+under way always finds one under way in the saved game: a save made while
+the release is open waits behind the one that opened it), and after it
+carries out commands without one (a save takes a Pico about 140 ms, which
+a visitor would see between moving a lever and its lamp), and reports every event, command, status change, fault and game's end over
 the line protocol (controller/core/protocol.py, firmware/PROTOCOL.md).
 
 At start it resumes the saved game as the Pi service does: no save, or one
@@ -228,9 +229,15 @@ class Runner:
         commands = machine.handle(event, now)
         self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
         self.send({"kind": "event", "event": event, "at": now})
-        self.save(now)
-        if commands:
+        if ("release",) in commands:
+            self.save(now)
             now = self.time()       # after the write: the release opens now, for its whole pulse
+            self.carry_out(commands, now)
+        else:
+            self.carry_out(commands, now)
+            self.save(now)
+
+    def carry_out(self, commands, now):
         for command in commands:
             self.outputs.apply(command, now)
             self.send({"kind": "command", "command": command, "at": now})

@@ -1,6 +1,8 @@
 """The faults a real Pico's MicroPython has and our fake `machine` module hid,
 each shown on the official MicroPython on an emulated RP2040 (tests/pico_rig.py)."""
 
+import threading
+
 import pytest
 
 from controller.firmware.board import BoardRefused
@@ -124,3 +126,20 @@ def new_game_or_power_cut(board, settings, ident):
         return True
     finally:
         board.link.restarting = False
+
+
+def test_the_host_s_line_reaches_the_board_when_sent_however_late_the_port_passes_it_on(drnim):
+    """A busy machine's pseudo-terminal passes the host's bytes on a moment late: the
+    board's time waits for them, so a script plays the same on a busy machine (here half
+    a second of the wall clock late, while the board sleeps and its time jumps)."""
+    def took(ask):
+        sent = drnim.pico.now
+        assert ask("state")["status"]["rail"] == 15
+        return (drnim.pico.now - sent) / 1e6
+    at_once = took(drnim.board.ask)
+    serial = drnim.board.link.serial
+    write = serial.write
+    serial.write = lambda data: threading.Timer(0.5, write, (data,)).start() or len(data)
+    late = took(drnim.board.ask)
+    assert late < at_once + 5, "the reply took %d ms of the board's time, %d when the bytes pass at once" % (
+        late, at_once)

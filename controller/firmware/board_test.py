@@ -326,9 +326,11 @@ class PicoHands(ProtocolHands):
         self.advance(GAP_MS)
 
     def drop_marble(self):
-        """The marble passes the beam whole, as on the unix emulated board and in the simulator."""
+        """The marble passes the beam whole, as on the unix emulated board and in the
+        simulator, and a person looks a moment later, as after a press: a Pico takes
+        milliseconds to count it and say so, longer while it is writing its flash."""
         self.world({"drop": True})
-        self.advance(self.bench.world_module.BEAM_MS)
+        self.advance(self.bench.world_module.BEAM_MS + GAP_MS)
 
     def power(self):
         self.bench.pico.power_cut()

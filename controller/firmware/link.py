@@ -53,6 +53,7 @@ class Link:
         self.resets = 0
         self.restarting = False  # a restart the host asked for: not reported as a reset
         self.opens = 0         # how many times the port was opened
+        self.sent = 0          # bytes written to the port
         self.closed = False
 
     # --- the port -----------------------------------------------------------------------
@@ -105,9 +106,11 @@ class Link:
         """Send one message; False when the board is not there to receive it (already reported)."""
         if not self.try_open():
             return False
+        data = (encode(message) + "\n").encode()
         try:
-            self.serial.write((encode(message) + "\n").encode())
+            self.serial.write(data)
             self.serial.flush()
+            self.sent += len(data)
         except (serial.SerialException, OSError) as error:
             self.lost(error)
             return False

@@ -124,6 +124,7 @@ class EmulatedPico:
         self.replies = None
         self.now = 0            # the board's time as the emulator last said, ns
         self.written = 0        # the bytes it has written to the port, as it last said
+        self.host_sent = 0      # the bytes the host has written to the port (a run waits for them)
         self.pin_changes = []   # (pin, level, ns) of the watched pins, in order
         self.resets = []        # (cause, ns, bytes written to the port before it): "watchdog" or "power"
 
@@ -171,7 +172,7 @@ class EmulatedPico:
     def run(self, until, stop_on_line=False):
         """Let the board's time pass until `until` (ns), or until a watched pin that stops
         a run moves, a line comes out (`stop_on_line`) or the board resets; the answer."""
-        return self.ask("run", until=until, stop_on_line=stop_on_line)
+        return self.ask("run", until=until, stop_on_line=stop_on_line, sent=self.host_sent)
 
     def drive(self, *pins):
         """Set inputs, each (GP number, level), at the board's present time."""
@@ -201,6 +202,10 @@ class EmulatedPico:
         """{sector: erases} since power-on, and the 256-byte pages programmed."""
         answer = self.ask("flash")
         return dict(answer["erases"]), answer["pages"]
+
+    def received(self):
+        """The host's bytes the emulator has read from the port so far."""
+        return self.ask("received")["received"]
 
     def flash_operations(self):
         """The boot ROM's flash erases and programs so far."""
@@ -329,6 +334,14 @@ class EmulatedLink(Link):
         self.taken = bench.pico.written     # bytes read from the port (those before were another reader's)
         self.resets_seen = len(bench.pico.resets)
         Link.__init__(self, bench.pico.port, report=report, clock=lambda: bench.pico.now / 1e9)
+        self.sent_before = bench.pico.received()    # what others wrote (a deploy) has been read
+
+    def send(self, message):
+        """Sent, and the board's time passes on only once the emulator has read it: the
+        pseudo-terminal's moment of passing it on (later on a busy machine) changes nothing."""
+        sent = Link.send(self, message)
+        self.bench.pico.host_sent = self.sent_before + self.sent
+        return sent
 
     def receive(self, timeout):
         pico = self.bench.pico

@@ -466,6 +466,36 @@ def test_a_slow_flash_write_never_shortens_the_release_pulse():
     assert release.value() == 0
 
 
+def test_a_lever_s_lamps_change_before_the_save_and_the_release_opens_after_it():
+    """A save takes a Pico up to 150 ms (a block's erase alone, 45): the turn switch's
+    lamps change at once, and only the release waits for its save."""
+    remove(SCRATCH + "/lamps.json")
+    board = Board("lamps.json", world=False).start()
+    runner = board.runner
+    lamp = board.pin("lamp_drnim_turn")[0]
+    release = board.pin("release")[0]
+    save = flash.save
+    seen = []
+
+    def slow_write(path, data):
+        seen.append((lamp.value(), release.value()))
+        save(path, data)
+        runner.now += 45
+
+    board.pin("turn_switch").drive(0)
+    runner.step(999)
+    flash.save = slow_write
+    try:
+        runner.step(1000)           # the switch counts: Dr. Nim's turn, its lamp lit, then the save
+        board.pin("trigger").drive(0)
+        runner.step(1100)
+        runner.step(1101)           # the press counts: saved, then the release opens
+    finally:
+        flash.save = save
+    assert seen[:2] == [(1, 0), (1, 0)], seen
+    assert release.value() == 1
+
+
 def test_a_save_waits_until_the_release_is_shut_so_a_second_press_never_holds_it_open():
     remove(SCRATCH + "/open.json")
     board = Board("open.json", world=False).start()

@@ -35,6 +35,8 @@ const SECTOR_ERASE_NS = 45e6;                  // W25Q16JV typical figures
 const PAGE_PROGRAM_NS = 0.4e6;
 const SLICE_NS = 1e6;                          // serial in and out between slices of this
 const RX_ROOM = 256;                           // rp2040js' USB receive FIFO holds 512 bytes
+const INBOX = 4096;                            // the host's bytes read ahead of the board's USB
+const HOST_WAIT_MS = 5000;                     // how long a run waits for bytes the host says it sent
 const OUT_BACKLOG = 4096;                      // unwritten bytes before the board's packets are refused
 const FREE_SLICE_NS = 5e6;
 
@@ -89,6 +91,9 @@ class Board {
     this.out = [];             // the board's bytes not yet written to the pseudo-terminal
     this.outBytes = 0;
     this.written = 0;
+    this.inbox = [];           // the host's bytes read from the pseudo-terminal, not yet the board's
+    this.inboxBytes = 0;
+    this.received = 0;         // the host's bytes read from the pseudo-terminal so far
     this.hostReading = true;
     this.resets = [];
     this.erases = new Map();   // sector -> erases
@@ -214,25 +219,57 @@ class Board {
       else { this.out[0] = this.out[0].subarray(n); break; }
     }
     chip.releaseWrites();
-    const room = RX_ROOM - chip.cdc.txFIFO.itemCount;
-    if (room > 0) {
-      const buffer = Buffer.alloc(room);
-      let n = 0;
-      try {
-        n = fs.readSync(this.serialFd, buffer, 0, room, null);
-      } catch (error) {
-        if (error.code !== 'EAGAIN' && error.code !== 'EIO') throw error;
-      }
-      for (let i = 0; i < n; i++) chip.cdc.sendSerialByte(buffer[i]);
+    this.readHost();
+    let room = RX_ROOM - chip.cdc.txFIFO.itemCount;
+    while (room > 0 && this.inbox.length) {
+      const piece = this.inbox[0];
+      const n = Math.min(room, piece.length);
+      for (let i = 0; i < n; i++) chip.cdc.sendSerialByte(piece[i]);
+      room -= n;
+      this.inboxBytes -= n;
+      if (n === piece.length) this.inbox.shift();
+      else this.inbox[0] = piece.subarray(n);
     }
     if (!chip.cdc.txFIFO.empty) chip.serveRead();
   }
 
+  // The host's bytes waiting on the pseudo-terminal, read ahead up to INBOX.
+  readHost() {
+    while (this.inboxBytes < INBOX) {
+      const buffer = Buffer.alloc(INBOX - this.inboxBytes);
+      let n = 0;
+      try {
+        n = fs.readSync(this.serialFd, buffer, 0, buffer.length, null);
+      } catch (error) {
+        if (error.code !== 'EAGAIN' && error.code !== 'EIO') throw error;
+      }
+      if (n <= 0) return;
+      this.inbox.push(buffer.subarray(0, n));
+      this.inboxBytes += n;
+      this.received += n;
+    }
+  }
+
+  // A run starts once the bytes the host says it has sent are here: a pseudo-terminal passes
+  // them on a moment after the host's write, later on a busy machine, and the board's time
+  // must not depend on that moment.
+  awaitHost(sent) {
+    const deadline = Date.now() + HOST_WAIT_MS;
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    this.readHost();
+    while (this.received < sent && this.inboxBytes < INBOX && Date.now() < deadline) {
+      Atomics.wait(nap, 0, 0, 1);
+      this.readHost();
+    }
+  }
+
   // --- running -------------------------------------------------------------------------------
   // Run the chip until the host's time `until` (ns), or sooner for a stop: a watched pin that
-  // stops a run moved, a line came out (stopOnLine), the chip reset.
-  run(until, stopOnLine = false) {
+  // stops a run moved, a line came out (stopOnLine), the chip reset. It starts once the host's
+  // bytes up to `sent` (its count of bytes written to the port) have been read.
+  run(until, stopOnLine = false, sent = 0) {
     const wall = process.hrtime.bigint();
+    this.awaitHost(sent);
     this.stop = null;
     this.lineSeen = false;
     this.stopOnLine = stopOnLine;
@@ -342,7 +379,10 @@ class Board {
         this.reset('power', (message.timer_us || 0) * 1000);
         return this.connect(message.within_ms || 1000);
       case 'run':
-        return Object.assign(this.run(message.until, !!message.stop_on_line), this.happened());
+        return Object.assign(this.run(message.until, !!message.stop_on_line, message.sent || 0), this.happened());
+      case 'received':
+        this.readHost();
+        return { now: this.now, received: this.received };
       case 'drive':
         for (const [pin, level] of message.pins) {
           if (this.driven.get(pin) === level) continue;
