@@ -15,7 +15,8 @@ from machine import PINS
 
 import board_config as config
 import flash
-from drivers import Inputs, MarbleSensor
+from drivers import Inputs
+from marble_sensor import MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
 from host_clock import HostClockRunner
