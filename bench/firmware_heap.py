@@ -572,6 +572,8 @@ def main():
     named = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
     micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
         shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    if micropython and os.sep in micropython:
+        micropython = os.path.abspath(micropython)     # the runs start in their build's folder
     try:
         find_tool("mpy-cross")
     except FirmwareError:
