@@ -10,11 +10,17 @@ firmware's own asyncio main, on a pseudo-terminal. The host plays the game of
 firmware/emulator/games/<machine>.jsonl over the line protocol in real time
 (the machine's pauses shortened, the marbles' fall too). A run counts when
 the game ends with the machine's verdict and no error or crash line; the heap
-is found by bisection on `micropython -X heapsize`.
+is found by bisection on `micropython -X heapsize`, one run at a time.
 
-Back from a power cut: the game is played half-way in a big
-heap, the board killed (kill -9: its flash holds the last save), and a fresh
-board started from that save, in the heap tried, plays the rest.
+A run that fails must say why: the board's own crash or error line, or its
+last words on stderr. One that ran out of memory (MemoryError) is a heap too
+small; any other failure (a timeout on a busy machine, a firmware fault) is
+tried once more, and stops the bench with its reason if it comes again, so
+that no figure rests on a run that failed for another cause.
+
+Back from a power cut: the game is played half-way in a big heap, the board
+killed (kill -9: its flash holds the last save), and a fresh board started
+from that save, in the heap tried, plays the rest.
 
 The bisected heap includes the emulator's fake `machine` module, its main and
 its marble world, which a real board does not carry (its `machine` is built
@@ -27,7 +33,14 @@ a Pico 32-bit (16-byte heap blocks, not 32). Name a 32-bit build, such as
 MICROPYTHON32 (`../shared/tools/pico/micropython-unix-32` in CI), to measure
 what a Pico's heap holds.
 
-Usage: python bench/firmware_heap.py [MICROPYTHON]   (default: $MICROPYTHON32, else the test extra's)
+Beside it, on the emulated Pico (the official MicroPython in rp2040js, as
+`controller firmware test --emulate pico` runs it, a production build
+deployed by mpremote): each machine's game with a power cut in it, the heap
+`gc.mem_free()` leaves after it, and the smallest heap the game needs,
+found by bisection on a ballast `bytearray` taken before the firmware
+starts. `--no-pico` leaves them out (they take several minutes more).
+
+Usage: python bench/firmware_heap.py [--no-pico] [MICROPYTHON]   (default: $MICROPYTHON32, else the test extra's)
 """
 
 import json
@@ -37,9 +50,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import tty
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,22 +66,48 @@ from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
 # The games' pauses, shortened: the heap does not depend on them, a bisection's wall time does.
-FAST = {"drnim": {"pace_ms": 60, "release_timeout_ms": 400}, "nimatron": {"pace_ms": 60, "think_ms": 100}}
+# (A release's timeout stays as it is: on a busy machine a shorter one would call a marble lost.)
+FAST = {"drnim": {"pace_ms": 60}, "nimatron": {"pace_ms": 60, "think_ms": 100}}
 FALL_MS = 40
+# A pause of the game longer than this (the time between two turns) is shortened to it.
+PAUSE_S = 0.25
 SETTLE_POLL_S = 0.02
 GAME_S = 120
+HELLO_S = 20
+# The bisection's bounds, KiB.
+LOW_KIB = 16
+HIGH_KIB = 512
+# What the board says when it ran out of memory; "heap is locked" is an interrupt that
+# allocated, a fault of the firmware's, not a heap too small.
+OUT_OF_MEMORY = "MemoryError"
+LOCKED = "heap is locked"
 
 PROBE = """
-import gc, sys, micropython
+import gc, sys
 gc.collect()
-before = gc.mem_alloc()
-last = before
+last = gc.mem_alloc()
 for name in sys.argv[1:]:
     __import__(name)
     gc.collect()
     now = gc.mem_alloc()
     print(name, now - last)
     last = now
+"""
+# The emulator's own objects, made as the emulated board makes them: the fake `machine`'s pins
+# (a board's Pin objects are in its firmware's ROM, not in its heap) and the marble world.
+EMULATOR_OBJECTS = """
+import machine
+import board_config as config
+from world import World
+kept = []
+for line in config.INPUTS + ((config.SENSOR,) if config.SENSOR else ()):
+    kept.append(machine.Pin(line[1], machine.Pin.IN, None).irq(print, 12, hard=True))
+for line in config.OUTPUTS:
+    for number in line[2]:
+        kept.append(machine.Pin(number, machine.Pin.OUT, value=0))
+kept.append(World(config, lambda: 0, machine.WorldPins()))
+gc.collect()
+print("emulator-objects", gc.mem_alloc() - last)
 """
 
 
@@ -90,52 +129,76 @@ class Run:
         master, slave = os.openpty()
         tty.setraw(slave)
         self.slave = slave
-        self.said = []
+        self.said = []          # what the link reported (lines that are not the protocol, a port gone)
+        self.last_words = []    # the board's crash and error lines
         self.link = Link(os.ttyname(slave), report=self.said.append)
         self.link.try_open()        # before the board starts: pyserial empties a port it opens, hello and all
+        self.stderr = open(flash.parent / "stderr", "w+")
         self.process = subprocess.Popen(
             [micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--clock", "real", "--flash", str(flash)],
-            stdin=master, stdout=master, stderr=subprocess.DEVNULL, cwd=build,
+            stdin=master, stdout=master, stderr=self.stderr, cwd=build,
             env={"MICROPYPATH": ".frozen:emulator:deployed"})
         os.close(master)
         self.board = Board(self.link, on_line=self.seen)
         self.over = False
-        self.broken = False
+        self.ended = None       # the number of the game's line after which the board said the game was over
 
     def seen(self, message):
+        """Every line the board sends that answers no request: a crash or an error ends the game."""
         if message["kind"] == "game_over":
             self.over = True
-        if message["kind"] == "fault" and message["fault"] == "crash" or message["kind"] == "error":
-            self.broken = True
+        if message["kind"] == "fault" and message["fault"] in ("crash", "resets") or message["kind"] == "error":
+            self.last_words.append(message.get("text") or message.get("error"))
+            raise BoardError("the board said: %s" % self.last_words[-1])
 
     def start(self):
-        self.board.wait_hello(20)
-        return self.board.hello
+        """The board's hello line; BoardError when it crashed or stopped first."""
+        deadline = time.monotonic() + HELLO_S
+        while self.link.hello is None:
+            if self.last_words or self.process.poll() is not None or time.monotonic() > deadline:
+                raise BoardError("no hello line from the board")
+            self.board.pass_time(0.1)
+        return self.link.hello
 
-    def play(self, lines, machine):
-        """The host's side of the game's lines; False when the board failed (no memory)."""
+    def play(self, lines, machine, whole=True):
+        """The host's side of the game's lines (`whole`: to the game's end); raises BoardError
+        (or OSError, termios.error once the board's process has ended) when the board does not
+        play them."""
+        for number, line in enumerate(lines):
+            message = json.loads(line)
+            kind = message.pop("kind")
+            if kind == "advance" and message.get("settle"):
+                deadline = time.monotonic() + GAME_S
+                while self.board.ask("state")["busy"]:
+                    if time.monotonic() > deadline:
+                        raise BoardError("the machine was still busy after %d s" % GAME_S)
+                    self.board.pass_time(SETTLE_POLL_S)
+            elif kind == "advance":
+                self.board.pass_time(min(PAUSE_S, message["ms"] / 1000))
+            elif kind == "new_game":
+                message["settings"] = dict(message.get("settings", {}), **FAST[machine])
+                self.board.ask(kind, **message)
+                self.board.ask("world", fall_ms=FALL_MS)
+            else:
+                self.board.ask(kind, **message)
+            if self.over and self.ended is None:
+                self.ended = number
+        self.board.pass_time(0.2)
+        if whole and not self.over:
+            raise BoardError("the game's lines were played, and the board never said the game was over")
+
+    def why(self, error):
+        """Why the run failed, in one line: the board's own last words where it said any."""
         try:
-            for line in lines:
-                message = json.loads(line)
-                kind = message.pop("kind")
-                if kind == "advance" and message.get("settle"):
-                    deadline = time.monotonic() + GAME_S
-                    while self.board.ask("state")["busy"] and time.monotonic() < deadline:
-                        self.board.pass_time(SETTLE_POLL_S)
-                elif kind == "advance":
-                    self.board.pass_time(message["ms"] / 1000)
-                elif kind == "new_game":
-                    message["settings"] = dict(message.get("settings", {}), **FAST[machine])
-                    self.board.ask(kind, **message)
-                    self.board.ask("world", fall_ms=FALL_MS)
-                else:
-                    self.board.ask(kind, **message)
-                if self.broken:
-                    return False
-            self.board.pass_time(0.2)
-        except (BoardError, FirmwareError, OSError, ValueError):
-            return False
-        return not self.broken and not self.said
+            self.board.pass_time(0.3)       # a crash line on its way
+        except Exception:       # noqa: BLE001  (the port of a board that is gone: its words are in hand)
+            pass
+        self.stderr.seek(0)
+        traceback = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        words = self.last_words + traceback[-1:] or self.said[-1:]
+        if self.process.poll() is not None and not words:
+            words = ["the board's process ended (exit status %d)" % self.process.returncode]
+        return "; ".join(words + ["" if words else str(error)]).strip("; ")
 
     def stop(self):
         if self.process.poll() is None:
@@ -143,46 +206,77 @@ class Run:
         self.process.wait()
         self.link.close()
         os.close(self.slave)
+        self.stderr.close()
 
 
-def plays(micropython, build, kib, machine, lines, saved=None):
-    """True when a board in `kib` KiB finishes the game's `lines` (from the save `saved`, or afresh)."""
-    flash = Path(tempfile.mkdtemp(prefix="flash-", dir=build)) / "game.json"
+def attempt(micropython, build, kib, machine, lines, saved=None):
+    """None when a board in `kib` KiB finishes the game's `lines` (from the save `saved`,
+    or afresh), else why not, in one line."""
+    folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
+    flash = folder / "game.json"
     if saved is not None:
         flash.write_bytes(saved)
     run = Run(micropython, build, kib, flash)
     try:
         try:
             hello = run.start()
-        except (BoardError, FirmwareError, OSError):
-            return False
-        if saved is not None and hello.get("resumed") != "saved":
-            return False
-        return run.play(lines, machine) and run.over
+            if saved is not None and hello.get("resumed") != "saved":
+                return "the board did not resume its saved game (resumed: %s)" % hello.get("resumed")
+            run.play(lines, machine)
+        except (BoardError, FirmwareError, OSError, termios.error) as error:
+            return run.why(error)
+        return None
     finally:
         run.stop()
-        shutil.rmtree(flash.parent)
+        shutil.rmtree(folder)
+
+
+def plays(micropython, build, kib, machine, lines, saved=None):
+    """True when a board in `kib` KiB plays the game to its end, False when it runs out
+    of memory; a run that fails for any other reason is tried once more, then stops the
+    bench, saying why."""
+    why = None
+    for _ in range(2):
+        why = attempt(micropython, build, kib, machine, lines, saved)
+        if why is None:
+            return True
+        if OUT_OF_MEMORY in why and LOCKED not in why:
+            return False
+    raise SystemExit("firmware_heap: %s %s in %d KiB failed twice, not for lack of memory: %s"
+                     % (machine, "resumed" if saved is not None else "fresh", kib, why))
 
 
 def saved_late(micropython, build, machine, lines):
-    """The save a board leaves when its power goes half-way through the
-    game, at a moment when nothing was under way; and the game's lines after it."""
-    late = max(at for at in range(len(lines) // 2) if b'"settle":true' in lines[at]) + 1
-    flash = Path(tempfile.mkdtemp(prefix="flash-", dir=build)) / "game.json"
-    run = Run(micropython, build, 4096, flash)
-    try:
-        run.start()
-        if not run.play(lines[:late], machine):
-            raise SystemExit("the emulated board does not play the first part of its %s game" % machine)
-    finally:
-        run.stop()
-    return flash.read_bytes(), lines[late:]
+    """The save a board leaves when its power goes half-way through the game
+    (the first line after it that waits for the machine to settle: nothing is
+    under way), and the game's lines after it. The game is played whole first,
+    to find where it ends (a game file may go on with presses after it)."""
+
+    def played(part, whole=True):
+        folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
+        run = Run(micropython, build, 4096, folder / "game.json")
+        try:
+            run.start()
+            run.play(part, machine, whole)
+        except (BoardError, FirmwareError, OSError, termios.error) as error:
+            raise SystemExit("firmware_heap: the emulated board does not play its %s game in 4 MiB of heap: %s"
+                             % (machine, run.why(error)))
+        finally:
+            run.stop()
+        saved = (folder / "game.json").read_bytes()
+        shutil.rmtree(folder)
+        return run.ended, saved
+
+    ended, _ = played(lines)
+    late = max(at for at in range(ended // 2) if b'"settle":true' in lines[at]) + 1
+    _, saved = played(lines[:late], whole=False)
+    return saved, lines[late:]
 
 
-def bisect(runs, what, low=8, high=1024):
+def bisect(runs, what, low=LOW_KIB, high=HIGH_KIB):
     """The smallest heap in KiB from `low` to `high` for which runs(kib) holds."""
     if not runs(high):
-        raise SystemExit("the emulated board does not %s even in %d KiB" % (what, high))
+        raise SystemExit("firmware_heap: the emulated board does not %s even in %d KiB" % (what, high))
     while low < high:
         middle = (low + high) // 2
         if runs(middle):
@@ -241,18 +335,21 @@ def load_order(machine, files, entry):
 
 def module_costs(micropython, build, machine):
     """What importing each module costs, in bytes of heap: a real board's (from app.py)
-    in their load order, then the emulator's own (its main, fake machine and world);
-    and the names of the emulator's."""
+    in their load order, then the emulator's own (its main, fake machine and world)
+    and its objects ("emulator-objects"); and the names of the emulator's."""
     probe = build / "probe.py"
-    probe.write_text(PROBE)
+    probe.write_text(PROBE + EMULATOR_OBJECTS)
     files = sources()
-    board = [name for name in load_order(machine, files, "app") if name != "machine"]
+    # asyncio (frozen into MicroPython, as on a board: its objects are in the heap, its code is not) first:
+    # the board's app imports it, and so does the fake `machine`, which would otherwise be charged for it
+    board = ["asyncio"] + [name for name in load_order(machine, files, "app") if name != "machine"]
     emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
-    # the fake `machine` first, as a board's is there before anything: what imports it pays nothing for it
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe), "machine"] + board + emulator[1:],
-                            capture_output=True, text=True, env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
+    # the fake `machine` next, as a board's is there before anything: what imports it pays nothing for it
+    order = ["asyncio", "machine"] + board[1:] + emulator[1:]
+    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + order, capture_output=True, text=True,
+                            env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
-    return costs, emulator
+    return costs, emulator + ["emulator-objects"]
 
 
 def measure(micropython, machine):
@@ -264,17 +361,219 @@ def measure(micropython, machine):
         costs, emulator = module_costs(micropython, build, machine)
         share = sum(cost for name, cost in costs if name in emulator)
         saved, rest = saved_late(micropython, build, machine, lines)
-        with ThreadPoolExecutor(2) as pool:
-            fresh = pool.submit(bisect, lambda kib: plays(micropython, build, kib, machine, lines),
-                                "finish its %s game" % machine)
-            resumed = pool.submit(bisect, lambda kib: plays(micropython, build, kib, machine, rest, saved),
-                                  "finish its %s game back from a power cut" % machine)
-            return fresh.result(), resumed.result(), share, costs, emulator
+        fresh = bisect(lambda kib: plays(micropython, build, kib, machine, lines), "finish its %s game" % machine)
+        resumed = bisect(lambda kib: plays(micropython, build, kib, machine, rest, saved),
+                         "finish its %s game back from a power cut" % machine)
+        return fresh, resumed, share, costs, emulator
+
+
+# --- the emulated Pico ------------------------------------------------------------------------
+# A whole game of each machine, with a power cut half-way through it (the game saved, the chip
+# started again from its flash, the game resumed), as a script plays it on a board: found with
+# the simulator, which the script's last line checks.
+PICO_GAMES = {
+    "drnim": """machine drnim equalizer=false
+press trigger
+switch turn machine
+press trigger
+press trigger
+switch turn machine
+press trigger
+power
+expect fault none
+press trigger
+switch turn machine
+press trigger
+press trigger
+switch turn machine
+press trigger
+press trigger
+expect winner machine
+""",
+    "nimatron": """machine nimatron openings=1,3,5,7
+press row1
+press handover
+wait 5s
+press row2
+press handover
+wait 5s
+press row2
+press handover
+wait 5s
+power
+expect fault none
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+press row3
+press handover
+wait 5s
+expect winner machine
+""",
+}
+# The bench's main.py in place of the build's (never a board's): a ballast of as many bytes as
+# the host's first line says, allocated while the heap is in one piece, then the firmware,
+# started as the shipped main.py starts it.
+BALLAST_MAIN = """# bench/firmware_heap.py's main.py: a ballast, then the firmware.
+import sys
+
+ballast = bytearray(int(sys.stdin.readline()))
+import app
+
+app.run()
+"""
+# How far above the live heap after a game the smallest heap is looked for, KiB.
+PICO_MARGIN_KIB = 48
+
+
+class WatchedBoard(Board):
+    """A board whose crash lines are kept in `last_words`, whoever listens to its lines."""
+
+    @property
+    def on_line(self):
+        return self.listener
+
+    @on_line.setter
+    def on_line(self, listener):
+        def heard(message):
+            if message.get("kind") == "fault" and message.get("fault") in ("crash", "resets"):
+                self.last_words.append(message.get("text"))
+            listener(message)
+        self.last_words = getattr(self, "last_words", [])
+        self.listener = heard
+
+
+def pico_image(machine, folder):
+    """The flash of an emulated Pico with `machine`'s build (production mode, as an exhibit
+    runs it) deployed as a user deploys it (mpremote over its port), the bench's main.py in
+    place of the build's: a file in `folder`."""
+    from controller.core.protocol import PRODUCTION
+    from controller.firmware.deploy import deploy
+    from controller.firmware.rp2040 import EmulatedPico
+    made = folder / machine
+    board_build(machine, made, PRODUCTION)
+    (made / "main.py").write_text(BALLAST_MAIN)
+    image = folder / (machine + ".bin")
+    pico = EmulatedPico()
+    try:
+        pico.start()
+        pico.run_free()
+        try:
+            deploy(pico.port, made)
+        finally:
+            pico.pause()
+        pico.save_flash(image)
+    finally:
+        pico.stop()
+    return image
+
+
+def pico_game(machine, image, ballast):
+    """(None, the board's heap after the game: free and used bytes) when the emulated Pico
+    from `image` plays its game with `ballast` bytes taken before the firmware starts, else
+    (why not, in one line, None)."""
+    from controller.firmware.board_test import PicoHands, run_scripts
+    from controller.firmware.rp2040 import Bench, EmulatedLink, EmulatedPico, board_config_values
+    from controller.core.protocol import PRODUCTION
+
+    class BallastHands(PicoHands):
+        def power(self):
+            """The chip starts again from its flash, and its main.py asks for its ballast again."""
+            self.bench.pico.power_cut()
+            link.serial.write(b"%d\n" % ballast)
+            self.board.wait_restart(HELLO_S)
+
+    said = []
+    pico = EmulatedPico()
+    try:
+        pico.start(flash=image)
+        bench = Bench(pico, board_config_values(machine, PRODUCTION))
+        link = EmulatedLink(bench, report=said.append)
+        link.try_open()
+        link.serial.write(b"%d\n" % ballast)
+        board = WatchedBoard(link)
+        try:
+            board.wait_hello(HELLO_S)
+            board.hands = BallastHands(board, bench)
+            failures = run_scripts([(machine, PICO_GAMES[machine])], lambda name: board, said.append)[machine]
+            heap = None if failures else board.ask("state")["heap"]
+        except (BoardError, FirmwareError) as error:
+            failures = [str(error)]
+        if not failures:
+            return None, heap
+        return "; ".join(board.last_words + failures[-1:]), None
+    finally:
+        pico.stop()
+
+
+def pico_plays(machine, image, ballast):
+    """True when the emulated Pico plays its game with `ballast` bytes taken, False when it
+    runs out of memory; any other failure is tried once more, then stops the bench."""
+    why = None
+    for _ in range(2):
+        why, heap = pico_game(machine, image, ballast)
+        if why is None:
+            return True
+        if OUT_OF_MEMORY in why and LOCKED not in why:
+            return False
+    raise SystemExit("firmware_heap: the emulated Pico's %s game with a ballast of %d bytes failed twice, not for "
+                     "lack of memory: %s" % (machine, ballast, why))
+
+
+def pico_heap(machine, folder):
+    """(the free heap after a game, the heap in use then, the smallest heap the game needs), bytes,
+    on the emulated Pico: the game played with no ballast, then the largest ballast with which it
+    still plays, found by bisection in KiB."""
+    image = pico_image(machine, folder)
+    why, heap = pico_game(machine, image, 0)
+    if why is not None:
+        raise SystemExit("firmware_heap: the emulated Pico does not play its %s game: %s" % (machine, why))
+    total = heap["free"] + heap["used"]
+    # the largest ballast, KiB: at most what the game leaves free, at least that less a margin
+    high = heap["free"] // 1024
+    low = max(0, high - PICO_MARGIN_KIB)
+    if not pico_plays(machine, image, low * 1024):
+        raise SystemExit("firmware_heap: the emulated Pico's %s game needs more than %d KiB above its live heap"
+                         % (machine, PICO_MARGIN_KIB))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if pico_plays(machine, image, middle * 1024):
+            low = middle
+        else:
+            high = middle - 1
+    return heap["free"], heap["used"], total - low * 1024
+
+
+def pico_figures():
+    """The emulated Pico's lines of the bench's output, or one saying why it was skipped."""
+    from controller.firmware.rp2040 import tools
+    try:
+        tools()
+    except FirmwareError as error:
+        return ["emulated Pico: skipped (%s)" % error]
+    lines = []
+    with tempfile.TemporaryDirectory() as folder:
+        for machine in ("drnim", "nimatron"):
+            free, used, smallest = pico_heap(machine, Path(folder))
+            lines.append("emulated Pico (the official MicroPython, %s): after a game with a power cut in it, "
+                         "gc.mem_free() %d bytes (%d in use); the smallest heap the game needs, found by a "
+                         "ballast: %d KiB" % (machine, free, used, -(-smallest // 1024)))
+            print(lines[-1], flush=True)
+    return lines
 
 
 def main():
-    micropython = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("MICROPYTHON32") or \
+    named = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
         shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    if micropython and os.sep in micropython:
+        micropython = os.path.abspath(micropython)     # the runs start in their build's folder
     try:
         find_tool("mpy-cross")
     except FirmwareError:
@@ -284,7 +583,7 @@ def main():
         return 0
     width = subprocess.run([micropython, "-c", "import sys; print(64 if sys.maxsize > 2 ** 31 else 32)"],
                            capture_output=True, text=True).stdout.strip()
-    print("the firmware's heap on %s (%s-bit)" % (micropython, width))
+    print("the firmware's heap on %s (%s-bit)" % (micropython, width), flush=True)
     figures = []
     for machine in ("drnim", "nimatron"):
         fresh, resumed, share, costs, emulator = measure(micropython, machine)
@@ -294,7 +593,11 @@ def main():
               "(%.1f KiB): the firmware's own %d and %d KiB" % (machine, fresh, resumed, ", ".join(emulator),
                                                                 share / 1024, own[0], own[1]))
         print("  what importing each module costs, KiB: " + ", ".join(
-            "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator))
+            "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
+    if "--no-pico" not in sys.argv:
+        for line in pico_figures():
+            if line.startswith("emulated Pico: skipped"):
+                print(line)
     print("firmware heap: %d KiB" % max(figures))
     return 0
 

@@ -26,9 +26,10 @@ would open for what is left of its pulse, too short to let a marble go.
 
 import gc
 import json
+import sys
 
 import flash
-from drivers import BoardLed, Inputs, MarbleSensor, Outputs
+from drivers import BoardLed, Inputs, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
@@ -63,6 +64,17 @@ class Lines:
             self.size += 1
 
 
+def forget(names):
+    """Drop modules a rare task loaded (a restore's checks of the saved game):
+    from sys.modules and from their package, so that their code's heap is free
+    again once nothing else holds it, and the task imports them afresh."""
+    for name in names:
+        del sys.modules[name]
+        package, _, leaf = name.rpartition(".")
+        if package in sys.modules and hasattr(sys.modules[package], leaf):
+            delattr(sys.modules[package], leaf)
+
+
 class Runner:
     def __init__(self, config, write, wake, ticks_ms, ticks_diff, clock=protocol.REAL_CLOCK, world=None,
                  path="game.json", time=None):
@@ -80,7 +92,10 @@ class Runner:
         self.outputs = Outputs(config.OUTPUTS, declared, config.RELEASE_PULSE_MS, wake)
         events = dict((spec.role, spec.events) for spec in self.cls.inputs(config.LAYOUT))
         self.inputs = Inputs(config.INPUTS, events, wake, ticks_ms, ticks_diff)
-        self.sensor = MarbleSensor(config.SENSOR, wake, ticks_ms, ticks_diff) if config.SENSOR else None
+        self.sensor = None
+        if config.SENSOR:
+            from marble_sensor import MarbleSensor      # Dr. Nim's: a Nimatron's heap never holds its code
+            self.sensor = MarbleSensor(config.SENSOR, wake, ticks_ms, ticks_diff)
         self.led = BoardLed()
         self.emit = self.handle     # bound once: polling allocates nothing
         self.deadline = None
@@ -120,6 +135,14 @@ class Runner:
         if text is None:
             return fresh, "new", None     # saves.py stays unloaded: a fresh board's heap
         fresh = None        # its memory is free again for the saved game
+        loaded = list(sys.modules)
+        try:
+            return self.resume(text)
+        finally:
+            forget([name for name in sys.modules if name not in loaded])
+
+    def resume(self, text):
+        """The saved game in `text`, checked as restore() says."""
         from controller.core.saves import resume
         data = problem = None
         try:

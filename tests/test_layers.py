@@ -7,7 +7,7 @@ import of the submodule when `name` is one, else of the package itself.
 firmware/'s modules import each other by their plain names, as the board
 finds them (firmware/ and, on the host, firmware/emulator/). Not counted:
 the registries that load a module named in a table (`registry.MACHINES`,
-`rules.FAMILIES`, `solve.FAMILIES`, the historic players), whose modules
+`rules.ELSEWHERE`, `solve.FAMILIES`, the historic players), whose modules
 depend on the registry and never the other way round.
 """
 

@@ -13,7 +13,8 @@ import brute
 from conftest import ROOT, run_micropython, tool
 from controller.core import solve
 from controller.core.presets import find_preset
-from controller.core.rules import Game, Move, make_variant
+from controller.core.families import make_variant
+from controller.core.rules import Game, Move
 
 CORE = sorted((ROOT / "controller" / "core").glob("*.py"))
 VECTORS = ROOT / "tests" / "vectors" / "core.json"

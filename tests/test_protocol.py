@@ -13,7 +13,8 @@ from conftest import ROOT, run_micropython
 from controller.core.drnim import DrNim
 from controller.core.nimatron import Nimatron
 from controller.core.jsontext import encode
-from controller.core.protocol import MAX_LINE, ProtocolError, decode, hello, machine_event, reply, request
+from controller.core.board_lines import reply
+from controller.core.protocol import MAX_LINE, ProtocolError, decode, hello, machine_event, request
 
 CASES = ROOT / "tests" / "mpy" / "protocol_cases.py"
 GOOD = [

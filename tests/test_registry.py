@@ -11,6 +11,7 @@ from conftest import ROOT, run_micropython
 from controller.cli import build_parser, build_simulate_parser
 from controller.core.exhibit import BUTTON, SWITCH, ConfigError
 from controller.core.registry import NAMES, UnknownMachine, machine_class
+from controller.core.saves import state_rules
 from controller.core.scenario import run
 from controller.hardware.pinmap import default_pinmap_path, input_roles, load_pinmap, output_roles
 from controller.service.config import load_config
@@ -44,7 +45,7 @@ def test_each_machine_declares_its_state_and_settings(name):
     cls = machine_class(name)
     machine = cls()
     assert cls.NAME == name and cls.TITLE
-    assert set(machine.state) == set(cls.STATE), "STATE lists every key of the state, and only those"
+    assert set(machine.state) == set(state_rules(cls).STATE), "STATE lists every key of the state, and only those"
     for key, setting in cls.SETTINGS.items():
         assert setting.check(key, setting.default) == setting.default
         if isinstance(setting.default, int) and not isinstance(setting.default, bool):

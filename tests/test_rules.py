@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import brute
+from controller.core.families import find_variant, make_variant
 from controller.core.rules import (
-    MISERE, NORMAL, Game, IllegalMove, InvalidMove, InvalidPosition, Moore, Move, Nim, Rosebushes,
-    Subtraction, find_variant, make_variant)
+    MISERE, NORMAL, Game, IllegalMove, InvalidMove, InvalidPosition, Moore, Move, Nim, Rosebushes, Subtraction)
 
 VARIANTS = [
     Subtraction(NORMAL), Subtraction(MISERE), Subtraction(NORMAL, max_take=2), Nim(NORMAL), Nim(MISERE),

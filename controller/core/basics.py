@@ -1,7 +1,9 @@
 """The few names a machine (exhibit.py) and its saved games (saves.py) both
 use, in a module below both, so that neither imports the other back: the two
 sides, the error of a bad setting, the saved game's format and the copy of
-plain data a save holds. exhibit.py gives them out too, under the same names.
+plain data a save holds; and the state the core's generator (rng.py) starts
+from for a seed, which a machine with no opponent keeps without loading the
+generator. exhibit.py gives them out too, under the same names.
 """
 
 PLAYER = "player"
@@ -23,3 +25,9 @@ def plain_copy(value):
     if isinstance(value, (list, tuple)):
         return [plain_copy(v) for v in value]
     return value
+
+
+def seeded_state(seed):
+    """The state rng.Random(seed) starts from: the seed mixed, so that nearby seeds
+    (0, 1, 2...) start far apart, and never 0, which xorshift cannot leave."""
+    return (int(seed) * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF or 0x6D2B79F5

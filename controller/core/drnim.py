@@ -111,22 +111,6 @@ class DrNim(Exhibit):
         "release_timeout_ms": time_setting(1500, 100),
         "release_retries": Setting(2, 0, 10),
     })
-    STATE = with_settings(Exhibit.STATE, {
-        "loaded": ("whole", 1, "capacity"),
-        "taken": ("whole", 0, "capacity"),
-        "flip_flops": ("choice", ("LLL", "LLR", "LRL", "LRR", "RLL", "RLR", "RRL", "RRR")),
-        "equalizer": ("choice", (LEFT, RIGHT)),
-        "equalizer_switch": ("choice", (LEFT, RIGHT)),
-        "running": ("flag",),
-        "turn_taken": ("whole", 0, "capacity"),
-        "in_flight": ("flag",),
-        "retries": ("whole", 0, 10),
-        "queued": ("whole", 0, "capacity"),
-        "planned": ("whole", 0, "capacity"),
-        "fault": ("choice", (None, "jam", "check")),
-        "extra_marbles": ("whole", 0, "capacity"),
-    })
-
     def check_config(self):
         c = self.config
         if not c["marbles"] <= c["capacity"]:
@@ -140,44 +124,6 @@ class DrNim(Exhibit):
     def variant(self):
         from .rules import Subtraction
         return Subtraction(self.rule, 3)
-
-    def check_consistency(self, s):
-        """Counts that add up, a marble on its way only with its timer, a turn
-        under way only with its next release coming (machines.md R2, R3)."""
-        from .saves import require
-        timers = s["timers"]
-        require(s["loaded"] == self.config["marbles"], "%d marbles loaded, but the settings load %d"
-                % (s["loaded"], self.config["marbles"]))
-        require(s["taken"] <= s["loaded"], "%d marbles taken of %d loaded" % (s["taken"], s["loaded"]))
-        counted = 0
-        for who, count in s["turns"]:
-            require(isinstance(count, int) and not isinstance(count, bool) and count >= 1
-                    and (who == PLAYER or count <= 3), "a turn of %r marbles for %s" % (count, who))
-            counted += count
-        counted += s["turn_taken"]
-        if s["fault"] == "check":
-            require(counted <= s["taken"], "the turns count %d marbles, more than the %d taken"
-                    % (counted, s["taken"]))
-        else:
-            require(counted == s["taken"], "the turns count %d marbles, but %d were taken" % (counted, s["taken"]))
-        over = s["mode"] == "over"
-        busy = s["running"] or s["in_flight"] or s["queued"]
-        require(not over or (s["taken"] == s["loaded"] and not busy and s["fault"] is None and s["turn"] == PLAYER),
-                "the game is over with marbles or a fault left")
-        require(over or s["fault"] == "check" or s["taken"] < s["loaded"], "the rail is empty but the game goes on")
-        require(not s["running"] or s["turn"] == MACHINE, "Dr. Nim's marbles run in the player's turn")
-        require(not s["running"] or s["in_flight"] or "machine" in timers or s["fault"] == "jam",
-                "Dr. Nim's turn runs with no marble on its way and none to come")
-        require(s["in_flight"] == ("lost" in timers or (s["in_flight"] and s["fault"] == "jam")),
-                "a marble on its way without its timer, or a timer without a marble")
-        require("machine" not in timers or (s["running"] and not s["in_flight"]), "a release planned outside "
-                "Dr. Nim's turn")
-        require(not s["queued"] or s["in_flight"], "presses queued with no marble on its way")
-        require(self.config["lenient"] or s["queued"] <= 2, "more than 3 presses waiting for marbles")
-        require(s["fault"] != "check" or not busy, "held for a check with a marble on its way")
-        require(s["retries"] <= self.config["release_retries"], "more retries left than the settings allow")
-        require(self.config["decide"] == "historic" or s["equalizer"] == LEFT,
-                "the equalizer is armed but a strategy decides")
 
     def new_game_state(self):
         """A new game: the marbles are back on the rail."""

@@ -24,12 +24,15 @@ when they change, so the state is the single truth and a restore resends them.
 What a machine declares, for every shell to read (the pin map, the
 configuration, the scripts, the simulator, the firmware): `NAME` and
 `TITLE`; `INPUTS` and `OUTPUTS`, the roles a pin map wires; `SETTINGS`, each
-with its default and range; `STATE`, the keys of its state with what each
-may hold. The whole state is a plain dict (`to_dict`, `from_dict`) at any
-moment, and a restored machine resumes exactly.
+with its default and range. The whole state is a plain dict (`to_dict`,
+`from_dict`) at any moment, and a restored machine resumes exactly. What each
+key of it may hold (`STATE`) and the rules its values keep with each other are
+in the machine's <name>_state.py, which only a restore loads (saves.py): a
+board holds them only while it restores a game.
 """
 
-from .basics import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy  # noqa: F401  (given out here too)
+from .basics import (MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy,  # noqa: F401  (given out here too)
+                     seeded_state)
 from .endings import MISERE, NORMAL
 from .limits import DAY_MS
 
@@ -167,7 +170,7 @@ def with_settings(base, more):
 
 class Exhibit:
     """The shared machinery. A subclass declares `NAME`, `TITLE`, `INPUTS`,
-    `OUTPUTS`, `SETTINGS`, `STATE` and `LAMPS` (status lamps in attract order),
+    `OUTPUTS`, `SETTINGS` and `LAMPS` (status lamps in attract order),
     and defines `new_game_state()`, `outputs()`, `on_<event kind>()` handlers,
     `timer_<name>()` handlers and `explain()`. Any input wakes the machine
     from its attract state and acts as usual."""
@@ -197,21 +200,6 @@ class Exhibit:
         # A lamp step faster than 20 a second is a blur, and keeps the loop busy.
         "attract_step_ms": time_setting(400, 50),
     }
-    # The state every machine keeps; a subclass adds its own (see check_state).
-    STATE = {
-        "attract": ("flag",),
-        "attract_step": ("whole", 0, None),
-        "timers": ("timers",),
-        "shown": ("dict",),
-        "clock": ("whole", 0, None),
-        "mode": ("choice", ("play", "over")),
-        "turn": ("choice", (PLAYER, MACHINE)),
-        "winner": ("choice", (None, PLAYER, MACHINE)),
-        "turns": ("list",),
-        "rng": ("whole", 1, 0xFFFFFFFF),
-        "fault": ("choice", (None, "check")),
-    }
-
     def __init__(self, config=None):
         self.config = check_settings(self.SETTINGS, config or {})
         self.opponent = None
@@ -404,14 +392,12 @@ class Exhibit:
         return restore(cls, data)
 
     def check_state(self, state):
-        """Every key of STATE present with a value it may hold, no other key,
-        and the values consistent with each other and with the settings."""
+        """Every key of the machine's STATE present with a value it may hold, no
+        other key, and the values consistent with each other and with the
+        settings (saves.py and the machine's <name>_state.py: only a restore
+        loads them)."""
         from .saves import check_state
         check_state(self, state)
-
-    def check_consistency(self, state):
-        """The machine's own rules for a state that can be (SaveError through
-        saves.require, imported where it is used: only a restore loads saves.py)."""
 
     def hold_for_check(self):
         """Hold the game in fault "check" until New game: the game in progress
@@ -429,10 +415,10 @@ class Exhibit:
     def rng_state(self):
         """The opponent's generator as the state keeps it. A machine with no
         opponent (historic Dr. Nim) keeps the seed's starting state, so a
-        board that never uses an opponent never loads the opponents."""
+        board that never uses an opponent never loads the opponents, nor
+        the generator."""
         if self.opponent is None:
-            from .rng import Random
-            return Random(self.config["seed"]).get_state()
+            return seeded_state(self.config["seed"])
         return self.opponent.rng.get_state()
 
     def make_opponent(self, position):

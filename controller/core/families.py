@@ -1,10 +1,14 @@
 """The game families beyond Nim: subtraction games, Moore's Nim_k and
 Rosebushes, each a `Variant` with one whole-number parameter. A module of
-its own, loaded when a game of theirs is made (rules.py finds them), so a
-board playing Nim or historic Dr. Nim does not carry them."""
+its own, loaded when a game of theirs is made (`from .rules import Moore`
+finds them), so a board playing Nim or historic Dr. Nim does not carry them.
+The registry of every family by name is here too (`find_variant`,
+`make_variant`): only a host rebuilds a variant from its name, and a board's
+machine makes its own (the Nimatron's `Nim`) directly."""
 
+from .counting import combinations
 from .endings import NORMAL
-from .rules import Move, Variant, combinations
+from .rules import Move, Nim, Variant
 
 
 class OneParameter(Variant):
@@ -123,3 +127,27 @@ class Rosebushes(OneParameter):
         for _ in range(rng.between(1, min(self.k, len(heaps)))):
             chosen.append(heaps.pop(rng.below(len(heaps))))
         return Move([(heap, 1) for heap in chosen])
+
+
+# The families by name, each with its aliases.
+FAMILIES = (("subtraction", ("take-away",), Subtraction), ("nim", ("bouton",), Nim),
+            ("moore", ("nimk", "nim-k"), Moore), ("rosebushes", ("rosebush",), Rosebushes))
+
+
+def find_variant(name):
+    """The variant class called `name` or one of its aliases."""
+    wanted = name.strip().lower()
+    for family, aliases, cls in FAMILIES:
+        if wanted == family or wanted in aliases:
+            return cls
+    raise ValueError("unknown game family %r: choose from %s" % (name, ", ".join(f[0] for f in FAMILIES)))
+
+
+def make_variant(spec):
+    """Rebuild a variant from the plain dict that `Variant.spec()` gives."""
+    cls = find_variant(spec["family"])
+    kwargs = {}
+    for key in spec:
+        if key != "family":
+            kwargs[key] = spec[key]
+    return cls(**kwargs)

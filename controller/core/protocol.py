@@ -13,7 +13,8 @@ not ASCII is refused before either reads it.
 
 Every check on a host line happens before anything changes, so a line that is
 malformed, oversized, unknown or out of place gets one error line back and
-changes nothing.
+changes nothing. What a host reads from a board is in board_lines.py,
+which a board never loads.
 """
 
 from .exhibit import BUTTON, SENSOR, SWITCH
@@ -27,8 +28,6 @@ MAINTENANCE_FILE = "/maintenance"
 # The longest line a board reads, in bytes without the newline: a new game's
 # settings with a dozen Nimatron openings fit in a third of it.
 MAX_LINE = 1024
-# The longest line a host reads: a board's `state` reply carries the whole saved game.
-MAX_BOARD_LINE = 65536
 # Lists and objects inside each other, at most (a Nimatron opening list is 3 deep).
 MAX_DEPTH = 6
 # Digits in a number, at most: every count and time fits, and no big integer is made.
@@ -53,9 +52,6 @@ HOST_KINDS = {
 }
 # Kinds a board in production mode refuses: a visitor's game is never driven from outside.
 DEVELOPMENT_ONLY = ("inject", "advance")
-# What a board sends (see PROTOCOL.md for the fields of each).
-BOARD_KINDS = ("hello", "event", "command", "status", "fault", "game_over", "state", "ok", "advanced",
-               "error")
 
 
 class ProtocolError(ValueError):
@@ -216,13 +212,4 @@ def hello(machine, mode, clock, **more):
     board writes it piece by piece with `dump`, never as one text."""
     message = {"kind": "hello", "protocol": PROTOCOL, "machine": machine, "mode": mode, "clock": clock}
     message.update(more)
-    return message
-
-
-def reply(line):
-    """A board's line, read by a host: the table, or ProtocolError for a line
-    that is not one (a board's boot text, noise on the wire)."""
-    message = decode(line, MAX_BOARD_LINE)
-    if message["kind"] not in BOARD_KINDS:
-        raise ProtocolError("unknown kind %s (a board sends %s)" % (quoted(message["kind"]), ", ".join(BOARD_KINDS)))
     return message

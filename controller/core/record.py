@@ -2,7 +2,8 @@
 python-chess's Board keeps its move stack. Loaded by the shells that keep a
 record (the terminal game, the tests); the machines keep their own state."""
 
-from .rules import Move, check_position, make_variant
+from .families import make_variant
+from .rules import Move, check_position
 
 
 class Outcome:

@@ -7,6 +7,8 @@ generator (Marsaglia's xorshift32), computed in integer arithmetic only, and
 never uses floats: a board's single-precision float would round differently.
 """
 
+from .basics import seeded_state
+
 _MASK = 0xFFFFFFFF
 
 
@@ -17,10 +19,7 @@ class Random:
         self.seed(seed)
 
     def seed(self, seed):
-        # Mix the seed so that nearby seeds (0, 1, 2...) start far apart and
-        # seed 0, which xorshift cannot leave, is never the state.
-        state = (int(seed) * 0x9E3779B1 + 0x7F4A7C15) & _MASK
-        self.state = state or 0x6D2B79F5
+        self.state = seeded_state(seed)
 
     def next32(self):
         """The next 32-bit unsigned integer."""

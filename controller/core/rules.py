@@ -3,7 +3,7 @@
 Modelled on python-chess: a position is a tuple of heap sizes, a `Move` is a
 small value with a text form that parses back, a `Game` keeps a move stack,
 and each variant family is a small class with one shared interface, listed in
-one registry (`find_variant`).
+one registry (`families.find_variant`, which only a host needs).
 
 Pure code in the MicroPython subset: no I/O, no clock, no global state.
 """
@@ -106,28 +106,6 @@ class Move:
 
     def __hash__(self):
         return hash(self.takes)
-
-
-def combinations(items, size, start=0):
-    """All sorted tuples of `size` distinct items (itertools is not on every board)."""
-    if size == 0:
-        yield ()
-        return
-    for i in range(start, len(items) - size + 1):
-        for rest in combinations(items, size - 1, i + 1):
-            yield (items[i],) + rest
-
-
-def binomial(n, r):
-    """n choose r, exactly, for whole numbers (0 when r < 0 or r > n)."""
-    if r < 0 or r > n:
-        return 0
-    if r > n - r:
-        r = n - r
-    result = 1
-    for i in range(r):
-        result = result * (n - i) // (i + 1)
-    return result
 
 
 class Variant:
@@ -239,11 +217,6 @@ class Nim(Variant):
                 yield Move.take(heap, count)
 
 
-# The families by name, with where each lives: Nim here, the others in
-# families.py, imported only when a game of theirs is made.
-FAMILIES = (("subtraction", ("take-away",), "families", "Subtraction"), ("nim", ("bouton",), "rules", "Nim"),
-            ("moore", ("nimk", "nim-k"), "families", "Moore"), ("rosebushes", ("rosebush",), "families", "Rosebushes"))
-
 # Names importable from here that live in another module (PEP 562, also in
 # MicroPython): every `from .rules import Moore` keeps working, and only
 # loads families.py when it runs.
@@ -255,22 +228,3 @@ def __getattr__(name):
     if name not in ELSEWHERE:
         raise AttributeError(name)
     return getattr(__import__(ELSEWHERE[name], globals(), None, (name,), 1), name)
-
-
-def find_variant(name):
-    """The variant class called `name` or one of its aliases."""
-    wanted = name.strip().lower()
-    for family, aliases, module, cls in FAMILIES:
-        if wanted == family or wanted in aliases:
-            return Nim if module == "rules" else __getattr__(cls)
-    raise ValueError("unknown game family %r: choose from %s" % (name, ", ".join(f[0] for f in FAMILIES)))
-
-
-def make_variant(spec):
-    """Rebuild a variant from the plain dict that `Variant.spec()` gives."""
-    cls = find_variant(spec["family"])
-    kwargs = {}
-    for key in spec:
-        if key != "family":
-            kwargs[key] = spec[key]
-    return cls(**kwargs)

@@ -1,10 +1,13 @@
 """Saved games: the format, its migration, and the check that lets nothing
 impossible resume. Every field is checked for type and range against the
-machine's STATE declaration, then for consistency with the settings and with
-each other (each machine adds its own rules in `check_consistency`).
+machine's STATE, then for consistency with the settings and with each other.
 
-Loaded only when a saved game is read back, so a board's heap carries it
-only at start-up; the Pi service, the firmware and the tests share it.
+STATE and the machine's own rules (`check_consistency`) live in its
+<name>_state.py (drnim_state.py, nimatron_state.py), loaded from here by
+name: a machine's module does not carry them, and this module and those
+are loaded only when a saved game is read back, so a board's heap carries
+them only while it restores one (the firmware drops them after). The Pi
+service, the firmware and the tests share them.
 """
 
 from .basics import MACHINE, PLAYER, SAVE_FORMAT, ConfigError, plain_copy
@@ -12,6 +15,21 @@ from .limits import DAY_MS
 from .registry import NAMES
 
 TIMER_HORIZON_MS = 2 * DAY_MS
+# The state every machine keeps, each key with what it may hold (see check_field); a
+# machine's <name>_state.py adds its own keys to these.
+STATE = {
+    "attract": ("flag",),
+    "attract_step": ("whole", 0, None),
+    "timers": ("timers",),
+    "shown": ("dict",),
+    "clock": ("whole", 0, None),
+    "mode": ("choice", ("play", "over")),
+    "turn": ("choice", (PLAYER, MACHINE)),
+    "winner": ("choice", (None, PLAYER, MACHINE)),
+    "turns": ("list",),
+    "rng": ("whole", 1, 0xFFFFFFFF),
+    "fault": ("choice", (None, "check")),
+}
 
 
 class SaveError(ValueError):
@@ -115,15 +133,23 @@ def restore(cls, data):
     return machine
 
 
+def state_rules(cls):
+    """The module that says what a saved game of the machine `cls` may hold:
+    its <name>_state.py, with STATE and check_consistency(machine, state)."""
+    return __import__(cls.NAME + "_state", globals(), None, ("STATE",), 1)
+
+
 def check_state(machine, state):
     """Every key of the machine's STATE present with a value it may hold, no
     other key, and the values consistent with each other and the settings."""
-    for key in machine.STATE:
+    rules = state_rules(machine)
+    table = rules.STATE
+    for key in table:
         if key not in state:
             raise SaveError("state.%s: missing" % key)
-        check_field(key, machine.STATE[key], state[key], machine.config)
+        check_field(key, table[key], state[key], machine.config)
     for key in state:
-        if key not in machine.STATE:
+        if key not in table:
             raise SaveError("state.%s: not a key of a %s game" % (_describe(key), machine.NAME))
     clock = state["clock"]
     for name in state["timers"]:
@@ -140,7 +166,7 @@ def check_state(machine, state):
     for turn in state["turns"]:
         require(isinstance(turn, list) and len(turn) == 2 and turn[0] in (PLAYER, MACHINE),
                 "turn %s is not [player|machine, what was taken]" % _describe(turn))
-    machine.check_consistency(state)
+    rules.check_consistency(machine, state)
 
 
 def migrate(data):

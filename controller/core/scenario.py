@@ -409,7 +409,8 @@ def unseeable(cls, what, words):
     """Why `expect WHAT WORDS` could never hold, whatever the machine did (a script that
     cannot be read, not a failed expectation), or None."""
     if what == "fault":
-        faults = [fault or "none" for fault in cls.STATE["fault"][1]]
+        from .saves import state_rules
+        faults = [fault or "none" for fault in state_rules(cls).STATE["fault"][1]]
         if len(words) != 1 or words[0] not in faults:
             return "%r is not a fault of %s: %s" % (" ".join(words), cls.TITLE, ", ".join(faults))
     elif what == "controls":

@@ -9,7 +9,8 @@ other way round: it hands the search the family's module and the limit.
 """
 
 from .limits import SearchTooLarge
-from .rules import binomial, position_text
+from .counting import binomial
+from .rules import position_text
 
 # The exact search's memo, one per variant spec: a variant is a value, so two
 # equal variants share what was searched. `forget()` frees it.

@@ -3,7 +3,8 @@ of the heaps is divisible by k+1; the winning moves are walked column by
 column and counted without listing them. Misère Nim_k with k = 1 is misère
 Nim; with k >= 2 no closed form is proven, so it is searched."""
 
-from .rules import Move, binomial, combinations
+from .counting import binomial, combinations
+from .rules import Move
 from . import solve_nim
 
 

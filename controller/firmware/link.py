@@ -25,7 +25,7 @@ import time
 
 import serial
 
-from controller.core import protocol
+from controller.core import board_lines, protocol
 from controller.core.jsontext import encode
 
 BAUD = 115200
@@ -33,7 +33,7 @@ BAUD = 115200
 RETRY_S = 0.25
 # One read waits at most this long, so a deadline is kept to within it.
 POLL_S = 0.05
-LONGEST_LINE = protocol.MAX_BOARD_LINE
+LONGEST_LINE = board_lines.MAX_BOARD_LINE
 
 
 class Link:
@@ -162,7 +162,7 @@ class Link:
         if not line.strip():
             return None
         try:
-            message = protocol.reply(line)
+            message = board_lines.reply(line)
         except ValueError as error:
             # one line for a run of them (a traceback, boot text): the first says what it is
             if not self.noisy:

@@ -15,7 +15,8 @@ from machine import PINS
 
 import board_config as config
 import flash
-from drivers import Inputs, MarbleSensor
+from drivers import Inputs
+from marble_sensor import MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
 from host_clock import HostClockRunner
@@ -399,6 +400,22 @@ def test_the_game_is_saved_after_each_counted_marble_and_a_reset_resumes_it():
     again = Board("resume.json").start(5)
     assert again.lines("hello")[0]["resumed"] == "saved"
     assert again.runner.machine.rail == 14 and again.runner.machine.fault is None
+
+
+def test_a_resumed_game_keeps_none_of_the_restores_code_loaded():
+    """The checks of a saved game run once, at start: a board that resumed one holds
+    no module more than a fresh board, and a second restore loads them again."""
+    remove(SCRATCH + "/kept.json")
+    board = Board("kept.json").start()
+    board.ask({"kind": "inject", "event": ["press", "trigger"]})
+    board.ask({"kind": "advance", "ms": 600000, "settle": True})
+    for _ in range(2):
+        before = set(sys.modules)
+        again = Board("kept.json").start(5)
+        assert again.lines("hello")[0]["resumed"] == "saved" and again.runner.machine.rail == 14
+        assert set(sys.modules) - before == set(), set(sys.modules) - before
+        assert "controller.core.saves" not in sys.modules
+        assert not hasattr(sys.modules["controller.core"], "saves")
 
 
 def test_a_second_marble_that_falls_while_the_first_is_saved_is_counted_too():

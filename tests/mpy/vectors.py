@@ -12,7 +12,8 @@ from controller.core import solve
 from controller.core.players import find_player
 from controller.core.presets import find_preset
 from controller.core.rng import Random
-from controller.core.rules import Game, Move, make_variant
+from controller.core.families import make_variant
+from controller.core.rules import Game, Move
 
 
 def positions(count, largest):
