@@ -20,10 +20,8 @@ calls at `next_due()`; `safe()` puts every output off with the release shut,
 whatever happened before.
 """
 
-from array import array
-
 from machine import Pin, Timer
-from time import ticks_diff as board_ticks_diff, ticks_ms as board_ticks_ms
+from micropython import const
 
 from controller.core.debounce import Debouncer
 
@@ -31,8 +29,11 @@ PULLS = {"up": Pin.PULL_UP, "down": Pin.PULL_DOWN, None: None}
 EDGES = Pin.IRQ_RISING | Pin.IRQ_FALLING
 BLINK_MS = 400
 # The edges kept for each input between two looks of the loop: a visitor's presses through a
-# held loop of half a second, each with a few bounces.
-EDGES_KEPT = 16
+# held loop of half a second, each with a few bounces. Constants with a leading underscore cost
+# a board no name in its table, which grows by doubling (4.4 KiB at once past 620 at 32 bits).
+_KEPT = const(16)
+_WRAP = const(0x3FFFFFFF)
+_SIZE = const(35)            # an input's part of `edges`: edges kept, edges read, its level, then (ticks, level) pairs
 # A beep for each sound cue: (on ms, off ms, count), as the Pi service's buzzer.
 BEEPS = {"marble": (30, 0, 1), "lamp": (30, 0, 1), "refuse": (80, 80, 2), "extra": (50, 50, 2),
          "new_game": (100, 0, 1), "win": (200, 100, 3), "nim_champ": (100, 50, 8), "lose": (600, 0, 1),
@@ -68,26 +69,20 @@ class Inputs:
     level the pin has now, calling emit(event, now) for each newly accepted
     level (events: role -> (when active, when not))."""
 
-    def __init__(self, specs, events, wake, ticks_ms=board_ticks_ms, ticks_diff=board_ticks_diff):
+    def __init__(self, specs, events, wake, ticks_ms, ticks_diff):
         self.items = []
         self.by_role = {}
         self.wake = wake
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        self.pins = []
-        count = len(specs)
-        self.edges = array("i", [0] * (2 * EDGES_KEPT * count))    # (ticks, level) in a ring per input
-        self.written = array("i", [0] * count)      # edges the interrupt kept, per input
-        self.read = array("i", [0] * count)         # edges the loop has debounced
-        self.levels = array("b", [0] * count)       # each input's level as the loop last knew it
+        self.edges = [0] * (_SIZE * len(specs))     # the interrupt's ring of edges, _SIZE small ints an input
         handler = self.moved        # bound once: the interrupt allocates nothing
         for role, number, pull, active_high, debounce_ms, min_pulse_ms in specs:
             pin = input_pin(number, pull)
             level = pin.value() == active_high
-            self.levels[len(self.items)] = level
+            self.edges[_SIZE * len(self.items) + 2] = level
             item = (pin, active_high, Debouncer(debounce_ms, level, min_pulse_ms), events[role])
             self.items.append(item)
-            self.pins.append(pin)
             self.by_role[role] = item
             watch(pin, handler)
 
@@ -100,56 +95,56 @@ class Inputs:
         return self.by_role[role][2].level
 
     def moved(self, pin):
-        index = 0
-        for known in self.pins:
-            if known is pin:
-                kept = self.written[index]
-                slot = 2 * (index * EDGES_KEPT + kept % EDGES_KEPT)
-                self.edges[slot] = self.ticks_ms()
-                self.edges[slot + 1] = pin.value()
-                self.written[index] = (kept + 1) & 0x3FFFFFFF
+        edges = self.edges
+        base = 0
+        for item in self.items:
+            if item[0] is pin:
+                kept = edges[base]
+                edges[base + 3 + 2 * (kept % _KEPT)] = self.ticks_ms()
+                edges[base + 4 + 2 * (kept % _KEPT)] = pin.value() == item[1]
+                edges[base] = (kept + 1) & _WRAP
                 break
-            index += 1
+            base += _SIZE
         self.wake()
 
     def poll(self, now, emit):
+        """Each input's edges kept since the last look, at their own times, then its
+        level now: the debouncer first ends a lock or a pulse's wait that came
+        before the edge, at the level the pin had then (no new names here: each
+        costs a board's table of names, which grows by doubling)."""
+        edges = self.edges
         ticks = self.ticks_ms()
-        index = 0
+        base = 0
         for pin, active_high, debouncer, events in self.items:
-            kept = self.written[index]
-            read = self.read[index]
-            if (kept - read) & 0x3FFFFFFF > EDGES_KEPT:
-                read = (kept - EDGES_KEPT) & 0x3FFFFFFF     # more than the ring holds: the latest
-            while read != kept:
-                slot = 2 * (index * EDGES_KEPT + read % EDGES_KEPT)
-                at = now - self.ticks_diff(ticks, self.edges[slot])
-                level = self.edges[slot + 1] == active_high
-                self.settle(debouncer, self.levels[index], level, min(at, now), events, emit, now)
-                self.levels[index] = level
-                read = (read + 1) & 0x3FFFFFFF
-            self.read[index] = read
-            level = pin.value() == active_high
-            self.settle(debouncer, self.levels[index], level, now, events, emit, now)
-            self.levels[index] = level
-            index += 1
-
-    def settle(self, debouncer, before, level, at, events, emit, now):
-        """The input was at `before` until `at`, then at `level`: what the debouncer
-        accepts of it (the end of a lock or of a pulse's wait that came meanwhile
-        first, read at the level the pin had then)."""
-        due = debouncer.due()
-        if due is not None and due <= at:
-            self.accepted(debouncer.recheck(before, due), events, emit, now)
-        accepted = debouncer.edge(level, at)
-        if accepted is None:
-            accepted = debouncer.recheck(level, at)
-        self.accepted(accepted, events, emit, now)
-
-    def accepted(self, accepted, events, emit, now):
-        if accepted is not None:
-            event = events[0] if accepted else events[1]
-            if event is not None:
-                emit(event, now)
+            kept = edges[base]
+            read = edges[base + 1]
+            if (kept - read) & _WRAP > _KEPT:
+                read = (kept - _KEPT) & _WRAP       # more than the ring holds: the latest
+            while True:
+                replay = read != kept
+                if replay:
+                    slot = base + 3 + 2 * (read % _KEPT)
+                    at = min(now, now - self.ticks_diff(ticks, edges[slot]))
+                    level = edges[slot + 1] == 1
+                    read = (read + 1) & _WRAP
+                else:
+                    at = now
+                    level = pin.value() == active_high
+                due = debouncer.due()
+                if due is not None and due <= at:
+                    accepted = debouncer.recheck(edges[base + 2] == 1, due)
+                    if accepted is not None and events[1 - accepted] is not None:
+                        emit(events[1 - accepted], now)
+                edges[base + 2] = level
+                accepted = debouncer.edge(level, at)
+                if accepted is None:
+                    accepted = debouncer.recheck(level, at)
+                if accepted is not None and events[1 - accepted] is not None:
+                    emit(events[1 - accepted], now)
+                if not replay:
+                    break
+            edges[base + 1] = read
+            base += _SIZE
 
     def next_due(self):
         """When a pin must be read again (a press held long enough to pass the

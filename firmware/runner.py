@@ -33,7 +33,7 @@ from drivers import BoardLed, Inputs, Outputs
 
 from controller.core import protocol
 from controller.core.exhibit import RESTING_TIMERS
-from controller.core.keeping import Keeper, save_first
+from controller.core.keeping import Keeper
 from controller.core.protocol import ProtocolError
 from controller.core.registry import machine_class
 
@@ -232,7 +232,7 @@ class Runner:
         commands = machine.handle(event, now)
         self.deadline = machine.next_deadline()     # kept: timers change only here, and asking allocates
         self.send({"kind": "event", "event": event, "at": now})
-        if save_first(commands):
+        if self.keeper.first(commands):
             self.save(now)
             now = self.time()       # after the write: the release opens now, for its whole pulse
             self.carry_out(commands, now)

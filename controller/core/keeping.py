@@ -3,7 +3,7 @@ card) and a board (in its flash).
 
 A game is written whenever something worth keeping changed: not the clock,
 not the attract lamps, not a resting timer (the idle and attract timers).
-It is written before a release opens (`save_first`), so a reset can lose a
+It is written before a release opens (`Keeper.first`), so a reset can lose a
 command, but a release under way always finds one under way in the saved
 game; other commands are carried out first, the lamps a visitor watches
 changing at once, since a write takes tens of ms (a Pico's up to 150).
@@ -19,11 +19,6 @@ from .exhibit import RESTING_TIMERS
 
 # State that changes while nothing worth a write happens (the attract lamps, the clock).
 UNSAVED = ("clock", "attract", "attract_step")
-
-
-def save_first(commands):
-    """True when the game must be written before `commands` are carried out: they open the release."""
-    return ("release",) in commands
 
 
 def worth_keeping(saved):
@@ -55,6 +50,10 @@ class Keeper:
         self.waiting = False
         saved = machine.to_save()
         return None if worth_keeping(saved) == self.kept else saved
+
+    def first(self, commands):
+        """True when the game is written before `commands` are carried out: they open the release."""
+        return ("release",) in commands
 
     def written(self, saved):
         self.kept = worth_keeping(saved)

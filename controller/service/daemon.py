@@ -40,7 +40,7 @@ import sys
 import time
 
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
-from controller.core.keeping import Keeper, save_first
+from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
@@ -319,7 +319,7 @@ class Service:
     def handle(self, event, now):
         mode, incidents, resting = self.machine.mode, self.machine.incidents(), self.machine.resting
         commands = self.machine.handle(event, now)
-        saved_first = save_first(commands)
+        saved_first = self.keeper.first(commands)
         if saved_first:
             self.save()
         self.record(mode, incidents)

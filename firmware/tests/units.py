@@ -9,6 +9,7 @@ Usage: MICROPYPATH=.frozen:CONFIG:firmware/emulator:firmware:REPO micropython un
 """
 
 import sys
+import time
 
 import machine
 from machine import PINS
@@ -118,7 +119,7 @@ def test_a_bouncing_press_is_one_press_and_its_release_one_release():
     machine.reset_pins()
     seen = []
     inputs = Inputs([("trigger", 2, "up", False, 20, 0)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
-                    Flag().set)
+                    Flag().set, time.ticks_ms, time.ticks_diff)
     pin = PINS[2]
     for now, level in ((1000, 0), (1002, 1), (1004, 0), (1010, 1), (1012, 0)):
         pin.drive(level)
@@ -134,7 +135,7 @@ def test_a_tap_shorter_than_the_lock_is_not_lost():
     machine.reset_pins()
     seen = []
     inputs = Inputs([("new_game", 5, "up", False, 20, 0)], {"new_game": (("press", "new_game"), ("release", "new_game"))},
-                    Flag().set)
+                    Flag().set, time.ticks_ms, time.ticks_diff)
     PINS[5].drive(0)
     inputs.poll(100, lambda event, at: seen.append(event))
     PINS[5].drive(1)
@@ -149,7 +150,7 @@ def test_a_press_counts_once_it_passes_the_pulse_filter_not_when_the_finger_lift
     machine.reset_pins()
     seen = []
     inputs = Inputs([("trigger", 2, "up", False, 20, 1)], {"trigger": (("press", "trigger"), ("release", "trigger"))},
-                    Flag().set)
+                    Flag().set, time.ticks_ms, time.ticks_diff)
     PINS[2].drive(0)
     inputs.poll(100, lambda event, at: seen.append((event, at)))
     assert inputs.next_due() == 101, inputs.next_due()
