@@ -56,3 +56,20 @@ def mock_factory():
     finally:
         factory.reset()
         Device.pin_factory = saved
+
+
+def typed(argv, lines):
+    """`controller ARGV...` in this process with `lines` typed at its prompts (then the
+    end of input): its exit status and everything it wrote, prompts included."""
+    import io
+    from controller.cli import main
+    out = io.StringIO()
+    feed = iter(lines)
+
+    def read_line(prompt):
+        out.write(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError
+    return main(list(argv), out=out, read_line=read_line), out.getvalue()

@@ -9,23 +9,12 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, typed
 from controller.cli import main
 
 
 def run(*argv, lines=()):
-    out = io.StringIO()
-    feed = iter(lines)
-
-    def read_line(prompt):
-        out.write(prompt)
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError
-
-    code = main(list(argv), out=out, read_line=read_line)
-    return code, out.getvalue()
+    return typed(argv, lines)
 
 
 def command(*argv, stdin=""):

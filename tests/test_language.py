@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, typed
 from controller.cli import main
 from controller.language import CODES, GROUPS, LOCALE, UnknownLanguage, from_environment, language
 from controller.language.messages import MESSAGES
@@ -129,22 +129,8 @@ def test_an_unknown_language_is_one_line():
         language("pt")
 
 
-def play(argv, lines, monkeypatch=None):
-    import io
-    out = io.StringIO()
-    feed = iter(lines)
-
-    def read_line(prompt):
-        out.write(prompt)
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError
-    return main(argv, out=out, read_line=read_line), out.getvalue()
-
-
 def test_controller_play_drnim_lang_de_plays_in_german():
-    code, text = play(["play", "drnim", "--lang", "de", "--seed", "1", "--first", "you"],
+    code, text = typed(["play", "drnim", "--lang", "de", "--seed", "1", "--first", "you"],
                       ["5", "2", "3", "3", "3"])
     assert code == 0
     assert text.startswith("Der erstaunliche Dr. Nim (E.S.R. Inc., 1966): nimm 1 bis 3 von einem Haufen; wer das "
@@ -156,9 +142,9 @@ def test_controller_play_drnim_lang_de_plays_in_german():
 
 def test_a_terminals_lang_is_the_default_and_lang_overrides_it(monkeypatch):
     monkeypatch.setenv("LANG", "nl_NL.UTF-8")
-    code, text = play(["play", "drnim", "--seed", "1", "--first", "you"], ["2", "3", "3", "3"])
+    code, text = typed(["play", "drnim", "--seed", "1", "--first", "you"], ["2", "3", "3", "3"])
     assert code == 0 and text.rstrip().endswith("Jij wint!")
-    code, text = play(["play", "drnim", "--lang", "es", "--seed", "1", "--first", "you"], ["2", "3", "3", "3"])
+    code, text = typed(["play", "drnim", "--lang", "es", "--seed", "1", "--first", "you"], ["2", "3", "3", "3"])
     assert code == 0 and text.rstrip().endswith("¡Ganas tú!")
 
 
