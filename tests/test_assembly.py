@@ -200,3 +200,41 @@ def test_the_command_checks_one_machine_and_says_so_in_its_last_line(renders, mo
     lines = out.getvalue().splitlines()
     assert lines[0].endswith("hardware/nimatron/pinmap.toml (the Nimatron):")
     assert lines[-1].startswith("assembly: ") and lines[-1].endswith(" parts, 0 collisions, 0 screws, 0 misfits")
+
+
+@needs_openscad
+@pytest.mark.parametrize("b_at, shared", [
+    ("[9, 9, 9]", 1.0),         # a 1 mm cube's worth overlaps
+    ("[10, 0, 0]", 0.0),        # face to face: they only touch
+    ("[30, 0, 0]", 0.0),        # apart (within the bounding boxes' test, the intersection judges)
+    ("[2, 2, 2]", 8.0),         # a 2 mm cube wholly inside the other
+])
+def test_manifold_and_openscad_judge_an_intersection_alike(tmp_path, b_at, shared):
+    """The assembly's intersections are Manifold's where it is installed: openscad's own
+    intersection() gives the same volume for solids that overlap, touch, lie apart or nest."""
+    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
+    assembly = Assembly(load_default("nimatron"), OPENSCAD, tmp_path / "renders")
+    stls = {}
+    for name, source in (("a", "cube(10);"), ("b", "translate(%s) cube(%s);" % (b_at, 2 if shared == 8.0 else 10))):
+        (tmp_path / (name + ".scad")).write_text(source)
+        stls[name] = assembly.render(name, "group() { multmatrix([[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]) { %s } }"
+                                     % source)
+    assert None not in (assembly.solid(stls["a"]), assembly.solid(stls["b"]))      # Manifold judges them
+    by_manifold = assembly.volume(("a", "b"), stls, tmp_path)
+    by_openscad = assembly.scad_volume(("a", "b"), stls, tmp_path)
+    assert by_manifold == pytest.approx(shared, abs=1e-6) and by_openscad == pytest.approx(shared, abs=1e-6)
+
+
+def test_a_mesh_that_is_not_closed_is_left_to_openscad(tmp_path):
+    """Manifold refuses a surface with a hole in it: the assembly then asks openscad (None)."""
+    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
+    from controller.hardware.assembly import _manifold
+    facets = ["facet normal 0 0 0\nouter loop\n%s\nendloop\nendfacet" % "\n".join("vertex %s" % corner for corner in tri)
+              for tri in (("0 0 0", "0 1 0", "1 0 0"), ("0 0 0", "1 0 0", "0 0 1"), ("0 0 0", "0 0 1", "0 1 0"))]
+    stl = tmp_path / "open.stl"
+    stl.write_text("solid open\n%s\nendsolid open\n" % "\n".join(facets))
+    assert _manifold(stl) is None
+    closed = tmp_path / "closed.stl"
+    closed.write_text(stl.read_text().replace("endsolid", "facet normal 0 0 0\nouter loop\nvertex 1 0 0\nvertex 0 1 0\n"
+                                                           "vertex 0 0 1\nendloop\nendfacet\nendsolid"))
+    assert _manifold(closed).volume() == pytest.approx(1 / 6)
