@@ -7,8 +7,13 @@ It needs the UF2 (CONTROLLER_PICO_UF2), the RP2040's boot ROM
 (CONTROLLER_RP2040_BOOTROM), Node.js and rp2040js (npm ci in
 controller/firmware/pico, which make does): without them the tests that use it
 are skipped, saying which is missing (`needs_pico`). A deploy takes the
-emulated board tens of seconds: each build's flash is kept once deployed, in a
-folder every worker of a parallel run shares, and later boards start from it."""
+emulated board about 13 s of a core: the boards here start from a flash written
+on the host instead (`written_flash`, with littlefs-python: the files a deploy
+copies, in the littlefs MicroPython makes on a Pico; test_firmware_pico_deploy.py
+proves a real deploy leaves the same files), kept for each build in a folder
+every worker of a parallel run shares."""
+
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +24,11 @@ from controller.sim.script import run_script
 
 LED = 25
 TICKS_PERIOD_MS = 1 << 30      # a Pico's time.ticks_ms() wraps after 2**30 ms, 12.4 days
+# A Pico's 2 MiB flash and MicroPython's filesystem in it (ports/rp2, RPI_PICO): the last 1408 KiB,
+# littlefs v2 in 4 KiB blocks programmed 256 bytes at a time (modules/_boot.py: progsize=256).
+FLASH_BYTES = 2 * 1024 * 1024
+FILESYSTEM_AT = 640 * 1024
+BLOCK = 4096
 
 
 def missing():
@@ -40,6 +50,42 @@ def images(tmp_path_factory):
     return folder
 
 
+def filesystem(data=None):
+    """MicroPython's littlefs on a Pico, empty or read from the flash bytes `data`."""
+    import littlefs
+    fs = littlefs.LittleFS(block_size=BLOCK, block_count=(FLASH_BYTES - FILESYSTEM_AT) // BLOCK, prog_size=256,
+                           read_size=32, lookahead_size=32, mount=data is None)
+    if data is not None:
+        fs.context.buffer = bytearray(data[FILESYSTEM_AT:])
+        fs.mount()
+    return fs
+
+
+def written_flash(image, folder, files):
+    """The flash of a Pico that MicroPython has run and a deploy of the build in `folder`
+    has filled (its `files`, in their folders), written on the host in `image`."""
+    fs = filesystem()
+    for name in files:
+        parent = name.rpartition("/")[0]
+        if parent:
+            fs.makedirs(parent, exist_ok=True)
+        with fs.open(name, "wb") as file:
+            file.write((Path(folder) / name).read_bytes())
+    Path(image).write_bytes(b"\xff" * FILESYSTEM_AT + bytes(fs.context.buffer))
+
+
+def files_in(image):
+    """{path: bytes} of every file in the flash image's filesystem."""
+    fs = filesystem(Path(image).read_bytes())
+    found = {}
+    for top, _, names in fs.walk("/"):
+        for name in names:
+            path = (top.rstrip("/") + "/" + name).lstrip("/")
+            with fs.open(path, "rb") as file:
+                found[path] = file.read()
+    return found
+
+
 def simulated(path):
     """What `controller --simulate --script PATH` prints."""
     lines = []
@@ -50,7 +96,7 @@ def simulated(path):
 def played(path, images):
     """What `controller firmware test --emulate rp2040 PATH` prints, and its failures."""
     said = []
-    connect = Connector(emulate="rp2040", report=said.append, images=images)
+    connect = Connector(emulate="rp2040", report=said.append, images=images, write_flash=written_flash)
     try:
         results = run_scripts([(str(path), path.read_text())], connect, said.append)
     finally:
@@ -64,7 +110,7 @@ class Pico:
 
     def __init__(self, images, machine="drnim"):
         self.said = []
-        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images)
+        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images, write_flash=written_flash)
         self.board = self.connect(machine)
         self.pico = self.connect.emulator
         self.bench = self.board.hands.bench

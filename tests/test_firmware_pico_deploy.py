@@ -12,7 +12,8 @@ from controller.cli import main
 from controller.core.protocol import PRODUCTION
 from controller.firmware import deploy
 from controller.firmware.build import build
-from pico_rig import LED, fresh_pico, heard, needs_pico
+from controller.firmware.deploy import read_manifest
+from pico_rig import LED, files_in, fresh_pico, heard, needs_pico, written_flash
 
 pytestmark = [needs_pico, pytest.mark.firmware_test]
 MACHINE = "drnim"
@@ -54,6 +55,23 @@ def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp
         assert '"kind":"hello"' in power_up()
     finally:
         pico.stop()
+
+
+def test_a_deploy_leaves_the_files_that_the_tests_flash_is_written_with(tmp_path):
+    """The other tests' boards start from a flash written on the host (pico_rig.written_flash):
+    mpremote's deploy leaves the very same files in the board's filesystem, and nothing else."""
+    build(MACHINE, tmp_path / "build", PRODUCTION)
+    pico = fresh_pico()
+    try:
+        deploy.deploy(pico.port, tmp_path / "build")
+        pico.pause()
+        pico.save_flash(tmp_path / "deployed.bin")
+    finally:
+        pico.stop()
+    written_flash(tmp_path / "written.bin", tmp_path / "build", read_manifest(tmp_path / "build")[1])
+    deployed = files_in(tmp_path / "deployed.bin")
+    assert deployed == files_in(tmp_path / "written.bin")
+    assert "main.py" in deployed and "controller/core/drnim.mpy" in deployed
 
 
 def test_deploy_copies_the_build_made_last_and_says_which(tmp_path, monkeypatch):

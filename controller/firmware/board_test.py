@@ -347,12 +347,13 @@ class Connector:
     the firmware on the fake `machine` module on the host's clock, or "rp2040", the
     official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote)."""
 
-    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None):
+    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None, write_flash=None):
         self.port = port
         self.emulate = emulate
         self.report = report or (lambda line: None)
         self.uf2 = uf2
         self.images = images
+        self.write_flash = write_flash
         self.link = None
         self.emulator = None
 
@@ -385,7 +386,7 @@ class Connector:
     def emulated_pico(self, machine):
         from controller.firmware.rp2040 import EmulatedLink, deployed_pico
         self.close()
-        self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images)
+        self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images, write_flash=self.write_flash)
         self.link = EmulatedLink(bench, report=self.report)
         self.link.try_open()
         self.emulator.power_cut()       # a clean start from its flash, heard from its hello on

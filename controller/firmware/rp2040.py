@@ -391,13 +391,15 @@ class EmulatedLink(Link):
             self.buffer = self.buffer[:end + 1]
 
 
-def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):
+def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=None):
     """An emulated Pico with `machine`'s firmware built and deployed as a user does
     it (`controller firmware build`, then `deploy` with mpremote over its port), on
     its bench: (pico, bench). Cut its power once its port is open, to hear it
     start. The flash after a deploy is kept in `images` (by default a folder of the
     user's cache), and the next board of the same build and MicroPython starts
-    from it: the same bytes, without the deploy's time."""
+    from it: the same bytes, without the deploy's time. `write_flash(image, folder,
+    files)`, when given, writes that flash instead of a deploy (the tests write it
+    on the host, with the files a deploy copies)."""
     import fcntl
 
     from controller.firmware.build import build
@@ -411,6 +413,9 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None):
             image = folder / ("%s-%s.bin" % (machine, digest(Path(made) / machine, files, pico.uf2)))
             with open(str(image) + ".lock", "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)        # another run deploying the same build: its image
+                if not image.is_file() and write_flash is not None:
+                    write_flash(str(image) + ".new", Path(made) / machine, files)
+                    os.replace(str(image) + ".new", image)
                 if image.is_file():
                     pico.start(flash=image)
                 else:
