@@ -243,6 +243,31 @@ def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
         % (firmware / "drivers.py")
 
 
+def test_a_module_compiled_before_comes_from_the_cache_and_a_changed_one_is_compiled_again(tmp_path, monkeypatch,
+                                                                                          micropython):
+    """A second build of unchanged sources runs no mpy-cross (each module is a process of its
+    own, a build about 1.4 s); a source changed since is compiled anew, and the board runs it."""
+    from controller.firmware import build as building
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ran = []
+    real_run = subprocess.run
+    monkeypatch.setattr(building.subprocess, "run", lambda command, **options: ran.append(command[-1]) or
+                        real_run(command, **options))
+    mpy_cross = find_tool("mpy-cross")
+    source = tmp_path / "counts.py"
+    for text, copies in (("SEEN = 1\n", ("first", "again")), ("SEEN = 2\n", ("changed",))):
+        source.write_text(text)
+        for copy in copies:
+            (tmp_path / copy).mkdir()
+            compile_file(mpy_cross, source, tmp_path / copy / "counts.mpy", "counts.py")
+    assert ran.count(str(source)) == 2, "compiled for the first and the changed text only"
+    assert (tmp_path / "first" / "counts.mpy").read_bytes() == (tmp_path / "again" / "counts.mpy").read_bytes()
+    for copy, seen in (("again", "1"), ("changed", "2")):
+        loaded = subprocess.run([micropython, "-c", "import counts; print(counts.SEEN)"], capture_output=True, text=True,
+                                env=dict(os.environ, MICROPYPATH=str(tmp_path / copy)), timeout=60)
+        assert loaded.stdout == seen + "\n", loaded.stderr
+
+
 def freezes(manifest):
     """What a MicroPython manifest asks of MicroPython's manifest tool: its calls, run in its folder."""
     calls = []

@@ -19,7 +19,9 @@ copied to the board's flash; it puts the frozen modules before any older
 copy the flash still holds.
 """
 
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from controller import shipped
 from controller.core.protocol import PRODUCTION
-from controller.firmware.tools import FIRMWARE, FirmwareError, find_tool
+from controller.firmware.tools import FIRMWARE, FirmwareError, cache_folder, find_tool
 
 MANIFEST = "build.json"
 # The board's pins and settings, generated from the pin map's [pico] section.
@@ -39,6 +41,8 @@ AS_SOURCE = ("main.py", "boot.py")
 HOST_ONLY = ("tests", "emulator")
 # A frozen build: the modules to freeze, and the MicroPython manifest that freezes them.
 FROZEN = "frozen"
+# Each mpy-cross's `--version`, asked once (None: it says none, and its output is not kept).
+VERSIONS = {}
 FREEZE_MANIFEST = "manifest.py"
 FREEZE_TEXT = """# The %(title)s firmware (%(mode)s mode) for `make FROZEN_MANIFEST=...` in a MicroPython
 # port, such as a Pico's (written by controller firmware build --frozen; firmware/README.md):
@@ -102,11 +106,39 @@ def compile_file(mpy_cross, source, target, name):
     board's at 32 bits; a traceback then reads File "controller.core.drnim",
     line 1 (a board's crash line names the error, never a line)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run([mpy_cross, "-X", "no-source-lines", "-s", module_name(name), "-o", str(target),
-                             str(source)],
-                            capture_output=True, text=True)
+    options = ["-X", "no-source-lines", "-s", module_name(name)]
+    kept = compiled_before(mpy_cross, options, Path(source).read_bytes())
+    if kept is not None and kept.is_file():
+        shutil.copyfile(kept, target)
+        return
+    result = subprocess.run([mpy_cross] + options + ["-o", str(target), str(source)], capture_output=True, text=True)
     if result.returncode != 0:
         raise FirmwareError("cannot compile " + compile_error(result.stderr + result.stdout, name))
+    if kept is not None:
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=kept.parent, delete=False) as copy:
+                copy.write(target.read_bytes())
+            os.replace(copy.name, kept)
+        except OSError:
+            pass        # a cache that cannot be written only costs the next build its time
+
+
+def compiled_before(mpy_cross, options, text):
+    """Where a compiled copy of `text` is kept (compiled by this mpy-cross with these
+    options), for the next build of the same source: each module takes mpy-cross a
+    process of its own, and a build of unchanged sources takes no time. None when
+    the mpy-cross cannot say its version (nothing is kept then)."""
+    if mpy_cross not in VERSIONS:
+        try:
+            said = subprocess.run([mpy_cross, "--version"], capture_output=True, text=True, timeout=30)
+            VERSIONS[mpy_cross] = said.stdout.strip() if said.returncode == 0 and said.stdout.strip() else None
+        except (OSError, subprocess.TimeoutExpired):
+            VERSIONS[mpy_cross] = None
+    if VERSIONS[mpy_cross] is None:
+        return None
+    key = hashlib.sha256("\0".join([VERSIONS[mpy_cross]] + options).encode() + b"\0" + text).hexdigest()
+    return Path(cache_folder()) / "mpy" / (key[:32] + ".mpy")
 
 
 def prepare_folder(out):

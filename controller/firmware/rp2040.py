@@ -34,7 +34,7 @@ from pathlib import Path
 
 from controller.core.protocol import PRODUCTION
 from controller.firmware.link import Link
-from controller.firmware.tools import FIRMWARE, FirmwareError
+from controller.firmware.tools import FIRMWARE, FirmwareError, cache_folder
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
@@ -436,8 +436,7 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
 
 def cache():
     """This user's cache folder for the emulated Pico."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(home) / "drnim-controller"
+    return Path(cache_folder())
 
 
 def digest(folder, files, uf2):
