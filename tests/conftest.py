@@ -23,6 +23,33 @@ def pytest_xdist_auto_num_workers(config):
     return 2 * (os.cpu_count() or 1)
 
 
+# The files that take longest, longest first (seconds of one worker on the 2-core machine, make test):
+# a parallel run starts them at once and fills the other workers with the short ones around them,
+# instead of finding one of them last with the other workers idle.
+LONGEST_FIRST = [
+    "test_firmware_pico_faults.py",     # 60
+    "test_page_access.py",              # 45
+    "test_assembly.py",                 # 40
+    "test_firmware_pico.py",            # 30
+    "test_firmware.py",                 # 25
+    "test_fleet.py",                    # 23
+    "test_web.py",                      # 23
+    "test_firmware_emulated.py",        # 20
+    "test_fleet_neighbours.py",         # 18
+    "test_sim_app.py",                  # 16
+    "test_second_screen.py",            # 15
+    "test_pseudo_locale.py",            # 13
+    "test_stress.py",                   # 13
+    "test_service.py",                  # 12
+]
+
+
+def pytest_collection_modifyitems(items):
+    """The longest files first (LONGEST_FIRST), each file's tests in their own order."""
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def tool(name):
     """A command installed beside this Python (the venv's bin), else on PATH."""
     beside = Path(sys.executable).parent / name
