@@ -1,5 +1,6 @@
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 os.environ["LANG"] = "C.UTF-8"
+# Ctrl-C in the commands the tests start (SIGINT) works as from a terminal: a suite started from a
+# background job (`make test &`, a CI runner's) has SIGINT ignored, which its children would inherit,
+# and a command that never hears SIGINT never stops. A handler here is reset to the default in them.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -118,15 +118,13 @@ def test_progress_shows_on_a_terminal_only_after_a_second():
 
 
 def test_ctrl_c_stops_a_long_search_cleanly():
-    """stderr is a terminal, so progress shows after a second; then Ctrl-C: one line, exit 130.
-    SIGINT is reset in the child: a suite started from a background job has it ignored."""
+    """stderr is a terminal, so progress shows after a second; then Ctrl-C: one line, exit 130."""
     import os
     import pty
     import select
     master, slave = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "controller", "solve", "rosebushes", *["30"] * 6, "--k", "3"],
-                               stdout=subprocess.PIPE, stderr=slave, text=True, cwd=ROOT,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               stdout=subprocess.PIPE, stderr=slave, text=True, cwd=ROOT)
     os.close(slave)
     seen = b""
     try:
@@ -226,10 +224,8 @@ def test_end_of_input_ends_the_game_cleanly():
 
 
 def test_ctrl_c_ends_the_game_cleanly():
-    # A suite started from a background job inherits SIGINT ignored: give the child the default back.
     process = subprocess.Popen([sys.executable, "-m", "controller", "play", "drnim"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert "How many do you take?" in process.stdout.read(1) + _read_until(process, "take? ")
         process.send_signal(signal.SIGINT)

@@ -328,8 +328,7 @@ def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path
     """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""
     config = write_config(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         heartbeat = tmp_path / "run" / "status.json"
         deadline = time.monotonic() + 30

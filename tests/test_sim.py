@@ -219,13 +219,11 @@ def test_a_long_run_keeps_no_pin_history_or_command_list_that_grows(monkeypatch)
 
 
 def test_ctrl_c_on_a_long_autoplay_prints_the_summary_of_the_games_played():
-    """SIGINT is given its default back in the child: a suite started from a background job has it ignored."""
     import os
     import signal
     process = subprocess.Popen([sys.executable, "-m", "controller", "--simulate", "--autoplay", "100000",
                                 "--seed", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
         seen = ""
         while "game 3: " not in seen:
