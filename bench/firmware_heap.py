@@ -30,7 +30,7 @@ firmware's own figure printed. The last line is the largest of the four
 
 MicroPython's word size matters: the test extra's `micropython` is 64-bit,
 a Pico 32-bit (16-byte heap blocks, not 32). Name a 32-bit build, such as
-MICROPYTHON32 (`../shared/tools/pico/micropython-unix-32` in CI), to measure
+MICROPYTHON32 (in CI, the one .ci/run names), to measure
 what a Pico's heap holds.
 
 Beside it, on the emulated Pico (the official MicroPython in rp2040js, as
