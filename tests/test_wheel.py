@@ -136,3 +136,14 @@ def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
                  "controller/core/drnim.py"]:
         assert (page / name).is_file(), name
     assert (page / "page.js").read_bytes() == (ROOT / "web" / "page.js").read_bytes()
+
+
+def test_nothing_but_ci_names_the_folder_beside_the_repository():
+    """Whoever clones the repository has not the `shared` folder beside it: the specification is in
+    docs/, and only .ci/run points the tests at the tools there, through environment variables."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: git ls-files lists nothing")
+    naming = [name for name in listed.stdout.decode().split("\0") if name and not name.startswith(".ci/")
+              and (ROOT / name).is_file() and b"../" b"shared" in (ROOT / name).read_bytes()]
+    assert naming == []
