@@ -39,10 +39,10 @@ CONFIG = "board_config.py"
 AS_SOURCE = ("main.py", "boot.py")
 # Folders of firmware/ that stay on the host: the emulator and the board's tests.
 HOST_ONLY = ("tests", "emulator")
-# A frozen build: the modules to freeze, and the MicroPython manifest that freezes them.
-FROZEN = "frozen"
 # Each mpy-cross's `--version`, asked once (None: it says none, and its output is not kept).
 VERSIONS = {}
+# A frozen build: the modules to freeze, and the MicroPython manifest that freezes them.
+FROZEN = "frozen"
 FREEZE_MANIFEST = "manifest.py"
 FREEZE_TEXT = """# The %(title)s firmware (%(mode)s mode) for `make FROZEN_MANIFEST=...` in a MicroPython
 # port, such as a Pico's (written by controller firmware build --frozen; firmware/README.md):
