@@ -7,8 +7,9 @@ before it opens the release (so a reset can lose a command, but a release
 under way always finds one under way in the saved game: a save made while
 the release is open waits behind the one that opened it), and after it
 carries out commands without one (a save takes a Pico about 140 ms, which
-a visitor would see between moving a lever and its lamp), and reports every event, command, status change, fault and game's end over
-the line protocol (controller/core/protocol.py, firmware/PROTOCOL.md).
+a visitor would see between moving a lever and its lamp), and reports every
+event, command, status change, fault and game's end over the line protocol
+(controller/core/protocol.py, firmware/PROTOCOL.md).
 
 At start it resumes the saved game as the Pi service does: no save, or one
 for the other machine, is a new game; a save that cannot be resumed is set
