@@ -23,7 +23,7 @@ from controller.cli import main
 from controller.core.registry import machine_class
 from controller.language import language
 from controller.web import build as web_build
-from controller.web.browser import missing, open_page, served_page
+from controller.web.browser import missing, open_page
 from controller.web.serve import make_server
 
 ENGLISH = language("en")
@@ -48,14 +48,6 @@ def replay(trace):
 def own_folder_only(requests, address):
     outside = [url for url in requests if not url.startswith(address) and not url.startswith("data:")]
     assert outside == []
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if BROWSER_MISSING:
-        pytest.skip(BROWSER_MISSING)
-    with served_page() as served:
-        yield served
 
 
 @needs_browser
@@ -254,6 +246,7 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
     assert sorted(Path(p).name for p in files["python"] if p.startswith("controller/core/")) == core
     for name in core:
         assert (page / "controller" / "core" / name).read_bytes() == (ROOT / "controller" / "core" / name).read_bytes()
+        assert files["python"]["controller/core/" + name] == (ROOT / "controller" / "core" / name).read_text()
     assert files["micropython"] == web_build.pinned_version()
     assert json.loads((page / "micropython" / "package.json").read_text())["version"] == files["micropython"]
     assert "MIT" in (page / "micropython" / "LICENSE").read_text()

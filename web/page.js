@@ -891,21 +891,16 @@ async function boot() {
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
   await chooseLanguage(files.languages || ["en"]);
-  const sources = await Promise.all(files.python.map(async (path) => {
-    const response = await fetch(path);
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
-    return [path, new Uint8Array(await response.arrayBuffer())];
-  }));
   stage("files");
   const mp = await runtime;
   stage("runtime");
-  for (const [path, data] of sources) {
+  for (const [path, text] of Object.entries(files.python)) {
     const folders = path.split("/").slice(0, -1);
     for (let i = 1; i <= folders.length; i++) {
       const folder = "/" + folders.slice(0, i).join("/");
       if (!mp.FS.analyzePath(folder).exists) mp.FS.mkdir(folder);
     }
-    mp.FS.writeFile("/" + path, data);
+    mp.FS.writeFile("/" + path, text);
   }
   bridge = mp.pyimport("bridge");
   window.nim.mp = mp;
@@ -946,14 +941,14 @@ async function chooseLanguage(languages) {
   const browser = kiosk ? [] : (navigator.languages || []).map((code) => code.split("-")[0].toLowerCase());
   home = ownCatalog ? asked : browser.find((code) => offered.includes(code)) || offered[0];
   if (ownCatalog && !offered.includes(asked)) offered = [asked].concat(offered);
-  for (const code of offered) {
+  const names = await Promise.all(offered.map(async (code) => {
     try {
-      const response = await fetch("language/" + code + ".json");
-      languageNames[code] = (await response.json()).name;
+      return (await (await fetch("language/" + code + ".json")).json()).name;
     } catch (error) {
-      languageNames[code] = code;
+      return code;
     }
-  }
+  }));
+  offered.forEach((code, i) => { languageNames[code] = names[i]; });
   if (kiosk && ownCatalog) home = asked;
   buildLanguages();
   await loadLanguage(home);
