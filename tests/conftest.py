@@ -56,6 +56,34 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+@pytest.fixture(scope="module")
+def served_browser():
+    """The built page on a local server and a headless Chromium, for a test file's browser
+    tests. (Not one for a whole worker: while Playwright runs, its event loop is the thread's
+    running loop, and a later test's asyncio.run() would fail.) The pseudo-locale's catalog
+    (tests/pseudo_locale.py) is in the page's folder, as a museum's own catalog would be."""
+    from controller.web.browser import missing, served_page
+    why = missing()
+    if why:
+        pytest.skip(why)
+    from pseudo_locale import page_catalog
+    with served_page(add={"language/qps.json": page_catalog()}) as served:
+        yield served
+
+
+@pytest.fixture
+def browser(served_browser):
+    """(Playwright's browser context, the page's address, the addresses asked for since the
+    test began): the test file's Chromium; the tabs the test opened are closed after it."""
+    context, address, requests = served_browser
+    del requests[:]
+    before = list(context.pages)
+    yield served_browser
+    for page in context.pages:
+        if page not in before:
+            page.close()
+
+
 def tool(name):
     """A command installed beside this Python (the venv's bin), else on PATH."""
     beside = Path(sys.executable).parent / name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.language import CODES, language
-from controller.web.browser import missing, open_page, served_page
+from controller.web.browser import missing, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -26,14 +26,6 @@ NIMATRON_READY = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.moving))
 RULES = "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']"
 AXE_RUN = ("async () => (await axe.run(document, {runOnly: {type: 'tag', values: %s}})).violations.map("
            "v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))" % RULES)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if MISSING:
-        pytest.skip(MISSING)
-    with served_page() as served:
-        yield served
 
 
 def violations(page):
@@ -63,15 +55,13 @@ def drnim_states(context, address, code):
     hold_for_check(page)
     page.wait_for_function("nim.view().fault === 'check'")
     yield "fault", page
-    page.close()
-    page = open_page(context, address + "?machine=drnim&marbles=2&capacity=2&rule=last-wins&lang=" + code)
+    page = open_page(context, address + "?machine=drnim&marbles=2&capacity=2&rule=last-wins&lang=" + code, tab=page)
     for _ in range(2):
         page.keyboard.press("t")
         page.wait_for_function(SETTLED)
     page.wait_for_function("nim.view().mode === 'over'")
     yield "game over", page
-    page.close()
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=" + code)
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=" + code, tab=page)
     page.keyboard.press("t")
     page.wait_for_function("nim.view().attract", timeout=15000)
     yield "kiosk attract", page
@@ -90,13 +80,11 @@ def nimatron_states(context, address, code):
     hold_for_check(page)
     page.wait_for_function("nim.view().fault === 'check'")
     yield "fault", page
-    page.close()
-    page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first&lang=" + code)
+    page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first&lang=" + code, tab=page)
     page.keyboard.press("1")
     page.wait_for_function("nim.view().mode === 'over'")
     yield "game over", page
-    page.close()
-    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=" + code)
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=" + code, tab=page)
     page.keyboard.press("1")
     page.wait_for_function("nim.view().attract", timeout=15000)
     yield "kiosk attract", page

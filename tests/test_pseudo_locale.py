@@ -8,11 +8,11 @@ buttons change it, and the kiosk goes back to the museum's first language for th
 import pytest
 
 from controller.cli import main
-from controller.web.browser import missing, open_page, served_page
+from controller.web.browser import missing, open_page
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads the catalogs' template")
 
-from pseudo_locale import english_left, page_catalog  # noqa: E402
+from pseudo_locale import english_left  # noqa: E402
 
 BROWSER_MISSING = missing()
 needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
@@ -77,14 +77,6 @@ OVERFLOW = """() => {
   }
   return [...new Set(bad)];
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if BROWSER_MISSING:
-        pytest.skip(BROWSER_MISSING)
-    with served_page(viewport=(1024, 768), add={"language/qps.json": page_catalog()}) as served:
-        yield served
 
 
 def check(page, where, problems):

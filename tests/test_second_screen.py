@@ -28,7 +28,7 @@ from controller.language import language
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
 from controller.telemetry.settings import check_telemetry
-from controller.web.browser import missing, open_page, served_page
+from controller.web.browser import missing, open_page
 from service_rig import write_config
 
 ENGLISH = language("en")
@@ -52,12 +52,6 @@ def broker(tmp_path_factory):
     broker = Broker(tmp_path_factory.mktemp("broker"), websockets=True)
     yield broker
     broker.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with served_page() as served:
-        yield served
 
 
 def prefix():
