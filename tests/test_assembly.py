@@ -8,7 +8,9 @@ Renders are kept for the session in one folder, keyed by each solid's CSG, so a 
 renders again and the rest do not (the three builds take about a minute of openscad)."""
 
 import io
+import math
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -18,6 +20,7 @@ from controller.hardware.assembly import Assembly
 from controller.hardware.command import with_release
 from controller.hardware.pinmap import load_default, load_pinmap
 from controller.hardware.pinmap.build import build_scad, gate_problem
+from controller.hardware.printed import Mesh
 
 OPENSCAD = shutil.which("openscad")
 needs_openscad = pytest.mark.skipif(OPENSCAD is None, reason="openscad is missing (apt-get install openscad)")
@@ -238,3 +241,19 @@ def test_a_mesh_that_is_not_closed_is_left_to_openscad(tmp_path):
     closed.write_text(stl.read_text().replace("endsolid", "facet normal 0 0 0\nouter loop\nvertex 1 0 0\nvertex 0 1 0\n"
                                                            "vertex 0 0 1\nendloop\nendfacet\nendsolid"))
     assert _manifold(closed).volume() == pytest.approx(1 / 6)
+
+
+@needs_openscad
+def test_checks_that_share_a_folder_render_each_solid_once(tmp_path):
+    """Two checks at once (two workers of the suite, two `controller hardware check` runs) on one
+    folder of renders: one renders a solid while the other waits for it and reads its STL."""
+    renders = []
+    checks = [Assembly(load_default("drnim"), OPENSCAD, tmp_path / "renders") for _ in range(2)]
+    for check in checks:
+        run = check.run
+        check.run = lambda source, target, extra=(), run=run: renders.append(target) or run(source, target, extra)
+    text = "group() { multmatrix([[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]) { sphere(r = 10, $fn = 96); } }"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        stls = list(pool.map(lambda check: check.render("ball", text), checks))
+    assert len(renders) == 1 and stls[0] == stls[1]
+    assert Mesh.read(stls[0]).volume() == pytest.approx(4 / 3 * math.pi * 1000, rel=0.01)

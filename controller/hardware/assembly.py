@@ -27,12 +27,14 @@ parts' own included params.scad too (a test moves or resizes a part with them). 
   gate's angles are ones its slot takes (build.gate_problem).
 
 Every solid is rendered once from the CSG openscad makes of it and kept by that text's hash
-(`cache`, a folder): a moved part renders again, the rest do not.
+(`cache`, a folder): a moved part renders again, the rest do not. Checks running at once may
+share the folder: one renders a solid while the others wait for it.
 """
 
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -42,7 +44,7 @@ from pathlib import Path
 
 from controller.hardware.pinmap import build as made
 from controller.hardware.pinmap.bom import read_bom
-from controller.hardware.printed import ROOT, Mesh, PartError
+from controller.hardware.printed import ROOT, Mesh, locked
 
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
 TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
@@ -161,15 +163,18 @@ class Assembly:
         """The mesh of a solid from its CSG text, rendered once per text."""
         key = hashlib.sha256(text.encode()).hexdigest()[:24]
         stl = self.cache / (key + ".stl")
-        if not stl.exists():
-            source = self.cache / (key + ".csg")
-            source.write_text(text + "\n")
-            result, problems = self.run(source, self.cache / (key + ".part.stl"))
-            target = self.cache / (key + ".part.stl")
-            if result.returncode != 0 or not target.exists():
-                raise AssemblyError("%s: the solid %s: %s" % (self.source, name, (problems or [
-                    "openscad made nothing of it (exit status %d)" % result.returncode])[0]))
-            target.rename(stl)
+        if stl.exists():
+            return stl
+        with locked(self.cache / (key + ".lock")):
+            if not stl.exists():
+                source = self.cache / (key + ".csg")
+                source.write_text(text + "\n")
+                target = self.cache / (key + ".part.stl")
+                result, problems = self.run(source, target)
+                if result.returncode != 0 or not target.exists():
+                    raise AssemblyError("%s: the solid %s: %s" % (self.source, name, (problems or [
+                        "openscad made nothing of it (exit status %d)" % result.returncode])[0]))
+                target.rename(stl)
         return stl
 
     def intersection(self, pair, stls, work):
@@ -180,7 +185,9 @@ class Assembly:
         if kept.exists():
             return float(kept.read_text())
         volume = self.volume(pair, stls, work)
-        kept.write_text(repr(volume))
+        written = kept.with_name("%s.%d" % (kept.name, os.getpid()))
+        written.write_text(repr(volume))
+        written.replace(kept)       # whole, for a check running beside this one
         return volume
 
     def volume(self, pair, stls, work):
