@@ -36,7 +36,6 @@ LONGEST_FIRST = [
     "test_firmware_pico_faults.py",     # 60
     "test_page_access.py",              # 45
     "test_firmware_pico.py",            # 30
-    "test_assembly.py",                 # 30
     "test_firmware.py",                 # 25
     "test_fleet.py",                    # 23
     "test_web.py",                      # 23

@@ -4,14 +4,15 @@ collision, every part on its board, every screw of the right length and in the p
 every bought part held in its pocket, the marble landing in the funnel and the release
 lifting it; and each of those checks fails on a part moved or resized to fail it.
 
-Renders are kept for the session in one folder, keyed by each solid's CSG, so a moved part
-renders again and the rest do not (the three builds take about a minute of openscad)."""
+Manifold makes the solids from openscad's CSG (tests/test_csg.py proves them openscad's own);
+where openscad renders one, the render is kept for the run in a folder the workers share."""
 
 import io
 import math
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -217,13 +218,13 @@ def test_manifold_and_openscad_judge_an_intersection_alike(tmp_path, b_at, share
     intersection() gives the same volume for solids that overlap, touch, lie apart or nest."""
     pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
     assembly = Assembly(load_default("nimatron"), OPENSCAD, tmp_path / "renders")
-    stls = {}
-    for name, source in (("a", "cube(10);"), ("b", "translate(%s) cube(%s);" % (b_at, 2 if shared == 8.0 else 10))):
-        (tmp_path / (name + ".scad")).write_text(source)
-        stls[name] = assembly.render(name, "group() { multmatrix([[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]) { %s } }"
-                                     % source)
-    assert None not in (assembly.solid(stls["a"]), assembly.solid(stls["b"]))      # Manifold judges them
-    by_manifold = assembly.volume(("a", "b"), stls, tmp_path)
+    texts = {"a": "cube(size = [10, 10, 10], center = false);",
+             "b": "multmatrix([[1, 0, 0, %s], [0, 1, 0, %s], [0, 0, 1, %s], [0, 0, 0, 1]]) { cube(size = %s); }"
+                  % tuple(b_at.strip("[]").split(", ") + [2 if shared == 8.0 else 10])}
+    shapes = assembly.shapes(texts)
+    assert not any(isinstance(shape, Path) for shape in shapes.values())      # Manifold made them
+    by_manifold = assembly.intersections([("a", "b")], shapes, texts, tmp_path)[("a", "b")]
+    stls = dict((name, assembly.render(name, texts[name])) for name in texts)
     by_openscad = assembly.scad_volume(("a", "b"), stls, tmp_path)
     assert by_manifold == pytest.approx(shared, abs=1e-6) and by_openscad == pytest.approx(shared, abs=1e-6)
 

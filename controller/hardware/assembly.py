@@ -11,11 +11,7 @@ build.scad says; `defines` (NAME=VALUE, as for openscad -D) change a value in ev
 parts' own included params.scad too (a test moves or resizes a part with them). Then:
 
 - collisions: every two solids whose bounding boxes overlap are intersected; a pair whose
-  intersection encloses more than TOUCH_MM3 collides (faces that only touch enclose nothing).
-  The intersection is Manifold's (the `manifold3d` package, the `hardware` extra: OpenSCAD's
-  own newer geometry kernel, the same volumes as 2021.01's CGAL to the 0.001 mm³ in about a
-  fortieth of the time), or openscad's `intersection()` of the two STLs when Manifold is not
-  installed or a mesh is not a closed manifold;
+  intersection encloses more than TOUCH_MM3 collides (faces that only touch enclose nothing);
 - fits: each fitted bought part, grown by fit_min, is among the solids (it must clear its
   pocket); grown by fit_max, it must meet the part that holds it (it must not rattle);
 - carriers: every printed part lies within the backboard (or the base) it is mounted on;
@@ -26,9 +22,14 @@ parts' own included params.scad too (a test moves or resizes a part with them). 
   the release lifts the lowest marble over the lip with LIFT_MARGIN_MM to spare; a servo
   gate's angles are ones its slot takes (build.gate_problem).
 
-Every solid is rendered once from the CSG openscad makes of it and kept by that text's hash
-(`cache`, a folder): a moved part renders again, the rest do not. Checks running at once may
-share the folder: one renders a solid while the others wait for it.
+The solids and their intersections are Manifold's (the `manifold3d` package, the `hardware`
+extra: OpenSCAD's own newer geometry kernel), each solid made from the CSG text openscad writes
+of it with OpenSCAD's own facets (csg.py): the volumes of 2021.01's CGAL render to the 0.001 mm³,
+the whole check in a tenth of the time. Where Manifold is not installed, or a solid has a node
+csg.py does not know, openscad renders the solid (and, when Manifold cannot read the mesh either,
+intersects it) instead. A render is kept by its CSG text's hash (`cache`, a folder): a moved
+part renders again, the rest do not; checks running at once may share the folder, one
+rendering a solid while the others wait for it.
 """
 
 import hashlib
@@ -42,6 +43,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from controller.hardware import csg
 from controller.hardware.pinmap import build as made
 from controller.hardware.pinmap.bom import read_bom
 from controller.hardware.printed import ROOT, Mesh, locked
@@ -107,7 +109,6 @@ class Assembly:
         self.cache.mkdir(parents=True, exist_ok=True)
         self.source = ROOT / "hardware" / self.machine / "parts" / "assembly.scad"
         self.defines = list(defines)
-        self.solids = {}
 
     def copy(self, work):
         """The design files in `work`, with build.scad from the pin map and the defines at the end
@@ -177,31 +178,44 @@ class Assembly:
                 target.rename(stl)
         return stl
 
+    def shapes(self, texts):
+        """{solid: its Manifold, or the path of openscad's STL of it where Manifold has none}."""
+        made, left = {}, []
+        for name, text in texts.items():
+            try:
+                made[name] = csg.solid(text)
+            except (ImportError, csg.Unknown):
+                left.append(name)
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            stls = dict(zip(left, pool.map(lambda name: self.render(name, texts[name]), left)))
+        for name, stl in stls.items():
+            solid = _manifold(stl)
+            made[name] = stl if solid is None else solid
+        return made
+
+    def intersections(self, pairs, shapes, texts, work):
+        """{pair: the volume its two solids enclose together, mm³ (0 when they only touch or are
+        apart)}: Manifold's, or openscad's for a pair with a solid that Manifold has not."""
+        volumes = dict((pair, (shapes[pair[0]] ^ shapes[pair[1]]).volume()) for pair in pairs
+                       if not any(isinstance(shapes[name], Path) for name in pair))
+        left = [pair for pair in pairs if pair not in volumes]
+        stls = dict((name, shapes[name] if isinstance(shapes[name], Path) else self.render(name, texts[name]))
+                    for pair in left for name in pair)
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            volumes.update(zip(left, pool.map(lambda pair: self.intersection(pair, stls, work), left)))
+        return volumes
+
     def intersection(self, pair, stls, work):
-        """The volume two solids enclose together, mm³ (0 when they only touch or are apart),
-        worked out once for each two meshes."""
+        """openscad's volume of two STLs' intersection, worked out once for each two meshes."""
         a, b = pair
         kept = self.cache / ("%s.volume" % "--".join(sorted((stls[a].stem, stls[b].stem))))
         if kept.exists():
             return float(kept.read_text())
-        volume = self.volume(pair, stls, work)
+        volume = self.scad_volume(pair, stls, work)
         written = kept.with_name("%s.%d" % (kept.name, os.getpid()))
         written.write_text(repr(volume))
         written.replace(kept)       # whole, for a check running beside this one
         return volume
-
-    def volume(self, pair, stls, work):
-        meshes = [self.solid(stls[name]) for name in pair]
-        if None not in meshes:
-            return (meshes[0] ^ meshes[1]).volume()
-        return self.scad_volume(pair, stls, work)
-
-    def solid(self, stl):
-        """The STL as a Manifold solid, read once; None without manifold3d or when the mesh is
-        not a closed manifold (openscad judges then)."""
-        if stl not in self.solids:
-            self.solids[stl] = _manifold(stl)
-        return self.solids[stl]
 
     def scad_volume(self, pair, stls, work):
         a, b = pair
@@ -216,11 +230,6 @@ class Assembly:
                 "openscad exited with %d" % result.returncode])[0]))
         return Mesh.read(target).volume()
 
-    def intersections(self, pairs, stls, work):
-        """{pair: the volume it encloses together, mm³}."""
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            return dict(zip(pairs, pool.map(lambda pair: self.intersection(pair, stls, work), pairs)))
-
     # --- the check -------------------------------------------------------------------------
 
     def check(self):
@@ -233,16 +242,15 @@ class Assembly:
             names = [solid[0] for solid in solids]
             fits = facts["fits"]
             texts = self.csg(names + [fit[0] for fit in fits], work)
-            with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-                stls = dict(zip(texts, pool.map(lambda name: self.render(name, texts[name]), texts)))
-            boxes = dict((name, _bounds(Mesh.read(stls[name]))) for name in stls)
+            shapes = self.shapes(texts)
+            boxes = dict((name, _bounds(shape)) for name, shape in shapes.items())
             kinds = dict((solid[0], solid[1]) for solid in solids)
             joins = set(tuple(sorted(pair)) for pair in facts["joins"])
             pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
                      if (a, b) not in joins and (b, a) not in joins
                      and not (kinds[a] == "path" and kinds[b] == "path") and _overlap(boxes[a], boxes[b])]
             pairs += [(fit[0], fit[1]) for fit in fits]
-            volumes = self.intersections(pairs, stls, work)
+            volumes = self.intersections(pairs, shapes, texts, work)
         report.parts = sum(1 for solid in solids if solid[1] in ("board", "printed", "bought"))
         for a, b in pairs[:len(pairs) - len(fits)]:
             if volumes[(a, b)] > TOUCH_MM3:
@@ -377,9 +385,14 @@ def _screw_kind(machine, diameter, pitch):
     return "wood" if pitch >= 1 else "machine"
 
 
-def _bounds(mesh):
-    axes = list(zip(*(corner for triangle in mesh.triangles for corner in triangle)))
-    return [(min(map(float, axis)), max(map(float, axis))) for axis in axes]
+def _bounds(shape):
+    """[(least x, most x), (y...), (z...)] of a Manifold or an STL."""
+    if isinstance(shape, Path):
+        mesh = Mesh.read(shape)
+        axes = list(zip(*(corner for triangle in mesh.triangles for corner in triangle)))
+        return [(min(map(float, axis)), max(map(float, axis))) for axis in axes]
+    box = shape.bounding_box()
+    return [(box[k], box[k + 3]) for k in range(3)]
 
 
 def _overlap(a, b):
