@@ -1,0 +1,55 @@
+"""The assembly check's time, each build made both ways: its solids made by Manifold from
+openscad's CSG (csg.py), and every solid rendered by openscad instead; and whether the two
+reports agree, failure for failure and figure for figure. Prints figures; asserts nothing.
+
+    .venv/bin/python bench/bench_assembly.py        (or: make bench; needs openscad and manifold3d)
+"""
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.hardware import csg  # noqa: E402
+from controller.hardware.assembly import Assembly  # noqa: E402
+from controller.hardware.command import builds  # noqa: E402
+
+
+def refuse(text):
+    raise csg.Unknown("every solid to openscad, for the comparison")
+
+
+def main():
+    openscad = shutil.which("openscad")
+    if openscad is None:
+        print("assembly: openscad is missing (apt-get install openscad): nothing measured")
+        return
+    try:
+        import manifold3d  # noqa: F401
+    except ImportError:
+        print("assembly: manifold3d is missing (pip install drnim-controller[hardware]): nothing measured")
+        return
+    made = csg.solid
+    for pinmap, _ in builds(argparse.Namespace(pinmap=None, machine=None, release=None)):
+        reports, seconds = [], []
+        for way in (made, refuse):
+            csg.solid = way
+            with tempfile.TemporaryDirectory() as cache:
+                start = time.perf_counter()
+                report = Assembly(pinmap, openscad, cache).check()
+                seconds.append(time.perf_counter() - start)
+            reports.append((report.failures, report.figures, report.summary()))
+        csg.solid = made
+        build = pinmap.machine + (", %s release" % pinmap.outputs["release"].kind if "release" in pinmap.outputs else "")
+        print("assembly: %s: %.1f s with Manifold's solids, %.1f s with openscad's renders; %s"
+              % (build, seconds[0], seconds[1],
+                 "the same report" if reports[0] == reports[1] else "THE REPORTS DIFFER"))
+
+
+if __name__ == "__main__":
+    main()
