@@ -54,6 +54,9 @@ def served_page(viewport=(1280, 800), add=None):
                     folder + "/profile", executable_path=CHROMIUM, args=ARGS, headless=True,
                     viewport={"width": viewport[0], "height": viewport[1]})
                 context.on("request", lambda request: requests.append(request.url))
+                context.own_tabs = []       # the tabs open_page opened
+                context.spare_tabs = []     # those of them handed back (spare_tabs)
+                context.viewport = {"width": viewport[0], "height": viewport[1]}
                 try:
                     yield context, "http://127.0.0.1:%d/" % server.server_address[1], requests
                 finally:
@@ -63,15 +66,29 @@ def served_page(viewport=(1280, 800), add=None):
             server.server_close()
 
 
+def spare_tabs(context):
+    """Every tab open_page opened, handed back once done with: the next open_page loads its
+    address in one of them."""
+    context.spare_tabs[:] = [page for page in context.own_tabs if not page.is_closed()]
+
+
 def open_page(context, address, timeout_ms=30000, tab=None):
-    """A new tab on `address`, once its machine is drawn and playable; a
-    RuntimeError with the page's own words when it could not start. `tab`: a
-    tab this opened before, to load `address` in instead (Chromium keeps its
-    renderer: a third less work than a new tab)."""
+    """A tab on `address`, once its machine is drawn and playable; a RuntimeError
+    with the page's own words when it could not start. The tab: `tab` (one this
+    opened before), else one handed back with `spare_tabs` (brought to the
+    front, its size and media as the context's again), else a new one. A load in a tab Chromium has open
+    costs a third less work than in a new one: it keeps the tab's renderer."""
+    spare = getattr(context, "spare_tabs", [])
+    if tab is None and spare:
+        tab = spare.pop()
+        tab.bring_to_front()        # a tab behind another draws no animation frames
+        tab.set_viewport_size(context.viewport)
+        tab.emulate_media(reduced_motion="null")
     if tab is None:
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        getattr(context, "own_tabs", []).append(page)
     else:
         page, errors = tab, tab.page_errors
         errors.clear()
