@@ -1,8 +1,11 @@
 """The bench simulator without its drawing: the virtual machine, scripts through
 the whole stack, autoplay and fault injection."""
 
+import os
+import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 from gpiozero import Device
@@ -255,3 +258,31 @@ def test_the_issues_equalizer_script_holds_and_the_switch_starts_where_the_machi
         assert sim.service.board.level("equalizer_switch") and sim.machine.equalizer_armed
     finally:
         sim.close()
+
+
+def test_ctrl_c_as_gpiozero_starts_a_device_s_thread_stops_the_autoplay_cleanly(monkeypatch):
+    """Ctrl-C at the worst moment (gpiozero has counted a device's thread as running and not yet
+    started it): the run stops with its summary, and the devices close; before, the interrupt
+    left the thread unstarted, and the close failed with "cannot join thread before it is started"
+    (exit status 1, seen on a busy machine)."""
+    from gpiozero.threads import _THREADS, GPIOThread
+    from controller.sim.autoplay import autoplay
+    started = []
+
+    def start(thread):
+        if not started:
+            thread.stopping.clear()
+            _THREADS.add(thread)
+            os.kill(os.getpid(), signal.SIGINT)
+        started.append(thread)
+        threading.Thread.start(thread)
+
+    monkeypatch.setattr(GPIOThread, "start", start)
+    sim = Simulation("drnim", {}, seed=1)
+    try:
+        summary = autoplay(sim, 5, seed=1)
+    finally:
+        sim.close()
+    assert started, "no device started a thread: the moment never came"
+    assert summary["stopped"] and summary["games"] < 5
+    assert all(thread.ident is not None for thread in _THREADS)

@@ -16,6 +16,9 @@ there. A game that ends with more marbles left than the sensor glitched in
 it is not explained by that, and the summary says so.
 """
 
+import signal
+import threading
+
 from controller.core.players import find_player
 from controller.core.rng import Random
 
@@ -25,7 +28,22 @@ JAM_WAIT_MS = 5000
 
 def autoplay(sim, games, visitor="perfect", seed=0, report=None):
     """Play `games` games; returns the summary as a dict. Ctrl-C stops the run: the summary
-    then has the games played before it, and "stopped" is True (the game under way is not counted)."""
+    then has the games played before it, and "stopped" is True (the game under way is not counted).
+
+    Ctrl-C is heard between two of the visitor's moves, never inside one: a KeyboardInterrupt
+    raised anywhere could land inside gpiozero starting a device's thread, which its close
+    (and its exit handler) then fails to join ("cannot join thread before it is started")."""
+    stop = []
+    main = threading.current_thread() is threading.main_thread()      # where a signal handler may be set
+    before = signal.signal(signal.SIGINT, lambda number, frame: stop.append(number)) if main else None
+    try:
+        return play_games(sim, games, visitor, seed, report, stop)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, before)
+
+
+def play_games(sim, games, visitor, seed, report, stop):
     report = report or (lambda text: None)
     rng = Random(seed)
     player = find_player(VISITORS[visitor], rng)
@@ -36,7 +54,9 @@ def autoplay(sim, games, visitor="perfect", seed=0, report=None):
             glitches = sim.glitches
             if number:
                 sim.press("new_game")
-            finished = play_one(sim, player, rng, summary)
+            finished = play_one(sim, player, rng, summary, stop=stop)
+            if stop:
+                break
             summary["games"] += 1
             winner = sim.machine.winner
             if finished and winner:
@@ -46,8 +66,9 @@ def autoplay(sim, games, visitor="perfect", seed=0, report=None):
             if sim.marbles:
                 count_the_marbles(sim, summary, sim.glitches - glitches)
             report("game %d: %s" % (number + 1, "won by " + winner if winner else "unfinished"))
-    except KeyboardInterrupt:
-        summary["stopped"] = True
+    except KeyboardInterrupt:       # outside the main thread, Ctrl-C is still Python's
+        stop.append(signal.SIGINT)
+    summary["stopped"] = bool(stop)
     if sim.marbles:
         summary["marbles released"] = sim.marbles.releases
         summary["glitches"] = sim.glitches
@@ -68,8 +89,9 @@ def count_the_marbles(sim, summary, glitches):
             summary["left unexplained"] += 1
 
 
-def play_one(sim, player, rng, summary, limit=200):
-    """One game; False if it did not end within `limit` visitor turns."""
+def play_one(sim, player, rng, summary, limit=200, stop=()):
+    """One game; False if it did not end within `limit` visitor turns, or `stop` (Ctrl-C heard)
+    cut it short."""
     machine = sim.machine
     variant = machine.variant()
     marbles = sim.marbles is not None
@@ -78,6 +100,8 @@ def play_one(sim, player, rng, summary, limit=200):
     for _ in range(limit):
         if machine.mode != "play":
             return True
+        if stop:
+            return False
         if marbles:
             for _ in range(player.choose(variant, (machine.rail,)).total):
                 sim.press("trigger")
