@@ -39,7 +39,7 @@ from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
 from controller.core.quoting import quoted
 from controller.core.values import is_whole, whole
-from controller.service.config import PIN_FACTORIES
+from controller.service.pin_factories import PIN_FACTORIES
 
 
 def heap_sizes(texts):

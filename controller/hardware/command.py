@@ -6,8 +6,12 @@ Each build gets a line naming it, one line per failure, its figures (the fits, t
 the marble's flight, the release's lift) and its last line `assembly: P parts, C collisions,
 S screws, M misfits`. By default every build the parts folders offer is checked: Dr. Nim with
 its solenoid and with its servo gate (the servo's angles from the pin map, or its defaults),
-and the Nimatron. The exit status is 0 when every count of every build is 0. Renders are kept in ~/.cache/drnim-controller/assembly, so a second run
-takes a second or two.
+and the Nimatron. The exit status is 0 when every count of every build is 0. With Manifold (the
+hardware extra) a build takes about half a second; without it openscad renders every solid,
+kept in ~/.cache/drnim-controller/assembly for the next run.
+
+The assembly and the pin maps are loaded when the check runs, not by the command line that
+names it: every `controller` command starts without them.
 """
 
 import os
@@ -17,9 +21,6 @@ from pathlib import Path
 
 from controller.core.exhibit import RELEASE
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.assembly import Assembly, AssemblyError, Report
-from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
-from controller.hardware.pinmap.model import default_pinmap_path
 
 RELEASES = ("solenoid", "servo")
 
@@ -45,6 +46,7 @@ def default_cache():
 def with_release(pinmap, kind):
     """The pin map with its release as `kind`: its own when it is that kind, else the kind's
     defaults (a servo gate's angles as the pin map's loader fills them in)."""
+    from controller.hardware.pinmap.check import KINDS
     spec = pinmap.outputs["release"]
     if spec.kind == kind:
         return pinmap
@@ -58,6 +60,8 @@ def with_release(pinmap, kind):
 
 def builds(args):
     """(the pin map to check, what to call it) for each build asked for."""
+    from controller.hardware.pinmap.check import load_pinmap
+    from controller.hardware.pinmap.model import default_pinmap_path
     if args.pinmap:
         pinmap = load_pinmap(args.pinmap, args.machine)
         maps = [pinmap]
@@ -76,6 +80,8 @@ def builds(args):
 
 
 def run_check(args, out):
+    from controller.hardware.assembly import Assembly, AssemblyError, Report
+    from controller.hardware.pinmap.check import PinMapError
     openscad = shutil.which("openscad")
     if openscad is None:
         raise RuntimeError("openscad is missing: apt-get install openscad (Debian's)")

@@ -19,3 +19,7 @@ and the pace it derives into the configuration.
     tomledit.py   a setting changed in a TOML text, the rest of the text kept
     command.py    the two subcommands' arguments
 """
+
+# The self-test's stages, in order: here, so that the command line names them (--skip) without
+# loading the self-test, its board and gpiozero.
+STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")

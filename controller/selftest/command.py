@@ -6,6 +6,9 @@
 
 Exit status: 0 when every check passed (or the calibration was written), 1
 when one failed or the pins are busy, 2 for bad arguments or configuration.
+
+The bench, the stages and gpiozero are loaded by the subcommands that run, not by the
+command line that names them: every `controller` command starts without them.
 """
 
 import sys
@@ -14,10 +17,8 @@ from controller.arguments import (DEFAULT_CONFIG, ArgumentError, add_config_argu
                                   positive, rate, seed)
 from controller.core.registry import NAMES as MACHINES
 from controller.core.registry import machine_class
-from controller.selftest.bench import Bench, Stopped, typed_lines
+from controller.selftest import STAGE_NAMES
 from controller.selftest.guard import ServiceRunning, busy, check_free
-from controller.selftest.report import FAIL, Report
-from controller.selftest.stages import STAGE_NAMES, Selftest
 
 
 def add_parsers(commands):
@@ -54,6 +55,7 @@ def open_bench(args, config, pinmap, out, read_line=None):
         from controller.selftest.simulated import SimulatedBench
         return SimulatedBench(pinmap, layout, out, rail=config.machine.get("marbles", 0),
                               jam_rate=args.jam_rate, seed=args.seed)
+    from controller.selftest.bench import Bench
     from controller.service.daemon import pin_factory_for
     check_free(config)
     factory = pin_factory_for(config.service["pin_factory"])
@@ -72,6 +74,9 @@ def refused(command, error):
 
 
 def run_selftest(args, out):
+    from controller.selftest.bench import Stopped, typed_lines
+    from controller.selftest.report import FAIL, Report
+    from controller.selftest.stages import Selftest
     from controller.service.daemon import NoGPIO
     overrides = {"machine": args.machine} if args.machine else {}
     config, pinmap = load_service_config(config_path(args), overrides)
@@ -102,6 +107,7 @@ def run_selftest(args, out):
 
 def run_calibrate(args, out):
     from controller.core.exhibit import RELEASE
+    from controller.selftest.bench import Stopped, typed_lines
     from controller.selftest.calibrate import CalibrationError, calibrate
     from controller.service.daemon import NoGPIO
     path = config_path(args)

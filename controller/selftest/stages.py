@@ -28,7 +28,6 @@ WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
 INPUT_KEYS = ("s", "skip", "n", "no", "stop")   # what ends the wait for an input (Enter does not)
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
-STAGE_NAMES = ("lamps", "indicators", "lamp_chain", "inputs", "release")
 
 
 class Selftest:

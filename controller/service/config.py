@@ -22,14 +22,12 @@ from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
+from controller.service.pin_factories import PIN_FACTORIES
 from controller.telemetry.settings import check_telemetry
-
-PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
 SERVICE_SETTINGS = {
     "machine": Setting(NAMES[0], choices=NAMES),
     "pinmap": Setting(""),              # empty: pinmaps/<machine>.toml beside the configuration, else the shipped one
-    # lgpio (any Pi, the only one on a Pi 5), rpigpio (older Pis), mock (tests)
     "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
     "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
     "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller

@@ -13,24 +13,20 @@ out of disk space before that gets it again at its next start, and the store
 keeps it once by its id. `--once` uses a session of its own, so a cron job
 never takes the live table's. An unreachable or refusing broker is one line
 and exit status 1.
+
+The store, TLS and MQTT are loaded when the command runs, not by the command line that names
+it: every `controller` command starts without them.
 """
 
 import os
 import queue
-import socket
-import sqlite3
-import ssl
 import sys
 import threading
 import time
-import uuid
 
 from controller.arguments import ArgumentError, argument
 from controller.core.values import is_whole, quoted
 from controller.printable import printable
-from controller.telemetry.fleet import Fleet, FleetStore, table
-from controller.telemetry.payloads import subscriptions
-from controller.telemetry.settings import default_port
 
 # Messages kept in one transaction, at most (the broker sends 20 at a time before it waits for acknowledgements).
 BATCH = 1000
@@ -93,6 +89,12 @@ def period_seconds(text):
 
 
 def run(args, out):
+    import socket
+    import sqlite3
+    import uuid
+
+    from controller.telemetry.fleet import Fleet, FleetStore, table
+    from controller.telemetry.settings import default_port
     if args.what != "stats" and (args.offline or args.period != "7d"):
         raise ArgumentError("--period and --offline are for 'controller fleet stats'")
     if args.what == "stats" and args.once:
@@ -151,6 +153,7 @@ def cannot_open(what, error):
 
 
 def print_stats(store, period, out):
+    from controller.telemetry.fleet import table
     games, faults = store.summary(time.time() - period)
     rows = [[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins), "%.1f" % turns,
              "-" if seconds is None else "%d s" % seconds]
@@ -165,6 +168,7 @@ def print_stats(store, period, out):
 
 def live(follower, fleet, out, where):
     """Redraw the table every second until Ctrl-C."""
+    from controller.telemetry.fleet import table
     notes = []
     fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + printable(text))
     try:
@@ -210,6 +214,7 @@ class Follower:
         self.client = client
 
     def on_connect(self, client, userdata, flags, reason, properties):
+        from controller.telemetry.payloads import subscriptions
         self.answer = reason
         self.connected = not reason.is_failure
         if self.connected:
@@ -217,6 +222,7 @@ class Follower:
         self.answered.set()
 
     def start(self):
+        import ssl
         try:
             self.client.connect(self.host, self.port, keepalive=30)
         except ssl.SSLError as error:
@@ -255,6 +261,7 @@ class Follower:
         """One message into the fleet. The fleet checks every message, so none should fail; should one
         fail all the same, it costs one line, not the follower (nor the games that come after it).
         The store's own failures stop the follower: then nothing more is acknowledged."""
+        import sqlite3
         try:
             self.fleet.message(name, payload, retained)
         except sqlite3.Error:
