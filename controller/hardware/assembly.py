@@ -25,7 +25,7 @@ parts' own included params.scad too (a test moves or resizes a part with them). 
 The solids and their intersections are Manifold's (the `manifold3d` package, the `hardware`
 extra: OpenSCAD's own newer geometry kernel), each solid made from the CSG text openscad writes
 of it with OpenSCAD's own facets (csg.py): the volumes of 2021.01's CGAL render to the 0.001 mm³,
-the whole check in a tenth of the time. Where Manifold is not installed, or a solid has a node
+the whole check in about a twentieth of the time. Where Manifold is not installed, or a solid has a node
 csg.py does not know, openscad renders the solid (and, when Manifold cannot read the mesh either,
 intersects it) instead. A render is kept by its CSG text's hash (`cache`, a folder): a moved
 part renders again, the rest do not; checks running at once may share the folder, one

@@ -1,7 +1,7 @@
 """OpenSCAD's CSG text (what `openscad -o x.csg` writes) made into a solid by Manifold, each
 round primitive cut into the very facets OpenSCAD 2021.01 gives it, so that the solid is the one
 openscad's own render makes, to the rounding of floating point: the assembly's solids without
-CGAL's render, which takes about fifty times as long.
+CGAL's render, which makes a check take about twenty times as long (bench/bench_assembly.py).
 
 Only the nodes the parts use are known: cube, sphere, cylinder, circle, square, polygon,
 multmatrix, linear_extrude without twist or scale, union, difference, intersection, hull,
@@ -15,7 +15,6 @@ import re
 
 GRID_FINE = 0.00000095367431640625      # OpenSCAD's: a radius below it gets 3 fragments
 GROUPS = ("group", "union", "color", "render")
-FLAT = ("circle", "square", "polygon")
 
 
 class Unknown(ValueError):
