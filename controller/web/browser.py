@@ -75,9 +75,10 @@ def spare_tabs(context):
 def open_page(context, address, timeout_ms=30000, tab=None):
     """A tab on `address`, once its machine is drawn and playable; a RuntimeError
     with the page's own words when it could not start. The tab: `tab` (one this
-    opened before), else one handed back with `spare_tabs` (brought to the
-    front, its size and media as the context's again), else a new one. A load in a tab Chromium has open
-    costs a third less work than in a new one: it keeps the tab's renderer."""
+    opened before), else one handed back with `spare_tabs` (brought to the front,
+    its size and media as the context's again), else a new one. A load in a tab
+    Chromium has open costs a third less work than in a new one: it keeps the
+    tab's renderer."""
     spare = getattr(context, "spare_tabs", [])
     if tab is None and spare:
         tab = spare.pop()
