@@ -21,7 +21,6 @@ copy the flash still holds.
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -30,7 +29,8 @@ from pathlib import Path
 
 from controller import shipped
 from controller.core.protocol import PRODUCTION
-from controller.firmware.tools import FIRMWARE, FirmwareError, cache_folder, find_tool
+from controller.cache import cache_folder, keep
+from controller.firmware.tools import FIRMWARE, FirmwareError, find_tool
 
 MANIFEST = "build.json"
 # The board's pins and settings, generated from the pin map's [pico] section.
@@ -116,10 +116,7 @@ def compile_file(mpy_cross, source, target, name):
         raise FirmwareError("cannot compile " + compile_error(result.stderr + result.stdout, name))
     if kept is not None:
         try:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=kept.parent, delete=False) as copy:
-                copy.write(target.read_bytes())
-            os.replace(copy.name, kept)
+            keep(kept, target.read_bytes())
         except OSError:
             pass        # a cache that cannot be written only costs the next build its time
 
@@ -138,7 +135,7 @@ def compiled_before(mpy_cross, options, text):
     if VERSIONS[mpy_cross] is None:
         return None
     key = hashlib.sha256("\0".join([VERSIONS[mpy_cross]] + options).encode() + b"\0" + text).hexdigest()
-    return Path(cache_folder()) / "mpy" / (key[:32] + ".mpy")
+    return cache_folder("mpy", key[:32] + ".mpy")
 
 
 def prepare_folder(out):

@@ -32,9 +32,10 @@ import time
 import tty
 from pathlib import Path
 
+from controller.cache import cache_folder, locked
 from controller.core.protocol import PRODUCTION
 from controller.firmware.link import Link
-from controller.firmware.tools import FIRMWARE, FirmwareError, cache_folder
+from controller.firmware.tools import FIRMWARE, FirmwareError
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
@@ -84,7 +85,7 @@ def harness():
     as the lock pins it (an installed wheel's folder is left as it was installed)."""
     if (HARNESS / "node_modules" / "rp2040js").is_dir():
         return HARNESS
-    folder = cache() / "pico"
+    folder = cache_folder("pico")
     same = all((folder / name).is_file() and (folder / name).read_bytes() == (HARNESS / name).read_bytes()
                for name in HARNESS_FILES)
     if same and (folder / "node_modules" / "rp2040js").is_dir():
@@ -400,19 +401,16 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
     from it: the same bytes, without the deploy's time. `write_flash(image, folder,
     files)`, when given, writes that flash instead of a deploy (the tests write it
     on the host, with the files a deploy copies)."""
-    import fcntl
-
     from controller.firmware.build import build
     from controller.firmware.deploy import deploy
     pico = EmulatedPico(uf2)
     try:
-        folder = Path(images) if images else cache() / "pico-flash"
+        folder = Path(images) if images else cache_folder("pico-flash")
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="drnim-build-") as made:
             files = build(machine, Path(made) / machine, mode)
             image = folder / ("%s-%s.bin" % (machine, digest(Path(made) / machine, files, pico.uf2)))
-            with open(str(image) + ".lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)        # another run deploying the same build: its image
+            with locked(str(image) + ".lock"):          # another run deploying the same build: its image
                 if not image.is_file() and write_flash is not None:
                     write_flash(str(image) + ".new", Path(made) / machine, files)
                     os.replace(str(image) + ".new", image)
@@ -432,11 +430,6 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
         pico.stop()
         raise
     return pico, bench
-
-
-def cache():
-    """This user's cache folder for the emulated Pico."""
-    return Path(cache_folder())
 
 
 def digest(folder, files, uf2):

@@ -32,8 +32,3 @@ def find_tool(name):
         raise FirmwareError("%s is missing: %s" % (name, INSTALL_HINT))
     return path
 
-
-def cache_folder():
-    """This user's cache folder for the firmware's tools (XDG_CACHE_HOME, else ~/.cache)."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(home, "drnim-controller")

@@ -35,7 +35,6 @@ rendering a solid while the others wait for it.
 import hashlib
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -43,10 +42,11 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from controller.cache import keep, locked
 from controller.hardware import csg
 from controller.hardware.pinmap import build as made
 from controller.hardware.pinmap.bom import read_bom
-from controller.hardware.printed import ROOT, Mesh, locked
+from controller.hardware.printed import ROOT, Mesh
 
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
 TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
@@ -212,9 +212,7 @@ class Assembly:
         if kept.exists():
             return float(kept.read_text())
         volume = self.scad_volume(pair, stls, work)
-        written = kept.with_name("%s.%d" % (kept.name, os.getpid()))
-        written.write_text(repr(volume))
-        written.replace(kept)       # whole, for a check running beside this one
+        keep(kept, repr(volume).encode())       # whole, for a check running beside this one
         return volume
 
     def scad_volume(self, pair, stls, work):

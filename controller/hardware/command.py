@@ -14,11 +14,10 @@ The assembly and the pin maps are loaded when the check runs, not by the command
 names it: every `controller` command starts without them.
 """
 
-import os
 import shutil
 from dataclasses import replace
-from pathlib import Path
 
+from controller.cache import cache_folder
 from controller.core.exhibit import RELEASE
 from controller.core.registry import NAMES, machine_class
 
@@ -39,8 +38,7 @@ def add_parser(commands):
 
 
 def default_cache():
-    state = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(state) / "drnim-controller" / "assembly"
+    return cache_folder("assembly")
 
 
 def with_release(pinmap, kind):

@@ -14,10 +14,8 @@ library: openscad writes a shared corner with the same digits in every triangle 
 so corners can be matched by their text.
 """
 
-import fcntl
 import re
 import subprocess
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -76,18 +74,6 @@ def render(openscad, source, stl, defines=()):
         reason = errors[0] if errors else f"openscad exited with {result.returncode}"
         raise PartError(f"{source}: {reason}")
     return Mesh.read(stl)
-
-
-@contextmanager
-def locked(path):
-    """Held by this process alone (the lock file `path` locked) until the block ends: two
-    checks that share a folder of renders make each render once, one waiting for the other."""
-    with open(path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 class Mesh:

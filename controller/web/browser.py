@@ -79,9 +79,8 @@ def open_page(context, address, timeout_ms=30000, tab=None):
     its size and media as the context's again), else a new one. A load in a tab
     Chromium has open costs a third less work than in a new one: it keeps the
     tab's renderer."""
-    spare = getattr(context, "spare_tabs", [])
-    if tab is None and spare:
-        tab = spare.pop()
+    if tab is None and context.spare_tabs:
+        tab = context.spare_tabs.pop()
         tab.bring_to_front()        # a tab behind another draws no animation frames
         tab.set_viewport_size(context.viewport)
         tab.emulate_media(reduced_motion="null")
@@ -89,7 +88,7 @@ def open_page(context, address, timeout_ms=30000, tab=None):
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        getattr(context, "own_tabs", []).append(page)
+        context.own_tabs.append(page)
     else:
         page, errors = tab, tab.page_errors
         errors.clear()

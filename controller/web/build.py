@@ -21,12 +21,12 @@ The build needs no network after that.
 """
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from controller import shipped
+from controller.cache import cache_folder
 from controller.language import CODES, LOCALE
 from controller.language.messages import MESSAGES
 
@@ -51,8 +51,7 @@ def pinned_version(package=PACKAGE):
 
 def cache():
     """Where `npm ci` fetches the port for this user: a folder of the user's cache."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(home) / "drnim-controller" / "web"
+    return cache_folder("web")
 
 
 def ready_in(folder):

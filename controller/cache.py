@@ -1,0 +1,38 @@
+"""The user's cache folder ($XDG_CACHE_HOME/drnim-controller, else ~/.cache/drnim-controller),
+where the commands keep what they fetched or made once for the next run: the page's npm packages
+(web/), mpy-cross's output (mpy/), rp2040js and the emulated Pico's flash (pico/, pico-flash/),
+the assembly's renders (assembly/); the lock that two runs sharing a file there take, and the
+way each writes a file there whole, for the other to read."""
+
+import fcntl
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def cache_folder(*names):
+    """The cache folder, or the folder `names` inside it (not made here)."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(home, "drnim-controller", *names)
+
+
+@contextmanager
+def locked(path):
+    """Held by this process alone (the lock file `path` locked) until the block ends: two runs
+    that share a folder make each thing in it once, one waiting for the other."""
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def keep(path, data):
+    """`data` (bytes) into the file `path`, whole: written beside it under a name of its own, then
+    renamed over it, so that a run reading it beside this one reads the old file or the new."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=Path(path).parent, delete=False) as written:
+        written.write(data)
+    os.replace(written.name, path)
