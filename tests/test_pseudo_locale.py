@@ -17,6 +17,8 @@ from pseudo_locale import english_left  # noqa: E402
 BROWSER_MISSING = missing()
 needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
 SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+# A desktop's width and a phone's, px.
+WIDTHS = (1024, 390)
 
 # Every text the page shows, and every name a screen reader reads, but what is marked as another
 # language (the language buttons, each in its own; the connection's technical log, in English).
@@ -89,51 +91,53 @@ def check(page, where, problems):
 
 
 @needs_browser
-@pytest.mark.parametrize("width", [1024, 390])
-def test_every_screen_of_the_page_in_the_pseudo_locale(browser, width):
-    """At a desktop's width and a phone's: Dr. Nim and the Nimatron from their first screen through a
-    whole game, a fault, the kiosk, and the second screen's banner."""
+def test_every_screen_of_the_page_in_the_pseudo_locale(browser):
+    """At a desktop's width and a phone's, each screen (the page drawn again at the other width, as
+    when a phone turns): Dr. Nim and the Nimatron from their first screen through a whole game, a
+    fault, the kiosk, and the second screen's banner."""
     context, address, _ = browser
     problems = []
+
+    def check_both(page, where):
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 768})
+            check(page, "%s, %d px" % (where, width), problems)
+
     page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60&lang=qps")
-    page.set_viewport_size({"width": width, "height": 768})
-    check(page, "Dr. Nim, first screen", problems)
+    check_both(page, "Dr. Nim, first screen")
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     page.keyboard.press("m")
-    check(page, "Dr. Nim, handed over", problems)
+    check_both(page, "Dr. Nim, handed over")
     page.keyboard.press("t")
     page.wait_for_function("(v => v.turn === 'player' && !v.running)(nim.view())")
-    check(page, "Dr. Nim, after its turn", problems)
+    check_both(page, "Dr. Nim, after its turn")
     page.evaluate("nim.feed(['switch', 'equalizer', 'off'])")
     page.evaluate("nim.feed(['press', 'trigger']); nim.feed(['press', 'trigger']); nim.feed(['press', 'trigger'])")
     page.wait_for_function(SETTLED)
-    check(page, "Dr. Nim, refusals", problems)
+    check_both(page, "Dr. Nim, refusals")
     page.evaluate("nim.mp.runPython('import bridge\\nbridge.world.machine.hold_for_check()')")
     page.evaluate("nim.feed(['tick'])")
-    check(page, "Dr. Nim, fault", problems)
-    page = open_page(context, address + "?machine=drnim&marbles=1&capacity=1&lang=qps")
-    page.set_viewport_size({"width": width, "height": 768})
+    check_both(page, "Dr. Nim, fault")
+    page = open_page(context, address + "?machine=drnim&marbles=1&capacity=1&lang=qps", tab=page)
     page.keyboard.press("t")
     page.wait_for_function("nim.view().mode === 'over'")
-    check(page, "Dr. Nim, game over", problems)
-    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&lang=qps")
-    page.set_viewport_size({"width": width, "height": 768})
-    check(page, "Nimatron, first screen", problems)
+    check_both(page, "Dr. Nim, game over")
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60000&pace_ms=50&lang=qps", tab=page)
+    check_both(page, "Nimatron, first screen")
     page.keyboard.press("1")
     page.keyboard.press("2")
-    check(page, "Nimatron, a refusal", problems)
+    check_both(page, "Nimatron, a refusal")
     page.keyboard.press("h")
     page.wait_for_function("nim.view().turn === 'machine'")
-    check(page, "Nimatron, thinking", problems)
-    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=qps")
-    page.set_viewport_size({"width": width, "height": 768})
+    check_both(page, "Nimatron, thinking")
+    assert page.evaluate("nim.view().turn") == "machine"
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=qps", tab=page)
     page.keyboard.press("1")
     page.wait_for_function("nim.view().attract", timeout=15000)
-    check(page, "kiosk, attract", problems)
-    page = open_page(context, address + "?follow=hall-1&broker=ws://127.0.0.1:9/&lang=qps")
-    page.set_viewport_size({"width": width, "height": 768})
-    check(page, "second screen, no broker", problems)
+    check_both(page, "kiosk, attract")
+    page = open_page(context, address + "?follow=hall-1&broker=ws://127.0.0.1:9/&lang=qps", tab=page)
+    check_both(page, "second screen, no broker")
     assert problems == []
 
 
