@@ -14,13 +14,21 @@ WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micro
 # axe-core, pinned there too: the accessibility tests run it in the page
 AXE := web/node_modules/axe-core/axe.min.js
 
-.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator catalogs
+.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator catalogs constraints
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,ip,sim]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,ip,sim]'
 	touch $@
+
+# constraints.txt afresh: the newest release of every package the extras need, resolved in a scratch
+# virtualenv (make test then says whether the suite passes with them).
+constraints:
+	scratch=$$(mktemp -d) && $(PYTHON) -m venv $$scratch \
+		&& $$scratch/bin/pip install --quiet -e '.[test,ip,sim]' \
+		&& { sed -n '/^#/p' constraints.txt; $$scratch/bin/pip freeze --all --exclude-editable --exclude pip; } > constraints.txt.new \
+		&& mv constraints.txt.new constraints.txt; rm -rf $$scratch
 
 test: $(VENV)/.installed pico-emulator
 	@if [ ! -f $(WEB_PORT) ] || [ ! -f $(AXE) ]; then \

@@ -147,3 +147,30 @@ def test_nothing_but_ci_names_the_folder_beside_the_repository():
     naming = [name for name in listed.stdout.decode().split("\0") if name and not name.startswith(".ci/")
               and (ROOT / name).is_file() and b"../" b"shared" in (ROOT / name).read_bytes()]
     assert naming == []
+
+
+def test_every_package_make_installs_is_pinned_at_a_version_its_range_admits():
+    """constraints.txt pins each package the project and its test, ip and sim extras name at one
+    version, which the range in pyproject.toml admits: a dependency added without its pin, or a
+    range moved past its pin, fails here rather than in a fresh install months later."""
+    import tomllib
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pinned = Requirement(line)
+            assert [spec.operator for spec in pinned.specifier] == ["=="], line
+            pins[canonicalize_name(pinned.name)] = next(iter(pinned.specifier)).version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + [text for extra in ("test", "ip", "sim")
+                                        for text in project["optional-dependencies"][extra]]
+    unpinned, refused = [], []
+    for text in wanted:
+        needed = Requirement(text)
+        version = pins.get(canonicalize_name(needed.name))
+        if version is None:
+            unpinned.append(needed.name)
+        elif not needed.specifier.contains(version, prereleases=True):
+            refused.append("%s, pinned at %s" % (needed, version))
+    assert unpinned == [] and refused == [], (unpinned, refused)
