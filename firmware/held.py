@@ -37,8 +37,9 @@ def hold(config, stream, write, guard, path):
         try:
             if raw is None:
                 raise protocol.ProtocolError("line too long: %d bytes" % length)
-            message = protocol.request(raw, config.MODE, parse=json.loads)
+            message = protocol.decode(raw, parse=json.loads)
             ident = message.get("id")
+            protocol.checked(message, config.MODE)
             if message["kind"] == "new_game":
                 flash.set_aside(path)
                 flash.take(guard.path)

@@ -314,8 +314,9 @@ class Runner:
         try:
             if raw is None:
                 raise ProtocolError("line too long: %d bytes, at most %d" % (length, protocol.MAX_LINE))
-            message = protocol.request(raw, self.config.MODE, self.clock, json.loads)
+            message = protocol.decode(raw, parse=json.loads)
             ident = message.get("id")
+            protocol.checked(message, self.config.MODE, self.clock)
             getattr(self, "ask_" + message["kind"])(message, ident)
         except ValueError as error:
             self.answer(ident, {"kind": "error", "error": str(error)})

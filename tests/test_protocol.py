@@ -14,7 +14,7 @@ from controller.core.drnim import DrNim
 from controller.core.nimatron import Nimatron
 from controller.core.jsontext import encode
 from controller.core.board_lines import reply
-from controller.core.protocol import MAX_LINE, ProtocolError, decode, hello, machine_event, request
+from controller.core.protocol import MAX_LINE, ProtocolError, checked, decode, hello, machine_event
 
 CASES = ROOT / "tests" / "mpy" / "protocol_cases.py"
 GOOD = [
@@ -103,7 +103,7 @@ def test_production_refuses_development_lines_and_a_real_clock_refuses_advance(t
                                             "new_game"]
     assert answers[3]["error"] == "inject: only in development mode, and this board runs in production mode"
     with pytest.raises(ProtocolError, match="advance: this board keeps its own time"):
-        request(b'{"kind":"advance","ms":5}', "development", "real")
+        checked(decode(b'{"kind":"advance","ms":5}'), "development", "real")
 
 
 def test_a_board_line_round_trips_and_the_host_reads_it():
@@ -152,7 +152,7 @@ def test_what_is_encoded_decodes_to_itself(value):
 @given(st.binary(max_size=80) | st.text(max_size=80).map(lambda t: ('{"kind":"state","id":' + t).encode("utf-8")))
 def test_no_line_breaks_the_parser(line):
     try:
-        request(line)
+        checked(decode(line))
     except ProtocolError as error:
         assert "\n" not in str(error)
 

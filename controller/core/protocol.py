@@ -124,11 +124,12 @@ def within(value, depth):
 
 
 # --- host lines --------------------------------------------------------------
-def request(line, mode=DEVELOPMENT, clock=REAL_CLOCK, parse=None):
-    """A host's line, read (by `parse`, see `decode`) and checked against what
-    a board in `mode` on `clock` accepts: the table, or ProtocolError. Nothing
-    about the machine is checked here (see `machine_event`)."""
-    message = decode(line, parse=parse)
+def checked(message, mode=DEVELOPMENT, clock=REAL_CLOCK):
+    """A host's request (its line as `decode` read it) checked against what a
+    board in `mode` on `clock` accepts: the table, or ProtocolError. A board
+    takes the request's "id" before this check, so that a refusal goes back
+    with it and the host hears why at once (not, after its wait, that nothing
+    came). Nothing about the machine is checked here (see `machine_event`)."""
     kind = message["kind"]
     fields = HOST_KINDS.get(kind)
     if fields is None:

@@ -620,6 +620,19 @@ def test_a_refused_line_is_one_error_and_changes_nothing():
     assert encode(board.runner.machine.to_dict()) == before
 
 
+def test_a_request_the_protocol_refuses_goes_back_with_its_id():
+    """The host waits for the reply that carries its request's id: a refusal without it
+    left the host waiting its whole timeout, then saying the board did not answer."""
+    remove(SCRATCH + "/refuse.json")
+    board = Board("refuse.json").start()
+    for ident, text in ((1, b'{"kind":"ping","id":1}'), (2, b'{"kind":"advance","ms":-5,"id":2}'),
+                        (3, b'{"kind":"new_game","settings":5,"id":3}'), (4, b'{"kind":"state","colour":1,"id":4}')):
+        count = len(board.sent)
+        board.runner.line(text)
+        replies = [decode(line) for line in board.sent[count:]]
+        assert [(reply["kind"], reply.get("id")) for reply in replies] == [("error", ident)], (text, replies)
+
+
 def test_a_reply_that_runs_out_of_memory_is_one_whole_error_line():
     remove(SCRATCH + "/broken.json")
     board = Board("broken.json").start()
