@@ -29,23 +29,22 @@ def pytest_xdist_auto_num_workers(config):
     return 2 * (os.cpu_count() or 1)
 
 
-# The files that take longest, longest first (seconds of one worker on the 2-core machine, make test):
-# a parallel run starts them at once and fills the other workers with the short ones around them,
-# instead of finding one of them last with the other workers idle.
+# The files that take longest, longest first (seconds of one process, each file alone, pytest -n 0 on the
+# 2-core machine): a parallel run starts them at once and fills the other workers with the short ones
+# around them, instead of finding one of them last with the other workers idle.
 LONGEST_FIRST = [
-    "test_firmware_pico_faults.py",     # 60
-    "test_page_access.py",              # 45
-    "test_firmware_pico.py",            # 30
-    "test_firmware.py",                 # 25
-    "test_fleet.py",                    # 23
-    "test_web.py",                      # 23
-    "test_firmware_emulated.py",        # 20
-    "test_fleet_neighbours.py",         # 18
-    "test_sim_app.py",                  # 16
-    "test_second_screen.py",            # 15
-    "test_pseudo_locale.py",            # 13
-    "test_stress.py",                   # 13
-    "test_service.py",                  # 12
+    "test_firmware_pico_faults.py",     # 32
+    "test_page_access.py",              # 25
+    "test_fleet.py",                    # 22
+    "test_web.py",                      # 20
+    "test_firmware_pico.py",            # 19
+    "test_sim_app.py",                  # 18
+    "test_fleet_neighbours.py",         # 17
+    "test_firmware.py",                 # 15
+    "test_second_screen.py",            # 13
+    "test_stress.py",                   # 10
+    "test_service.py",                  # 9
+    "test_pseudo_locale.py",            # 8
 ]
 
 
