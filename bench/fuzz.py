@@ -322,7 +322,7 @@ def protocol_seeds():
 def run_protocol(raw):
     """A line from the host, as a board in development mode on the host's clock
     takes it (firmware/runner.py): checked, then carried out on each machine."""
-    message = protocol.request(raw, protocol.DEVELOPMENT, protocol.HOST_CLOCK)
+    message = protocol.checked(protocol.decode(raw), protocol.DEVELOPMENT, protocol.HOST_CLOCK)
     for name in NAMES:
         cls = machine_class(name)
         machine = cls(message["settings"]) if message["kind"] == "new_game" and "settings" in message else cls()
