@@ -85,6 +85,8 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
     assert blinking(drnim, drnim.pico.now / 1e6 - 2000) == 100
     with pytest.raises(BoardRefused, match="reset 3 times in a row, each soon after it started"):
         drnim.board.ask("state")
+    with pytest.raises(BoardRefused, match="unknown kind 'ping'"):     # refused with its id, not left unanswered
+        drnim.board.ask("ping")
     drnim.board.ask_all([("new_game", {})], restarts=True)
     assert drnim.board.hello["resumed"] == "new"
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
