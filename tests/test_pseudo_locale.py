@@ -143,14 +143,19 @@ def test_every_screen_of_the_page_in_the_pseudo_locale(browser):
 
 @needs_browser
 def test_lang_fr_is_french_throughout_and_the_buttons_change_the_language(browser):
-    context, address, _ = browser
+    """The buttons name each language in itself from what the build says: the page fetches the one
+    catalog it shows, not every language's to read its name."""
+    context, address, requests = browser
     page = open_page(context, address + "?machine=drnim&lang=fr")
+    assert [url for url in requests if "/language/" in url and "messages" not in url] == [
+        address + "language/fr.json", address + "language/fr.json"]     # a HEAD (is there one?), then the catalog
     assert page.evaluate("document.documentElement.lang") == "fr"
     assert page.inner_text("#page-title") == "L’étonnant Dr Nim et le Nimatron"
     assert page.inner_text("#control-trigger") == "Déclencheur"
     assert page.inner_text("#working li:first-child") == "La dernière bille perd, donc t = 1"
     assert page.get_attribute("#language-fr", "aria-pressed") == "true"
     assert page.get_attribute("#language-de", "lang") == "de" and page.inner_text("#language-de") == "Deutsch"
+    assert page.inner_text("#language-fr") == "Français" and page.inner_text("#language-en") == "English"
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     assert page.inner_text("#said") == "Vous avez lâché 1 bille. Il en reste 14."

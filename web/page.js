@@ -170,7 +170,7 @@ const chosen = {};          // the visitor's settings, by machine
 const parts = {};           // the drawing's elements that change
 
 window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [], announced: [] };
-let languageNames = {};     // each language named in itself, from its catalog
+let languageNames = {};     // each language named in itself: the build says (files.json), or its catalog
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -890,7 +890,7 @@ async function boot() {
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
-  await chooseLanguage(files.languages || ["en"]);
+  await chooseLanguage(files.languages || ["en"], files.names || {});
   stage("files");
   const mp = await runtime;
   stage("runtime");
@@ -931,9 +931,10 @@ async function boot() {
   }
 }
 
-// The languages the build offers; the first one: ?lang= (any the build has a catalog for), else the
-// browser's own when offered (not a kiosk's, whose browser is the museum's), else the museum's first.
-async function chooseLanguage(languages) {
+// The languages the build offers, each with its name in itself (`names`, for its button); the first
+// one: ?lang= (any the build has a catalog for), else the browser's own when offered (not a kiosk's,
+// whose browser is the museum's), else the museum's first. Only that one's catalog is fetched.
+async function chooseLanguage(languages, names) {
   offered = languages.length ? languages : ["en"];
   ids = await (await fetch("language/messages.json")).json();
   const asked = (params.get("lang") || "").trim();
@@ -941,17 +942,10 @@ async function chooseLanguage(languages) {
   const browser = kiosk ? [] : (navigator.languages || []).map((code) => code.split("-")[0].toLowerCase());
   home = ownCatalog ? asked : browser.find((code) => offered.includes(code)) || offered[0];
   if (ownCatalog && !offered.includes(asked)) offered = [asked].concat(offered);
-  const names = await Promise.all(offered.map(async (code) => {
-    try {
-      return (await (await fetch("language/" + code + ".json")).json()).name;
-    } catch (error) {
-      return code;
-    }
-  }));
-  offered.forEach((code, i) => { languageNames[code] = names[i]; });
   if (kiosk && ownCatalog) home = asked;
-  buildLanguages();
   await loadLanguage(home);
+  languageNames = Object.assign({ [home]: lang.name }, names);
+  buildLanguages();
   drawTexts();
   $("status").textContent = _("Starting MicroPython, which runs the machine in this page…");
 }

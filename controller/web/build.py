@@ -27,7 +27,7 @@ from pathlib import Path
 
 from controller import shipped
 from controller.cache import cache_folder
-from controller.language import CODES, LOCALE
+from controller.language import CODES, LANGUAGES, LOCALE
 from controller.language.messages import MESSAGES
 
 WEB = shipped.web()
@@ -163,6 +163,9 @@ def write_page(out, languages=CODES):
         python.append("controller/core/" + name)
     # The page writes these into MicroPython's file system before it imports the bridge: their
     # text is in files.json, one request where a module each took 40 (the files stay, to be read).
+    # Each language's name in itself is there too, for its button: the page fetches one catalog.
     sources = dict((path, (out / path).read_text(encoding="utf-8")) for path in python)
     (out / "files.json").write_text(json.dumps({"python": sources, "micropython": pinned_version(),
-                                                "languages": list(languages)}, indent=1), encoding="utf-8")
+                                                "languages": list(languages),
+                                                "names": dict((code, LANGUAGES[code]) for code in languages)},
+                                               indent=1), encoding="utf-8")
