@@ -502,7 +502,7 @@ def pico_game(machine, image, ballast):
             board.wait_hello(HELLO_S)
             board.hands = BallastHands(board, bench)
             failures = run_scripts([(machine, PICO_GAMES[machine])], lambda name: board, said.append)[machine]
-            heap = None if failures else board.ask("state")["heap"]
+            heap = None if failures else board.ask("state", heap=True)["heap"]
         except (BoardError, FirmwareError) as error:
             failures = [str(error)]
         if not failures:

@@ -330,12 +330,15 @@ class Runner:
         self.send(message)     # piece by piece: a state reply is never held whole
 
     def ask_state(self, message, ident):
-        """The game, its status, and the heap the board has: a host that watches a board for
-        months sees its memory too (what is free once the garbage is collected)."""
-        gc.collect()
+        """The game and its status; the heap the board has when asked ("heap": true): a host
+        that watches a board for months sees its memory too (what is free once the garbage is
+        collected). Only when asked: the collection and the two counts hold a Pico's loop 30 ms,
+        and a host polls the state several times a second while a machine is busy."""
         reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_save(),
-                 "status": self.machine.status(), "busy": self.busy(), "now": self.now,
-                 "heap": {"free": gc.mem_free(), "used": gc.mem_alloc()}}
+                 "status": self.machine.status(), "busy": self.busy(), "now": self.now}
+        if message.get("heap"):
+            gc.collect()
+            reply["heap"] = {"free": gc.mem_free(), "used": gc.mem_alloc()}
         if self.world:
             reply["world"] = self.world.view()
         self.answer(ident, reply)

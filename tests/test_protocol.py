@@ -26,6 +26,7 @@ GOOD = [
     b'{"kind":"inject","event":["marble"]}',
     b'{"kind":"advance","ms":600000,"settle":true}',
     b'{"kind":"new_game","settings":{"openings":[[1,3,5,7]],"title":"caf\\u00e9 \\ud83d\\ude00"}}',
+    b'{"kind":"state","heap":true,"id":8}',
 ]
 BAD = [
     b'', b'{', b'nul', b'[1,2]', b'{"kind":7}', b'{"kind":"zap"}', b'{"kind":"state","x":1}',
@@ -36,7 +37,7 @@ BAD = [
     b'{"kind":"inject","event":[]}', b'{"kind":"new_game","settings":[]}', b'{"kind":"state","id":[1]}',
     b'{"kind":"state"} {"kind":"state"}', b'{"kind":"st\xc3\xa4te"}', b'{"kind":"\\ud800"}',
     b'{"kind":"\\u12"}', b'{"kind":"a\x01"}', b'{"kind":"state","id":1' + b'2' * 20 + b'}',
-    b'[' * 40 + b']' * 40, b'{"kind":"state","pad":"' + b'x' * MAX_LINE + b'"}',
+    b'{"kind":"state","heap":1}', b'[' * 40 + b']' * 40, b'{"kind":"state","pad":"' + b'x' * MAX_LINE + b'"}',
 ]
 
 
@@ -58,7 +59,7 @@ def test_a_board_reads_each_line_the_same_under_micropython(tmp_path, micropytho
     assert board_view(tmp_path, micropython) == cpython
     answers = [json.loads(line) for line in cpython]
     assert [a["kind"] for a in answers[:len(GOOD)]] == ["state", "state", "new_game", "inject", "inject", "inject",
-                                                        "advance", "new_game"]
+                                                        "advance", "new_game", "state"]
     assert answers[4]["event"] == ["switch", "turn", "machine"]     # a script's word made the machine's side
     assert answers[7]["settings"]["title"] == "caf\u00e9 \U0001F600"
     errors = answers[len(GOOD):]
@@ -94,13 +95,14 @@ def test_every_refusal_is_one_line_saying_what_and_where(tmp_path):
     assert said[b'{"kind":"advance","ms":1.5}'] == "column 25: a fraction or an exponent: numbers are whole at '.5}'"
     assert said[b'{"kind":"inject","event":["press","nobody"]}'] == "inject: drnim has no button 'nobody'"
     assert said[b'{"kind":"st\xc3\xa4te"}'].startswith("column 12: byte 0xc3")
+    assert said[b'{"kind":"state","heap":1}'] == "state: heap 1 is not true or false"
     assert said[BAD[-1]] == "line too long: 1049 bytes, at most 1024"
 
 
 def test_production_refuses_development_lines_and_a_real_clock_refuses_advance(tmp_path):
     answers = [json.loads(line) for line in board_view(tmp_path, "cpython", "production", "real")[:len(GOOD)]]
     assert [a["kind"] for a in answers] == ["state", "state", "new_game", "error", "error", "error", "error",
-                                            "new_game"]
+                                            "new_game", "state"]
     assert answers[3]["error"] == "inject: only in development mode, and this board runs in production mode"
     with pytest.raises(ProtocolError, match="advance: this board keeps its own time"):
         checked(decode(b'{"kind":"advance","ms":5}'), "development", "real")

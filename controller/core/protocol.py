@@ -45,7 +45,7 @@ HOST_CLOCK = "host"
 
 # What a host may send: each kind with its fields, (name, check, required).
 HOST_KINDS = {
-    "state": (),
+    "state": (("heap", "flag", False),),
     "new_game": (("settings", "table", False),),
     "inject": (("event", "event", True),),
     "advance": (("ms", "time", True), ("settle", "flag", False)),

@@ -633,6 +633,20 @@ def test_a_request_the_protocol_refuses_goes_back_with_its_id():
         assert [(reply["kind"], reply.get("id")) for reply in replies] == [("error", ident)], (text, replies)
 
 
+def test_the_state_says_the_heap_only_when_asked():
+    """A host polls the state several times a second while a machine is busy: counting the
+    heap (a collection and two counts, about 30 ms of a Pico's loop) is for the host that asks."""
+    remove(SCRATCH + "/heap.json")
+    board = Board("heap.json").start()
+    board.runner.line(b'{"kind":"state","id":1}')
+    plain = decode(board.sent[-1], 65536)
+    board.runner.line(b'{"kind":"state","heap":true,"id":2}')
+    asked = decode(board.sent[-1], 65536)
+    assert (plain["id"], asked["id"]) == (1, 2) and "heap" not in plain, plain
+    assert asked["heap"]["free"] > 0 and asked["heap"]["used"] > 0, asked
+    assert asked["status"] == plain["status"] and asked["game"] == plain["game"]
+
+
 def test_a_reply_that_runs_out_of_memory_is_one_whole_error_line():
     remove(SCRATCH + "/broken.json")
     board = Board("broken.json").start()
