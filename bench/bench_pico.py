@@ -47,11 +47,13 @@ GAMES = {
 
 
 def play(machine, games, images):
-    """(erases per sector, pages programmed, wall s, emulated s, saved-game writes) over `games` games."""
+    """(erases per sector, pages programmed, wall s, emulated s, the board's ms from power-up to its
+    hello) over `games` games."""
     connect = Connector(emulate="rp2040", images=images)
     try:
         board = connect(machine)
         pico = connect.emulator
+        started_ms = (pico.now - pico.resets[-1][1]) / 1e6     # the connector cut the power, then heard hello
         run_scripts([("warm-up", GAMES[machine])], lambda name: board, lambda line: None)
         before, pages = pico.flash_wear()
         lines = []
@@ -64,7 +66,7 @@ def play(machine, games, images):
             raise SystemExit("%s: %s did not end as a whole game: %s" % (machine, failed[0], results[failed[0]]))
         after, pages_after = pico.flash_wear()
         erases = dict((sector, after.get(sector, 0) - before.get(sector, 0)) for sector in after)
-        return erases, pages_after - pages, time.monotonic() - wall, (pico.now - start) / 1e9
+        return erases, pages_after - pages, time.monotonic() - wall, (pico.now - start) / 1e9, started_ms
     finally:
         connect.close()
 
@@ -94,7 +96,7 @@ def main():
     worst = None
     with tempfile.TemporaryDirectory() as images:
         for machine in ("drnim", "nimatron"):
-            erases, pages, wall, emulated = play(machine, games, images)
+            erases, pages, wall, emulated, started_ms = play(machine, games, images)
             total = sum(erases.values())
             hottest = max(erases.values())
             blocks = FILE_SYSTEM // SECTOR
@@ -107,6 +109,8 @@ def main():
                   "blocks" % (GAMES_A_DAY, leveled, blocks))
             print("  emulation: %.1f s of wall time a game, %.1f s of the board's time (%.2f wall s for each of "
                   "the board's)" % (wall / games, emulated / games, wall / emulated))
+            print("  power-up to the hello line: %.0f ms of the board's time (MicroPython starting, the firmware's "
+                  "modules read from LittleFS, the saved game restored)" % started_ms)
             worst = leveled if worst is None else min(worst, leveled)
         saves, erases = hammer(images)
         print("LittleFS moving its writes: %d saves in a row, %d erases over %d sectors, at most %d on one"
