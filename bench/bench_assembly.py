@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.hardware import csg  # noqa: E402
+from controller.hardware import assembly  # noqa: E402
 from controller.hardware.assembly import Assembly  # noqa: E402
 from controller.hardware.command import builds  # noqa: E402
 
@@ -39,6 +40,8 @@ def main():
         reports, seconds = [], []
         for way in (made, refuse):
             csg.solid = way
+            assembly.MADE.clear()       # each check from nothing, as `controller hardware check` makes it
+            assembly.SHARED.clear()
             with tempfile.TemporaryDirectory() as cache:
                 start = time.perf_counter()
                 report = Assembly(pinmap, openscad, cache).check()

@@ -51,6 +51,12 @@ from controller.hardware.printed import ROOT, Mesh
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
 TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
 WORKERS = 2
+# Solids already made, by their CSG text, and the volumes two of them share, by their two texts:
+# checks of builds that differ in one part (a test's wrong pocket, another machine's build) make
+# each unchanged part, and each pair of them, once. Manifold's solids are values.
+MADE = {}
+SHARED = {}
+MADE_MOST = 500
 
 
 class AssemblyError(ValueError):
@@ -96,6 +102,26 @@ def _blocks(csg):
             current.append(line)
         depth += line.count("{") - line.count("}")
     return blocks
+
+
+def made_solid(text):
+    """csg.solid(text), made once for each text."""
+    if text not in MADE:
+        if len(MADE) >= MADE_MOST:
+            MADE.clear()
+        MADE[text] = csg.solid(text)
+    return MADE[text]
+
+
+def shared_volume(one, other, texts):
+    """The volume two Manifold solids share, mm³, worked out once for each two texts (when both are known)."""
+    if None in texts:
+        return (one ^ other).volume()
+    if texts not in SHARED:
+        if len(SHARED) >= 2 * MADE_MOST:
+            SHARED.clear()
+        SHARED[texts] = (one ^ other).volume()
+    return SHARED[texts]
 
 
 class Assembly:
@@ -183,7 +209,7 @@ class Assembly:
         made, left = {}, []
         for name, text in texts.items():
             try:
-                made[name] = csg.solid(text)
+                made[name] = made_solid(text)
             except (ImportError, csg.Unknown):
                 left.append(name)
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -196,8 +222,8 @@ class Assembly:
     def intersections(self, pairs, shapes, texts, work):
         """{pair: the volume its two solids enclose together, mm³ (0 when they only touch or are
         apart)}: Manifold's, or openscad's for a pair with a solid that Manifold has not."""
-        volumes = dict((pair, (shapes[pair[0]] ^ shapes[pair[1]]).volume()) for pair in pairs
-                       if not any(isinstance(shapes[name], Path) for name in pair))
+        volumes = dict(((a, b), shared_volume(shapes[a], shapes[b], (texts.get(a), texts.get(b)))) for a, b in pairs
+                       if not isinstance(shapes[a], Path) and not isinstance(shapes[b], Path))
         left = [pair for pair in pairs if pair not in volumes]
         stls = dict((name, shapes[name] if isinstance(shapes[name], Path) else self.render(name, texts[name]))
                     for pair in left for name in pair)
