@@ -108,9 +108,10 @@ class Pico:
     """A deployed board of `machine` on the emulated Pico, with the hands and
     the world of the scripts (controller/firmware/board_test.py)."""
 
-    def __init__(self, images, machine="drnim"):
+    def __init__(self, images, machine="drnim", timer_us=0):
         self.said = []
-        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images, write_flash=written_flash)
+        self.connect = Connector(emulate="rp2040", report=self.said.append, images=images, write_flash=written_flash,
+                                 timer_us=timer_us)
         self.board = self.connect(machine)
         self.pico = self.connect.emulator
         self.bench = self.board.hands.bench

@@ -25,10 +25,17 @@ def nimatron(images):  # noqa: F811
     board.close()
 
 
-def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly(drnim):
+@pytest.fixture
+def drnim_before_the_wrap(images):  # noqa: F811
+    """A Dr. Nim board whose timer starts a minute before `ticks_ms` wraps."""
+    board = Pico(images, "drnim", timer_us=(TICKS_PERIOD_MS - 60000) * 1000)
+    yield board
+    board.close()
+
+
+def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly(drnim_before_the_wrap):
+    drnim = drnim_before_the_wrap
     drnim.pico.watch([LED])
-    drnim.pico.power_cut(timer_us=(TICKS_PERIOD_MS - 60000) * 1000)
-    drnim.board.wait_restart(20)
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nwait 90s\npress trigger\nexpect rail 13\n"
                         "expect releases 2\nexpect fault none\n") == []
     assert blinking(drnim, 0) == 1000

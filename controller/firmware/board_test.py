@@ -345,15 +345,17 @@ class Connector:
     the port (a board in development mode, already running that machine), or
     emulated, started anew for each machine the scripts ask for (`emulate`: "unix",
     the firmware on the fake `machine` module on the host's clock, or "rp2040", the
-    official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote)."""
+    official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote;
+    `timer_us`: where its timer starts, 0 as on a Pico)."""
 
-    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None, write_flash=None):
+    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None, write_flash=None, timer_us=0):
         self.port = port
         self.emulate = emulate
         self.report = report or (lambda line: None)
         self.uf2 = uf2
         self.images = images
         self.write_flash = write_flash
+        self.timer_us = timer_us
         self.link = None
         self.emulator = None
 
@@ -389,7 +391,7 @@ class Connector:
         self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images, write_flash=self.write_flash)
         self.link = EmulatedLink(bench, report=self.report)
         self.link.try_open()
-        self.emulator.power_cut()       # a clean start from its flash, heard from its hello on
+        self.emulator.power_cut(timer_us=self.timer_us)     # a clean start from its flash, heard from its hello on
         board = Board(self.link)
         self.check(board.wait_hello(HELLO_S), machine)
         board.hands = PicoHands(board, bench)
