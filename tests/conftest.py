@@ -33,18 +33,18 @@ def pytest_xdist_auto_num_workers(config):
 # 2-core machine): a parallel run starts them at once and fills the other workers with the short ones
 # around them, instead of finding one of them last with the other workers idle.
 LONGEST_FIRST = [
-    "test_firmware_pico_faults.py",     # 32
+    "test_firmware_pico_faults.py",     # 26
     "test_page_access.py",              # 25
-    "test_fleet.py",                    # 22
-    "test_web.py",                      # 20
-    "test_firmware_pico.py",            # 19
-    "test_sim_app.py",                  # 18
+    "test_fleet.py",                    # 24
+    "test_web.py",                      # 19
     "test_fleet_neighbours.py",         # 17
-    "test_firmware.py",                 # 15
+    "test_sim_app.py",                  # 16
+    "test_firmware_pico.py",            # 14
     "test_second_screen.py",            # 13
+    "test_firmware.py",                 # 10
+    "test_service.py",                  # 10
     "test_stress.py",                   # 10
-    "test_service.py",                  # 9
-    "test_pseudo_locale.py",            # 8
+    "test_pseudo_locale.py",            # 7
 ]
 
 
