@@ -4,6 +4,7 @@ Each test deploys more than once (tens of seconds each): `make firmware-test`
 runs them (marked firmware_test), not `make test`."""
 
 import io
+import time
 
 import pytest
 import serial
@@ -41,7 +42,7 @@ def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp
     try:
         deploy.deploy(pico.port, tmp_path / "build")
         assert '"kind":"hello"' in power_up()
-        pico.run_free()
+        pico.run_free(pace=True)        # its watchdog runs: its 5 s are the host's, as on a Pico
         monkeypatch.setattr(deploy, "mpremote_arguments", half_of_it)
         deploy.deploy(pico.port, tmp_path / "build")
         pico.watch([LED])
@@ -53,6 +54,26 @@ def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp
         pico.run_free()
         deploy.deploy(pico.port, tmp_path / "build")
         assert '"kind":"hello"' in power_up()
+    finally:
+        pico.stop()
+
+
+def test_a_board_run_freely_at_the_wall_clock_s_pace_runs_on_after_a_pause():
+    """A board mpremote talks to runs on its own, its time the host's (a production board's
+    watchdog counts real seconds); paused and run again, its time goes on. (The pause cleared
+    the wall-paced run's timeout as an immediate: the next free run never ran, and mpremote
+    waited for a board whose time stood still.)"""
+    pico = fresh_pico()
+    try:
+        for _ in range(2):
+            pico.pause()
+            before, started = pico.now, time.monotonic()
+            pico.run_free(pace=True)
+            while pico.ask("effort")["now"] - before < 0.2e9 and time.monotonic() - started < 30:
+                time.sleep(0.05)
+            pico.pause()
+            took = time.monotonic() - started
+            assert 0.2e9 <= pico.now - before <= took * 1e9, ((pico.now - before) / 1e9, took)
     finally:
         pico.stop()
 

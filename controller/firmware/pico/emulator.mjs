@@ -109,6 +109,7 @@ class Board {
     this.stopOnLine = false;
     this.flashBusyUntil = null;
     this.freeRunning = null;
+    this.freeWaits = false;    // the free run's next slice waits for the wall clock (a timeout, not an immediate)
     this.cycles = 0;           // executed, as opposed to slept through
     this.runWallNs = 0n;
   }
@@ -370,8 +371,10 @@ class Board {
       }
       if (until > this.now) this.run(until);
       else this.pumpSerial();
-      this.freeRunning = pace && until <= this.now ? setTimeout(slice, 1) : setImmediate(slice);
+      this.freeWaits = pace && until <= this.now;      // ahead of the wall clock: wait for it
+      this.freeRunning = this.freeWaits ? setTimeout(slice, 1) : setImmediate(slice);
     };
+    this.freeWaits = false;
     this.freeRunning = setImmediate(slice);
   }
 
@@ -412,7 +415,9 @@ class Board {
         if (!this.freeRunning) this.freeRun(!!message.pace);
         return { now: this.now };
       case 'pause':
-        if (this.freeRunning) { clearImmediate(this.freeRunning); clearTimeout(this.freeRunning); }
+        // each handle cleared by its own kind: clearImmediate on a timeout's handle miscounts Node's
+        // queue of immediates, and the next free run's slices never came (its time stood still)
+        if (this.freeRunning) (this.freeWaits ? clearTimeout : clearImmediate)(this.freeRunning);
         this.freeRunning = null;
         return Object.assign({ now: this.now }, this.happened());
       case 'flash':
