@@ -33,9 +33,10 @@ def command(*argv, stdin=""):
 # --- 1. a stop always stops ----------------------------------------------------------------
 
 def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outputs_off(tmp_path):
-    """200 stops, in four processes of 50 at once: a round mostly waits (for its random
-    moment, for the stop), and each process has its own signals and pins."""
-    rounds, processes = 50, 4
+    """100 stops, in two processes of 50 at once: a round mostly waits (for its random
+    moment, for the stop), and each process has its own signals and pins. The long run,
+    thousands of stops: bench/stop_campaign.py."""
+    rounds, processes = 50, 2
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     rigs = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(rounds), str(2026 + number),
                               str(tmp_path / str(number))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
