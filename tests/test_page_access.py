@@ -128,7 +128,8 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
     """Tab to the trigger, Enter to drop a marble, m to hand over: the live region says each marble the
     visitor drops and what Dr. Nim did in reply, once each, and the trigger keeps the focus throughout."""
     context, address, _ = browser
-    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player")
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player",
+                     reduced_motion="no-preference")        # as most visitors see it: the marbles fall
     while page.evaluate("document.activeElement.id") != "control-trigger":
         page.keyboard.press("Tab")
     english = language("en")
@@ -168,7 +169,7 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
 def test_a_whole_nimatron_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&openings=1,2,0,0"
-                     "&opening=first")
+                     "&opening=first", reduced_motion="no-preference")
     page.focus("#control-row2")
     said = []
     rows = [1, 2, 0, 0]
@@ -222,7 +223,7 @@ def test_every_control_shows_its_focus_and_is_a_44_pixel_target(browser):
 
 @needs_browser
 def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motion(browser):
-    """prefers-reduced-motion: reduce (the test sets the media feature): a falling marble is drawn still,
+    """prefers-reduced-motion: reduce (the test asks for the media feature): a falling marble is drawn still,
     where it is, and the flip-flops turn without a transition; without it, the marble falls."""
     context, address, _ = browser
 
@@ -236,13 +237,12 @@ def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motio
             page.wait_for_timeout(40)
         return [place for place in places if place]
 
-    page = open_page(context, address + "?machine=drnim&seed=3")
-    page.emulate_media(reduced_motion="reduce")
+    page = open_page(context, address + "?machine=drnim&seed=3", reduced_motion="reduce")
     assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
     places = falling(page)
     assert places[0] and len(set(places)) == 1, places
     assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0s"
-    page = open_page(context, address + "?machine=drnim&seed=3")
-    page.emulate_media(reduced_motion="no-preference")
+    page = open_page(context, address + "?machine=drnim&seed=3", reduced_motion="no-preference")
+    assert not page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
     assert len(set(falling(page))) > 1, "without the preference the marble falls"
     assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0.25s"

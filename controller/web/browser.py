@@ -34,10 +34,12 @@ def missing():
 
 
 @contextmanager
-def served_page(viewport=(1280, 800), add=None):
+def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference"):
     """(Playwright's browser context, the page's address, every address it asked for):
     the page built afresh into a temporary folder and served on a free port. `add`: files
-    to put into the built folder, path -> text (a test's own catalog)."""
+    to put into the built folder, path -> text (a test's own catalog). `reduced_motion`:
+    the visitor's prefers-reduced-motion in every tab, unless open_page is asked otherwise
+    ("reduce": a falling marble is drawn still, not redrawn frame by frame)."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as folder:
         build(folder + "/page", fetch=False)
@@ -57,6 +59,7 @@ def served_page(viewport=(1280, 800), add=None):
                 context.own_tabs = []       # the tabs open_page opened
                 context.spare_tabs = []     # those of them handed back (spare_tabs)
                 context.viewport = {"width": viewport[0], "height": viewport[1]}
+                context.reduced_motion = reduced_motion
                 try:
                     yield context, "http://127.0.0.1:%d/" % server.server_address[1], requests
                 finally:
@@ -72,18 +75,18 @@ def spare_tabs(context):
     context.spare_tabs[:] = [page for page in context.own_tabs if not page.is_closed()]
 
 
-def open_page(context, address, timeout_ms=30000, tab=None):
+def open_page(context, address, timeout_ms=30000, tab=None, reduced_motion=None):
     """A tab on `address`, once its machine is drawn and playable; a RuntimeError
     with the page's own words when it could not start. The tab: `tab` (one this
     opened before), else one handed back with `spare_tabs` (brought to the front,
-    its size and media as the context's again), else a new one. A load in a tab
-    Chromium has open costs a third less work than in a new one: it keeps the
-    tab's renderer."""
+    its size as the context's again), else a new one. A load in a tab Chromium has
+    open costs a third less work than in a new one: it keeps the tab's renderer.
+    `reduced_motion`: the visitor's preference for this page (by default the
+    context's, served_page)."""
     if tab is None and context.spare_tabs:
         tab = context.spare_tabs.pop()
         tab.bring_to_front()        # a tab behind another draws no animation frames
         tab.set_viewport_size(context.viewport)
-        tab.emulate_media(reduced_motion="null")
     if tab is None:
         page = context.new_page()
         errors = []
@@ -92,6 +95,7 @@ def open_page(context, address, timeout_ms=30000, tab=None):
     else:
         page, errors = tab, tab.page_errors
         errors.clear()
+    page.emulate_media(reduced_motion=reduced_motion or context.reduced_motion)
     page.goto(address)
     page.wait_for_function("window.nim && (window.nim.ready || window.nim.errors.length > 0)", timeout=timeout_ms)
     problems = page.evaluate("window.nim.errors") + errors
