@@ -6,9 +6,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 # pytest-xdist's workers: auto is two a core (tests/conftest.py); PYTEST_WORKERS=0 runs the suite in one
 # process. --dist loadfile keeps each test file on one worker, so what a file builds once (a browser, a
-# broker, the wheel, the printed parts' renders) is built once.
+# broker, the wheel, the printed parts' renders) is built once; --no-loadscope-reorder hands the files
+# out in the suite's own order, the longest first (tests/conftest.py), where xdist would start the files
+# with the most tests first and leave the long files of a few tests for last.
 PYTEST_WORKERS ?= auto
-PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # MicroPython's WebAssembly port, pinned in web/package-lock.json (the browser tests need it)
 WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micropython.wasm
 # axe-core, pinned there too: the accessibility tests run it in the page

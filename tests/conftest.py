@@ -31,20 +31,25 @@ def pytest_xdist_auto_num_workers(config):
 
 # The files that take longest, longest first (seconds of one process, each file alone, pytest -n 0 on the
 # 2-core machine): a parallel run starts them at once and fills the other workers with the short ones
-# around them, instead of finding one of them last with the other workers idle.
+# around them, instead of finding one of them last with the other workers idle. (xdist keeps this order
+# only with --no-loadscope-reorder, which make test passes: tests/test_suite_order.py.)
 LONGEST_FIRST = [
-    "test_firmware_pico_faults.py",     # 26
-    "test_page_access.py",              # 25
-    "test_fleet.py",                    # 24
+    "test_firmware_pico_faults.py",     # 28
+    "test_page_access.py",              # 22
+    "test_fleet.py",                    # 22
     "test_web.py",                      # 19
     "test_fleet_neighbours.py",         # 17
-    "test_sim_app.py",                  # 16
-    "test_firmware_pico.py",            # 14
-    "test_second_screen.py",            # 13
-    "test_firmware.py",                 # 10
+    "test_sim_app.py",                  # 17
+    "test_firmware_pico.py",            # 15
+    "test_second_screen.py",            # 11
+    "test_firmware.py",                 # 11
     "test_service.py",                  # 10
-    "test_stress.py",                   # 10
+    "test_stress.py",                   # 8
+    "test_wheel.py",                    # 8
     "test_pseudo_locale.py",            # 7
+    "test_cli.py",                      # 7
+    "test_sim.py",                      # 7
+    "test_solve.py",                    # 6
 ]
 
 
