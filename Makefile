@@ -32,17 +32,16 @@ constraints:
 		&& { sed -n '/^#/p' constraints.txt; $$scratch/bin/pip freeze --all --exclude-editable --exclude pip; } > constraints.txt.new \
 		&& mv constraints.txt.new constraints.txt; rm -rf $$scratch
 
-# The package's and the tests' bytecode is compiled first, once: where PYTHONDONTWRITEBYTECODE is set (as on
-# the machine the suite is timed on), Python reads bytecode but never writes it, and each of the suite's
-# Python processes (the workers, about 140 `python -m controller` runs) compiled every module it imported
-# afresh: a tenth of the suite's time on a fresh clone.
+# The suite's Python processes keep their bytecode (in __pycache__, which git ignores) even where
+# PYTHONDONTWRITEBYTECODE is set, as on the machine the suite is timed on: without it each xdist worker
+# rewrote every test module's assertions afresh, and each of the suite's Python processes (about 140
+# `python -m controller` runs) compiled every module it imported, a tenth of the suite's time.
 test: $(VENV)/.installed pico-emulator
 	@if [ ! -f $(WEB_PORT) ] || [ ! -f $(AXE) ]; then \
 		if command -v npm >/dev/null; then cd web && npm ci --ignore-scripts --no-audit --no-fund; \
 		else echo "npm is missing: the browser tests will be skipped (Debian: apt-get install npm)"; fi; \
 	fi
-	$(PY) -m compileall -q controller tests
-	$(PY) -m pytest -q $(PYTEST_PARALLEL)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q $(PYTEST_PARALLEL)
 
 # MICROPYTHON_SOURCE=path/to/micropython (a checkout) adds the heap of the firmware frozen in.
 bench: $(VENV)/.installed
