@@ -68,7 +68,7 @@ def served_browser():
     Its tabs ask for reduced motion (prefers-reduced-motion: reduce): a falling marble is
     drawn still instead of redrawn every frame, which no test but the animations' own looks
     at (test_page_access.py, which also plays whole games with the motion a visitor gets
-    by default); about a fifth of the browser's work."""
+    by default); about a tenth of the browser's work."""
     from controller.web.browser import missing, served_page
     why = missing()
     if why:

@@ -20,6 +20,7 @@ suite.LONGEST_FIRST[:] = ["test_long.py"]
 pytest_collection_modifyitems = suite.pytest_collection_modifyitems
 """
 
+
 def make_variable(name, **given):
     """A variable of the Makefile as make test sets it."""
     done = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "show: ; @printf '%%s\\n' '$(%s)'" % name,
