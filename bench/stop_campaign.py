@@ -1,7 +1,7 @@
 """The stop campaign: the real service loop on mock pins, its inputs flooded
 with edges, stopped by SIGTERM at a random moment, ROUNDS times over a few
-processes at once (tests/stop_rig.py, as the suite runs a hundred of them in
-tests/test_stress.py). Prints figures; asserts nothing.
+processes at once (tests/stop_rig.py's campaign, of which the suite runs a
+hundred stops in tests/test_stress.py). Prints figures; asserts nothing.
 
     .venv/bin/python bench/stop_campaign.py [ROUNDS] [PROCESSES]      (default 2,000 over 2)
 
@@ -11,31 +11,18 @@ level. The last line is `stops N: outputs left on F, hangs H, slowest S s`
 ends with the stacks dumped, and its remaining rounds are not played).
 """
 
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from stop_rig import campaign  # noqa: E402
+
 SEED = 2026
-
-
-def campaign(rounds, processes, folder):
-    """Each round's (seconds from the signal to the outputs off, outputs off), and the hangs."""
-    shares = [rounds // processes + (1 if number < rounds % processes else 0) for number in range(processes)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    rigs = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(share), str(SEED + number),
-                              str(Path(folder) / str(number))], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=ROOT, env=env) for number, share in enumerate(shares) if share]
-    results, hangs = [], 0
-    for rig in rigs:
-        out, _ = rig.communicate()
-        results += [(float(line.split()[2]), line.split()[3] == "off=True")
-                    for line in out.splitlines() if line.startswith("ROUND")]
-        hangs += rig.returncode != 0
-    return results, hangs
 
 
 def main(argv):
@@ -43,14 +30,14 @@ def main(argv):
     processes = int(argv[1]) if len(argv) > 1 else 2
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stop-campaign-") as folder:
-        results, hangs = campaign(rounds, processes, folder)
+        results, failed = campaign(-(-rounds // processes), processes, SEED, folder)
     took = sorted(seconds for seconds, _ in results)
     if took:
         print("from the signal to the outputs off: median %.1f ms, 99th percentile %.1f ms, slowest %.1f ms"
               % (1000 * took[len(took) // 2], 1000 * took[int(len(took) * 0.99)], 1000 * took[-1]))
     print("%d rounds in %.0f s" % (len(results), time.perf_counter() - start))
     print("stops %d: outputs left on %d, hangs %d, slowest %.2f s"
-          % (len(results), sum(1 for _, off in results if not off), hangs, took[-1] if took else 0.0))
+          % (len(results), sum(1 for _, off in results if not off), len(failed), took[-1] if took else 0.0))
 
 
 if __name__ == "__main__":

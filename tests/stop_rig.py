@@ -11,12 +11,15 @@ returns: faulthandler then dumps the stacks and ends the process with an error.
 
 Usage: stop_rig.py ROUNDS SEED FOLDER
 Prints one line per round: "ROUND n stopped_after_s off=True|False".
+`campaign()` runs several of these processes at once (tests/test_stress.py,
+bench/stop_campaign.py).
 """
 
 import faulthandler
 import os
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service_rig import write_config  # noqa: E402
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap  # noqa: E402
@@ -88,6 +92,25 @@ def one_round(number, rng, folder):
     flood.join()
     factory.reset()
     return stopped - sent[0], off
+
+
+def campaign(rounds, processes, seed, folder):
+    """`rounds` stops in each of `processes` rigs at once (a round mostly waits, for its
+    random moment and for the stop, and each process has its own signals and pins):
+    ([(seconds from the signal to the outputs off, every output off), ...], the standard
+    error of each rig that did not end well (a hang ends it with the stacks dumped))."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    rigs = [subprocess.Popen([sys.executable, str(Path(__file__).resolve()), str(rounds), str(seed + number),
+                              str(Path(folder) / str(number))], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT, env=env) for number in range(processes)]
+    rounds_seen, failed = [], []
+    for rig in rigs:
+        out, err = rig.communicate()
+        rounds_seen += [(float(line.split()[2]), line.split()[3] == "off=True")
+                        for line in out.splitlines() if line.startswith("ROUND")]
+        if rig.returncode != 0:
+            failed.append(err)
+    return rounds_seen, failed
 
 
 def main(rounds, seed, folder):

@@ -41,7 +41,6 @@ def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly
     assert blinking(drnim, 0) == 1000
 
 
-
 def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
     release = [line[2][0] for line in drnim.bench.config.OUTPUTS if line[0] == "release"][0]
     assert drnim.script("machine drnim\n") == []

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
 from service_rig import Rig, write_config
+from stop_rig import campaign as stop_campaign
 from controller.cli import main
 from controller.core.debounce import BUTTON_MIN_PULSE_MS
 
@@ -33,22 +34,14 @@ def command(*argv, stdin=""):
 # --- 1. a stop always stops ----------------------------------------------------------------
 
 def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outputs_off(tmp_path):
-    """100 stops, in two processes of 50 at once: a round mostly waits (for its random
-    moment, for the stop), and each process has its own signals and pins. The long run,
+    """100 stops, in two processes of 50 at once (tests/stop_rig.py). The long run,
     thousands of stops: bench/stop_campaign.py."""
     rounds, processes = 50, 2
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    rigs = [subprocess.Popen([sys.executable, str(ROOT / "tests" / "stop_rig.py"), str(rounds), str(2026 + number),
-                              str(tmp_path / str(number))], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=ROOT, env=env) for number in range(processes)]
-    lines = []
-    for rig in rigs:
-        out, err = rig.communicate(timeout=600)
-        assert rig.returncode == 0, err[-3000:]
-        lines += [line.split() for line in out.splitlines() if line.startswith("ROUND")]
-    assert len(lines) == rounds * processes
-    assert all(line[3] == "off=True" for line in lines), "every output off after every stop"
-    slowest = max(float(line[2]) for line in lines)
+    stops, failed = stop_campaign(rounds, processes, 2026, tmp_path)
+    assert failed == [], failed[0][-3000:]
+    assert len(stops) == rounds * processes
+    assert all(off for _, off in stops), "every output off after every stop"
+    slowest = max(seconds for seconds, _ in stops)
     assert slowest < 1.0, "a stop took %.2f s" % slowest
 
 
