@@ -21,7 +21,6 @@ years printed are for a museum's 300 games a day, from the erases a game
 makes shared over the file system's blocks.
 """
 
-import os
 import sys
 import tempfile
 import time

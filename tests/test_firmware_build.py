@@ -385,7 +385,7 @@ def emulated_board(tmp_path_factory):
 def test_the_board_keeps_nothing_from_one_game_to_the_next(tmp_path, micropython, emulated_board, machine):
     """The compiled build plays its bench game four times back to back; after the
     first, the live heap at each game's end is the same, to the byte (bench/firmware_soak.py
-    plays hundreds)."""
+    plays as many as it is asked, on the firmware's own loop)."""
     game = (ROOT / "firmware" / "emulator" / "games" / (machine + ".jsonl")).read_bytes()
     played = subprocess.run([micropython, str(ROOT / "tests" / "mpy" / "heap_per_game.py"), "--flash",
                              str(tmp_path / "game.json")], input=game * 4, cwd=tmp_path, capture_output=True,
