@@ -134,6 +134,19 @@ def compile_tree(build, machine):
     return ".frozen:emulator:deployed"     # relative to the build: short file names, as a board's
 
 
+class PrintingLink(Link):
+    """The link, keeping the last line the board printed outside the protocol (the link
+    reports the first of a run of them)."""
+
+    printed = None
+
+    def decode(self, line):
+        message = super().decode(line)
+        if message is None and line.strip():
+            self.printed = line.strip().decode("ascii", "replace")
+        return message
+
+
 class Setup:
     """How an emulated board starts: `micropython`, in the folder `build`, its
     modules found on `path` (MICROPYPATH, relative to the build), its main
@@ -158,7 +171,7 @@ class Run:
         self.slave = slave
         self.said = []          # what the link reported (lines that are not the protocol, a port gone)
         self.last_words = []    # the board's crash and error lines
-        self.link = Link(os.ttyname(slave), report=self.said.append)
+        self.link = PrintingLink(os.ttyname(slave), report=self.said.append)
         self.link.try_open()        # before the board starts: pyserial empties a port it opens, hello and all
         self.stderr = open(flash.parent / "stderr", "w+")
         self.process = subprocess.Popen(
@@ -215,14 +228,18 @@ class Run:
             raise BoardError("the game's lines were played, and the board never said the game was over")
 
     def why(self, error):
-        """Why the run failed, in one line: the board's own last words where it said any."""
+        """Why the run failed, in one line: the board's own last words where it said any
+        (its crash line, a traceback's last line on stderr, or on its port: MicroPython
+        prints a traceback from before the firmware's own handler there, such as an import
+        that ran out of memory)."""
         try:
             self.board.pass_time(0.3)       # a crash line on its way
         except Exception:       # noqa: BLE001  (the port of a board that is gone: its words are in hand)
             pass
         self.stderr.seek(0)
         traceback = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
-        words = self.last_words + traceback[-1:] or self.said[-1:]
+        printed = [self.link.printed] if self.link.printed else []
+        words = self.last_words + traceback[-1:] or printed or self.said[-1:]
         if self.process.poll() is not None and not words:
             words = ["the board's process ended (exit status %d)" % self.process.returncode]
         return "; ".join(words + ["" if words else str(error)]).strip("; ")
