@@ -50,6 +50,7 @@ Usage: python bench/firmware_heap.py [--no-pico] [--romfs] [MICROPYTHON]
        (MICROPYTHON: default $MICROPYTHON32, else the test extra's)
 """
 
+import importlib.util
 import json
 import os
 import shutil
@@ -666,16 +667,23 @@ def pico_figures():
     return lines
 
 
-def main():
-    named = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
-    micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
+def chosen_micropython(named):
+    """The micropython to measure: `named` (a path or a command), else $MICROPYTHON32, else
+    the test extra's; None without one, or without mpy-cross to compile the build."""
+    micropython = named or os.environ.get("MICROPYTHON32") or \
         shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    if micropython and os.sep in micropython:
-        micropython = os.path.abspath(micropython)     # the runs start in their build's folder
     try:
         find_tool("mpy-cross")
     except FirmwareError:
-        micropython = None
+        return None
+    if micropython and os.sep in micropython:
+        return os.path.abspath(micropython)     # the runs start in their build's folder
+    return micropython
+
+
+def main():
+    named = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    micropython = chosen_micropython(named[0] if named else None)
     if not micropython:
         print("firmware heap: skipped (micropython and mpy-cross come with the test extra)")
         return 0
@@ -694,7 +702,9 @@ def main():
                                                                     share / 1024, own[0], own[1]))
             print("  what importing each module costs, KiB: " + ", ".join(
                 "%s %.1f" % (name, cost / 1024) for name, cost in costs if name not in emulator), flush=True)
-            if "--romfs" in sys.argv:
+            if "--romfs" in sys.argv and importlib.util.find_spec("mpremote") is None:
+                print("  ROMFS: skipped (its image is written by mpremote, which comes with the firmware extra)")
+            elif "--romfs" in sys.argv:
                 print("  the same modules in a ROMFS image, run in place: the firmware's own %d and %d KiB"
                       % romfs_figures(setup, machine, share), flush=True)
     if "--no-pico" not in sys.argv:

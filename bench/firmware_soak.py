@@ -21,7 +21,6 @@ growing. The figures include the emulator's own share (firmware_heap.py
 prints it).
 """
 
-import os
 import shutil
 import sys
 import tempfile
@@ -34,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap as bench  # noqa: E402
 from controller.firmware.board import BoardError  # noqa: E402
-from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
+from controller.firmware.tools import FirmwareError  # noqa: E402
 
 # The most the games together may need above one game's heap, KiB: the bisection's range.
 GROWTH_KIB = 16
@@ -63,17 +62,10 @@ def live_heap(setup, machine, lines, count):
 def main():
     named = [arg for arg in sys.argv[1:] if not arg.isdigit()]
     count = int(next((arg for arg in sys.argv[1:] if arg.isdigit()), 10))
-    micropython = named[0] if named else os.environ.get("MICROPYTHON32") or \
-        shutil.which("micropython", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    try:
-        find_tool("mpy-cross")
-    except FirmwareError:
-        micropython = None
+    micropython = bench.chosen_micropython(named[0] if named else None)
     if not micropython:
         print("firmware soak: skipped (micropython and mpy-cross come with the test extra)")
         return 0
-    if os.sep in micropython:
-        micropython = os.path.abspath(micropython)     # the runs start in their build's folder
     for machine in ("drnim", "nimatron"):
         with tempfile.TemporaryDirectory() as folder:
             setup = bench.Setup(micropython, Path(folder), bench.compile_tree(Path(folder), machine))
