@@ -327,7 +327,7 @@ class Runner:
     def answer(self, ident, message):
         if ident is not None:
             message["id"] = ident
-        self.send(message)     # piece by piece: a state reply is never held whole
+        self.send(message)
 
     def ask_state(self, message, ident):
         """The game and its status; the heap the board has when asked ("heap": true): a host

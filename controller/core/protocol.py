@@ -209,8 +209,8 @@ def machine_event(machine, words):
 
 # --- board lines -------------------------------------------------------------
 def hello(machine, mode, clock, **more):
-    """The message a board sends when it starts or resets, as a table: the
-    board writes it piece by piece with `dump`, never as one text."""
+    """The message a board sends when it starts or resets, as a table (the
+    board's runner writes it as one line of JSON)."""
     message = {"kind": "hello", "protocol": PROTOCOL, "machine": machine, "mode": mode, "clock": clock}
     message.update(more)
     return message
