@@ -240,6 +240,8 @@ def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
     `languages`, code -> Language, stands in for the catalogs (a test's pseudo-locale)."""
     measure = Measure()
     made = []
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
     for machine in machines:
         folder = Path(out) if out else shipped.path("hardware", machine)
         for code in codes:
@@ -269,8 +271,12 @@ def main(argv):
     except UnknownLanguage as error:
         sys.stderr.write("controller.cards: --lang: %s\n" % error)
         return 2
-    except (OSError, ValueError) as error:
-        sys.stderr.write("controller.cards: %s\n" % (getattr(error, "strerror", None) or error))
+    except OSError as error:
+        sys.stderr.write("controller.cards: %s: %s\n" % (error.filename, error.strerror) if error.filename
+                         else "controller.cards: %s\n" % (error.strerror or error))
+        return 1
+    except ValueError as error:
+        sys.stderr.write("controller.cards: %s\n" % error)
         return 1
     return 0
 

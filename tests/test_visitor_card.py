@@ -129,6 +129,21 @@ def test_an_unknown_language_is_one_line(tmp_path):
                                                         "controller (en, de, fr, es, nl)\n")
 
 
+def test_the_cards_go_into_a_folder_that_is_not_there_yet(tmp_path, capsys):
+    from controller.cards import main
+    out = tmp_path / "cards" / "de"
+    assert main(["--machine", "drnim", "--lang", "de", "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == ["visitor-card.de.pdf", "visitor-card.de.svg"]
+
+
+def test_a_folder_the_cards_cannot_go_into_is_named(tmp_path, capsys):
+    from controller.cards import main
+    taken = tmp_path / "cards"
+    taken.write_text("a file, not a folder")
+    assert main(["--machine", "drnim", "--lang", "de", "--out", str(taken)]) == 1
+    assert capsys.readouterr().err == "controller.cards: %s: File exists\n" % taken
+
+
 @pytest.mark.parametrize("code, warning", [
     ("en", "WARNING: CHOKING HAZARD (marbles). Not for children under 3."),
     ("de", "ACHTUNG: ERSTICKUNGSGEFAHR (Murmeln). Nicht für Kinder unter 3 Jahren."),
