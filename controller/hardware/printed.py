@@ -18,7 +18,8 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from controller import shipped
+
 BED = (220, 220, 250)   # a common FDM printer's build volume, mm
 HEADER = re.compile(r"^// (print|bounding box|count|mates with): (.*)$", re.MULTILINE)
 BOX = re.compile(r"^(\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) mm$")
@@ -54,10 +55,16 @@ class Part:
         return f"Part({self.machine}/{self.name})"
 
 
+def hardware():
+    """hardware/: the design files, found in the installed package (controller/shipped) as the
+    pin maps are, so that an installed wheel checks its parts from any folder."""
+    return shipped.path("hardware")
+
+
 def parts(machine):
     """The printable parts of one machine (the .scad files with a header; not params.scad or
     the assembly, which only hold shared values and place the parts)."""
-    folder = ROOT / "hardware" / machine / "parts"
+    folder = hardware() / machine / "parts"
     return [Part(path) for path in sorted(folder.glob("*.scad"))
             if "// bounding box:" in path.read_text(encoding="utf-8")]
 
