@@ -105,7 +105,9 @@ def test_drnim_working_explains_the_move():
     working = run("drnim", {"equalizer": False}, (120, 36), play)
     assert "q = (n − t) mod 4 = (14 − 1) mod 4 = 1" in working
     assert "q = 1: the player to move wins by taking 1, leaving 13." in working
-    assert "If you hand over now, Dr. Nim takes 1." in working
+    # Dr. Nim has no hand-over button: the working says what the visitor does to end a turn.
+    assert "hand over" not in working
+    assert "If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim takes 1." in working
 
 
 def test_drnim_working_foresees_the_equalizers_misplay():
@@ -117,7 +119,8 @@ def test_drnim_working_foresees_the_equalizers_misplay():
 
     before, rail, after, equalizer = run("drnim", {}, (120, 36), play)
     assert "q = (n − t) mod 4 = (15 − 1) mod 4 = 2" in before
-    assert "If you hand over now, Dr. Nim takes 1, the equalizer's misplay." in before
+    assert ("If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim takes 1, the equalizer's "
+            "misplay.") in before
     assert rail == 14 and equalizer == "left"
     assert "Dr. Nim's last turn: n = 15, q = 2: it took 1, the equalizer's misplay." in after
 

@@ -86,9 +86,12 @@ MESSAGES = {
     "w_this_turn": said("w_this_turn", "This turn Dr. Nim takes %(take)d; %(taken)d so far."),
     "w_handed": said("w_handed", "Handed over: Dr. Nim will take %(take)d."),
     "w_handed_misplay": said("w_handed_misplay", "Handed over: Dr. Nim will take %(take)d, the equalizer's misplay."),
-    "w_if_handed": said("w_if_handed", "If you hand over now, Dr. Nim takes %(take)d."),
-    "w_if_handed_misplay": said("w_if_handed_misplay", "If you hand over now, Dr. Nim takes %(take)d, the "
-                                                       "equalizer's misplay."),
+    # Translators: the visitor ends a turn on Dr. Nim with the turn switch and the trigger, not with a button as
+    # on the Nimatron: say those two, in the words of the other texts about them.
+    "w_if_handed": said("w_if_handed", "If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim "
+                                       "takes %(take)d."),
+    "w_if_handed_misplay": said("w_if_handed_misplay", "If you now move the turn switch to Dr. Nim and press the "
+                                                       "trigger, Dr. Nim takes %(take)d, the equalizer's misplay."),
     "w_last_losing": said("w_last_losing", "Dr. Nim's last turn: n = %(n)d, q = 0, losing: it took %(took)d."),
     "w_last_right": said("w_last_right", "Dr. Nim's last turn: n = %(n)d, q = %(q)d: it took %(took)d, leaving "
                                          "%(left)d."),
