@@ -163,6 +163,29 @@ def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):
     assert len(board) == 1 and not os.path.exists("/proc/%s" % board[0]), "the emulated board stopped too"
 
 
+def test_the_monitor_does_not_claim_games_go_into_statistics_it_cannot_open(tmp_path, port):
+    """A laptop's user runs the monitor with a configuration whose state folder is not there
+    (the default one, /var/lib/drnim-controller): it says so once, and that the games are not counted."""
+    config = write_config(tmp_path)     # no state folder made
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        shown = monitor.until("Ctrl-C stops")
+    finally:
+        assert monitor.stop() == 0
+    assert "Watching the board on %s; its games are not counted. Ctrl-C stops." % port.path in shown
+    assert "cannot open the statistics in %s" % (tmp_path / "state" / "stats.sqlite") in monitor.text["err"].decode()
+
+
+def test_an_emulated_pico_without_its_firmware_is_the_one_line_said(tmp_path):
+    config = write_config(tmp_path)     # statistics that cannot be opened say nothing before it
+    env = dict(os.environ)
+    env.pop("CONTROLLER_PICO_UF2", None)
+    result = subprocess.run([sys.executable, "-m", "controller", "firmware", "monitor", "--emulate", "rp2040",
+                             "--config", str(config)], cwd=ROOT, capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode != 0 and result.stderr.count("\n") == 1, result.stderr
+    assert "statistics" not in result.stderr and "UF2" in result.stderr, result.stderr
+
+
 def test_a_boards_text_reaches_the_terminal_without_its_escape_sequences(tmp_path, port):
     """A fault text that would set the window's title and clear the screen is shown as its escapes."""
     config = write_config(tmp_path)

@@ -162,15 +162,9 @@ def run_monitor(args, out):
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
     path = os.path.join(config.state_dir(), "stats.sqlite")
-    stats = Statistics(path, log=say)
-    telemetry = None
-    if config.telemetry["enabled"]:
-        from controller.telemetry.publisher import Telemetry
-        # the password file is read here, not with the configuration: one line when it cannot be
-        machine = args.machine if args.emulate else config.machine_name
-        telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
-    emulator = None
+    stats = telemetry = emulator = None
     try:
+        # the emulated board first: what it lacks (a UF2, micropython) is the one line a user sees
         if args.emulate == "rp2040":
             from controller.firmware.rp2040 import PacedPico
             emulator = PacedPico(args.machine, args.uf2)
@@ -181,6 +175,13 @@ def run_monitor(args, out):
             port = emulator.port
         else:
             port = args.port
+        stats = Statistics(path, log=say)
+        stats.flush()       # opened, or said why not, before the line that says where the games go
+        if config.telemetry["enabled"]:
+            from controller.telemetry.publisher import Telemetry
+            # the password file is read here, not with the configuration: one line when it cannot be
+            machine = args.machine if args.emulate else config.machine_name
+            telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
         link = Link(port, report=say)
         if emulator:
             link.try_open()
@@ -190,9 +191,10 @@ def run_monitor(args, out):
             out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
             out.flush()
         monitor = Monitor(link, write, stats, telemetry, config.language())
-        write("Watching the board on %s; its games go into %s. Ctrl-C stops." % (port, path))
+        counted = "its games are not counted" if stats.problem else "its games go into %s" % path
         signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
         try:
+            write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does
             while True:
                 monitor.step()
                 if emulator:
@@ -202,7 +204,8 @@ def run_monitor(args, out):
         finally:
             link.close()
     finally:
-        stats.close()
+        if stats:
+            stats.close()
         if telemetry:
             telemetry.close()
         if emulator:
