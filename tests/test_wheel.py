@@ -130,7 +130,7 @@ def test_the_hardware_check_proves_the_shipped_parts(installed, tmp_path):
     assert [title.split("/hardware/", 1)[1] for title in titles] == [
         "drnim/pinmap.toml (Dr. Nim), solenoid release:", "drnim/pinmap.toml (Dr. Nim), servo release:",
         "nimatron/pinmap.toml (the Nimatron):"]
-    assert done.stdout.count(" parts, 0 collisions, 0 screws, 0 misfits\n") == 3
+    assert done.stdout.count(" screws checked: 0 collisions, 0 screw faults, 0 misfits\n") == 3
     assert os.listdir(tmp_path) == []
 
 

@@ -68,6 +68,7 @@ class Report:
 
     def __init__(self):
         self.parts = 0
+        self.screws_checked = 0
         self.collisions = []
         self.screws = []
         self.misfits = []
@@ -82,8 +83,11 @@ class Report:
         return not self.failures
 
     def summary(self):
-        return "assembly: %d parts, %d collisions, %d screws, %d misfits" % (
-            self.parts, len(self.collisions), len(self.screws), len(self.misfits))
+        """What was checked, then what failed: 'assembly: 27 parts and 40 screws checked: 0 collisions,
+        0 screw faults, 0 misfits' (a screw fault: too few threads, a tip out of the back, or a count the
+        parts list does not match)."""
+        return "assembly: %d parts and %d screws checked: %d collisions, %d screw faults, %d misfits" % (
+            self.parts, self.screws_checked, len(self.collisions), len(self.screws), len(self.misfits))
 
 
 def _scad_value(text):
@@ -320,6 +324,7 @@ class Assembly:
         repeated = dict(facts.get("repeated", []))      # parts built again outside the model
         used = {}
         stacks = {}
+        report.screws_checked = len(facts["screws"])
         for name, (diameter, length, pitch), clamped, into, holds in facts["screws"]:
             kind = _screw_kind(self.machine, diameter, pitch)
             named = made.screw_name(kind, diameter, length)

@@ -3,12 +3,13 @@
     controller hardware check [--machine NAME] [--pinmap PATH] [--release solenoid|servo]
 
 Each build gets a line naming it, one line per failure, its figures (the fits, the screws,
-the marble's flight, the release's lift) and its last line `assembly: P parts, C collisions,
-S screws, M misfits`. By default every build the parts folders offer is checked: Dr. Nim with
-its solenoid and with its servo gate (the servo's angles from the pin map, or its defaults),
-and the Nimatron. The exit status is 0 when every count of every build is 0. With Manifold (the
-hardware extra) a build takes about half a second; without it openscad renders every solid,
-kept in ~/.cache/drnim-controller/assembly for the next run.
+the marble's flight, the release's lift) and its last line `assembly: P parts and S screws
+checked: C collisions, F screw faults, M misfits`. By default every build the parts folders
+offer is checked: Dr. Nim with its solenoid and with its servo gate (the servo's angles from
+the pin map, or its defaults), and the Nimatron. The exit status is 0 when no build has a
+collision, a screw fault or a misfit. With Manifold (the hardware extra) a build takes about
+half a second; without it openscad renders every solid, kept in
+~/.cache/drnim-controller/assembly for the next run.
 
 The assembly and the pin maps are loaded when the check runs, not by the command line that
 names it: every `controller` command starts without them.
