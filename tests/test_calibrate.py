@@ -38,6 +38,8 @@ def test_calibrate_writes_the_timeout_and_the_pace_keeping_the_rest_and_a_backup
          "release_timeout_ms = 450     # a released marble not seen by the gate sensor by then is retried")]
     backups = list(tmp_path.glob("config.toml.bak-*"))
     assert len(backups) == 1 and backups[0].read_text() == SHIPPED and str(backups[0]) in out
+    # a file calibrated on the simulated bench is no service's: no word of restarting one
+    assert "Wrote %s (the old file is kept as %s).\n" % (path, backups[0]) in out and "systemctl" not in out
     assert run("config", "check", str(path))[0] == 0
     # calibrated again: the same figures, nothing written
     code, out = run("calibrate", "--simulate", "--marbles", "3", "--config", str(path))

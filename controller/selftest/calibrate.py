@@ -122,6 +122,8 @@ def calibrate(bench, config, pinmap, count, out):
         say("%s already holds these settings: nothing written." % config.path)
         return times, derived, None
     backup = write(config.path, name, changes, pinmap)
-    say("Wrote %s (the old file is kept as %s). Restart the service to use them: "
-        "sudo systemctl restart drnim-controller" % (config.path, backup))
+    wrote = "Wrote %s (the old file is kept as %s)." % (config.path, backup)
+    if not bench.simulated:     # the simulated bench's figures are for trying the wizard, not for a service
+        wrote += " Restart the service to use them: sudo systemctl restart drnim-controller"
+    say(wrote)
     return times, derived, backup
