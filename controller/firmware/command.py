@@ -214,14 +214,15 @@ def run_monitor(args, out):
 
 
 def shipped_scripts(machine):
-    """(name, text) of each scenario shipped with the controller, those of `machine` only unless it is None."""
+    """(name, text) of each scenario shipped with the controller; unless `machine` is None, only those whose
+    every game is of `machine` (a board on a port runs one machine)."""
     from controller import shipped
     from controller.core.scenario import parse
     scripts = []
     for path in shipped.scenarios():
         text = path.read_text(encoding="utf-8")
-        steps = parse(text)
-        if machine is None or steps and steps[0][1][1:2] == [machine]:
+        played = {tuple(words[1:2]) for _, words in parse(text) if words[0] in ("machine", "game")}
+        if machine is None or played == {(machine,)}:
             scripts.append((path.name, text))
     return scripts
 
