@@ -24,6 +24,13 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,ip,sim]'
 	touch $@
 
+# What the simulator and the terminal game need, the sim extra alone: a newcomer's first `make simulate`
+# does not wait for the test tools (about 400 MB), and a venv that has them already has it.
+$(VENV)/.simulator: pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[sim]'
+	touch $@
+
 # constraints.txt afresh: the newest release of every package the extras need, resolved in a scratch
 # virtualenv (make test then says whether the suite passes with them).
 constraints:
@@ -49,10 +56,10 @@ bench: $(VENV)/.installed
 	$(PY) bench/frozen_heap.py $(MICROPYTHON_SOURCE)
 
 # The bench simulator: the virtual replica drawn in the terminal (--machine nimatron for the other).
-simulate: $(VENV)/.installed
+simulate: $(VENV)/.simulator
 	$(VENV)/bin/controller --simulate
 
-play: $(VENV)/.installed
+play: $(VENV)/.simulator
 	$(VENV)/bin/controller play drnim
 
 # rp2040js, the emulator of the Pico's RP2040 (controller/firmware/pico), as its lock pins it;
