@@ -1,11 +1,13 @@
 """The commands the hardware guides (hardware/**/*.md) give, as a reader copies them: the parts
 folders' blocks run one after the other from the repository's top folder, each file they name
-where the shell then is, and what they render left out of git; and a checkout's Python is the
-virtualenv's."""
+where the shell then is, and what they render left out of git; a checkout's Python is the
+virtualenv's; and a command on the Pi calls the controller where systemd/install.sh puts it
+(nothing puts it on the PATH there)."""
 
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from conftest import ROOT
 from controller.core.registry import NAMES as MACHINES
 
 DOCS = sorted((ROOT / "hardware").rglob("*.md"))
+ON_THE_PI = "/opt/drnim-controller/venv/bin/controller"
 
 
 def blocks(doc):
@@ -62,3 +65,18 @@ def test_a_checkouts_python_is_the_virtualenvs():
             for line in doc.read_text(encoding="utf-8").splitlines() if re.search(r"(^|[\s`(])python -m ", line)]
     assert bare == []
 
+
+def test_a_command_on_the_pi_calls_the_controller_where_install_sh_puts_it():
+    install = (ROOT / "systemd" / "install.sh").read_text(encoding="utf-8")
+    assert "/opt/drnim-controller/venv " in install and "$VENV/bin/controller" in install
+    bare = []
+    for doc in DOCS:
+        for block in blocks(doc):
+            for line in block:
+                for words in commands(line):
+                    on_the_pi = words[0] == "sudo" or any(word.startswith(("/etc/drnim-controller",
+                                                                           "/var/lib/drnim-controller"))
+                                                          for word in words)
+                    if on_the_pi and any(Path(word).name == "controller" and word != ON_THE_PI for word in words):
+                        bare.append("%s: %s" % (Path(doc).relative_to(ROOT), line))
+    assert bare == []
