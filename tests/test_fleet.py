@@ -88,6 +88,13 @@ def fleet_once(broker, prefix):
     return code, rows, out.getvalue(), err.getvalue()
 
 
+def test_once_on_a_broker_no_exhibit_has_reported_to_says_so(broker):
+    code, rows, out, err = fleet_once(broker, "empty-hall")
+    assert code == 0 and rows == {}
+    assert err == "controller fleet: no exhibit has reported to %s under empty-hall/ (its [telemetry] " \
+        "topic_prefix)\n" % broker.address
+
+
 def cells(row):
     return [cell.strip() for cell in row if cell.strip()]
 

@@ -134,7 +134,11 @@ def run(args, out):
                 return print_stats(store, period, out)
             if args.once:
                 follower.collect()
-                out.write(table(fleet.rows()) + "\n")
+                rows = fleet.rows()
+                out.write(table(rows) + "\n")
+                if not rows:
+                    log("no exhibit has reported to %s:%d under %s/ (its [telemetry] topic_prefix)"
+                        % (host, port, args.prefix))
                 return 0
             return live(follower, fleet, out, "%s:%d" % (host, port))
         except sqlite3.Error as error:
