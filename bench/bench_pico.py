@@ -36,8 +36,10 @@ from controller.firmware.tools import FirmwareError  # noqa: E402
 GAMES_A_DAY = 300
 CYCLES = 100000
 SECTOR = 4096
-# A Pico's MicroPython keeps its file system in the last 848 KiB of the 2 MiB flash (RPI_PICO).
+# MicroPython keeps its file system in the end of the 2 MiB flash: 848 KiB on a Pico W (RPI_PICO_W),
+# 1408 KiB on a Pico (RPI_PICO, the emulated one). The years are the Pico W's, the fewer.
 FILE_SYSTEM = 848 * 1024
+PICO_FILE_SYSTEM = 1408 * 1024
 GAMES = {
     "drnim": "machine drnim\n" + "press trigger\nswitch turn machine\npress trigger\n" * 8 + "expect mode over\n",
     "nimatron": "machine nimatron openings=1,3,5,7 think_ms=500\n" + "".join(
@@ -104,8 +106,8 @@ def main():
                   "most), %.0f pages of 256 bytes programmed a game"
                   % (machine, games, total / games, len([s for s in erases.values() if s]), hottest / games,
                      pages / games))
-            print("  to 100,000 erases at %d games a day: %.0f years with LittleFS spreading them over its %d "
-                  "blocks" % (GAMES_A_DAY, leveled, blocks))
+            print("  to 100,000 erases at %d games a day: %.0f years with LittleFS spreading them over a Pico W's "
+                  "%d blocks (a Pico has %d: more years)" % (GAMES_A_DAY, leveled, blocks, PICO_FILE_SYSTEM // SECTOR))
             print("  emulation: %.1f s of wall time a game, %.1f s of the board's time (%.2f wall s for each of "
                   "the board's)" % (wall / games, emulated / games, wall / emulated))
             print("  power-up to the hello line: %.0f ms of the board's time (MicroPython starting, the firmware's "
