@@ -79,6 +79,15 @@ def test_a_board_on_a_port_needs_its_machine_named_for_the_shipped_scenarios(cap
                                        "to play its shipped scenarios\n")
 
 
+def test_a_port_that_is_not_there_is_one_line_not_a_failed_script(tmp_path, capsys):
+    """A board not plugged in (or the wrong port named) is not a script that failed."""
+    gone = tmp_path / "ttyACM7"
+    status, out = firmware_test("--port", str(gone), str(ROOT / "tests" / "scenarios" / "R5-equalizer-on-machine-first-drops-1.txt"))
+    assert (status, out) == (1, "")
+    assert capsys.readouterr().err == "controller firmware: there is no %s: plug the Pico in, or name its port " \
+        "with --port (a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*)\n" % gone
+
+
 def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):
     script = tmp_path / "wrong.txt"
     script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 15\n")

@@ -29,7 +29,7 @@ from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, ar
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError
-from controller.firmware.tools import FirmwareError
+from controller.firmware.tools import FirmwareError, no_port
 
 
 def default_build(machine):
@@ -235,6 +235,8 @@ def run_test(args, out):
     if args.port and not args.scripts and not args.machine:
         raise ArgumentError("--machine: name the machine the board on %s runs, to play its shipped scenarios"
                             % args.port)
+    if args.port and not os.path.exists(args.port):
+        raise no_port(args.port)        # not a script that failed: no board to play it on
     scripts = [] if args.scripts else shipped_scripts(args.machine)
     for path in args.scripts:
         try:

@@ -34,7 +34,7 @@ import serial
 from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
 from controller.firmware.link import reason
-from controller.firmware.tools import FirmwareError, find_tool
+from controller.firmware.tools import FirmwareError, find_tool, no_port
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
 DEPLOY_TIMEOUT_S = 300
@@ -116,8 +116,7 @@ def mpremote(port, arguments, folder, doing):
                             % (DEPLOY_TIMEOUT_S, port))
     if result.returncode != 0:
         if not os.path.exists(port):        # mpremote would say "(it may be in use by another program)"
-            raise FirmwareError("there is no %s: plug the Pico in, or name its port with --port (a Pico's is "
-                                "usually /dev/ttyACM0: ls /dev/ttyACM*)" % port)
+            raise no_port(port)
         # its error is on stderr; what it printed before it (b'' from a silent port) is not the reason
         said = [line.strip() for line in result.stderr.splitlines() if line.strip()] or \
             [line.strip() for line in result.stdout.splitlines() if line.strip()]

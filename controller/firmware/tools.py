@@ -27,6 +27,12 @@ class FirmwareError(Exception):
     """A firmware command that cannot go on; the message is one line saying why."""
 
 
+def no_port(port):
+    """The error for a serial port that is not there."""
+    return FirmwareError("there is no %s: plug the Pico in, or name its port with --port (a Pico's is usually "
+                         "/dev/ttyACM0: ls /dev/ttyACM*)" % port)
+
+
 def find_tool(name):
     """The path of the command `name`, or FirmwareError naming it and how to install it."""
     beside = os.path.dirname(sys.executable)
