@@ -442,3 +442,14 @@ def test_half_open_connections_are_closed_hold_few_threads_and_print_nothing(tmp
         server.server_close()
     assert busiest <= 4
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_screenshot_command_answers_help_and_refuses_a_picture_that_is_not_a_png(tmp_path):
+    """--help was taken for the picture's path, and ended in a browser's traceback."""
+    helped = subprocess.run([sys.executable, "-m", "controller.web.screenshot", "--help"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "PATH" in helped.stdout and not (tmp_path / "--help").exists()
+    refused = subprocess.run([sys.executable, "-m", "controller.web.screenshot", "web.txt"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stderr.splitlines()[-1] == \
+        "python -m controller.web.screenshot: error: PATH: web.txt: the picture is a PNG, so its name ends in .png"

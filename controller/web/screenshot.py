@@ -7,6 +7,7 @@ Run it by hand in the repository after changing the page (the tests compare
 nothing pixel-wise); PATH defaults to docs/web.png in the current folder.
 """
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -34,5 +35,17 @@ def take(path=Path("docs") / "web.png"):
     return path
 
 
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m controller.web.screenshot", description="The README's picture "
+                                     "of the web page, taken in headless Chromium.")
+    parser.add_argument("path", nargs="?", default=str(Path("docs") / "web.png"), metavar="PATH",
+                        help="the PNG to write (default: docs/web.png)")
+    args = parser.parse_args(argv)
+    if Path(args.path).suffix.lower() != ".png":
+        parser.error("PATH: %s: the picture is a PNG, so its name ends in .png" % args.path)
+    print("wrote %s" % take(Path(args.path)))
+    return 0
+
+
 if __name__ == "__main__":
-    print("wrote %s" % take(*(Path(arg) for arg in sys.argv[1:2])))
+    sys.exit(main(sys.argv[1:]))
