@@ -99,6 +99,14 @@ def test_every_refusal_is_one_line_saying_what_and_where(tmp_path):
     assert said[BAD[-1]] == "line too long: 1049 bytes, at most 1024"
 
 
+def test_a_line_one_byte_too_long_is_counted_in_bytes_as_a_longer_one_is():
+    line = b'{"kind":"state","pad":"' + b"x" * 1000 + b'"}'
+    for extra in (b"", b"x" * 100):
+        with pytest.raises(ProtocolError) as refused:
+            decode(line + extra)        # as a board hands it over, its end of line taken off
+        assert str(refused.value) == "line too long: %d bytes, at most 1024" % (len(line) + len(extra))
+
+
 def test_production_refuses_development_lines_and_a_real_clock_refuses_advance(tmp_path):
     answers = [json.loads(line) for line in board_view(tmp_path, "cpython", "production", "real")[:len(GOOD)]]
     assert [a["kind"] for a in answers] == ["state", "state", "new_game", "error", "error", "error", "error",

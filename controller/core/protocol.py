@@ -65,7 +65,9 @@ def decode(line, limit=MAX_LINE, parse=None):
     the reader can tell, at which column. `parse`, another reader of JSON
     text (a board's built-in json.loads): what it reads is checked to be
     within the protocol's subset."""
+    unit = "characters"
     if isinstance(line, (bytes, bytearray)):
+        unit = "bytes"      # as the board counts what it read (its lines are ASCII: one byte a character)
         if len(line) > limit + 2:
             raise ProtocolError("line too long: %d bytes, at most %d" % (len(line), limit))
         for i, byte in enumerate(line):
@@ -75,7 +77,7 @@ def decode(line, limit=MAX_LINE, parse=None):
         line = line.decode()
     text = line.strip()
     if len(text) > limit:
-        raise ProtocolError("line too long: %d characters, at most %d" % (len(text), limit))
+        raise ProtocolError("line too long: %d %s, at most %d" % (len(text), unit, limit))
     if not text:
         raise ProtocolError("empty line: a line is one JSON object with a \"kind\"")
     value = load(text) if parse is None else plain(text, parse)
