@@ -226,6 +226,16 @@ def test_nimatron_working_shows_the_nim_sum():
     assert "nim-sum = %d" % total in working
 
 
+def test_nimatron_working_speaks_of_its_hand_over_button():
+    async def play(app, pilot):
+        await pilot.press("1")                           # a lamp of row 1 out: the visitor's turn is taken
+        await settle(app, pilot)
+        return shown(app, "#working")
+
+    working = run("nimatron", {}, (120, 36), play)
+    assert "If you hand over now, the Nimatron" in working
+
+
 def test_the_clock_runs_at_speed_times_real_time():
     real = [1000.0]
     sim = Simulation("nimatron", {"opening": "first", "openings": [[1, 3, 5, 7]]})
