@@ -42,11 +42,12 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from controller import shipped
 from controller.cache import keep, locked
 from controller.hardware import csg
 from controller.hardware.pinmap import build as made
 from controller.hardware.pinmap.bom import read_bom
-from controller.hardware.printed import Mesh, hardware
+from controller.hardware.printed import Mesh
 
 BAND = 3000             # mm between two solids in the one run that makes all their CSG
 TOUCH_MM3 = 0.05        # an intersection enclosing less only touches (or meets a facet)
@@ -137,7 +138,7 @@ class Assembly:
         self.openscad = openscad
         self.cache = Path(cache)
         self.cache.mkdir(parents=True, exist_ok=True)
-        self.source = hardware() / self.machine / "parts" / "assembly.scad"
+        self.source = shipped.hardware() / self.machine / "parts" / "assembly.scad"
         self.defines = list(defines)
 
     def copy(self, work):
@@ -146,7 +147,7 @@ class Assembly:
         parts = work / "hardware" / self.machine / "parts"
         parts.mkdir(parents=True)
         for name in ("common.scad", "bought.scad"):
-            shutil.copy(hardware() / name, work / "hardware" / name)
+            shutil.copy(shipped.hardware() / name, work / "hardware" / name)
         for path in self.source.parent.glob("*.scad"):
             shutil.copy(path, parts / path.name)
         (parts / "build.scad").write_text(made.build_scad(self.pinmap))

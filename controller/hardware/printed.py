@@ -55,16 +55,10 @@ class Part:
         return f"Part({self.machine}/{self.name})"
 
 
-def hardware():
-    """hardware/: the design files, found in the installed package (controller/shipped) as the
-    pin maps are, so that an installed wheel checks its parts from any folder."""
-    return shipped.path("hardware")
-
-
 def parts(machine):
     """The printable parts of one machine (the .scad files with a header; not params.scad or
     the assembly, which only hold shared values and place the parts)."""
-    folder = hardware() / machine / "parts"
+    folder = shipped.hardware() / machine / "parts"
     return [Part(path) for path in sorted(folder.glob("*.scad"))
             if "// bounding box:" in path.read_text(encoding="utf-8")]
 

@@ -51,6 +51,11 @@ def web():
     return path("web")
 
 
+def hardware():
+    """hardware/: the design files (.scad) and the parts lists, which controller hardware check reads."""
+    return path("hardware")
+
+
 def pinmap(machine):
     """The pin map `machine` ships with (hardware/<machine>/pinmap.toml)."""
     return path("hardware", machine, "pinmap.toml")
