@@ -33,9 +33,9 @@ GAME = [
 class Running:
     """`controller firmware monitor` as a process, its output read line by line as it comes."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, stdin=None):
         self.process = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", *args],
-                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         env=dict(os.environ, PYTHONUNBUFFERED="1"))
         self.text = {"out": b"", "err": b""}
 
@@ -144,6 +144,49 @@ def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
         assert monitor.stop() == 0
     assert "board: drnim, protocol 1, development mode; a new game" in shown
     assert b"Traceback" not in monitor.text["err"]
+
+
+def type_line(monitor, text):
+    monitor.process.stdin.write(text.encode() + b"\n")
+    monitor.process.stdin.flush()
+
+
+def test_a_line_typed_at_the_monitor_goes_to_the_board_once_it_reads_as_a_request(tmp_path, port):
+    """A hobbyist trying a board types protocol lines: a kind alone is a request, a line the board
+    would refuse is refused here in one line that says at which column, and nothing is sent."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--port", port.path, "--config", str(config), stdin=subprocess.PIPE)
+    try:
+        monitor.until("Ctrl-C stops")
+        assert port.lines() == ['{"id":"monitor","kind":"state"}']
+        type_line(monitor, '{"kind":"new_game","settings":{"marbles":11},}')
+        said = monitor.until("not sent", "err")
+        assert said.count("\n") == 1 and "column 46: expected a key" in said, said
+        type_line(monitor, "  ")
+        type_line(monitor, '{"kind":"new_gme"}')
+        monitor.until("unknown kind", "err")
+        type_line(monitor, "state")
+        type_line(monitor, '{"id":7,"kind":"new_game","settings":{"marbles":11}}')
+        assert port.lines() == ['{"kind":"state"}', '{"id":7,"kind":"new_game","settings":{"marbles":11}}']
+        port.write('{"asked":"new_game","id":7,"kind":"ok"}\n')
+        monitor.until("ok")
+    finally:
+        assert monitor.stop() == 0
+    assert monitor.text["err"].decode().count("\n") == 2, "one line for each line not sent, none for a blank one"
+
+
+def test_a_press_typed_at_the_monitor_plays_on_the_emulated_board(tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "unix", "--config", str(config), stdin=subprocess.PIPE)
+    try:
+        monitor.until("state: play, 15 of 15 marbles on the rail")
+        type_line(monitor, '{"kind":"inject","event":["press","trigger"]}')
+        shown = monitor.until("-> release")
+    finally:
+        assert monitor.stop() == 0
+    assert "press trigger" in shown and b"Traceback" not in monitor.text["err"]
 
 
 def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):

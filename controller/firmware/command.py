@@ -157,7 +157,7 @@ def say(line):
 def run_monitor(args, out):
     from controller.printable import printable
     from controller.firmware.link import Link
-    from controller.firmware.monitor import Monitor
+    from controller.firmware.monitor import Monitor, TypedLines
     from controller.service.config import load_config
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
@@ -190,8 +190,10 @@ def run_monitor(args, out):
         def write(line):
             out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
             out.flush()
-        monitor = Monitor(link, write, stats, telemetry, config.language())
         counted = "its games are not counted" if stats.problem else "its games go into %s" % path
+        if sys.stdin.isatty():      # asked before the input's thread starts: a read in progress holds the input
+            counted += "; a line typed here goes to the board (state, new_game, or any of firmware/PROTOCOL.md)"
+        monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin))
         signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
         try:
             write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does

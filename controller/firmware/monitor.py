@@ -12,8 +12,17 @@ machine, restored from the board's state and driven by its event lines. When
 the port comes back after a pulled cable or a reset, or the replica cannot
 follow (the board restarted or moved its clock), the monitor asks the board
 for its state again, so what it shows is never stale.
+
+What the person at the monitor types goes to the board, one protocol line
+each (or a request's kind alone: `state`), checked first by the core's own
+reader, which says at which column a line goes wrong where a board's built-in
+`json` cannot; the board's reply is shown as its other lines are.
 """
 
+import queue
+import threading
+
+from controller.core.protocol import HOST_CLOCK, HOST_KINDS, ProtocolError, checked, decode
 from controller.firmware.link import describe_hello
 from controller.telemetry.live import LiveGame
 from controller.telemetry.payloads import SIDES
@@ -100,8 +109,9 @@ class Monitor:
     configuration's first), and records its games in `stats` and sends them to `telemetry` (a
     publisher, or None)."""
 
-    def __init__(self, link, write, stats=None, telemetry=None, language=None):
+    def __init__(self, link, write, stats=None, telemetry=None, language=None, typed=None):
         self.link = link
+        self.typed = typed
         self.language = language
         self.write = write
         self.stats = stats
@@ -117,6 +127,9 @@ class Monitor:
             self.opens = self.link.opens
             self.asked = False
             self.ask()
+        if self.typed is not None:
+            for line in self.typed.pending():
+                self.send_typed(line)
         message = self.link.receive(timeout)
         if message is None:
             return
@@ -166,8 +179,46 @@ class Monitor:
         elif kind == "event" and not self.live.board_event(message.get("event"), message.get("at")):
             self.ask()
 
+    def send_typed(self, line):
+        """A typed line to the board, once it reads as a request a board takes; else one line on
+        what is wrong with it, and nothing sent."""
+        text = line.strip()
+        if not text:
+            return
+        try:
+            message = {"kind": text} if text in HOST_KINDS else checked(decode(text), clock=HOST_CLOCK)
+        except ProtocolError as error:
+            self.link.report("typed line not sent: %s" % error)
+            return
+        self.link.send(message)
+
     def ask(self):
         """Ask the board for its state, once until it answers (or the port opens again)."""
         if not self.asked and self.link is not None and self.link.serial is not None:
             self.asked = True
             self.link.send({"kind": "state", "id": "monitor"})
+
+
+class TypedLines:
+    """The lines typed at the monitor (its standard input), read on a thread of their own, since
+    reading them blocks, and handed to the monitor's loop, which alone talks to the board. Under
+    a service manager the input is empty and the thread ends at once."""
+
+    def __init__(self, stream):
+        self.lines = queue.Queue()
+        threading.Thread(target=self.read, args=(stream,), daemon=True, name="typed lines").start()
+
+    def read(self, stream):
+        try:
+            for line in stream:
+                self.lines.put(line)
+        except (OSError, ValueError):       # an input that cannot be read (closed, or not text) sends nothing
+            pass
+
+    def pending(self):
+        """The lines typed since the last call."""
+        while True:
+            try:
+                yield self.lines.get_nowait()
+            except queue.Empty:
+                return
