@@ -4,8 +4,9 @@ The game never waits for its statistics and never stops for them. The
 service hands each record to `Statistics`, whose own thread writes it; a
 database that is damaged, locked, read-only or full costs one line in the
 log and a fault in `controller status` (`problem`), not the game. A damaged
-file found at start is set aside under a time-stamped name and a new one
-begun; when writing works again, the log says so.
+file found at start (its pages checked, not only its header) is set aside
+under a time-stamped name and a new one begun; when writing works again, the
+log says so.
 
 `summary(path)` reads a database without changing it (for `controller stats`).
 """
@@ -17,10 +18,14 @@ import threading
 import time
 from pathlib import Path
 
+from controller.service.store import untaken
+
 SCHEMA = """
 create table if not exists games (ended real not null, machine text not null, winner text not null);
 create table if not exists faults (at real not null, machine text not null, kind text not null);
 """
+# What the log says while the statistics cannot be written: the game never waits for them.
+NOT_RECORDED = "the game goes on, but no games or faults are recorded until %s (tried again at each one)"
 # A write waits this long for a lock (someone reading the file) before it is given up.
 LOCK_WAIT_S = 2.0
 
@@ -74,28 +79,38 @@ class Statistics:
         try:
             return self.connect()
         except sqlite3.OperationalError as error:
-            self.trouble("cannot open the statistics in %s (%s): playing on without them" % (self.path, error))
+            self.trouble("cannot open the statistics in %s (%s): %s"
+                         % (self.path, error, NOT_RECORDED % "the file can be opened"))
             return None
         except sqlite3.DatabaseError as error:
-            aside = "%s.bad-%s" % (self.path, time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock())))
-            try:
-                os.replace(self.path, aside)
-            except OSError as move_error:
-                self.trouble("the statistics in %s are damaged (%s) and cannot be set aside (%s): playing on "
-                             "without them" % (self.path, error, move_error.strerror))
-                return None
-            self.log("the statistics in %s were damaged (%s): kept as %s, new statistics begun"
-                     % (self.path, error, aside))
-            try:
-                return self.connect()
-            except sqlite3.Error as again:
-                self.trouble("cannot begin new statistics in %s (%s): playing on without them" % (self.path, again))
-                return None
+            return self.begin_anew(error)
+
+    def begin_anew(self, damage):
+        """Set the damaged file (and any journal of it) aside under a time-stamped name and begin new
+        statistics; None if it cannot be."""
+        aside = untaken(self.path + ".bad-", self.clock())
+        try:
+            os.replace(self.path, aside)
+            if os.path.exists(self.path + "-journal"):
+                os.replace(self.path + "-journal", aside + "-journal")
+        except OSError as move_error:
+            self.trouble("the statistics in %s are damaged (%s) and cannot be set aside (%s): %s" % (
+                self.path, damage, move_error.strerror, NOT_RECORDED % "it can be set aside"))
+            return None
+        self.log("the statistics in %s were damaged (%s): kept as %s, new statistics begun"
+                 % (self.path, damage, aside))
+        try:
+            return self.connect()
+        except sqlite3.Error as again:
+            self.trouble("cannot begin new statistics in %s (%s): %s"
+                         % (self.path, again, NOT_RECORDED % "a new file can be made"))
+            return None
 
     def connect(self):
         db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S)
         try:
             db.executescript(SCHEMA)
+            check_pages(db)
         except sqlite3.Error:
             db.close()
             raise
@@ -118,6 +133,15 @@ class Statistics:
         if text != self.problem:
             self.log(text)
         self.problem = text
+
+
+def check_pages(db):
+    """sqlite3.DatabaseError when the file's pages are damaged (a power cut or a worn SD card):
+    opening reads only the first page, so damage further in would otherwise lose every record
+    written after it, or leave `controller stats` unable to read any."""
+    problems = [row[0] for row in db.execute("pragma quick_check(1)")]
+    if problems != ["ok"]:
+        raise sqlite3.DatabaseError(problems[0] if problems else "pragma quick_check gave nothing")
 
 
 def summary(path, days=14, clock=time.time):
