@@ -51,9 +51,11 @@ def simulated(tmp_path, machine="drnim", **world):
 
 
 def test_the_simulated_selftest_passes_and_saves_its_report_next_to_the_statistics(tmp_path):
+    (tmp_path / "state").mkdir()
     code, out = run("selftest", "--simulate", "--config", str(write_config(tmp_path)))
     assert code == 0, out
     report = saved_report(tmp_path)
+    assert os.path.basename(out.split("Report saved as ")[1].strip()).startswith("selftest-simulated-")
     assert report["passed"] and report["simulated"] and report["machine"] == "drnim"
     assert "Report saved as %s" % (tmp_path / "state") in out
     checks = results(report)
@@ -67,7 +69,19 @@ def test_the_simulated_selftest_passes_and_saves_its_report_next_to_the_statisti
     assert detail.startswith("3 presses read from 54 raw edges (48 bounces taken out by debounce_ms 20")
 
 
+def test_a_simulated_run_never_makes_the_services_state_folder(tmp_path):
+    """Tried on a laptop, or as root on a Pi before the service is installed: the report is the
+    text printed, and no folder of the service's appears (as root it used to)."""
+    code, out = run("selftest", "--simulate", "--config", str(write_config(tmp_path)))
+    assert code == 0, out
+    assert not (tmp_path / "state").exists()
+    assert out.endswith("The simulated run's report is the text above: it is kept only in the service's state "
+                        "folder, and there is no %s.\n" % (tmp_path / "state"))
+    assert "\nPASSED: " in out
+
+
 def test_a_jam_fails_the_release_stage_and_the_report_says_so(tmp_path):
+    (tmp_path / "state").mkdir()
     code, out = run("selftest", "--simulate", "--jam-rate", "1", "--config", str(write_config(tmp_path)))
     assert code == 1
     report = saved_report(tmp_path)
@@ -108,6 +122,7 @@ def test_a_button_that_reads_twice_and_one_not_wired_fail(tmp_path):
 
 
 def test_a_stage_can_be_skipped(tmp_path):
+    (tmp_path / "state").mkdir()
     code, out = run("selftest", "--simulate", "--skip", "release", "--skip", "lamps", "--config",
                     str(write_config(tmp_path)))
     assert code == 0
@@ -180,6 +195,7 @@ def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):
     pinmap_path.write_text(servo_variant(servo_variant(text, "outputs.release"), "outputs.turn"))
     config = write_config(tmp_path)
     config.write_text(config.read_text().replace("[service]", '[service]\npinmap = "%s"' % pinmap_path))
+    (tmp_path / "state").mkdir()
     code, out = run("selftest", "--simulate", "--config", str(config))
     assert code == 0, out
     assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in out

@@ -11,6 +11,7 @@ The bench, the stages and gpiozero are loaded by the subcommands that run, not b
 command line that names them: every `controller` command starts without them.
 """
 
+import os
 import sys
 
 from controller.arguments import (DEFAULT_CONFIG, ArgumentError, add_config_argument, config_path, load_service_config,
@@ -97,6 +98,11 @@ def run_selftest(args, out):
         bench.close()
     out.write("\n" + "\n".join(report.lines()) + "\n")
     folder = config.state_dir()
+    if bench.simulated and not os.path.isdir(folder):
+        # a try on a laptop, or on a Pi before the service is installed: never the one to make its folder
+        out.write("The simulated run's report is the text above: it is kept only in the service's state folder, "
+                  "and there is no %s.\n" % folder)
+        return 0 if report.passed else 1
     try:
         out.write("Report saved as %s\n" % report.save(folder))
     except OSError as error:

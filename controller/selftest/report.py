@@ -58,10 +58,12 @@ class Report:
                 "passed": self.passed, "checks": self.checks, "figures": self.figures}
 
     def save(self, folder):
-        """Write the report as selftest-YYYYmmdd-HHMMSS.json in `folder`; its path.
+        """Write the report as selftest-YYYYmmdd-HHMMSS.json in `folder` (a simulated one as
+        selftest-simulated-..., so that a technician tells it from the board's); its path.
         OSError (no such folder, no permission) is the caller's."""
         os.makedirs(folder, exist_ok=True)
-        path = untaken(os.path.join(folder, "selftest-"), self.started, ".json")
+        name = "selftest-simulated-" if self.simulated else "selftest-"
+        path = untaken(os.path.join(folder, name), self.started, ".json")
         with open(path, "x") as f:
             json.dump(self.to_dict(), f, indent=1)
             f.write("\n")
