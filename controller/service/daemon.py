@@ -348,16 +348,24 @@ class Service:
         try:
             self.store.save(data)
         except OSError as error:
-            problem = "cannot save the game in %s (%s): playing on unsaved; a restart now loses this game" % (
-                self.store.folder, error.strerror or error)
-            if self.faults.get("storage") != problem:
-                self.log("fault: storage: " + problem)
-            self.faults["storage"] = problem
+            self.service_fault("storage", "cannot save the game in %s (%s): playing on unsaved; a restart now "
+                                          "loses this game" % (self.store.folder, error.strerror or error))
             return
         self.keeper.written(data)
         self.writes += 1
-        if self.faults.pop("storage", None):
-            self.log("the game is saved again in %s" % self.store.folder)
+        self.mended("storage", "the game is saved again in %s" % self.store.folder)
+
+    def service_fault(self, kind, problem):
+        """A fault of the service's own, kept for `controller status` and the broker, and said in the
+        log once until it changes: a card that stays full must not write a line every few seconds."""
+        if self.faults.get(kind) != problem:
+            self.log("fault: %s: %s" % (kind, problem))
+        self.faults[kind] = problem
+
+    def mended(self, kind, text):
+        """A fault of the service's own is over: said once in the log."""
+        if self.faults.pop(kind, None):
+            self.log(text)
 
     def record(self, mode, incidents):
         machine = self.machine
@@ -417,7 +425,11 @@ class Service:
             # readable by staff for `controller status`; a link planted at status.json.new is never followed
             replace_file(os.path.join(folder, "status.json"), json.dumps(status).encode(), mode=0o644, durable=False)
         except OSError as error:
-            self.log("cannot write the status file in %s: %s" % (folder, error))
+            self.service_fault("status-file", "cannot write the status file in %s (%s): the game goes on, but "
+                                              "`controller status` shows no new heartbeat until it can be"
+                               % (folder, error.strerror or error))
+            return
+        self.mended("status-file", "the status file is written again in %s" % folder)
 
     # --- the end -----------------------------------------------------------------
     def request_stop(self, *_):

@@ -1,0 +1,36 @@
+"""A service left running for months: a problem that lasts is said once in the journal, not
+at every heartbeat, and its end is said too."""
+
+import shutil
+
+import pytest
+from gpiozero import Device
+
+from service_rig import Rig
+
+
+@pytest.fixture(autouse=True)
+def restore_pin_factory():
+    saved = Device.pin_factory
+    yield
+    Device.pin_factory = saved
+
+
+def test_a_status_file_that_cannot_be_written_is_said_once_and_its_end_too(tmp_path):
+    """Found in a months audit: a runtime folder that could not be written (here a file in its
+    place) wrote the same line into the journal at every heartbeat, 17,000 lines a day."""
+    rig = Rig(tmp_path)
+    rig.wait(100)
+    shutil.rmtree(tmp_path / "run")
+    (tmp_path / "run").write_text("a file where the folder was")
+    before = len(rig.log)
+    rig.wait(60 * 1000)                                   # twelve heartbeats
+    said = rig.log[before:]
+    assert len(said) == 1 and said[0].startswith("fault: status-file: cannot write the status file in %s ("
+                                                  % (tmp_path / "run")), said
+    assert "status-file" in rig.service.service_faults()
+    (tmp_path / "run").unlink()
+    rig.wait(10 * 1000)
+    assert rig.log[before + 1:] == ["the status file is written again in %s" % (tmp_path / "run")]
+    assert "status-file" not in rig.service.service_faults()
+    assert (tmp_path / "run" / "status.json").exists()
