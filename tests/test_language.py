@@ -57,11 +57,10 @@ def test_each_catalog_opens_with_its_translators_note_and_the_languages_plural_r
     assert catalog.plural_forms == get_plural(code).plural_forms
 
 
-def core_ids():
-    """Every message id the core's machines say and every id of their working, read from the sources."""
+def ids_in(texts):
+    """The message ids and the working's ids that the core's sources `texts` say."""
     found = set()
-    for name in ("exhibit.py", "drnim.py", "nimatron.py", "working.py"):
-        text = (ROOT / "controller" / "core" / name).read_text()
+    for text in texts:
         found.update(re.findall(r'tell\(out, "(\w+)"', text))
         found.update(re.findall(r'"((?:w|new)_\w+)"', text))
         found.update(re.findall(r'(?:WIN|LOSE)_MESSAGE = "(\w+)"', text))
@@ -70,12 +69,39 @@ def core_ids():
     return found
 
 
+def core_ids():
+    """Every message id the core's machines say and every id of their working, read from the sources."""
+    return ids_in((ROOT / "controller" / "core" / name).read_text()
+                  for name in ("exhibit.py", "drnim.py", "nimatron.py", "working.py"))
+
+
 def test_every_id_the_core_says_has_its_english_and_no_english_is_left_unsaid():
     ids = core_ids()
     assert len(ids) > 60
     assert sorted(ids - set(MESSAGES)) == []
     suffixed = {"w_handed_misplay", "w_if_handed_misplay"}    # the working adds "_misplay" to w_handed, w_if_handed
     assert sorted(set(MESSAGES) - ids - suffixed) == []
+
+
+# How each language says the Nimatron's hand-over button and its verb ("hand over", "handed over").
+HAND_OVER = {"en": r"\bhand(ed|ing)? over\b", "de": r"\babg(eg)?[ei]b|\bgib(st)?\b[^.:]*\bab\b",
+             "fr": r"\bla main\b|\bmain passée", "es": r"\bp[aá]s\w* el turno|\bturno pasado",
+             "nl": r"\bdoor ?ge|\bbeurt door|\bgeef\b[^.:]*\bdoor\b"}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_no_text_of_dr_nim_sends_the_visitor_to_a_hand_over_button(code):
+    """Dr. Nim has no hand-over button (the Nimatron has): the visitor moves the turn switch to Dr. Nim and
+    presses the trigger, so what Dr. Nim says and its working name those, in every language."""
+    import inspect
+    from controller.core.working import explain_drnim
+    ids = ids_in([(ROOT / "controller" / "core" / "drnim.py").read_text(), inspect.getsource(explain_drnim)])
+    ids |= {"w_handed_misplay", "w_if_handed_misplay"}
+    assert {"take_first", "wait_marble", "w_handed", "w_if_handed"} <= ids
+    t = language(code)
+    said = [t.message(name, dict.fromkeys(re.findall(r"%\((\w+)\)", MESSAGES[name][0]), 2)) for name in sorted(ids)]
+    assert [text for text in said if re.search(HAND_OVER[code], text, re.IGNORECASE)] == []
+    assert re.search(HAND_OVER[code], t.message("w_hand_wins"), re.IGNORECASE), "the Nimatron's working still hands over"
 
 
 @pytest.mark.parametrize("code", CODES)

@@ -7,12 +7,14 @@ the marbles' animation.
 
 Skipped, with the reason, when Chromium, Playwright, the npm packages or axe-core are missing."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from controller.language import CODES, language
 from controller.web.browser import missing, open_page
+from test_language import HAND_OVER
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -125,7 +127,7 @@ def announced(page):
 
 @needs_browser
 def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
-    """Tab to the trigger, Enter to drop a marble, m to hand over: the live region says each marble the
+    """Tab to the trigger, Enter to drop a marble, m for the turn switch: the live region says each marble the
     visitor drops and what Dr. Nim did in reply, once each, and the trigger keeps the focus throughout."""
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player",
@@ -147,7 +149,7 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
         if page.evaluate("nim.view().mode") != "play":
             break
         page.keyboard.press("m")
-        said.append("Handed over to Dr. Nim.")
+        said.append("Turn switch on Dr. Nim's side: press the trigger once for its turn.")
         page.keyboard.press("Enter")
         page.wait_for_function(PLAYERS_TURN)
         assert page.evaluate("document.activeElement.id") == "control-trigger"
@@ -163,6 +165,29 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
     assert [line for line in announced(page) if not line.startswith("New game")] == said
     assert page.get_attribute("#said", "aria-live") == "polite" and page.get_attribute("#said", "role") == "status"
     assert page.evaluate("document.activeElement.id") == "control-trigger"
+
+
+@needs_browser
+@pytest.mark.parametrize("code", CODES)
+def test_dr_nims_page_names_the_turn_switch_and_the_trigger_never_a_hand_over_button(browser, code):
+    """Dr. Nim has no hand-over button (the Nimatron has): through a turn and two refusals, the status line,
+    the live region, the working and what the machine said name the turn switch and the trigger instead."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60&first=player&lang=" + code)
+    shown = []
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    shown += [page.inner_text("#status"), page.inner_text("#working")]
+    page.keyboard.press("m")
+    shown += [page.inner_text("#status"), page.inner_text("#working")]
+    page.keyboard.press("t")
+    page.wait_for_function(PLAYERS_TURN)
+    page.keyboard.press("m")                            # before taking a marble
+    page.evaluate("nim.feed(['press', 'trigger']); nim.feed(['switch', 'turn', 'machine'])")  # while it falls
+    said = page.inner_text("#messages")
+    assert language(code).message("take_first") in said and language(code).message("wait_marble") in said
+    shown += announced(page) + [said]
+    assert [text for text in shown if re.search(HAND_OVER[code], text, re.IGNORECASE)] == []
 
 
 @needs_browser

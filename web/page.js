@@ -360,7 +360,9 @@ function announceMoves() {
       if (view.mode === "play") pending.push(fmt(_n("%(left)d is left.", "%(left)d are left.", view.rail), { left: view.rail }));
       if (mine) pending.push(_("Your turn."));
     }
-    if (view.turn === "machine" && before.turn === "player" && view.mode === "play") pending.push(_("Handed over to Dr. Nim."));
+    if (view.turn === "machine" && before.turn === "player" && view.mode === "play") {
+      pending.push(_("Turn switch on Dr. Nim's side: press the trigger once for its turn."));
+    }
     return;
   }
   // the visitor's lamps: a press puts out one (never in the machine's turn, when the machine's go out)
@@ -755,13 +757,13 @@ function drNimStatus() {
   if (view.fault === "jam") return _("Fault: a marble is stuck. Free it, or put the marbles back: New game.");
   if (view.fault) return _("Fault: check the marbles. Put them back: New game.");
   if (view.running) return _("Dr. Nim is playing its marbles…");
-  if (view.turn === "machine") return _("Handed over: press the trigger once.");
+  if (view.turn === "machine") return _("Turn switch on Dr. Nim's side: press the trigger once for its turn.");
   if (view.taken === 0) {
     if (view.first === "machine") return _("Dr. Nim goes first: turn switch to Dr. Nim, then the trigger.");
     if (view.first === "player") return _("You go first: press the trigger 1 to 3 times.");
     return _("You first: press the trigger 1 to 3 times. Dr. Nim first: turn switch to Dr. Nim, then the trigger.");
   }
-  if (view.turn_taken || view.in_flight) return _("Take up to 3, then hand over: turn switch to Dr. Nim, then the trigger.");
+  if (view.turn_taken || view.in_flight) return _("Take up to 3. Then Dr. Nim's turn: turn switch to Dr. Nim, then the trigger.");
   return _("Your turn: press the trigger 1 to 3 times.");
 }
 

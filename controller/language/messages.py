@@ -38,9 +38,10 @@ MESSAGES = {
     "drnim_first": said("drnim_first", "Dr. Nim goes first: move the turn switch to Dr. Nim, then press the trigger."),
     "took_three": said("took_three", "You may take 1 to 3 marbles: now move the turn switch to Dr. Nim and press "
                                      "the trigger."),
-    "wait_marble": said("wait_marble", "Wait for your marble to come through before handing over."),
+    "wait_marble": said("wait_marble", "Wait for your marble to come through before you move the turn switch to "
+                                       "Dr. Nim."),
     "you_first": said("you_first", "You go first: press the trigger 1 to 3 times."),
-    "take_first": said("take_first", "Take 1 to 3 marbles before handing over to Dr. Nim."),
+    "take_first": said("take_first", "Take 1 to 3 marbles before you move the turn switch to Dr. Nim."),
     "eq_strategy": said("eq_strategy", "The equalizer takes no part when a strategy decides Dr. Nim's moves."),
     "eq_next_game": said("eq_next_game", "The equalizer is set before the first marble: the switch counts from the "
                                          "next game."),
@@ -84,8 +85,9 @@ MESSAGES = {
     # Translators: opponent is the name of a strategy, such as perfect or fallible:0.1 (a setting's value).
     "w_strategy": said("w_strategy", "Dr. Nim's moves come from the '%(opponent)s' opponent (decide = strategy)."),
     "w_this_turn": said("w_this_turn", "This turn Dr. Nim takes %(take)d; %(taken)d so far."),
-    "w_handed": said("w_handed", "Handed over: Dr. Nim will take %(take)d."),
-    "w_handed_misplay": said("w_handed_misplay", "Handed over: Dr. Nim will take %(take)d, the equalizer's misplay."),
+    "w_handed": said("w_handed", "The turn switch is at Dr. Nim: press the trigger and Dr. Nim takes %(take)d."),
+    "w_handed_misplay": said("w_handed_misplay", "The turn switch is at Dr. Nim: press the trigger and Dr. Nim takes "
+                                                 "%(take)d, the equalizer's misplay."),
     # Translators: the visitor ends a turn on Dr. Nim with the turn switch and the trigger, not with a button as
     # on the Nimatron: say those two, in the words of the other texts about them.
     "w_if_handed": said("w_if_handed", "If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim "
