@@ -11,6 +11,7 @@ import io
 import math
 import re
 import shutil
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -210,6 +211,20 @@ def test_the_command_checks_one_machine_and_says_so_in_its_last_line(renders, mo
     lines = out.getvalue().splitlines()
     assert lines[0].endswith("hardware/nimatron/pinmap.toml (the Nimatron):")
     assert lines[-1].startswith("assembly: ") and lines[-1].endswith(" screws checked: 0 collisions, 0 screw faults, 0 misfits")
+    assert "manifold3d" not in capsys.readouterr().err, "with Manifold there, nothing to say of it"
+
+
+@needs_openscad
+def test_without_manifold_the_check_says_why_it_is_slow_and_what_makes_it_fast(monkeypatch, capsys):
+    """On a Pi the check without Manifold takes minutes; the technician hears why at once."""
+    from controller.cli import main
+    from controller.hardware.assembly import Report
+    monkeypatch.setitem(sys.modules, "manifold3d", None)        # as if not installed
+    monkeypatch.setattr("controller.hardware.assembly.Assembly.check", lambda self: Report())
+    assert main(["hardware", "check", "--machine", "nimatron"], out=io.StringIO()) == 0
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "without manifold3d, openscad renders every solid" in said
+    assert "pip install manifold3d" in said
 
 
 @needs_openscad

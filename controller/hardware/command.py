@@ -15,7 +15,9 @@ The assembly and the pin maps are loaded when the check runs, not by the command
 names it: every `controller` command starts without them.
 """
 
+import importlib
 import shutil
+import sys
 from dataclasses import replace
 
 from controller.cache import cache_folder
@@ -78,6 +80,14 @@ def builds(args):
     return out
 
 
+def has_manifold():
+    try:
+        importlib.import_module("manifold3d")
+    except ImportError:
+        return False
+    return True
+
+
 def run_check(args, out):
     from controller.hardware.assembly import Assembly, AssemblyError, Report
     from controller.hardware.pinmap.check import PinMapError
@@ -88,6 +98,10 @@ def run_check(args, out):
         made = builds(args)
     except (PinMapError, ValueError) as error:
         raise RuntimeError(str(error))
+    if not has_manifold():
+        sys.stderr.write("controller hardware check: without manifold3d, openscad renders every solid, a few tens "
+                         "of seconds a build (kept for the next check): pip install manifold3d (the hardware "
+                         "extra) checks a build in about half a second\n")
     total = Report()
     for pinmap, title in made:
         try:
