@@ -409,7 +409,8 @@ def test_a_broker_down_for_longer_than_a_heartbeat_costs_no_cpu(tmp_path):
     settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": free_port(),
                                         "client_id": "hall-5", "heartbeat_s": 5})
     log = []
-    publisher = Telemetry(settings, "drnim", str(tmp_path), log.append, clock=lambda: time.time() + later[0])
+    publisher = Telemetry(settings, "drnim", str(tmp_path), log.append, clock=lambda: time.time() + later[0],
+                          timer=lambda: time.monotonic() + later[0])
     try:
         publisher.status({"mode": "play"})
         wait_until(lambda: any("cannot be reached" in line for line in log), 10, "the broker found down")

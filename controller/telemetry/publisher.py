@@ -91,7 +91,9 @@ def tls_context(broker, ca_file):
 
 
 class Telemetry:
-    def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None):
+    def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None, timer=time.monotonic):
+        """`clock` dates what is sent (wall time); `timer` measures the heartbeat and the uptime, so that
+        NTP setting the wall clock of a Pi without a real-time clock by hours moves neither."""
         self.settings = settings
         self.machine = machine
         self.exhibit = settings["client_id"]
@@ -103,7 +105,8 @@ class Telemetry:
             self.where += " (through %s)" % self.socket
         self.log = log
         self.clock = clock
-        self.started = clock()
+        self.timer = timer
+        self.started = timer()
         self.password = read_password(settings["password_file"])
         self.path = os.path.join(state_dir, "telemetry.sqlite")
         self.outbox_limit = outbox_limit
@@ -208,7 +211,7 @@ class Telemetry:
         client.loop_start()
         in_flight = {}            # paho's message id -> the outbox's sequence number
         status_due = False
-        next_beat = self.clock() + self.settings["heartbeat_s"]
+        next_beat = self.timer() + self.settings["heartbeat_s"]
         stopping = False
         while not stopping:
             items = [self.next_item(next_beat)]
@@ -234,10 +237,10 @@ class Telemetry:
                     if self.connected and item[0] == "connected" and self.live_state is not None:
                         self.publish_live(client, STATE, self.live_state)
             self.queued = outbox.size()
-            if self.clock() >= next_beat:
+            if self.timer() >= next_beat:
                 # the next beat is a heartbeat away even when this one cannot be sent: never a busy wait
                 status_due = True
-                next_beat = self.clock() + self.settings["heartbeat_s"]
+                next_beat = self.timer() + self.settings["heartbeat_s"]
             if stopping or not self.connected:
                 continue
             for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
@@ -245,7 +248,7 @@ class Telemetry:
             if status_due and self.latest is not None:
                 client.publish(self.topic("status"), self.status_payload(outbox, self.latest), qos=1, retain=True)
                 status_due = False
-                next_beat = self.clock() + self.settings["heartbeat_s"]
+                next_beat = self.timer() + self.settings["heartbeat_s"]
         if self.connected:
             goodbye = self.offline(self.day(outbox))
             client.publish(self.topic("status"), goodbye, qos=1, retain=True).wait_for_publish(GOODBYE_S)
@@ -255,7 +258,7 @@ class Telemetry:
 
     def next_item(self, next_beat):
         try:
-            return self.inbox.get(timeout=max(0.0, next_beat - self.clock()))
+            return self.inbox.get(timeout=max(0.0, next_beat - self.timer()))
         except queue.Empty:
             return ("beat",)
 
@@ -319,7 +322,7 @@ class Telemetry:
     def status_payload(self, outbox, latest):
         now = self.clock()
         payload = {"v": VERSION, "exhibit": self.exhibit, "online": True, "at": now, "machine": self.machine,
-                   "version": __version__, "uptime_s": int(now - self.started), "queued": self.queued,
+                   "version": __version__, "uptime_s": int(self.timer() - self.started), "queued": self.queued,
                    "heartbeat_s": self.settings["heartbeat_s"]}
         payload.update(latest)
         payload.update(self.day(outbox))
