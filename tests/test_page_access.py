@@ -191,6 +191,23 @@ def test_dr_nims_page_names_the_turn_switch_and_the_trigger_never_a_hand_over_bu
 
 
 @needs_browser
+@pytest.mark.parametrize("code, to_drnim, to_you", [
+    ("en", "Turn switch to Dr. Nim", "Turn switch to you"),
+    ("de", "Zugschalter auf Dr. Nim", "Zugschalter zu dir"),
+    ("fr", "Sélecteur de tour vers le Dr Nim", "Sélecteur de tour vers vous"),
+    ("es", "Interruptor de turno hacia el Dr. Nim", "Interruptor de turno hacia ti"),
+    ("nl", "Beurtschakelaar op Dr. Nim", "Beurtschakelaar naar jou"),
+])
+def test_the_keys_of_the_turn_switch_are_told_in_each_languages_own_words(browser, code, to_drnim, to_you):
+    """The keys line says where m and p put the turn switch as a sentence of each language, not "auf du" or
+    "hacia tú" glued from the switch's name and its side's label."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&lang=" + code)
+    keys = page.inner_text("#keys")
+    assert to_drnim + " · " in keys and to_you + " · " in keys
+
+
+@needs_browser
 def test_a_whole_nimatron_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&openings=1,2,0,0"

@@ -116,6 +116,10 @@ function switchSides(role) {
   return { turn_switch: [_("Dr. Nim"), _p("turn switch", "you")],
     equalizer_switch: [_p("equalizer switch", "off"), _p("equalizer switch", "armed")] }[role] || ["left", "right"];
 }
+// A switch moved to each side, in words (a whole text each: "to you" is not "you" in every language).
+function switchTo(role) {
+  return { turn_switch: [_("Turn switch to Dr. Nim"), _("Turn switch to you")] }[role];
+}
 function switchName(role) {
   return { turn_switch: _("Turn switch"), equalizer_switch: _("Equalizer switch") }[role] || role;
 }
@@ -509,10 +513,9 @@ function buildControls() {
       button.addEventListener("click", () => flip(input));
       parts[input.role] = button;
       const keysOf = KEYS[input.role] || {};
-      const sides = switchSides(input.role);
-      const to = (side) => fmt(_("%(switch)s to %(side)s"), { switch: switchName(input.role), side });
-      if (keysOf.on) keys.push(keyHelp(keysOf.on, to(sides[input.on_side === "left" ? 0 : 1])));
-      if (keysOf.off) keys.push(keyHelp(keysOf.off, to(sides[input.on_side === "left" ? 1 : 0])));
+      const to = switchTo(input.role);
+      if (keysOf.on) keys.push(keyHelp(keysOf.on, to[input.on_side === "left" ? 0 : 1]));
+      if (keysOf.off) keys.push(keyHelp(keysOf.off, to[input.on_side === "left" ? 1 : 0]));
       if (keysOf.toggle) keys.push(keyHelp(keysOf.toggle, fmt(_("%(switch)s over"), { switch: switchName(input.role) })));
     }
   }
