@@ -45,6 +45,10 @@ IN_FLIGHT = 20
 # How long a clean stop waits for the broker to take the "offline" status.
 GOODBYE_S = 2.0
 SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
+# A connection the broker drops sooner than this after making it is a short one; after SHORT_IN_A_ROW of
+# them the log says why that may be, once, and is quiet about them until a connection lasts.
+STEADY_S = 60
+SHORT_IN_A_ROW = 3
 # What makes a new status, sent at once: the mode, the winner, a fault, the attract state. A marble
 # or a turn alone is not a change worth a message: the heartbeat's status carries them.
 STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
@@ -115,6 +119,8 @@ class Telemetry:
         self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
         self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
+        self.connected_at = None  # timer() when the connection was made
+        self.short = 0           # connections dropped in a row within STEADY_S of being made
         self.watched = None      # the last status's STATUS_CHANGES (status)
         self.latest = None       # the last status given, sent at the next change or heartbeat
         self.live_state = None   # the live game's last state, encoded: sent again at every connection
@@ -281,10 +287,14 @@ class Telemetry:
         kind, reason = item[0], item[1] if len(item) > 1 else None
         if kind == "connected" and not reason.is_failure:
             self.connected = True
-            self.log("telemetry: connected to %s as %s%s" % (self.where, self.exhibit, "" if not self.queued else
-                                                            ": sending the %d queued" % self.queued))
+            self.connected_at = self.timer()
+            if self.short < SHORT_IN_A_ROW:
+                self.log("telemetry: connected to %s as %s%s" % (self.where, self.exhibit, "" if not self.queued
+                                                                else ": sending the %d queued" % self.queued))
             self.unreachable = None
             return True
+        if kind == "disconnected" and self.dropped_short():
+            return False
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
             if kind == "connected":
@@ -299,6 +309,21 @@ class Telemetry:
                          "sent when it is back" % (self.where, problem))
                 self.unreachable = problem
         return False
+
+    def dropped_short(self):
+        """Whether the connection just dropped was a short one, among SHORT_IN_A_ROW or more in a row:
+        said once, since two exhibits with one client_id throw each other off every second, for ever."""
+        lasted = self.timer() - self.connected_at if self.connected_at is not None else STEADY_S
+        self.connected = False
+        self.connected_at = None
+        self.short = self.short + 1 if lasted < STEADY_S else 0
+        if self.short == SHORT_IN_A_ROW:
+            self.log("telemetry: the broker %s dropped the connection within %d s of making it, %d times in a "
+                     "row: another exhibit connecting as %r does this (each needs its own telemetry.client_id; "
+                     "empty means the host name, the same on every new Pi), as does a failing network. Play goes "
+                     "on; not said again until a connection lasts" % (self.where, STEADY_S, SHORT_IN_A_ROW,
+                                                                       self.exhibit))
+        return self.short >= SHORT_IN_A_ROW
 
     def keep(self, outbox, kind, record):
         """A game or a fault, put in the on-disk queue (and a game into today's tally)."""
