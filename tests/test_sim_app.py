@@ -110,6 +110,21 @@ def test_drnim_working_explains_the_move():
     assert "If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim takes 1." in working
 
 
+def test_drnim_status_line_names_the_turn_switch_not_a_hand_over_button():
+    async def play(app, pilot):
+        await pilot.press("space")                       # the visitor takes 1
+        await settle(app, pilot)
+        taken = shown(app, "#status")
+        await pilot.press("m")                           # the turn switch to Dr. Nim, the trigger not yet
+        await settle(app, pilot)
+        return taken, shown(app, "#status")
+
+    taken, switched = run("drnim", {"equalizer": False}, (120, 36), play)
+    assert "Take up to 3. Then Dr. Nim's turn: m, then space." in taken
+    assert "Turn switch on Dr. Nim's side: the trigger (space) once." in switched
+    assert "hand" not in (taken + switched).lower()
+
+
 def test_drnim_working_foresees_the_equalizers_misplay():
     async def play(app, pilot):
         before = shown(app, "#working")

@@ -222,11 +222,11 @@ def drnim_status(sim, t):
     elif m.running:
         out.append(t._("Dr. Nim is playing its marbles..."))
     elif m.turn == "machine":
-        out.append(t._("Handed over: the trigger (space) once."))
+        out.append(t._("Turn switch on Dr. Nim's side: the trigger (space) once."))
     elif m.taken == 0:
         out.append(t._("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space."))
     elif m.turn_taken or m.in_flight:
-        out.append(t._("Take up to 3, then hand over: m, then space."))
+        out.append(t._("Take up to 3. Then Dr. Nim's turn: m, then space."))
     else:
         out.append(t._("Your turn: the trigger (space) 1 to 3 times."))
     return out
