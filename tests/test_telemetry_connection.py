@@ -1,5 +1,6 @@
 """What the exhibit's log says about its connection to the broker, over months."""
 
+import sqlite3
 import types
 
 from broker_rig import free_port
@@ -40,3 +41,44 @@ def test_two_exhibits_with_one_name_are_said_once_not_every_second(tmp_path):
     now[0] += 3600                          # the other exhibit renamed: a connection that lasts
     publisher.connection(DROPPED)
     assert "went away" in log[-1] and len(log) == 7, log
+
+
+def test_a_full_card_under_the_queue_leaves_the_telemetry_running_and_is_said_once(tmp_path, monkeypatch):
+    """Found in a months audit (on a real full file system, 'database or disk is full'): when the
+    broker acknowledged a game and the queue could not delete it, the telemetry thread died with a
+    traceback. Nothing was sent again, and every event of play piled up in its inbox, for months."""
+    from broker_rig import Broker, wait_until
+    from controller.telemetry.outbox import Outbox
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker")
+    card_full = [True]
+    tried = []                  # each time the broker's acknowledgement had a message taken out of the queue
+    sent = Outbox.sent
+
+    def sent_unless_full(outbox, seq):
+        tried.append(seq)
+        if card_full[0]:
+            raise sqlite3.OperationalError("database or disk is full")
+        sent(outbox, seq)
+
+    monkeypatch.setattr(Outbox, "sent", sent_unless_full)
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": broker.port,
+                                        "client_id": "hall-1"})
+    (tmp_path / "state").mkdir()
+    log = []
+    publisher = Telemetry(settings, "drnim", str(tmp_path / "state"), log.append)
+    try:
+        for _ in range(3):
+            publisher.fault("noisy:trigger")
+        wait_until(lambda: len(tried) >= 3 or not publisher.thread.is_alive(), what="the broker's acknowledgements")
+        assert publisher.thread.is_alive()
+        card_full[0] = False
+        publisher.fault("jam")
+        wait_until(lambda: publisher.queued == 0, what="an empty queue")
+        assert publisher.thread.is_alive()
+    finally:
+        publisher.close()
+        broker.stop()
+    full = [line for line in log if "database or disk is full" in line]
+    assert len(full) == 1 and "play goes on" in full[0], log
+    assert log[-1] == "telemetry: the queue %s works again" % (tmp_path / "state" / "telemetry.sqlite"), log

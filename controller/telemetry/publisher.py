@@ -121,6 +121,8 @@ class Telemetry:
         self.unreachable = None  # the outage being reported, so that it is said once
         self.connected_at = None  # timer() when the connection was made
         self.short = 0           # connections dropped in a row within STEADY_S of being made
+        self.acked = set()       # the queue's messages the broker took that could not yet be taken out of it
+        self.queue_problem = None  # why the queue cannot be used, so that it is said once
         self.watched = None      # the last status's STATUS_CHANGES (status)
         self.latest = None       # the last status given, sent at the next change or heartbeat
         self.live_state = None   # the live game's last state, encoded: sent again at every connection
@@ -235,21 +237,22 @@ class Telemetry:
                     self.keep(outbox, item[0], item[1])
                     status_due = status_due or item[0] == "game"
                 elif item[0] == "acked" and item[1] in in_flight:
-                    outbox.sent(in_flight.pop(item[1]))
+                    self.acked.add(in_flight.pop(item[1]))
+                    self.forget(outbox)
                 elif item[0] == "live":
                     self.send_live(client, item[1], item[2])
                 else:
                     status_due = self.connection(item) or status_due
                     if self.connected and item[0] == "connected" and self.live_state is not None:
                         self.publish_live(client, STATE, self.live_state)
-            self.queued = outbox.size()
+            self.queued = self.size(outbox)
             if self.timer() >= next_beat:
                 # the next beat is a heartbeat away even when this one cannot be sent: never a busy wait
                 status_due = True
                 next_beat = self.timer() + self.settings["heartbeat_s"]
             if stopping or not self.connected:
                 continue
-            for seq, name, payload in outbox.waiting(set(in_flight.values()), IN_FLIGHT - len(in_flight)):
+            for seq, name, payload in self.waiting(outbox, in_flight):
                 in_flight[client.publish(name, payload, qos=1).mid] = seq
             if status_due and self.latest is not None:
                 client.publish(self.topic("status"), self.status_payload(outbox, self.latest), qos=1, retain=True)
@@ -336,13 +339,55 @@ class Telemetry:
         try:
             dropped = outbox.add(self.topic(kind), encode(record), game)
         except sqlite3.Error as error:
-            self.log("telemetry: cannot queue a %s in %s (%s): it is lost" % (kind, self.path, error))
+            self.queue_trouble(error)
             return
+        self.queue_works()
         # said at the first drop and every 100th after it: a long outage does not fill the journal
         if dropped and self.dropped // 100 != (self.dropped + dropped) // 100 or dropped and not self.dropped:
             self.log("telemetry: the queue is full (%d messages): the oldest are dropped, %d so far"
                      % (outbox.limit, self.dropped + dropped))
         self.dropped += dropped
+
+    # --- the on-disk queue, which a full SD card must not stop -------------------------------
+    def forget(self, outbox):
+        """Take what the broker acknowledged out of the queue. What cannot be (a full card) waits in
+        `acked` for the next try and is not sent again meanwhile: a consumer keeps each once by its id."""
+        for seq in sorted(self.acked):
+            try:
+                outbox.sent(seq)
+            except sqlite3.Error as error:
+                self.queue_trouble(error)
+                return
+            self.acked.discard(seq)
+        self.queue_works()
+
+    def size(self, outbox):
+        """How many wait in the queue; the last count when it cannot be read."""
+        try:
+            return outbox.size()
+        except sqlite3.Error as error:
+            self.queue_trouble(error)
+            return self.queued
+
+    def waiting(self, outbox, in_flight):
+        """The next queued messages to send: none in flight, none already acknowledged."""
+        try:
+            return outbox.waiting(set(in_flight.values()) | self.acked, IN_FLIGHT - len(in_flight))
+        except sqlite3.Error as error:
+            self.queue_trouble(error)
+            return []
+
+    def queue_trouble(self, error):
+        """The queue cannot be used (a full or damaged card): said once until the problem changes."""
+        if str(error) != self.queue_problem:
+            self.log("telemetry: cannot use the queue %s (%s): play goes on, but games and faults that come "
+                     "meanwhile are lost (the log says when it works again)" % (self.path, error))
+        self.queue_problem = str(error)
+
+    def queue_works(self):
+        if self.queue_problem is not None:
+            self.queue_problem = None
+            self.log("telemetry: the queue %s works again" % self.path)
 
     def status_payload(self, outbox, latest):
         now = self.clock()
