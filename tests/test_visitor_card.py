@@ -126,7 +126,7 @@ def test_an_unknown_language_is_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "controller.cards", "--lang", "xx", "--out", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr == ("controller.cards: --lang: 'xx' is not a language of this "
-                                                        "controller (en, de, fr, es, nl)\n")
+                                                        "controller (%s)\n" % ", ".join(CODES))
 
 
 def test_the_cards_go_into_a_folder_that_is_not_there_yet(tmp_path, capsys):

@@ -28,6 +28,7 @@ from pathlib import Path
 from controller.language.messages import MESSAGES
 
 # Every language of the catalogs, each named in itself; English, the catalogs' source, first.
+# A new one is named here and in GROUPS (DEVELOPERS.md, "A new language").
 LANGUAGES = {"en": "English", "de": "Deutsch", "fr": "Français", "es": "Español", "nl": "Nederlands"}
 CODES = tuple(LANGUAGES)
 DOMAIN = "drnim"
@@ -69,7 +70,11 @@ def language(code="en"):
     code = check_code(code)
     if code == "en":
         return Language("en", gettext.NullTranslations())
-    with open(LOCALE / code / "LC_MESSAGES" / (DOMAIN + ".mo"), "rb") as catalog:
+    path = LOCALE / code / "LC_MESSAGES" / (DOMAIN + ".mo")
+    if not path.exists():
+        raise UnknownLanguage("%r has no compiled catalog (controller/language/locale/%s): make it with "
+                              ".venv/bin/python -m controller.language.catalogs" % (code, path.relative_to(LOCALE)))
+    with open(path, "rb") as catalog:
         return Language(code, gettext.GNUTranslations(catalog))
 
 

@@ -11,6 +11,10 @@
 3. compiles each into drnim.mo, which Python's own `gettext` reads, and
    into page.json, the web page's copy of the same catalog.
 
+Before any of that it checks that each language is set up (DEVELOPERS.md,
+"A new language"): named in LANGUAGES with its GROUPS, with its .po; it says
+the step that is missing, in one line each, and writes nothing.
+
 It needs Babel (the test extra); nothing that runs a machine does. The files
 come out the same for the same sources (no dates, no line numbers), so
 tests/test_language.py can check that the committed ones are up to date.
@@ -40,6 +44,8 @@ COMMENT_TAGS = ("Translators:",)
 # One date for every catalog's header, so that the files change only when their texts do.
 DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)
 PROJECT = "Dr. Nim Controller"
+# The catalogs' folder as a volunteer types it, from the top of the checkout.
+HOME = "controller/language/locale"
 
 
 def template():
@@ -67,6 +73,11 @@ def written(catalog):
 
 def po_path(code):
     return LOCALE / code / "LC_MESSAGES" / (DOMAIN + ".po")
+
+
+def shown(path):
+    """A catalog's path as a volunteer types it, from the top of the checkout."""
+    return HOME + "/" + path.relative_to(LOCALE).as_posix()
 
 
 def read(code):
@@ -106,6 +117,11 @@ def key(message):
     return msgid if message.context is None else message.context + "\x04" + msgid
 
 
+def named(message):
+    """A message as a translator finds it in the .po: its context, then its English."""
+    return key(message).replace("\x04", " | ")
+
+
 def page_catalog(code, catalog=None):
     """The page's catalog: the plural rule, the digits' separator and every translated text (its forms)."""
     texts = {}
@@ -134,6 +150,26 @@ def files():
     return made
 
 
+def unready():
+    """The steps of adding a language left out, as lines: a language of LANGUAGES with no .po or no digits'
+    separator in GROUPS, or a .po that LANGUAGES does not name (it would be left out without a word)."""
+    from babel.numbers import get_group_symbol
+    lines = []
+    for code in CODES[1:]:
+        if not po_path(code).exists():
+            lines.append("%s: no catalog %s: make it with .venv/bin/pybabel init -D %s -i %s/%s.pot -d %s -l %s"
+                         % (code, shown(po_path(code)), DOMAIN, HOME, DOMAIN, HOME, code))
+        if code not in GROUPS:
+            lines.append("%s: no digits' separator: add \"%s\": \"%s\" (Babel's) to GROUPS in "
+                         "controller/language/__init__.py" % (code, code, get_group_symbol(code)))
+    for path in sorted(LOCALE.glob("*/LC_MESSAGES/%s.po" % DOMAIN)):
+        code = path.parent.parent.name
+        if code not in LANGUAGES:
+            lines.append("%s: %s is not made: name the language in LANGUAGES in controller/language/__init__.py, "
+                         "with its name in itself" % (code, shown(path)))
+    return lines
+
+
 def problems():
     """Each language's untranslated, fuzzy or mismatched texts, as lines (Babel's own checks included)."""
     pot = template()
@@ -145,19 +181,24 @@ def problems():
                 continue
             forms = strings(message)
             if message.fuzzy or not forms or not all(forms):
-                lines.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", key(message)))
+                lines.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", named(message)))
         for message, errors in catalog.check():
             for error in errors:
-                lines.append("%s: %s: %s" % (code, key(message), error))
+                lines.append("%s: %s: %s" % (code, named(message), error))
     return lines
 
 
 def main(argv):
+    missing = unready()
+    for line in missing:
+        print(line, file=sys.stderr)
+    if missing:
+        return 1
     for path, data in files().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
-            print("wrote %s" % path.relative_to(ROOT.parent))
+            print("wrote %s" % shown(path))
     for line in problems():
         print(line)
     return 0

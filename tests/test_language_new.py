@@ -1,0 +1,101 @@
+"""A volunteer adding a language: each step left out is said in one line that names the step, never a
+traceback, and a half-translated catalog lists its texts readably. The catalogs are copied into tmp_path
+and a language the controller does not have (Italian, until it does) is added there, never to the committed
+ones."""
+
+import shutil
+
+import pytest
+
+import controller.language as lang
+from controller.language import catalogs
+
+numbers = pytest.importorskip("babel.numbers", reason="Babel (the test extra) makes the catalogs")
+
+NEW, NAME = next((code, name) for code, name in (("it", "Italiano"), ("pt", "Português"), ("sv", "Svenska"))
+                 if code not in lang.CODES)
+
+
+@pytest.fixture
+def locale(tmp_path, monkeypatch):
+    """A copy of the catalogs that the catalogs' maker and `language()` read instead of the committed ones."""
+    copy = tmp_path / "locale"
+    shutil.copytree(lang.LOCALE, copy)
+    for module in (lang, catalogs):
+        monkeypatch.setattr(module, "LOCALE", copy)
+    return copy
+
+
+def name_new(monkeypatch, group=True):
+    """The line of controller/language/__init__.py that names NEW, and its digits' separator when `group`."""
+    monkeypatch.setattr(catalogs, "LANGUAGES", dict(lang.LANGUAGES, **{NEW: NAME}))
+    monkeypatch.setattr(catalogs, "CODES", lang.CODES + (NEW,))
+    if group:
+        monkeypatch.setattr(catalogs, "GROUPS", dict(lang.GROUPS, **{NEW: numbers.get_group_symbol(NEW)}))
+
+
+def init_new(locale):
+    """What `pybabel init -l NEW` makes: the template's texts, none translated."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+    catalog = Catalog(locale=NEW, domain=lang.DOMAIN)
+    for message in catalogs.template():
+        if message.id:
+            catalog.add(message.id, context=message.context, flags=message.flags)
+    path = locale / NEW / "LC_MESSAGES" / "drnim.po"
+    path.parent.mkdir(parents=True)
+    with open(path, "wb") as f:
+        write_po(f, catalog)
+
+
+def made(locale, capsys):
+    """main()'s exit status, what it said, and whether it left the copied catalogs as they were."""
+    before = {path: path.read_bytes() for path in locale.rglob("*") if path.is_file()}
+    status = catalogs.main([])
+    after = {path: path.read_bytes() for path in locale.rglob("*") if path.is_file()}
+    out = capsys.readouterr()
+    return status, out.out + out.err, before == after
+
+
+def test_a_language_named_without_its_po_says_the_pybabel_init_that_makes_it(locale, monkeypatch, capsys):
+    name_new(monkeypatch)
+    status, said, untouched = made(locale, capsys)
+    assert status == 1 and untouched
+    assert said == ("%s: no catalog controller/language/locale/%s/LC_MESSAGES/drnim.po: make it with "
+                    ".venv/bin/pybabel init -D drnim -i controller/language/locale/drnim.pot "
+                    "-d controller/language/locale -l %s\n" % (NEW, NEW, NEW))
+
+
+def test_a_language_without_its_digits_separator_says_babels(locale, monkeypatch, capsys):
+    name_new(monkeypatch, group=False)
+    init_new(locale)
+    status, said, untouched = made(locale, capsys)
+    assert status == 1 and untouched
+    assert said == ("%s: no digits' separator: add \"%s\": \"%s\" (Babel's) to GROUPS in "
+                    "controller/language/__init__.py\n" % (NEW, NEW, numbers.get_group_symbol(NEW)))
+
+
+def test_a_po_that_languages_does_not_name_is_not_left_out_without_a_word(locale, capsys):
+    init_new(locale)
+    status, said, untouched = made(locale, capsys)
+    assert status == 1 and untouched
+    assert said == ("%s: controller/language/locale/%s/LC_MESSAGES/drnim.po is not made: name the language in "
+                    "LANGUAGES in controller/language/__init__.py, with its name in itself\n" % (NEW, NEW))
+
+
+def test_a_half_translated_language_is_made_and_lists_its_texts_readably(locale, monkeypatch, capsys):
+    name_new(monkeypatch)
+    init_new(locale)
+    status, said, _ = made(locale, capsys)
+    assert status == 0 and (locale / NEW / "LC_MESSAGES" / "drnim.mo").exists()
+    assert "\x04" not in said
+    assert ("%s: untranslated: new_loses | New game: %%(marbles)d marble, whoever takes the last one loses.\n"
+            % NEW) in said
+
+
+def test_a_language_whose_catalog_is_not_compiled_is_one_line(locale, monkeypatch):
+    monkeypatch.setattr(lang, "LANGUAGES", dict(lang.LANGUAGES, **{NEW: NAME}))
+    with pytest.raises(lang.UnknownLanguage, match=r"^'%s' has no compiled catalog "
+                       r"\(controller/language/locale/%s/LC_MESSAGES/drnim.mo\): make it with "
+                       r"\.venv/bin/python -m controller\.language\.catalogs$" % (NEW, NEW)):
+        lang.language(NEW)
