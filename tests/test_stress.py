@@ -176,6 +176,38 @@ def test_a_noisy_input_is_ignored_until_it_calms_down(tmp_path):
     rig.service.stats.flush()
 
 
+def test_an_input_that_keeps_flapping_is_one_fault_not_one_a_burst(tmp_path):
+    """A worn contact or a loose wire that storms every few seconds for hours: the journal, the
+    statistics and the broker heard each burst as a fault and each pause as calm again, 200 lines
+    in 5 minutes. Storming again soon after it calmed, it is now read again only after a whole
+    calm minute; a single storm still calms in a second."""
+    rig = Rig(tmp_path)
+    for _ in range(100):                                      # 5 minutes: a burst of 150 edges every 3 s
+        for _ in range(75):
+            rig.service.post("trigger", True)
+            rig.service.post("trigger", False)
+        rig.wait(3000)
+    said = [line for line in rig.log if "trigger" in line]
+    assert len(said) == 3, said                               # the storm, calm, the storm again
+    assert said[2].startswith("fault: noisy:trigger: ") and "a whole calm minute" in said[2]
+    assert "noisy:trigger" in rig.service.faults
+    rig.wait(30 * 1000)
+    assert "noisy:trigger" in rig.service.faults, "half a calm minute is not enough"
+    rig.wait(91 * 1000)                                       # a calm window of a minute, whole
+    assert "noisy:trigger" not in rig.service.faults and rig.log[-1] == "trigger is calm again: read as before"
+    rail = rig.machine.rail
+    rig.press("trigger")
+    rig.settle()
+    assert rig.machine.rail == rail - 1
+    rig.wait(61 * 1000)                                       # calm for a minute: the next storm is a new one
+    for _ in range(75):
+        rig.service.post("trigger", True)
+        rig.service.post("trigger", False)
+    rig.wait(3000)
+    assert rig.log[-1] == "trigger is calm again: read as before"
+    rig.service.stats.flush()
+
+
 # --- 3. writes only when something worth keeping changed ------------------------------------
 
 def test_no_write_while_idle_or_in_attract_and_a_handful_per_marble(tmp_path):

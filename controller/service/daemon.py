@@ -60,6 +60,10 @@ STORM_WINDOW_MS = 100
 # ...and it is calm again after a whole calm window with fewer edges than this.
 CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
+# An input that storms again this soon after it calmed keeps flapping (a worn contact, a loose
+# wire): it is read again only after a calm window this long, so that it is one fault, not one
+# a burst in the journal, the statistics and the broker.
+FLAPPING_MS = 60 * 1000
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
 
@@ -76,6 +80,8 @@ class Storm:
         self.count = 0
         self.noisy = False
         self.dropped = 0       # edges dropped at the callback while noisy
+        self.calmed_at = None  # when it last calmed down
+        self.calm_ms = CALM_WINDOW_MS   # how long it must be calm to be read again
 
     def edge(self, stamp):
         """Count one raw edge; True when it starts a storm."""
@@ -237,21 +243,27 @@ class Service:
     def noisy(self, role, now):
         """An input in a storm: reported once, ignored until it calms down."""
         kind = "noisy:" + role
+        storm = self.storms[role]
+        flapping = storm.calmed_at is not None and now - storm.calmed_at < FLAPPING_MS
+        storm.calm_ms = FLAPPING_MS if flapping else CALM_WINDOW_MS
         self.faults[kind] = "%s changed more than %d times in %d ms: ignored until it calms down (a loose wire, " \
                             "a floating input or interference)" % (role, STORM_EDGES, STORM_WINDOW_MS)
+        if flapping:
+            self.faults[kind] += "; again within a minute of calming: read again after a whole calm minute"
         self.log("fault: %s: %s" % (kind, self.faults[kind]))
         self.fault_seen(kind)
         self.held_since.pop(role, None)
-        self.calm_check[role] = now + CALM_WINDOW_MS
+        self.calm_check[role] = now + storm.calm_ms
 
     def calm(self, role, now):
         storm = self.storms[role]
         if storm.dropped >= CALM_EDGES:
             storm.dropped = 0
-            self.calm_check[role] = now + CALM_WINDOW_MS
+            self.calm_check[role] = now + storm.calm_ms
             return
         del self.calm_check[role]
         storm.noisy = False
+        storm.calmed_at = now
         storm.start = None
         self.faults.pop("noisy:" + role, None)
         # the input's level now is its level: no press is made of the storm's last edge
