@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, typed
 from controller.cli import main
-from controller.language import CODES, GROUPS, LOCALE, UnknownLanguage, from_environment, language
+from controller.language import CODES, GROUPS, LANGUAGES, LOCALE, UnknownLanguage, from_environment, language
 from controller.language.messages import MESSAGES
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads and makes the catalogs")
@@ -249,3 +249,10 @@ def test_the_simulator_speaks_the_language_of_its_lang(capsys):
         sim.close()
     assert main(["--simulate", "--lang", "xx"]) == 2
     assert "argument --lang: 'xx' is not a language of this controller" in capsys.readouterr().err
+
+
+def test_the_shipped_configuration_names_every_language_a_museum_may_choose():
+    """systemd/config.toml, which a museum edits, lists the languages by hand: a new one is named there too."""
+    known = [line for line in (ROOT / "systemd" / "config.toml").read_text().splitlines() if line.startswith("# Known:")]
+    assert len(known) == 1
+    assert known[0] == "# Known: %s." % ", ".join("%s (%s)" % (code, LANGUAGES[code]) for code in CODES)
