@@ -486,7 +486,8 @@ def test_tls_and_a_password_and_a_broker_that_refuses(tmp_path):
             autoplay(hall, 1, "novice")
             wait_until(lambda: any("refused us" in line for line in hall.log), 10, "the refusal")
             assert [line for line in hall.log if "telemetry" in line] == [
-                "telemetry: the broker localhost:%d refused us (Not authorized): play goes on; games and faults "
+                "telemetry: the broker localhost:%d refused us (Not authorized: check telemetry.username and "
+                "telemetry.password_file): play goes on; games and faults "
                 "wait in the queue and are sent when it is back" % secure.port]
         finally:
             hall.close()

@@ -197,6 +197,7 @@ class Follower:
     def __init__(self, host, port, fleet, client_id, persistent, args):
         import paho.mqtt.client as mqtt
         from controller.telemetry.settings import read_password
+        self.tls = args.tls
         self.host, self.port, self.fleet = host, port, fleet
         self.messages = queue.SimpleQueue()
         self.connected = False
@@ -212,7 +213,7 @@ class Follower:
             client.username_pw_set(args.username, password)
         client.reconnect_delay_set(1, 10)
         client.on_connect = self.on_connect
-        client.on_disconnect = lambda c, u, flags, reason, p: setattr(self, "connected", False)
+        client.on_disconnect = self.on_disconnect
         client.on_subscribe = lambda c, u, mid, reasons, p: self.subscribed.set()
         client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, m.retain, m.mid, m.qos))
         self.client = client
@@ -225,22 +226,35 @@ class Follower:
             client.subscribe([(name, 1) for name in subscriptions(self.fleet.prefix)])
         self.answered.set()
 
+    def on_disconnect(self, client, userdata, flags, reason, properties):
+        """The connection closed; before the broker answered, an answer of its own (`answer` stays None)."""
+        self.connected = False
+        self.answered.set()
+
     def start(self):
         import ssl
+        from controller.telemetry.settings import refusal
         try:
             self.client.connect(self.host, self.port, keepalive=30)
         except ssl.SSLError as error:
             from controller.telemetry.publisher import tls_failure
             raise Unreachable("TLS failed: %s (see --ca-file and the broker's certificate)" % tls_failure(error))
         except (OSError, ValueError) as error:
+            if self.tls and isinstance(error, ConnectionResetError):
+                raise Unreachable("the broker dropped the TLS handshake (%s): is this port a listener without TLS?"
+                                  % error.strerror)
             raise Unreachable("cannot reach the broker (%s)" % (getattr(error, "strerror", None) or error))
         self.client.loop_start()
         if not self.answered.wait(CONNECT_S):
             self.stop()
             raise Unreachable("the broker did not answer within %d s" % CONNECT_S)
+        if self.answer is None:
+            self.stop()
+            raise Unreachable("the broker closed the connection without answering: is this port a listener with "
+                              "TLS (--tls), or not an MQTT broker?")
         if self.answer.is_failure:
             self.stop()
-            raise Unreachable("the broker refused us (%s)" % self.answer)
+            raise Unreachable("the broker refused us (%s)" % refusal(self.answer, "--username and --password-file"))
 
     def pump(self, timeout):
         """Hand the messages that came to the fleet, waiting up to `timeout` s for the first; a batch

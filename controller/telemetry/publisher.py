@@ -37,7 +37,7 @@ from controller import __version__
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, topic
-from controller.telemetry.settings import read_password
+from controller.telemetry.settings import read_password, refusal
 
 KEEPALIVE_S = 30
 # Messages sent and not yet acknowledged, at most (paho's own default limit).
@@ -56,12 +56,13 @@ STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
 
 class RecordingSocket(ssl.SSLSocket):
     """A TLS socket that leaves its handshake's failure on its context: paho reports a connection
-    that failed without saying why, and a refused certificate is not a broker out of reach."""
+    that failed without saying why, and a refused certificate, or a listener without TLS that
+    drops the handshake, is not a broker out of reach."""
 
     def do_handshake(self, block=False):
         try:
             super().do_handshake(block)
-        except ssl.SSLError as error:
+        except OSError as error:
             self.context.failure = error
             raise
 
@@ -77,6 +78,14 @@ class BrokerContext(ssl.SSLContext):
 
     def wrap_socket(self, sock, server_hostname=None, **options):
         return super().wrap_socket(sock, server_hostname=self.broker, **options)
+
+
+def tls_problem(error):
+    """A failed TLS handshake as the log says it: the certificate check, or a listener without TLS."""
+    if isinstance(error, ssl.SSLError):
+        return "failed the TLS check (%s: see telemetry.ca_file and the broker's certificate)" % tls_failure(error)
+    return "dropped the TLS handshake (%s: a listener without TLS? see telemetry.tls and telemetry.port)" \
+        % (error.strerror or error)
 
 
 def tls_failure(error):
@@ -119,6 +128,7 @@ class Telemetry:
         self.queued = 0          # games and faults not yet acknowledged (for tests and benches)
         self.dropped = 0         # old games and faults dropped from a full queue
         self.unreachable = None  # the outage being reported, so that it is said once
+        self.answered = False    # whether the broker answered the last connection (accepted or refused it)
         self.connected_at = None  # timer() when the connection was made
         self.short = 0           # connections dropped in a row within STEADY_S of being made
         self.acked = set()       # the queue's messages the broker took that could not yet be taken out of it
@@ -288,6 +298,9 @@ class Telemetry:
     def connection(self, item):
         """A change in the connection, said once in the log; True when the status should be sent again."""
         kind, reason = item[0], item[1] if len(item) > 1 else None
+        unanswered = kind == "disconnected" and not self.answered
+        if kind in ("connected", "disconnected"):
+            self.answered = kind == "connected"
         if kind == "connected" and not reason.is_failure:
             self.connected = True
             self.connected_at = self.timer()
@@ -301,13 +314,16 @@ class Telemetry:
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
             if kind == "connected":
-                problem = "refused us (%s)" % reason
+                problem = "refused us (%s)" % refusal(reason, "telemetry.username and telemetry.password_file")
             elif kind == "unreachable" and reason is not None:
-                problem = "failed the TLS check (%s: see telemetry.ca_file and the broker's certificate)" \
-                    % tls_failure(reason)
+                problem = tls_problem(reason)
+            elif unanswered:
+                problem = "closed the connection without answering (a listener with TLS, or not an MQTT broker? " \
+                    "see telemetry.tls and telemetry.port)"
             else:
                 problem = "cannot be reached" if kind == "unreachable" else "went away"
-            if self.unreachable is None or problem.startswith(("refused", "failed")) and problem != self.unreachable:
+            if self.unreachable is None or problem.startswith(("refused", "failed", "dropped", "closed")) \
+                    and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.where, problem))
                 self.unreachable = problem

@@ -28,6 +28,8 @@ RESERVED = "+#/\0"
 # What a host name or an address holds besides ASCII letters and digits (an IPv6 address's colons, its
 # zone after %). Nothing else: install.sh writes the host into an environment file for systemd.
 HOST_MARKS = ".-_:%"
+# MQTT 5's reason codes for a refused log-in: "Bad user name or password", "Not authorized".
+LOG_IN_REFUSED = (134, 135)
 # A password file holds one line: more than this is not one.
 PASSWORD_FILE_LIMIT = 4096
 
@@ -59,7 +61,7 @@ def check_telemetry(where, given):
         for key in ("ca_file", "password_file"):
             path = settings[key]
             if path and not os.path.isfile(path):
-                raise bad(key, "no such file")
+                raise bad(key, "a folder, not a file" if os.path.isdir(path) else "no such file")
         if settings["ca_file"] and not settings["tls"]:
             raise bad("ca_file", "given, but tls is off: set tls = true")
         if settings["password_file"] and not settings["username"]:
@@ -103,3 +105,11 @@ def read_password(path):
     except (OSError, ValueError) as error:
         raise ConfigError("telemetry.password_file: %s: cannot read it (%s)" % (path, getattr(error, "strerror", None)
                                                                                 or error))
+
+
+def refusal(reason, log_in):
+    """The broker's refusal of a connection in words; when it refused the log-in, `log_in` names what
+    to check. paho gives MQTT 3.1.1's refusals as MQTT 5's reason codes."""
+    if reason.value in LOG_IN_REFUSED:
+        return "%s: check %s" % (reason, log_in)
+    return str(reason)

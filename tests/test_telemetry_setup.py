@@ -1,0 +1,107 @@
+"""What a technician setting up a museum's fleet is told when a setting is wrong: each mistake is
+one line naming the settings (or the fleet's options) to check, on the exhibit and in
+`controller fleet`. A real broker (tests/broker_rig.py)."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from broker_rig import Broker, certificates, tls_settings, wait_until
+from controller.cli import main
+from controller.core.exhibit import ConfigError
+from controller.telemetry.publisher import Telemetry
+from controller.telemetry.settings import check_telemetry
+
+
+def exhibit_log(tmp_path, broker, problem, **settings):
+    """The exhibit's telemetry lines once one says `problem`."""
+    log = []
+    (tmp_path / "state").mkdir(exist_ok=True)
+    publisher = Telemetry(check_telemetry("test", dict({"enabled": True, "host": "localhost", "port": broker.port,
+                                                        "client_id": "hall-1"}, **settings)),
+                          "drnim", str(tmp_path / "state"), log.append)
+    try:
+        wait_until(lambda: any(problem in line for line in log), what="the exhibit's line")
+    finally:
+        publisher.close()
+    return [line for line in log if line.startswith("telemetry: the broker")]
+
+
+def fleet_error(capsys, broker, *options):
+    assert main(["fleet", "--broker", "localhost:%d" % broker.port, "--once", *options]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+def password_file(tmp_path, name, password):
+    path = tmp_path / name
+    path.write_text(password + "\n")
+    os.chmod(path, 0o600)
+    return str(path)
+
+
+def test_a_refused_log_in_names_the_settings_to_check(tmp_path, capsys):
+    """Found setting up three exhibits: a wrong password was 'refused us (Not authorized)', on the
+    exhibit and in the fleet, naming neither the setting nor the option that holds it."""
+    passwd = shutil.which("mosquitto_passwd")
+    if passwd is None:
+        pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
+    subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
+    os.chmod(tmp_path / "passwords", 0o600)
+    broker = Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    wrong = password_file(tmp_path, "wrong", "wrong")
+    try:
+        assert exhibit_log(tmp_path, broker, "refused", username="exhibit", password_file=wrong) == [
+            "telemetry: the broker localhost:%d refused us (Not authorized: check telemetry.username and "
+            "telemetry.password_file): play goes on; games and faults wait in the queue and are sent when it is "
+            "back" % broker.port]
+        assert fleet_error(capsys, broker, "--username", "exhibit", "--password-file", wrong) == \
+            "controller fleet: localhost:%d: the broker refused us (Not authorized: check --username and " \
+            "--password-file)\n" % broker.port
+    finally:
+        broker.stop()
+
+
+def test_a_listener_with_tls_reached_without_it_says_so(tmp_path, capsys):
+    """Found setting up TLS: an exhibit with tls = false on the broker's TLS port said the broker
+    'went away', and the fleet without --tls waited 5 s for 'the broker did not answer'."""
+    broker = Broker(tmp_path, "allow_anonymous true\n" + tls_settings(tmp_path))
+    try:
+        assert exhibit_log(tmp_path, broker, "closed") == [
+            "telemetry: the broker localhost:%d closed the connection without answering (a listener with TLS, or "
+            "not an MQTT broker? see telemetry.tls and telemetry.port): play goes on; games and faults wait in the "
+            "queue and are sent when it is back" % broker.port]
+        assert fleet_error(capsys, broker) == \
+            "controller fleet: localhost:%d: the broker closed the connection without answering: is this port a " \
+            "listener with TLS (--tls), or not an MQTT broker?\n" % broker.port
+    finally:
+        broker.stop()
+
+
+def test_tls_to_a_listener_without_it_says_so(tmp_path, capsys):
+    """Found setting up TLS: an exhibit with tls = true on the broker's plain port said the broker
+    'cannot be reached', and the fleet with --tls 'cannot reach the broker (Connection reset by
+    peer)', of a broker that was there."""
+    ca = str(certificates(tmp_path)[0])
+    broker = Broker(tmp_path)
+    try:
+        lines = exhibit_log(tmp_path, broker, "TLS", tls=True, ca_file=ca)
+        assert len(lines) == 1 and "dropped the TLS handshake (" in lines[0] \
+            and ": a listener without TLS? see telemetry.tls and telemetry.port)" in lines[0], lines
+        err = fleet_error(capsys, broker, "--tls", "--ca-file", ca)
+        assert "the broker dropped the TLS handshake (" in err and "is this port a listener without TLS?" in err, err
+    finally:
+        broker.stop()
+
+
+def test_a_password_file_that_is_a_folder_is_called_one(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    with pytest.raises(ConfigError) as error:
+        check_telemetry("config.toml", {"enabled": True, "username": "exhibit",
+                                        "password_file": str(tmp_path / "secrets")})
+    assert str(error.value) == "config.toml: telemetry.password_file: %r: a folder, not a file" \
+        % str(tmp_path / "secrets")
+
