@@ -43,6 +43,27 @@ def test_two_exhibits_with_one_name_are_said_once_not_every_second(tmp_path):
     assert "went away" in log[-1] and len(log) == 7, log
 
 
+def test_a_connection_that_lasts_after_the_short_ones_is_said(tmp_path):
+    """Found setting up three exhibits: after two that shared a name were said once, renaming one
+    left the other's log silent, and the technician could not tell from it that this had worked."""
+    now = [1000.0]
+    publisher, log = quiet_publisher(tmp_path, lambda: now[0])
+    for _ in range(3):
+        publisher.connection(MADE)
+        now[0] += 1
+        publisher.connection(DROPPED)
+    publisher.connection(MADE)
+    now[0] += 30
+    publisher.steady()
+    assert "client_id" in log[-1], log
+    now[0] += 30
+    publisher.steady()
+    publisher.steady()
+    assert log[-1] == "telemetry: connected to 127.0.0.1:%d as raspberrypi, and steady for 60 s: the connections " \
+        "that the broker dropped have stopped" % publisher.settings["port"], log
+    assert sum("steady" in line for line in log) == 1, log
+
+
 def test_a_full_card_under_the_queue_leaves_the_telemetry_running_and_is_said_once(tmp_path, monkeypatch):
     """Found in a months audit (on a real full file system, 'database or disk is full'): when the
     broker acknowledged a game and the queue could not delete it, the telemetry thread died with a

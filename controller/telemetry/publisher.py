@@ -256,6 +256,7 @@ class Telemetry:
                     if self.connected and item[0] == "connected" and self.live_state is not None:
                         self.publish_live(client, STATE, self.live_state)
             self.queued = self.size(outbox)
+            self.steady()
             if self.timer() >= next_beat:
                 # the next beat is a heartbeat away even when this one cannot be sent: never a busy wait
                 status_due = True
@@ -343,6 +344,14 @@ class Telemetry:
                      "on; not said again until a connection lasts" % (self.where, STEADY_S, SHORT_IN_A_ROW,
                                                                        self.exhibit))
         return self.short >= SHORT_IN_A_ROW
+
+    def steady(self):
+        """After short connections were said once, the first that lasts STEADY_S is said: the technician who
+        renamed the other exhibit sees that it worked."""
+        if self.short >= SHORT_IN_A_ROW and self.connected and self.timer() - self.connected_at >= STEADY_S:
+            self.short = 0
+            self.log("telemetry: connected to %s as %s, and steady for %d s: the connections that the broker dropped "
+                     "have stopped" % (self.where, self.exhibit, STEADY_S))
 
     def keep(self, outbox, kind, record):
         """A game or a fault, put in the on-disk queue (and a game into today's tally)."""
