@@ -323,6 +323,39 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
     assert not (tmp_path / "run" / "status.json").exists(), "a clean stop leaves no heartbeat behind"
 
 
+def test_a_second_service_on_the_same_state_folder_is_refused_in_one_line(tmp_path):
+    """Started by hand beside systemd's, a second service printed 'ready' and wrote over the first's
+    saved game and statistics. It is refused now, naming the one that holds the folder; once that
+    one ends, however it ends, a service starts there again."""
+    config = write_config(tmp_path)
+    first = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        heartbeat = tmp_path / "run" / "status.json"
+        deadline = time.monotonic() + 30
+        while not heartbeat.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = command("run", "--config", str(config))
+        assert second.returncode == 1 and second.stderr.count("\n") == 1, second.stderr
+        assert second.stderr.startswith("controller: another controller service (pid %d) keeps its game in %s: "
+                                        "stop it first" % (first.pid, tmp_path / "state")), second.stderr
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=30)
+    finally:
+        first.kill()
+    again = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = ""
+        while not started.startswith("ready: ") and again.poll() is None:
+            started = again.stderr.readline()
+        again.send_signal(signal.SIGINT)
+        again.communicate(timeout=30)
+    finally:
+        again.kill()
+    assert started.startswith("ready: drnim") and again.returncode == 0, started
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
 def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path, stop):
     """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""

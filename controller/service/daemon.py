@@ -32,6 +32,7 @@ that arrives while the loop is inside the queue cannot deadlock the stop.
 """
 
 import faulthandler
+import fcntl
 import json
 import os
 import queue
@@ -523,12 +524,35 @@ def _listdir(path):
         return []
 
 
+def hold_state_folder(folder):
+    """The state folder's lock, held for as long as this process runs (the system lets it go when
+    the process ends, however it ends): a second service on the same folder, started by hand
+    beside systemd's, would overwrite the first's saved game and statistics. RuntimeError naming
+    the other one when it is running."""
+    os.makedirs(folder, exist_ok=True)
+    lock = open(os.path.join(folder, "service.lock"), "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "?"
+        lock.close()
+        raise RuntimeError("another controller service (pid %s) keeps its game in %s: stop it first (sudo "
+                           "systemctl stop drnim-controller, or Ctrl-C where it was started by hand), or give "
+                           "this one a state_dir of its own" % (holder, folder))
+    lock.truncate(0)
+    lock.write("%d\n" % os.getpid())
+    lock.flush()
+    return lock
+
+
 def run(config, pinmap, pin_factory):
     """Run the service until SIGTERM or SIGINT."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
-    service = Service(config, pinmap, pin_factory)
-    signal.signal(signal.SIGTERM, service.request_stop)
-    signal.signal(signal.SIGINT, service.request_stop)
-    service.run()
+    with hold_state_folder(config.state_dir()):
+        service = Service(config, pinmap, pin_factory)
+        signal.signal(signal.SIGTERM, service.request_stop)
+        signal.signal(signal.SIGINT, service.request_stop)
+        service.run()
     return 0
