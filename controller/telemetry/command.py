@@ -209,7 +209,7 @@ class Follower:
         if args.tls:
             client.tls_set(ca_certs=args.ca_file)
         if args.username:
-            password = argument("--password-file", read_password, args.password_file or "")
+            password = argument("--password-file", read_password, args.password_file or "", None)
             client.username_pw_set(args.username, password)
         client.reconnect_delay_set(1, 10)
         client.on_connect = self.on_connect

@@ -84,10 +84,11 @@ def check_password(where, settings):
             raise ConfigError("%s: %s" % (where, error))
 
 
-def read_password(path):
+def read_password(path, setting="telemetry.password_file"):
     """The first line of the password file (empty: no password); ConfigError when it cannot be read,
     is not a regular file (/dev/zero would be read for ever), is longer than PASSWORD_FILE_LIMIT, or
-    is readable or writable by every user of this computer."""
+    is readable or writable by every user of this computer, naming `setting` (None: the caller
+    names what gave the path, such as a command-line option)."""
     if not path:
         return None
     try:
@@ -103,8 +104,8 @@ def read_password(path):
             raise ValueError("more than %d bytes: a password file holds one line" % PASSWORD_FILE_LIMIT)
         return raw.decode("utf-8").split("\n")[0].rstrip("\r")
     except (OSError, ValueError) as error:
-        raise ConfigError("telemetry.password_file: %s: cannot read it (%s)" % (path, getattr(error, "strerror", None)
-                                                                                or error))
+        raise ConfigError("%s%s: cannot read it (%s)" % (setting + ": " if setting else "", path,
+                                                          getattr(error, "strerror", None) or error))
 
 
 def refusal(reason, log_in):
