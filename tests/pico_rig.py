@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from controller.firmware.board_test import Connector, run_scripts
-from controller.firmware.rp2040 import EmulatedPico, tools
+from conftest import missing_tool
+from controller.cache import cache_folder
+from controller.firmware.rp2040 import HARNESS, HARNESS_FILES, EmulatedPico, tools
 from controller.firmware.tools import FirmwareError
 from controller.sim.script import run_script
 
@@ -31,12 +33,29 @@ FILESYSTEM_AT = 640 * 1024
 BLOCK = 4096
 
 
+def emulator_fetched():
+    """rp2040js where the emulated Pico looks for it (controller/firmware/rp2040.py's harness()):
+    in the checkout, where make's npm ci put it, or in the user's cache. Looked for, never fetched:
+    a test needs no network."""
+    if (HARNESS / "node_modules" / "rp2040js").is_dir():
+        return True
+    folder = cache_folder("pico")
+    return (folder / "node_modules" / "rp2040js").is_dir() and all(
+        (folder / name).is_file() and (folder / name).read_bytes() == (HARNESS / name).read_bytes()
+        for name in HARNESS_FILES)
+
+
 def missing():
+    """What the emulated Pico lacks here, in one line naming it and how to get it, or None."""
     try:
         tools()
     except FirmwareError as error:
         return str(error)
-    return None
+    if not emulator_fetched():
+        return ("rp2040js is missing (make pico-emulator fetches it: npm ci in controller/firmware/pico; "
+                "Debian: apt-get install npm)")
+    # the builds its flash is written from, and the deploys
+    return missing_tool("mpy-cross") or missing_tool("mpremote")
 
 
 needs_pico = pytest.mark.skipif(missing() is not None, reason="the emulated Pico: %s" % missing())

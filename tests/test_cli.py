@@ -12,6 +12,9 @@ import pytest
 from conftest import ROOT, typed
 from controller.cli import main
 
+# controller solve --method ip solves with HiGHS (the ip extra)
+NO_HIGHSPY = "highspy is missing (pip install drnim-controller[ip]; make test installs it)"
+
 
 def run(*argv, lines=()):
     return typed(argv, lines)
@@ -245,7 +248,7 @@ def _read_until(process, end):
 
 
 def test_solve_by_integer_programme():
-    pytest.importorskip("highspy")
+    pytest.importorskip("highspy", reason=NO_HIGHSPY)
     code, text = run("solve", "nim", "3", "4", "5", "--method", "ip")
     assert code == 0 and "integer programme's move" in text and "take 2 from heap 1, leaving (1, 4, 5)" in text
     code, text = run("solve", "nim", "1", "3", "5", "7", "--method", "ip")
@@ -259,7 +262,7 @@ def test_solve_by_integer_programme():
 def test_the_integer_programme_writes_only_the_answer_on_stdout():
     """Piped into another program, --json is one JSON object and nothing else:
     HiGHS's banner (printed on file descriptor 1 as its model is made) stays out."""
-    pytest.importorskip("highspy")
+    pytest.importorskip("highspy", reason=NO_HIGHSPY)
     result = command("solve", "nim", "3", "4", "5", "--json", "--method", "ip")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["winning_moves"] == [{"move": "1:2", "leaves": [1, 4, 5]}]
@@ -307,7 +310,7 @@ def test_a_jam_rate_above_1_is_refused_in_one_line_by_every_command(argv):
                             "decimals, such as 0.1, not '2'\n"
 
 
-def test_the_emulated_board_takes_a_small_jam_rate_as_the_command_line_does():
+def test_the_emulated_board_takes_a_small_jam_rate_as_the_command_line_does(micropython):
     """0.00001 is a plain decimal on the way to the board (its float's text would be 1e-05, which it refuses)."""
     result = command("firmware", "test", "--emulate", "unix", "tests/scenarios/R1-one-marble-per-press.txt",
                      "--jam-rate", "0.00001")

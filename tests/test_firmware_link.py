@@ -145,7 +145,7 @@ def fuzz_port(tmp_path_factory):
 FUZZ = {}
 
 
-def test_the_link_keeps_the_port_to_itself_so_a_deploy_cannot_share_it(port, link, capsys, tmp_path):
+def test_the_link_keeps_the_port_to_itself_so_a_deploy_cannot_share_it(port, link, capsys, tmp_path, mpremote):
     """mpremote locks the port as ours does: a deploy (the real mpremote) started
     while a monitor holds the board says so in one line, instead of both reading
     the same bytes; and a second monitor waits for the port."""

@@ -134,7 +134,7 @@ def test_a_port_that_never_comes_is_waited_for_in_one_line(tmp_path):
         % (tmp_path / "nothing")
 
 
-def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path):
+def test_the_emulated_board_is_watched_on_its_own_clock(tmp_path, micropython):
     config = write_config(tmp_path)
     (tmp_path / "state").mkdir()
     monitor = Running("--emulate", "unix", "--config", str(config))
@@ -176,7 +176,7 @@ def test_a_line_typed_at_the_monitor_goes_to_the_board_once_it_reads_as_a_reques
     assert monitor.text["err"].decode().count("\n") == 2, "one line for each line not sent, none for a blank one"
 
 
-def test_a_press_typed_at_the_monitor_plays_on_the_emulated_board(tmp_path):
+def test_a_press_typed_at_the_monitor_plays_on_the_emulated_board(tmp_path, micropython):
     config = write_config(tmp_path)
     (tmp_path / "state").mkdir()
     monitor = Running("--emulate", "unix", "--config", str(config), stdin=subprocess.PIPE)
@@ -189,7 +189,7 @@ def test_a_press_typed_at_the_monitor_plays_on_the_emulated_board(tmp_path):
     assert "press trigger" in shown and b"Traceback" not in monitor.text["err"]
 
 
-def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path):
+def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path, micropython):
     """systemd stops a service with SIGTERM: the monitor says so, closes its
     statistics and stops the board it started, as on Ctrl-C."""
     config = write_config(tmp_path)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-pytest.importorskip("highspy")
+pytest.importorskip("highspy", reason="highspy is missing (pip install drnim-controller[ip]; make test installs it)")
 
 from hypothesis import example, given, settings, strategies as st  # noqa: E402
 

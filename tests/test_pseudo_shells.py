@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from conftest import typed
+from conftest import cairo_missing, typed
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads the catalogs' template")
 
@@ -107,9 +107,9 @@ def test_the_terminal_game_in_the_pseudo_locale(monkeypatch):
 
 @pytest.mark.parametrize("machine", ["drnim", "nimatron"])
 def test_each_visitor_card_in_the_pseudo_locale_fits_and_says_nothing_in_english(machine):
-    try:
-        from controller.cards import card_svg
-    except (ImportError, OSError) as error:
-        pytest.skip("cairo makes the cards: %s" % error)
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    from controller.cards import card_svg
     svg = card_svg(machine, pseudo_language())
     assert english_left(svg_text(svg.split("</svg>")[0].split("<rect", 1)[1])) == []

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import WEB_PORT_MISSING
 from controller.cli import main
 from controller.core.registry import machine_class
 from controller.language import language
@@ -28,7 +29,6 @@ from controller.web.serve import make_server
 
 ENGLISH = language("en")
 ROOT = Path(__file__).resolve().parent.parent
-MICROPYTHON = ROOT / ".venv" / "bin" / "micropython"
 BROWSER_MISSING = missing()
 needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
 
@@ -198,11 +198,9 @@ def test_the_equalizer_switch_stays_where_it_was_set_and_new_game_follows_it(bro
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
 
 
-def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path):
+def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(tmp_path, micropython):
     """The page's side of the machine (web/bridge.py) on the real MicroPython:
     a game through it, replayed through the core on CPython."""
-    if not MICROPYTHON.exists():
-        pytest.skip("micropython is missing (%s: make test installs it)" % MICROPYTHON)
     script = tmp_path / "game.py"
     script.write_text(
         "import sys\nsys.path.insert(0, %r)\nsys.path.insert(0, %r)\nimport bridge, json\n"
@@ -218,7 +216,7 @@ def test_the_bridge_plays_a_game_under_micropython_as_the_core_does_on_cpython(t
         "    bridge.handle('[\"press\", \"trigger\"]', t + 20)\n"
         "    t += 3000\n"
         "print(bridge.trace())\n" % (str(ROOT), str(ROOT / "web")))
-    done = subprocess.run([str(MICROPYTHON), str(script)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([micropython, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     trace = json.loads(done.stdout)
     machine = replay(trace)
@@ -236,8 +234,7 @@ def test_a_setting_that_does_not_fit_is_refused_by_the_bridge_in_one_line():
     assert "error" in json.loads(bridge.start("drnim", "[1]", 0))
 
 
-@pytest.mark.skipif(not web_build.runtime_ready(), reason="the npm package %s is missing (controller web build "
-                    "fetches it with npm)" % web_build.PACKAGE)
+@pytest.mark.skipif(not web_build.runtime_ready(), reason=WEB_PORT_MISSING)
 def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, capsys):
     assert main(["web", "build", "--out", str(tmp_path / "page")]) == 0
     page = tmp_path / "page"
@@ -339,8 +336,7 @@ def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
         server.server_close()
 
 
-@pytest.mark.skipif(not web_build.runtime_ready(), reason="the npm package %s is missing (controller web build "
-                    "fetches it with npm)" % web_build.PACKAGE)
+@pytest.mark.skipif(not web_build.runtime_ready(), reason=WEB_PORT_MISSING)
 @pytest.mark.parametrize("where", ["/proc/page", "a-file/page"])
 def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
     (tmp_path / "a-file").write_text("not a folder")
