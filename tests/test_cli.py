@@ -10,7 +10,6 @@ import time
 import pytest
 
 from conftest import ROOT, typed
-from controller.cli import main
 
 # controller solve --method ip solves with HiGHS (the ip extra)
 NO_HIGHSPY = "highspy is missing (pip install drnim-controller[ip]; make test installs it)"

@@ -8,9 +8,7 @@ own topic prefix.
 
 import json
 import math
-import os
 import re
-import signal
 import sqlite3
 import subprocess
 import sys

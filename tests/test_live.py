@@ -5,7 +5,6 @@ the follower on CPython and on the real MicroPython. The broker and the browser 
 tests/test_second_screen.py's."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -17,7 +16,7 @@ from controller.core.registry import machine_class
 from controller.firmware.monitor import Monitor
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
-from controller.telemetry.live import EVENT, STATE, LiveGame
+from controller.telemetry.live import LiveGame
 from controller.telemetry.payloads import encode
 from test_fleet import GameCatcher
 from test_firmware import GAMES, emulate, configs  # noqa: F401  (configs: the fixture)

@@ -32,7 +32,6 @@ import time
 
 from rich.text import Text
 from textual.app import App
-from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
