@@ -380,7 +380,7 @@ def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path
 def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
     """fake-rpi stands in for RPi.GPIO (its inputs read random values and its
     callbacks never fire): it proves the rpigpio backend path builds the board."""
-    pytest.importorskip("fake_rpi")
+    pytest.importorskip("fake_rpi", reason="fake-rpi is missing (pip install fake-rpi; make test installs it)")
     script = (
         "import sys, fake_rpi\n"
         "sys.modules['RPi'] = fake_rpi.RPi\n"
