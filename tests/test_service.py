@@ -356,6 +356,17 @@ def test_a_second_service_on_the_same_state_folder_is_refused_in_one_line(tmp_pa
     assert started.startswith("ready: drnim") and again.returncode == 0, started
 
 
+def test_a_state_folder_that_cannot_be_made_is_one_line_naming_the_setting(tmp_path):
+    """Run by hand with a state_dir this user cannot make or write: a traceback before."""
+    config = write_config(tmp_path)
+    (tmp_path / "a-file").write_text("")
+    config.write_text(config.read_text().replace(str(tmp_path / "state"), str(tmp_path / "a-file" / "state")))
+    result = command("run", "--config", str(config))
+    assert result.returncode == 1 and result.stderr == (
+        "controller: service.state_dir: cannot keep the game in %s (Not a directory): give a folder this user "
+        "may write, or run as the service's user\n" % (tmp_path / "a-file" / "state")), result.stderr
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
 def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path, stop):
     """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""

@@ -528,9 +528,13 @@ def hold_state_folder(folder):
     """The state folder's lock, held for as long as this process runs (the system lets it go when
     the process ends, however it ends): a second service on the same folder, started by hand
     beside systemd's, would overwrite the first's saved game and statistics. RuntimeError naming
-    the other one when it is running."""
-    os.makedirs(folder, exist_ok=True)
-    lock = open(os.path.join(folder, "service.lock"), "a+")
+    the other one when it is running, or the setting when the folder cannot be made or written."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        lock = open(os.path.join(folder, "service.lock"), "a+")
+    except OSError as error:
+        raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
+                           "write, or run as the service's user" % (folder, error.strerror or error))
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
