@@ -1,8 +1,9 @@
 """The commands the hardware guides (hardware/**/*.md) give, as a reader copies them: the parts
 folders' blocks run one after the other from the repository's top folder, each file they name
-where the shell then is, and what they render left out of git; a checkout's Python is the
-virtualenv's; and a command on the Pi calls the controller where systemd/install.sh puts it
-(nothing puts it on the PATH there)."""
+where the shell then is, and what they render left out of git; a checkout's Python and controller
+are the virtualenv's; a command on the Pi calls the controller where systemd/install.sh puts it
+(nothing puts it on the PATH there); and the number of prints each parts README gives is what
+the parts' headers count."""
 
 import re
 import shlex
@@ -13,6 +14,7 @@ import pytest
 
 from conftest import ROOT
 from controller.core.registry import NAMES as MACHINES
+from controller.hardware.printed import parts
 
 DOCS = sorted((ROOT / "hardware").rglob("*.md"))
 ON_THE_PI = "/opt/drnim-controller/venv/bin/controller"
@@ -66,6 +68,12 @@ def test_a_checkouts_python_is_the_virtualenvs():
     assert bare == []
 
 
+def test_a_checkouts_controller_is_the_virtualenvs():
+    bare = ["%s: %s" % (doc.relative_to(ROOT), line) for doc in DOCS for block in blocks(doc)
+            for line in block for words in commands(line) if words[0] == "controller"]
+    assert bare == []
+
+
 def test_a_command_on_the_pi_calls_the_controller_where_install_sh_puts_it():
     install = (ROOT / "systemd" / "install.sh").read_text(encoding="utf-8")
     assert "/opt/drnim-controller/venv " in install and "$VENV/bin/controller" in install
@@ -80,3 +88,18 @@ def test_a_command_on_the_pi_calls_the_controller_where_install_sh_puts_it():
                     if on_the_pi and any(Path(word).name == "controller" and word != ON_THE_PI for word in words):
                         bare.append("%s: %s" % (Path(doc).relative_to(ROOT), line))
     assert bare == []
+
+
+# Each build a parts README counts the prints of, and the parts it leaves out.
+BUILDS = {"drnim": {"the shipped build": {"gate_servo_mount", "gate_servo_arm"}, "the servo build": {"gate_solenoid"}},
+          "nimatron": {"the console and two lamp panels": set()}}
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_parts_readme_counts_the_prints_the_headers_count(machine):
+    readme = (ROOT / "hardware" / machine / "parts" / "README.md").read_text(encoding="utf-8")
+    for build, left_out in BUILDS[machine].items():
+        said = re.search(build + r"[^.;]*? (?:is|are) (\d+) prints", readme.replace("\n", " "))
+        assert said, "%s/parts/README.md does not say how many prints %s is" % (machine, build)
+        counted = sum(part.count for part in parts(machine) if part.name not in left_out)
+        assert int(said.group(1)) == counted, "%s: %s prints, the headers count %d" % (build, said.group(1), counted)
