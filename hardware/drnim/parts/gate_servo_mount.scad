@@ -7,7 +7,7 @@
 // print: standing, as mounted (the window upright); no supports
 // bounding box: 56.2 x 20.3 x 22.2 mm
 // count: 1 (or gate_solenoid.scad instead)
-// mates with: the SG90 (servo_model) and its two tab screws, the backboard (2 x M3)
+// mates with: the SG90 (servo_model) and its two tab screws, the backboard (2 x board_screw)
 include <params.scad>
 
 module gate_servo_mount() {

@@ -10,7 +10,7 @@
 // print: standing on its floor, back plate upright; no supports
 // bounding box: 41.4 x 23.2 x 21.0 mm
 // count: 1 (or gate_servo_mount.scad and gate_servo_arm.scad instead)
-// mates with: the solenoid (JF-0530B, solenoid_body), rail_lower.scad, the backboard (2 x M3)
+// mates with: the solenoid (JF-0530B, solenoid_body), rail_lower.scad, the backboard (2 x board_screw)
 include <params.scad>
 
 module gate_solenoid() {

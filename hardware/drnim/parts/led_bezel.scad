@@ -2,12 +2,12 @@
 // Dr. Nim: the bezel of an indicator's LED pair (the default build, `kind = "led_pair"`):
 // a flipper-shaped plate with an LED at each end, the lit one showing which way the
 // flip-flop, the equalizer or the turn switch points. The LEDs push in from behind
-// through the backboard, their collars in a 6.5 mm counterbore 4 mm deep in the board's
+// through the backboard, their collars in a 6.5 mm counterbore 5 mm deep in the board's
 // back, so that their domes come through the bezel; two screws hold the bezel.
 // print: flat, face down; no supports
 // bounding box: 52.4 x 14.0 x 3.0 mm
 // count: 5 (three flip-flops, the equalizer, the turn indicator)
-// mates with: two 5 mm LEDs (led_hole); the backboard (2 x M3)
+// mates with: two 5 mm LEDs (led_hole); the backboard (2 x board_screw)
 include <params.scad>
 
 

@@ -6,7 +6,7 @@
 // print: lying on its floor, channel open upwards, pins on the bed; no supports
 // bounding box: 136.4 x 25.4 x 30.0 mm
 // count: 1
-// mates with: rail_lower.scad; the backboard (4 x M3 x 16 screws in all)
+// mates with: rail_lower.scad; the backboard (2 x board_screw)
 include <params.scad>
 
 module rail_upper() {
