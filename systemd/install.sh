@@ -176,6 +176,8 @@ if [[ ${1:-} == strict-gpiod ]]; then
     esac
     exit 0
 fi
+# The command that finishes an install stopped halfway.
+readonly AGAIN="sudo $0${*:+ $*}"
 MONITOR_PORT=
 if [[ ${1:-} == monitor ]]; then
     [[ $# -eq 2 && -n $2 ]] || die "usage: $0 monitor PORT (the board's serial port, such as /dev/serial/by-id/usb-MicroPython_...)"
@@ -201,7 +203,34 @@ command -v "$PYTHON" >/dev/null || die "$PYTHON not found: apt install python3 p
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "$PYTHON is $("$PYTHON" -V 2>&1 | cut -d' ' -f2); the controller needs Python 3.11 or newer (Raspberry Pi OS bookworm)"
 
+# Whatever stops the install halfway (pip without a network, a full disk), its last
+# line says so and how to finish it. STEP is empty once the steps are done.
+STEP=
+SRC=
+finish() {
+    local status=$?
+    [[ -z $SRC ]] || rm -rf -- "$SRC"
+    if [[ $status -ne 0 && -n $STEP ]]; then
+        printf 'install.sh: error: the install stopped while %s, so the steps after it were not done and no service was (re)started; once the messages above are seen to (pip needs the network; a full disk: df -h), run it again: %s\n' \
+            "$STEP" "$AGAIN" >&2
+    fi
+}
+trap finish EXIT
+
+# The Pi drives its own machine or watches one board, never both: the service and the
+# monitors (one per port) that are enabled, but for $1, are stopped and disabled.
+disable_others() {
+    local link unit
+    for link in "$SYSTEMD_DIR/multi-user.target.wants/$NAME.service" "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
+        unit=${link##*/}
+        [[ -L $link && $unit != "$1" ]] || continue
+        say "Stopping and disabling $unit: this Pi now runs $1"
+        systemctl disable --now --quiet "$unit"
+    done
+}
+
 # 1. The virtualenv. python3 -m venv needs ensurepip, which Debian packages apart.
+STEP="creating the virtualenv $VENV"
 if [[ -x $VENV/bin/python ]]; then
     say "Using the virtualenv $VENV"
 else
@@ -217,8 +246,8 @@ fi
 # place (build/, *.egg-info), so it builds from a copy: the checkout gets no
 # root-owned files.
 say "Building the wheel of $CHECKOUT"
+STEP="building the wheel of $CHECKOUT"
 SRC=$(mktemp -d)
-trap 'rm -rf -- "$SRC"' EXIT
 mkdir -- "$SRC/source"
 tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=node_modules \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
@@ -228,6 +257,7 @@ tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclud
 WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
 say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
+STEP="installing the package into $VENV"
 # --force-reinstall: an update keeps the version number, and pip would keep the old code
 "$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 "$VENV/bin/python" -m pip install --quiet "${WHEEL}[pi,telemetry]"
@@ -235,10 +265,12 @@ say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $V
 
 # 3. The service user: drnim, in gpio (created if missing) and dialout.
 say "Creating the drnim user ($SYSUSERS)"
+STEP="creating the drnim user"
 install -D -m 0644 "$CHECKOUT/systemd/$NAME.sysusers" "$SYSUSERS"
 systemd-sysusers "$SYSUSERS"
 
 # 4. The configuration, never overwritten.
+STEP="installing the configuration in $CONFIG_DIR"
 install -d -m 0755 "$CONFIG_DIR"
 if [[ -e $CONFIG_DIR/config.toml ]]; then
     say "Keeping the existing $CONFIG_DIR/config.toml (the shipped one is $CHECKOUT/systemd/config.toml)"
@@ -261,10 +293,13 @@ done
 if [[ -n $MONITOR_PORT ]]; then
     instance=$MONITOR@$(systemd-escape --path "$MONITOR_PORT").service
     say "Installing $SYSTEMD_DIR/$MONITOR@.service"
+    STEP="installing $instance"
     install -m 0644 "$CHECKOUT/systemd/$MONITOR@.service" "$SYSTEMD_DIR/"
     telemetry_units "$CHECKOUT"
     systemctl daemon-reload
     [[ -e $MONITOR_PORT ]] || say "$MONITOR_PORT is not there now: the monitor waits for the board"
+    disable_others "$instance"
+    STEP=
     say "Enabling and (re)starting $instance"
     systemctl enable --quiet "$instance"
     systemctl restart "$instance" || die "$instance did not start; see: journalctl -u '$instance' -b"
@@ -273,16 +308,20 @@ if [[ -n $MONITOR_PORT ]]; then
 fi
 
 # 5. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
+STEP="adding dtparam=strict_gpiod to the boot configuration"
 strict_gpiod_on
 
 # 6. The unit; enable it and start it, or restart it if it was running so
 # that the new code and unit take effect.
 say "Installing $UNIT"
+STEP="installing $UNIT"
 install -m 0644 "$CHECKOUT/systemd/$NAME.service" "$UNIT"
 telemetry_units "$CHECKOUT"
 was_active=no
 systemctl is-active --quiet "$NAME" && was_active=yes
 systemctl daemon-reload
+disable_others "$NAME.service"
+STEP=
 if [[ $was_active == yes ]]; then
     say "Restarting $NAME"
     systemctl enable --quiet "$NAME"

@@ -1,0 +1,174 @@
+"""install.sh run through, as a technician runs it, against a temporary root.
+
+The script runs as root in a private mount namespace (unshare) in which a temporary /etc and
+/opt hide the machine's own, with stubs for what would touch the running system: systemctl
+(which keeps the units' enable links in the temporary /etc and logs every call),
+systemd-sysusers, and the virtualenv's python (pip builds and installs nothing). Nothing is
+installed on this machine and nothing needs a network, a Raspberry Pi or a running systemd.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+WANTS = "etc/systemd/system/multi-user.target.wants"
+PORT = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+OTHER_PORT = "/dev/ttyACM1"
+
+# Enable links live in the temporary /etc; a unit is running when it is enabled (the
+# service is always named without .service where install.sh asks whether it is active).
+SYSTEMCTL = """#!/bin/bash
+echo "systemctl $*" >>"$INSTALL_LOG"
+wants=/etc/systemd/system/multi-user.target.wants
+verb=$1
+shift
+case $verb in
+    is-active) [[ -L $wants/${@: -1}.service ]] ;;
+    enable|disable)
+        for unit; do
+            [[ $unit == -* ]] && continue
+            [[ $unit == *.* ]] || unit+=.service
+            if [[ $verb == enable ]]; then
+                mkdir -p "$wants" && ln -sfn "../${unit%%@*}" "$wants/$unit"
+            else
+                rm -f -- "$wants/$unit"
+            fi
+        done ;;
+esac
+"""
+# The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so,
+# and the telemetry check (python -) finds [telemetry] off.
+VENV_PYTHON = """#!/bin/bash
+echo "python $*" >>"$INSTALL_LOG"
+if [[ "$1 $2 $3" == "-m pip wheel" ]]; then
+    dir=${@: -2:1}
+    mkdir -p "$dir" && touch "$dir/drnim_controller-1.0-py3-none-any.whl"
+elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} ]]; then
+    echo "ERROR: $PIP_FAILS" >&2
+    exit 1
+fi
+"""
+MOUNTS = 'set -e; mount --bind "$1" /opt; mount --bind "$2" /etc; shift 2; exec "$@"'
+
+
+def stub(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def namespace(tmp_path, *command):
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare is missing (apt-get install util-linux)")
+    return [unshare, "--map-root-user", "--mount", "bash", "-c", MOUNTS, "mounts",
+            str(tmp_path / "opt"), str(tmp_path / "etc"), *command]
+
+
+@pytest.fixture
+def pi(tmp_path):
+    """A checkout holding the real install.sh and units, and a Pi that has the virtualenv already."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "systemd", checkout / "systemd")
+    shutil.copyfile(ROOT / "pyproject.toml", checkout / "pyproject.toml")
+    for machine in ("drnim", "nimatron"):
+        (checkout / "hardware" / machine).mkdir(parents=True)
+        shutil.copyfile(ROOT / "hardware" / machine / "pinmap.toml", checkout / "hardware" / machine / "pinmap.toml")
+    (tmp_path / "etc/systemd/system").mkdir(parents=True)
+    stub(tmp_path / "opt/drnim-controller/venv/bin/python", VENV_PYTHON)
+    stub(tmp_path / "opt/drnim-controller/venv/bin/controller", "#!/bin/sh\n")
+    stub(tmp_path / "bin/systemctl", SYSTEMCTL)
+    stub(tmp_path / "bin/systemd-sysusers", '#!/bin/sh\necho "systemd-sysusers $*" >>"$INSTALL_LOG"\n')
+    (tmp_path / "config.txt").write_text("dtparam=audio=on\n")
+    probe = subprocess.run(namespace(tmp_path, "true"), capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip("unshare cannot mount in a user namespace here (%s): it needs Linux user namespaces, "
+                    "as Debian enables them" % probe.stderr.strip())
+    return tmp_path
+
+
+def install(root, *arguments, **env):
+    log = root / "install.log"
+    log.write_text("")
+    environment = dict(os.environ, PATH="%s:%s" % (root / "bin", os.environ["PATH"]), PYTHON=sys.executable,
+                       BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8", **env)
+    result = subprocess.run(namespace(root, "bash", str(root / "checkout/systemd/install.sh"), *arguments),
+                            capture_output=True, text=True, timeout=120, env=environment)
+    result.log = log.read_text().splitlines()
+    return result
+
+
+def enabled(root):
+    wants = root / WANTS
+    return sorted(os.listdir(wants)) if wants.exists() else []
+
+
+def escaped(port):
+    return subprocess.run(["systemd-escape", "--path", port], capture_output=True, text=True,
+                          timeout=10, check=True).stdout.strip()
+
+
+def test_an_update_keeps_the_museums_files_and_restarts_the_service_saying_so(pi):
+    first = install(pi)
+    assert first.returncode == 0, first.stderr
+    assert "Enabling and starting drnim-controller" in first.stdout
+    config = pi / "etc/drnim-controller/config.toml"
+    pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
+    config.write_text(config.read_text().replace('machine = "drnim"', 'machine = "nimatron"'))
+    pinmap.write_text(pinmap.read_text() + "# rewired by the museum\n")
+    (pi / "etc/drnim-controller/mqtt-password").write_text("secret\n")
+    edited = {path: path.read_text() for path in (pi / "etc/drnim-controller").rglob("*") if path.is_file()}
+
+    update = install(pi)
+    assert update.returncode == 0, update.stderr
+    assert {path: path.read_text() for path in edited} == edited
+    assert "Keeping the existing /etc/drnim-controller/config.toml" in update.stdout
+    assert "Keeping the existing /etc/drnim-controller/pinmaps/drnim.toml" in update.stdout
+    assert "Restarting drnim-controller" in update.stdout
+    assert "systemctl restart drnim-controller" in update.log
+    assert enabled(pi) == ["drnim-controller.service"]
+
+
+def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
+    instance = "drnim-monitor@%s.service" % escaped(PORT)
+    assert install(pi).returncode == 0
+    assert enabled(pi) == ["drnim-controller.service"]
+
+    watching = install(pi, "monitor", PORT)
+    assert watching.returncode == 0, watching.stderr
+    assert enabled(pi) == [instance]
+    assert "systemctl disable --now --quiet drnim-controller.service" in watching.log
+    assert watching.log.index("systemctl disable --now --quiet drnim-controller.service") \
+        < watching.log.index("systemctl restart " + instance), "the Pi's own machine stops before the monitor starts"
+    assert "Stopping and disabling drnim-controller.service" in watching.stdout
+
+    moved = install(pi, "monitor", OTHER_PORT)
+    assert moved.returncode == 0, moved.stderr
+    assert enabled(pi) == ["drnim-monitor@%s.service" % escaped(OTHER_PORT)]
+
+    back = install(pi)
+    assert back.returncode == 0, back.stderr
+    assert enabled(pi) == ["drnim-controller.service"]
+    assert "Stopping and disabling drnim-monitor@%s.service" % escaped(OTHER_PORT) in back.stdout
+
+
+def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
+    assert install(pi).returncode == 0
+    update = install(pi, PIP_FAILS="Could not find a version that satisfies the requirement gpiozero")
+    assert update.returncode != 0
+    lines = update.stderr.splitlines()
+    assert lines[0] == "ERROR: Could not find a version that satisfies the requirement gpiozero"
+    assert lines[-1].startswith("install.sh: error: the install stopped while installing the package")
+    assert "no service was (re)started" in lines[-1]
+    assert lines[-1].endswith("run it again: sudo %s" % (pi / "checkout/systemd/install.sh"))
+    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+
+
+def test_a_failed_monitor_install_names_the_command_that_finishes_it(pi):
+    failed = install(pi, "monitor", PORT, PIP_FAILS="No space left on device")
+    assert failed.returncode != 0
+    assert failed.stderr.splitlines()[-1].endswith("run it again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT))
