@@ -40,6 +40,12 @@
 #
 #   sudo systemd/install.sh monitor /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00
 #
+# Uninstall: the service or the monitor stopped and everything the install added
+# removed, but /etc/drnim-controller (the configuration and the pin maps),
+# /var/lib/drnim-controller (the saved game and the statistics) and the drnim user:
+#
+#   sudo systemd/install.sh uninstall
+#
 # Environment: PYTHON (default python3), the interpreter for the virtualenv;
 # BOOT_CONFIG, the boot configuration (default /boot/firmware/config.txt, or
 # /boot/config.txt on a Raspberry Pi OS older than bookworm).
@@ -161,6 +167,43 @@ telemetry_units() {
     fi
 }
 
+# The Pi drives its own machine or watches one board, never both: the service and the
+# monitors (one per port) that are enabled, but for $1, are stopped and disabled.
+disable_others() {
+    local link unit
+    for link in "$SYSTEMD_DIR/multi-user.target.wants/$NAME.service" "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
+        unit=${link##*/}
+        [[ -L $link && $unit != "$1" ]] || continue
+        say "Stopping and disabling $unit${1:+: this Pi now runs $1}"
+        systemctl disable --now --quiet "$unit"
+    done
+}
+
+# Everything the install added, but what the museum made: the configuration and the pin maps,
+# the saved game and the statistics, and the drnim user stay for a later install.
+uninstall() {
+    [[ $EUID -eq 0 ]] || die "run as root: sudo $0 uninstall"
+    disable_others ""
+    if [[ -e $SYSTEMD_DIR/drnim-mqtt.socket ]]; then
+        say "Stopping and disabling drnim-mqtt.socket"
+        systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service
+    fi
+    say "Removing the units, $SYSUSERS and $PREFIX"
+    rm -f -- "$UNIT" "$SYSTEMD_DIR/$MONITOR@.service" "$TELEMETRY_DROPIN" "$MONITOR_TELEMETRY_DROPIN" \
+        "$SYSTEMD_DIR/drnim-mqtt.socket" "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV" "$SYSUSERS"
+    rmdir --ignore-fail-on-non-empty -- "${TELEMETRY_DROPIN%/*}" "${MONITOR_TELEMETRY_DROPIN%/*}" 2>/dev/null || true
+    systemctl daemon-reload
+    rm -rf -- "$PREFIX"
+    [[ -z $(boot_config) ]] || strict_gpiod_off
+    say "Kept $CONFIG_DIR (the configuration and the pin maps), /var/lib/$NAME (the saved game and the statistics) and the drnim user; to remove them too: sudo rm -r $CONFIG_DIR /var/lib/$NAME && sudo userdel drnim"
+}
+
+if [[ ${1:-} == uninstall ]]; then
+    [[ $# -eq 1 ]] || die "usage: $0 uninstall"
+    uninstall
+    exit 0
+fi
+
 if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
     telemetry_units "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -185,7 +228,7 @@ if [[ ${1:-} == monitor ]]; then
     MONITOR_PORT=$2
     shift 2
 fi
-[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 monitor PORT, $0 telemetry, or $0 strict-gpiod on|off)"
+[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 monitor PORT, $0 telemetry, $0 strict-gpiod on|off, or $0 uninstall)"
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
@@ -216,18 +259,6 @@ finish() {
     fi
 }
 trap finish EXIT
-
-# The Pi drives its own machine or watches one board, never both: the service and the
-# monitors (one per port) that are enabled, but for $1, are stopped and disabled.
-disable_others() {
-    local link unit
-    for link in "$SYSTEMD_DIR/multi-user.target.wants/$NAME.service" "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
-        unit=${link##*/}
-        [[ -L $link && $unit != "$1" ]] || continue
-        say "Stopping and disabling $unit: this Pi now runs $1"
-        systemctl disable --now --quiet "$unit"
-    done
-}
 
 # 1. The virtualenv. python3 -m venv needs ensurepip, which Debian packages apart.
 STEP="creating the virtualenv $VENV"

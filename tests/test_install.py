@@ -79,6 +79,8 @@ def pi(tmp_path):
         (checkout / "hardware" / machine).mkdir(parents=True)
         shutil.copyfile(ROOT / "hardware" / machine / "pinmap.toml", checkout / "hardware" / machine / "pinmap.toml")
     (tmp_path / "etc/systemd/system").mkdir(parents=True)
+    if os.path.isdir("/etc/alternatives"):  # Debian's awk is /etc/alternatives/awk
+        shutil.copytree("/etc/alternatives", tmp_path / "etc/alternatives", symlinks=True)
     stub(tmp_path / "opt/drnim-controller/venv/bin/python", VENV_PYTHON)
     stub(tmp_path / "opt/drnim-controller/venv/bin/controller", "#!/bin/sh\n")
     stub(tmp_path / "bin/systemctl", SYSTEMCTL)
@@ -172,3 +174,26 @@ def test_a_failed_monitor_install_names_the_command_that_finishes_it(pi):
     failed = install(pi, "monitor", PORT, PIP_FAILS="No space left on device")
     assert failed.returncode != 0
     assert failed.stderr.splitlines()[-1].endswith("run it again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT))
+
+
+def test_uninstall_removes_what_the_install_added_and_keeps_the_museums_files(pi):
+    assert install(pi).returncode == 0
+    assert install(pi, "monitor", PORT).returncode == 0
+    units = pi / "etc/systemd/system"
+    for name in ("drnim-mqtt.socket", "drnim-mqtt.service", "drnim-controller.service.d/telemetry.conf"):
+        (units / name).parent.mkdir(exist_ok=True)
+        shutil.copyfile(ROOT / "systemd" / name.replace(".service.d/telemetry", "-telemetry"), units / name)
+    kept = {path: path.read_text() for path in (pi / "etc/drnim-controller").rglob("*") if path.is_file()}
+
+    removed = install(pi, "uninstall")
+    assert removed.returncode == 0, removed.stderr
+    assert enabled(pi) == []
+    assert "systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service" in removed.log
+    assert sorted(path.name for path in units.rglob("*drnim*")) == []
+    assert not (pi / "etc/sysusers.d/drnim-controller.conf").exists()
+    assert not (pi / "opt/drnim-controller").exists()
+    assert (pi / "config.txt").read_text() == "dtparam=audio=on\n"
+    assert {path: path.read_text() for path in kept} == kept
+    assert removed.stdout.splitlines()[-1].startswith(
+        "==> Kept /etc/drnim-controller (the configuration and the pin maps), /var/lib/drnim-controller "
+        "(the saved game and the statistics) and the drnim user")
