@@ -314,6 +314,16 @@ def run_safe_off(args, out):
     return safe_off.run(config_path(args), out, sys.stderr)
 
 
+def shut_out(command, *folders):
+    """RuntimeError when a folder of the service's is there but this user may not look in: the
+    service keeps it to its own user, and reading on would call the saved game damaged, or say
+    there are no statistics yet."""
+    for folder in folders:
+        if os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
+            raise RuntimeError("%s: this user may not read the service's folder %s: run it as the service's user "
+                               "(sudo -u drnim /opt/drnim-controller/venv/bin/controller %s)" % (command, folder, command))
+
+
 def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
     from controller.core.saves import SaveError
@@ -322,6 +332,7 @@ def run_status(args, out):
     from controller.service.config import load_config
     from controller.service.store import StateStore
     config = argument("--config", load_config, config_path(args))
+    shut_out("status", config.state_dir(), config.runtime_dir())
     store = StateStore(config.state_dir())
     saved, problem = store.read()
     status = None
@@ -371,6 +382,7 @@ def run_stats(args, out):
     from controller.service.config import load_config
     from controller.service.stats import summary as read_summary
     config = argument("--config", load_config, config_path(args))
+    shut_out("stats", config.state_dir())
     path = os.path.join(config.state_dir(), "stats.sqlite")
     if not os.path.exists(path):
         out.write("No statistics yet in %s.\n" % path)

@@ -1,6 +1,7 @@
 """The Raspberry Pi service on gpiozero's MockFactory, through the real devices."""
 
 import json
+import io
 import os
 import signal
 import socket
@@ -561,3 +562,22 @@ def test_a_lever_s_lamp_changes_before_the_save_and_the_release_opens_after_its_
     assert seen and seen[-1][:2] == (1, 0), seen
     rig.press("trigger")
     assert (1, 0, True) in seen, seen        # Dr. Nim's first marble saved on its way, the release still shut
+
+
+@pytest.mark.parametrize("verb", ["status", "stats"])
+def test_status_and_stats_by_a_user_the_service_shuts_out_say_whose_folder_it_is(tmp_path, monkeypatch, capsys, verb):
+    """The service keeps its folders to its own user (StateDirectoryMode=0750): a technician's
+    `controller status` called the saved game damaged (Permission denied) and `stats` said there
+    were none yet. (The suite runs as root, who may read anything: the refusal is made as a
+    technician's would be.)"""
+    from controller.cli import main
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "game.json").write_text("{}")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if str(path) == str(tmp_path / "state")
+                        else real_access(path, mode))
+    assert main([verb, "--config", str(config)], out=io.StringIO()) == 1
+    said = capsys.readouterr().err
+    assert said == "controller: %s: this user may not read the service's folder %s: run it as the service's user " \
+                   "(sudo -u drnim /opt/drnim-controller/venv/bin/controller %s)\n" % (verb, tmp_path / "state", verb)

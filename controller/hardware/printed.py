@@ -6,7 +6,7 @@ A part is a .scad file whose header states how to print it, in lines like
     // print: lying on its floor, channel open upwards; no supports
     // bounding box: 136.4 x 25.4 x 30.0 mm
     // count: 1 (or a note after the number)
-    // mates with: rail_lower.scad; the backboard (2 x M3 x 16 screws)
+    // mates with: rail_lower.scad; the backboard (2 x 3.0 x 16 wood screws)
 
 The tests render every part and hold it to its header; bench/parts.py slices them. The STL
 reader is a short one for openscad's ASCII output, so that checking a part needs no mesh
