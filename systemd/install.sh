@@ -261,12 +261,18 @@ finish() {
 trap finish EXIT
 
 # 1. The virtualenv. python3 -m venv needs ensurepip, which Debian packages apart.
+# One that a failure left without pip (a full disk) is made again, not used.
 STEP="creating the virtualenv $VENV"
-if [[ -x $VENV/bin/python ]]; then
+if [[ -x $VENV/bin/python ]] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
     say "Using the virtualenv $VENV"
 else
     "$PYTHON" -c 'import ensurepip' 2>/dev/null || die "Python's venv support is missing: apt install python3-venv"
-    say "Creating the virtualenv $VENV"
+    if [[ -e $VENV ]]; then
+        say "Making the virtualenv $VENV again: the one there has no pip (an install cut short)"
+        rm -rf -- "$VENV"
+    else
+        say "Creating the virtualenv $VENV"
+    fi
     install -d -m 0755 "$PREFIX"
     "$PYTHON" -m venv "$VENV"
 fi
@@ -289,9 +295,11 @@ WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
 say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
 STEP="installing the package into $VENV"
-# --force-reinstall: an update keeps the version number, and pip would keep the old code
-"$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
+# The dependencies first: when they cannot be had (no network), the code in place stays the
+# code its dependencies were installed for. Then --force-reinstall: an update keeps the version
+# number, and pip would keep the old code.
 "$VENV/bin/python" -m pip install --quiet "${WHEEL}[pi,telemetry]"
+"$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 [[ -x $VENV/bin/controller ]] || die "pip did not install $VENV/bin/controller"
 
 # 3. The service user: drnim, in gpio (created if missing) and dialout.

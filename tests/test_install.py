@@ -40,16 +40,29 @@ case $verb in
         done ;;
 esac
 """
-# The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so,
-# and the telemetry check (python -) finds [telemetry] off.
+# The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
+# (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip is missing when
+# the virtualenv has a NO_PIP file, and the telemetry check (python -) finds [telemetry] off.
 VENV_PYTHON = """#!/bin/bash
 echo "python $*" >>"$INSTALL_LOG"
-if [[ "$1 $2 $3" == "-m pip wheel" ]]; then
+if [[ "$1 $2" == "-m pip" && -e $(dirname "$0")/../NO_PIP ]]; then
+    echo "No module named pip" >&2
+    exit 1
+elif [[ "$1 $2 $3" == "-m pip wheel" ]]; then
     dir=${@: -2:1}
     mkdir -p "$dir" && touch "$dir/drnim_controller-1.0-py3-none-any.whl"
-elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} ]]; then
+elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} && "$*" == *"${PIP_FAILS_FOR:-}"* ]]; then
     echo "ERROR: $PIP_FAILS" >&2
     exit 1
+fi
+"""
+# The system's python for a virtualenv made afresh: `-m venv DIR` puts the stub above in it (and
+# the controller pip would install).
+SYSTEM_PYTHON = """#!/bin/bash
+echo "python3 $*" >>"$INSTALL_LOG"
+if [[ "$1 $2" == "-m venv" ]]; then
+    mkdir -p "$3/bin" && cp "$VENV_STUB" "$3/bin/python" && printf '#!/bin/sh\\n' >"$3/bin/controller"
+    chmod +x "$3/bin/controller"
 fi
 """
 MOUNTS = 'set -e; mount --bind "$1" /opt; mount --bind "$2" /etc; shift 2; exec "$@"'
@@ -97,7 +110,8 @@ def install(root, *arguments, **env):
     log = root / "install.log"
     log.write_text("")
     environment = dict(os.environ, PATH="%s:%s" % (root / "bin", os.environ["PATH"]), PYTHON=sys.executable,
-                       BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8", **env)
+                       BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8")
+    environment.update(env)
     result = subprocess.run(namespace(root, "bash", str(root / "checkout/systemd/install.sh"), *arguments),
                             capture_output=True, text=True, timeout=120, env=environment)
     result.log = log.read_text().splitlines()
@@ -168,6 +182,29 @@ def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
     assert "no service was (re)started" in lines[-1]
     assert lines[-1].endswith("run it again: sudo %s" % (pi / "checkout/systemd/install.sh"))
     assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+
+
+def test_an_update_whose_dependencies_cannot_be_had_leaves_the_code_in_place(pi):
+    """Without a network for a new dependency, the new code was installed first and the old
+    dependencies left: the next restart ran code whose imports were not there."""
+    assert install(pi).returncode == 0
+    update = install(pi, PIP_FAILS="No matching distribution found for paho-mqtt>=9", PIP_FAILS_FOR="[pi,telemetry]")
+    assert update.returncode != 0
+    assert not [line for line in update.log if "--force-reinstall" in line], update.log
+
+
+def test_a_virtualenv_an_install_cut_short_left_without_pip_is_made_again(pi):
+    """A full disk while python3 -m venv ran left a virtualenv without pip, and every later
+    install used it and failed the same way."""
+    (pi / "opt/drnim-controller/venv/NO_PIP").write_text("")
+    stub(pi / "stubs/python3", SYSTEM_PYTHON)
+    stub(pi / "stubs/venv-python", VENV_PYTHON)
+    again = install(pi, PYTHON=str(pi / "stubs/python3"), VENV_STUB=str(pi / "stubs/venv-python"))
+    assert again.returncode == 0, again.stderr
+    assert "Making the virtualenv /opt/drnim-controller/venv again: the one there has no pip" in again.stdout
+    assert "python3 -m venv /opt/drnim-controller/venv" in again.log
+    assert "python -m pip install --quiet --force-reinstall --no-deps" in " ".join(again.log), "the new one is used"
+    assert not (pi / "opt/drnim-controller/venv/NO_PIP").exists()
 
 
 def test_a_failed_monitor_install_names_the_command_that_finishes_it(pi):
