@@ -1,3 +1,4 @@
+import importlib
 import os
 import shutil
 import signal
@@ -122,7 +123,7 @@ def needed_tool(name):
 def cairo_missing():
     """Why the visitor cards cannot be made here, or None: CairoSVG draws them with Debian's libcairo2."""
     try:
-        import cairosvg  # noqa: F401
+        importlib.import_module("cairosvg")
     except ImportError:
         return "cairosvg is missing (pip install cairosvg; make test installs it)"
     except OSError:
