@@ -1,7 +1,7 @@
 """The commands the hardware guides (hardware/**/*.md) give, as a reader copies them: the parts
 folders' blocks run one after the other from the repository's top folder, each file they name
 where the shell then is, and what they render left out of git; a checkout's Python and controller
-are the virtualenv's; a command on the Pi calls the controller where systemd/install.sh puts it
+are the virtualenv's, in a block or in a sentence; a command on the Pi calls the controller where systemd/install.sh puts it
 (nothing puts it on the PATH there); and the number of prints each parts README gives is what
 the parts' headers count."""
 
@@ -71,6 +71,18 @@ def test_a_checkouts_python_is_the_virtualenvs():
 def test_a_checkouts_controller_is_the_virtualenvs():
     bare = ["%s: %s" % (doc.relative_to(ROOT), line) for doc in DOCS for block in blocks(doc)
             for line in block for words in commands(line) if words[0] == "controller"]
+    assert bare == []
+
+
+def spans(doc):
+    """The inline code of a Markdown file outside its fenced blocks, a span broken over two lines joined."""
+    text = re.sub(r"^```.*?^```$", "", doc.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return re.findall(r"`([^`]+)`", text.replace("\n", " "))
+
+
+def test_a_command_a_sentence_gives_with_its_options_calls_the_virtualenvs_controller():
+    bare = ["%s: %s" % (doc.relative_to(ROOT), span) for doc in DOCS for span in spans(doc)
+            if span.split()[0] == "controller" and any(word.lstrip("[").startswith("--") for word in span.split())]
     assert bare == []
 
 
