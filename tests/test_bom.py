@@ -149,3 +149,16 @@ def test_the_guides_cost_and_led_count_come_from_the_parts_list_and_the_pin_map(
     counted_in_text = sum(int(n) for n in re.findall(r"the (\d+) (?:indicator LEDs|lamp LEDs|status lamps)",
                                                       led_text(pinmap)))
     assert counted_in_text == leds
+
+
+def test_the_nimatrons_ribbon_fuses_carry_the_lamps_they_feed():
+    """The +5 V from the console's stripboard feeds both lamp boards (every lamp lit: 0.82 A) and
+    the +5 V from the console's lamp board the spectators' alone: a PTC held below what it
+    carries trips in the middle of a game and the lamps go dark."""
+    wiring = (ROOT / "hardware" / "nimatron" / "wiring.md").read_text()
+    lamp_ma = float(re.search(r"= ([\d.]+) mA; a red one", wiring).group(1))
+    lamps = next(int(row["quantity"]) for row in bom("nimatron") if row["part"] == "LED 5 mm warm-white")
+    holds = dict((row["part"], float(re.search(r"([\d.]+) A hold", row["example part number"]).group(1)))
+                 for row in bom("nimatron") if "(PTC)" in row["part"])
+    assert holds["Resettable fuse for the ribbon to the console's lamp board (PTC)"] >= lamps * lamp_ma / 1000
+    assert holds["Resettable fuse for the ribbon to the spectators' lamp board (PTC)"] >= lamps / 2 * lamp_ma / 1000
