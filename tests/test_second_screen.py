@@ -245,6 +245,71 @@ def test_a_broker_restart_and_an_exhibit_restart_are_followed(broker, browser, t
         sim.close()
 
 
+def test_a_screen_started_before_its_broker_says_so_and_follows_once_the_broker_is_up(browser, tmp_path):
+    """The technician's kiosk comes up before the museum's broker: the banner says it is trying again,
+    in one sentence (not "reconnecting…."), and the connection panel says which address does not answer."""
+    topics = prefix()
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker", websockets=True)
+    broker.stop()
+    context, address, _ = browser
+    try:
+        page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address))
+        page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'reconnecting'",
+                               timeout=TIMEOUT_MS)
+        assert page.inner_text("#follow-status") == "Following hall-1: reconnecting…"
+        assert page.evaluate("nim.log") == ["no answer from %s: trying again every 2 s" % broker.ws_address]
+        broker.start()
+        sim = exhibit(broker, tmp_path, topics)
+        try:
+            page.wait_for_function("nim.view && nim.view() !== null", timeout=TIMEOUT_MS)
+            follows(page, sim)
+            same_face(page, sim)
+            clean(page, address)
+        finally:
+            sim.close()
+    finally:
+        broker.stop()
+
+
+def test_a_kiosk_goes_back_to_its_language_once_the_exhibit_it_follows_falls_idle(broker, browser, tmp_path):
+    """A visitor beside the exhibit chooses French on the screen, plays and leaves: once the exhibit
+    rests again, the screen is in the museum's language for the next visitor, as a kiosk that plays is."""
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics, idle_ms=1000)
+    try:
+        page = screen(browser, broker, topics, "&kiosk=1&lang=de")
+        page.wait_for_function("nim.view().attract", timeout=TIMEOUT_MS)
+        page.click("#language-fr")
+        page.wait_for_function("document.documentElement.lang === 'fr'", timeout=TIMEOUT_MS)
+        assert page.inner_text("#follow-status").startswith("Suivi de hall-1")
+        sim.press("trigger")
+        sim.settle()
+        page.wait_for_function("!nim.view().attract", timeout=TIMEOUT_MS)
+        page.wait_for_function("nim.view().attract && document.documentElement.lang === 'de'", timeout=TIMEOUT_MS)
+        assert page.inner_text("#follow-status").startswith("Folgt hall-1")
+        clean(page, browser[1])
+    finally:
+        sim.close()
+
+
+def test_the_time_an_exhibit_went_offline_is_in_the_screens_language(broker, browser, tmp_path):
+    """A German screen on a browser set to American English said "seit 11:17 PM"."""
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    try:
+        page = screen(browser, broker, topics, "&lang=de")
+        follows(page, sim)
+    finally:
+        sim.close()
+    page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'false'", timeout=TIMEOUT_MS)
+    assert re.search(r"offline \(seit \d\d:\d\d\)", page.inner_text("#follow-status")), page.inner_text("#follow-status")
+    page.click("#language-fr")
+    page.wait_for_function("document.querySelector('#follow-status').innerText.startsWith('Suivi')", timeout=TIMEOUT_MS)
+    assert re.search(r"depuis \d\d:\d\d\)", page.inner_text("#follow-status")), page.inner_text("#follow-status")
+    clean(page, browser[1])
+
+
 def test_an_exhibit_killed_is_shown_offline_by_its_last_will_and_followed_again(broker, browser, tmp_path):
     topics = prefix()
     config = write_config(tmp_path, "drnim")

@@ -163,6 +163,7 @@ let outputs = {};           // every output's last setting: "flip_flop/1" -> "le
 let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
+let wasAttract = false;     // the machine was resting in its attract state at the last answer
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
 let soundOn = params.get("sound") !== "off";
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
@@ -254,7 +255,11 @@ function animate() {
 
 // The kiosk: once the machine falls idle after a visitor, a fresh machine for
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
+// A kiosk that follows an exhibit goes back to its first language when the exhibit falls idle.
 function kioskReset() {
+  const fellIdle = view.attract && !wasAttract;
+  wasAttract = view.attract;
+  if (kiosk && following && fellIdle && lang.code !== home) setLanguage(home);
   if (kiosk && !following && view.attract && touched) {
     if (!params.get("seed")) chosen.seed = newSeed();
     if (lang.code !== home) {
@@ -1001,13 +1006,14 @@ function drawLink() {
                   stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
-    exhibit = " " + (link.since ? fmt(_("The exhibit is offline (since %(time)s): its last game is shown."), { time: link.since })
+    const since = link.since && link.since.toLocaleTimeString(lang.code, { hour: "2-digit", minute: "2-digit" });
+    exhibit = " " + (since ? fmt(_("The exhibit is offline (since %(time)s): its last game is shown."), { time: since })
       : _("The exhibit is offline: its last game is shown."));
   } else if (link.state === "live" && !decl) {
     exhibit = " " + _("Waiting for the exhibit's game…");
   }
   const banner = $("follow-status");
-  banner.textContent = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }) + exhibit
+  banner.textContent = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }).replace("….", "…") + exhibit
     + (link.problem ? " " + link.problem : "");
   banner.dataset.link = link.state;
   banner.dataset.online = link.online === null ? "unknown" : String(link.online);
@@ -1064,7 +1070,7 @@ function exhibitStatus(text) {
   link.since = null;
   if (!status.online && typeof status.at === "number" && Number.isFinite(status.at)) {
     const at = new Date(status.at * 1000);
-    if (!Number.isNaN(at.getTime())) link.since = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    if (!Number.isNaN(at.getTime())) link.since = at;
   }
   drawLink();
 }
@@ -1128,6 +1134,7 @@ async function follow() {
   });
   const lost = () => {
     if (link.state === "live") logLine("the connection to the broker was lost: reconnecting");
+    if (link.state === "connecting") logLine(`no answer from ${settings.broker}: trying again every ${RECONNECT_MS / 1000} s`);
     link.state = "reconnecting";
     drawLink();
   };
