@@ -324,18 +324,23 @@ def test_ready_watchdog_and_stopping_reach_systemd(tmp_path):
     assert not (tmp_path / "run" / "status.json").exists(), "a clean stop leaves no heartbeat behind"
 
 
+def hand_run(config, heartbeat):
+    """`controller run` started by hand, once its first heartbeat is written (or 30 s have passed)."""
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not heartbeat.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return process
+
+
 def test_a_second_service_on_the_same_state_folder_is_refused_in_one_line(tmp_path):
     """Started by hand beside systemd's, a second service printed 'ready' and wrote over the first's
     saved game and statistics. It is refused now, naming the one that holds the folder; once that
     one ends, however it ends, a service starts there again."""
     config = write_config(tmp_path)
-    first = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = hand_run(config, tmp_path / "run" / "status.json")
     try:
-        heartbeat = tmp_path / "run" / "status.json"
-        deadline = time.monotonic() + 30
-        while not heartbeat.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
         second = command("run", "--config", str(config))
         assert second.returncode == 1 and second.stderr.count("\n") == 1, second.stderr
         assert second.stderr.startswith("controller: another controller service (pid %d) keeps its game in %s: "
@@ -372,13 +377,9 @@ def test_a_state_folder_that_cannot_be_made_is_one_line_naming_the_setting(tmp_p
 def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path, stop):
     """A `controller run` stopped by Ctrl-C, or killed, is not reported as running from its last heartbeat."""
     config = write_config(tmp_path)
-    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    heartbeat = tmp_path / "run" / "status.json"
+    process = hand_run(config, heartbeat)
     try:
-        heartbeat = tmp_path / "run" / "status.json"
-        deadline = time.monotonic() + 30
-        while not heartbeat.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
         assert "Last heartbeat: " in command("status", "--config", str(config)).stdout
         process.send_signal(stop)
         process.communicate(timeout=30)
