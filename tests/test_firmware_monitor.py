@@ -4,6 +4,7 @@ and the command run as a user runs it; a pulled cable and a reset cost one
 line each and the monitor goes on."""
 
 import io
+import json
 import os
 import select
 import signal
@@ -243,3 +244,117 @@ def test_a_boards_text_reaches_the_terminal_without_its_escape_sequences(tmp_pat
         assert "\\x1b]0;pwned\\x07\\x1b[2J" in shown
     finally:
         monitor.stop()
+
+
+ASKED = ['{"id":"monitor","kind":"state"}']
+TRIGGER = '{"at":%d,"event":["press","trigger"],"kind":"event"}\n'
+
+
+class Watching:
+    """The monitor in this process on a real Link to the pty rig, with a catcher for its
+    telemetry, statistics in `tmp_path` and a clock the test moves."""
+
+    def __init__(self, tmp_path, port):
+        from controller.firmware.link import Link
+        from controller.firmware.monitor import Monitor
+        from controller.service.stats import Statistics
+        from test_fleet import GameCatcher
+        self.said, self.shown, self.now = [], [], 0.0
+        self.link = Link(port.path, report=self.said.append, retry_s=0.05)
+        self.stats = Statistics(str(tmp_path / "stats.sqlite"), log=self.said.append)
+        self.monitor = Monitor(self.link, self.shown.append, self.stats, GameCatcher(), machine="nimatron",
+                               clock=lambda: self.now)
+        self.port = port
+
+    def until(self, words):
+        """Step the monitor until a line it shows has `words` in it."""
+        for _ in range(100):
+            if any(words in line for line in self.shown):
+                return
+            self.monitor.step(0.1)
+        raise AssertionError("no %r in %r" % (words, self.shown))
+
+    def close(self):
+        self.link.close()
+        self.stats.close()
+
+
+@pytest.fixture
+def watching(tmp_path, port):
+    watching = Watching(tmp_path, port)
+    yield watching
+    watching.close()
+
+
+def board_state(now, game=None):
+    from controller.core.registry import machine_class
+    return '{"game":%s,"id":"monitor","kind":"state","now":%d,"status":{"mode":"play"}}\n' % (
+        json.dumps(game or machine_class("drnim")({}).to_save()), now)
+
+
+def opened(watching):
+    while watching.link.opens == 0:
+        watching.monitor.step(0.1)
+    watching.monitor.step(0.1)
+    assert watching.port.lines() == ASKED
+
+
+def test_a_state_reply_lost_to_noise_is_asked_for_again(watching, port):
+    """Noise on the USB ate the reply: the live game would stay dead until the board restarts
+    (weeks, in a museum). A later event the replica cannot follow asks again, once a while has passed."""
+    opened(watching)
+    port.write('{"game":{"mach\xff\n' + TRIGGER % 10)
+    watching.until("press trigger")
+    assert port.lines(timeout=0.2) == [], "the request is still out: not sent twice"
+    watching.now += 60
+    port.write(TRIGGER % 20000)
+    watching.until("    20.000 s  press trigger")
+    assert port.lines() == ASKED
+
+
+def test_a_board_that_starts_again_after_refusing_the_request_is_asked_again(watching, port):
+    """A board held after resets answers the request with an error; freed (new_game), it says
+    hello again, and its new game is followed."""
+    opened(watching)
+    port.write('{"error":"the board holds after 3 resets in a row","id":"monitor","kind":"error"}\n'
+               + HELLO.replace('"saved"', '"new"'))
+    watching.until("a new game")
+    assert port.lines() == ASKED
+
+
+def test_a_state_that_cannot_be_followed_is_not_asked_for_at_every_event(watching, port):
+    """A board of another controller's game format: one line, and its events are shown without a
+    state request and its reply after each."""
+    opened(watching)
+    port.write(board_state(5, {"format": 99, "machine": "drnim", "config": {}, "state": {}}))
+    watching.until("nothing live is published")
+    port.write("".join(TRIGGER % at for at in (10000, 20000, 30000)))
+    watching.until("    30.000 s  press trigger")
+    assert port.lines(timeout=0.2) == []
+    assert sum("live:" in line for line in watching.shown) == 1
+
+
+def test_a_boards_clock_moved_back_is_followed_after_one_state_request(watching, port):
+    """Every 3.1 days the board moves its clock back 2**28 ms: the replica, ahead of it, asks once."""
+    opened(watching)
+    port.write(board_state(600000000) + TRIGGER % 600000010)
+    watching.until("600000.010 s  press trigger")
+    port.write(TRIGGER % (600000020 - 2 ** 28))
+    watching.until("331564.564 s  press trigger")
+    assert port.lines() == ASKED
+    port.write(board_state(600000030 - 2 ** 28) + TRIGGER % (600000040 - 2 ** 28))
+    watching.until("331564.584 s  press trigger")
+    assert port.lines(timeout=0.2) == []
+    assert watching.monitor.live.replica is not None
+
+
+def test_a_fault_before_the_board_names_its_machine_is_counted(watching, port, tmp_path):
+    """A board that ran while nobody read it reports the lines it dropped as soon as the monitor
+    opens the port, before its state reply: that fault is counted, not lost to the statistics."""
+    from controller.service.stats import summary
+    opened(watching)
+    port.write('{"at":5,"fault":"link","kind":"fault","text":"12 lines dropped: the host read nothing for a while"}\n')
+    watching.until("FAULT link")
+    assert watching.stats.flush()
+    assert watching.stats.problem is None and watching.said == []
+    assert summary(str(tmp_path / "stats.sqlite"))["faults"] == {"link": 1}

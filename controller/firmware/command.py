@@ -175,12 +175,12 @@ def run_monitor(args, out):
             port = emulator.port
         else:
             port = args.port
+        machine = args.machine if args.emulate else config.machine_name    # until the board names its own
         stats = Statistics(path, log=say)
         stats.flush()       # opened, or said why not, before the line that says where the games go
         if config.telemetry["enabled"]:
             from controller.telemetry.publisher import Telemetry
             # the password file is read here, not with the configuration: one line when it cannot be
-            machine = args.machine if args.emulate else config.machine_name
             telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
         link = Link(port, report=say)
         if emulator:
@@ -193,7 +193,7 @@ def run_monitor(args, out):
         counted = "its games are not counted" if stats.problem else "its games go into %s" % path
         if sys.stdin.isatty():      # asked before the input's thread starts: a read in progress holds the input
             counted += "; a line typed here goes to the board (state, new_game, or any of firmware/PROTOCOL.md)"
-        monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin))
+        monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin), machine)
         signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
         try:
             write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does

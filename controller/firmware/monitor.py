@@ -21,12 +21,15 @@ reader, which says at which column a line goes wrong where a board's built-in
 
 import queue
 import threading
+import time
 
 from controller.core.protocol import HOST_CLOCK, HOST_KINDS, ProtocolError, checked, decode
 from controller.firmware.link import describe_hello
 from controller.telemetry.live import LiveGame
 from controller.telemetry.payloads import SIDES
 
+# A state request not answered within this many seconds (its reply lost to noise on the line) may be sent again.
+ASK_AGAIN_S = 30
 RESUMED = {"new": "a new game", "saved": "the saved game resumed", "check": "held in check: a marble was on its way"}
 
 
@@ -107,25 +110,29 @@ def english():
 class Monitor:
     """Shows what a board on `link` says (`write(line)`), what its machine says in `language` (the
     configuration's first), and records its games in `stats` and sends them to `telemetry` (a
-    publisher, or None)."""
+    publisher, or None). `machine` is whose faults they are until the board names its own."""
 
-    def __init__(self, link, write, stats=None, telemetry=None, language=None, typed=None):
+    def __init__(self, link, write, stats=None, telemetry=None, language=None, typed=None, machine=None,
+                 clock=time.monotonic):
         self.link = link
         self.typed = typed
         self.language = language
         self.write = write
         self.stats = stats
         self.telemetry = telemetry
+        self.clock = clock
         self.opens = 0
-        self.machine = None
+        self.machine = machine
         self.live = LiveGame(telemetry.live) if telemetry is not None else None
-        self.asked = False       # the board was asked for its state for the live game, and has not answered
+        self.asked = None        # when the board was asked for its state, until it answers
+        self.unreadable = False  # its state cannot be followed: asked again only once it starts again
 
     def step(self, timeout=0.2):
         """Wait up to `timeout` s for a line from the board and show it."""
         if self.link.opens != self.opens and self.link.serial is not None:
             self.opens = self.link.opens
-            self.asked = False
+            self.asked = None       # a board on a port opened again never answers a request sent before
+            self.unreadable = False
             self.ask()
         if self.typed is not None:
             for line in self.typed.pending():
@@ -169,13 +176,17 @@ class Monitor:
         that restarted, or an event the replica cannot follow, and the board is asked again."""
         kind = message["kind"]
         if kind == "state":
-            self.asked = False
+            self.asked = None
             problem = self.live.board_state(message.get("game"), message.get("now"))
+            self.unreadable = problem is not None
             if problem:
                 self.write("live: " + problem)
         elif kind == "hello":
             self.live.replica = None
+            self.unreadable = False
             self.ask()
+        elif kind == "error" and message.get("id") == "monitor":
+            self.asked = None       # refused (a board that holds after resets): asked again once it starts again
         elif kind == "event" and not self.live.board_event(message.get("event"), message.get("at")):
             self.ask()
 
@@ -193,9 +204,12 @@ class Monitor:
         self.link.send(message)
 
     def ask(self):
-        """Ask the board for its state, once until it answers (or the port opens again)."""
-        if not self.asked and self.link is not None and self.link.serial is not None:
-            self.asked = True
+        """Ask the board for its state, once until it answers or ASK_AGAIN_S pass; not again after a
+        state that cannot be followed, until the board starts again or the port opens again."""
+        if self.unreadable or self.link is None or self.link.serial is None:
+            return
+        if self.asked is None or self.clock() - self.asked >= ASK_AGAIN_S:
+            self.asked = self.clock()
             self.link.send({"kind": "state", "id": "monitor"})
 
 
