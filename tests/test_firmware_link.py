@@ -3,12 +3,13 @@ pyserial over a real pseudo-terminal: the lines both ways, a board that
 resets, a cable pulled and plugged in again, noise on the wire."""
 
 import json
+import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from serial_rig import Port
-from controller.firmware.link import Link
+from controller.firmware.link import STEADY_S, Link
 
 HELLO = '{"clock":"real","kind":"hello","machine":"drnim","mode":"production","protocol":1,"resumed":"new"}\n'
 
@@ -90,6 +91,35 @@ def test_a_pulled_cable_is_reported_once_and_the_board_found_again(port, link):
                              "the board on %s started again (a reset): drnim, protocol 1, production mode" % port.path]
     assert link.send({"kind": "state"})
     assert port.lines() == ['{"kind":"state"}']
+
+
+def test_a_port_that_flaps_is_said_once_until_it_stays(port):
+    """A loose cable, or a board resetting over and over, for hours: its comings and goings are
+    said once, not two or three journal lines each, and how often it went once it stays."""
+    said, moved = [], [0.0]
+    link = Link(port.path, report=said.append, retry_s=0.05, clock=lambda: time.monotonic() + moved[0])
+    try:
+        assert link.try_open()
+        for _ in range(4):
+            port.unplug()
+            assert link.receive(0.2) is None
+            port.plug()
+            assert link.receive(0.2) is None
+            port.write(HELLO)
+            assert link.receive(5)["kind"] == "hello"
+        assert said == ["the board on %s is gone (Input/output error): waiting for it to come back" % port.path,
+                        "the board on %s is back" % port.path,
+                        "the board on %s is gone again (Input/output error) within 60 s of coming back: it is not "
+                        "said again until it stays back or away 60 s" % port.path]
+        moved[0] += STEADY_S
+        assert link.receive(0.1) is None
+        assert said[3:] == ["the board on %s is back, after going 3 times in a row" % port.path]
+        assert link.resets == 3
+        port.unplug()
+        assert link.receive(0.2) is None
+        assert said[4:] == ["the board on %s is gone (Input/output error): waiting for it to come back" % port.path]
+    finally:
+        link.close()
 
 
 def test_a_port_that_is_not_there_yet_is_waited_for(tmp_path):

@@ -8,8 +8,12 @@ A Pico's USB serial port disappears when the board is unplugged or resets and
 comes back at the same path. The link says so in one line ("the board on
 /dev/ttyACM0 is gone ..."), waits for the port to come back, opens it again,
 and says that too; a board that starts again (a new hello line after the
-first) is reported as a reset. Nothing the port or the board does becomes a
-traceback: a line that is not the protocol is reported and skipped.
+first) is reported as a reset. A port that goes again within STEADY_S of
+coming back flaps (a loose cable, a board resetting over and over): the link
+says so once, then nothing of its comings and goings (or the resets they
+bring) until it has stayed back, or away, for STEADY_S, and then how often it
+went. Nothing the port or the board does becomes a traceback: a line that is
+not the protocol is reported and skipped.
 
 The link locks the port, as mpremote does: two programs reading one port
 would each get half of the bytes, so a deploy started while a monitor runs is
@@ -33,6 +37,8 @@ BAUD = 115200
 RETRY_S = 0.25
 # One read waits at most this long, so a deadline is kept to within it.
 POLL_S = 0.05
+# A port that goes again sooner than this after coming back flaps.
+STEADY_S = 60
 LONGEST_LINE = board_lines.MAX_BOARD_LINE
 
 
@@ -48,6 +54,9 @@ class Link:
         self.noisy = False     # the last line was not the protocol
         self.gone = None       # why the port went, while it is away
         self.next_try = 0.0
+        self.back_at = None    # when the port last came back after it had gone
+        self.changed = 0.0     # when the port last came or went
+        self.flaps = 0         # its goings not said, while it flaps
         self.hello = None      # the board's last hello line
         self.protocol = None   # the protocol the board says it speaks, when it is not ours
         self.resets = 0
@@ -59,6 +68,7 @@ class Link:
     # --- the port -----------------------------------------------------------------------
     def try_open(self):
         """Open the port if it is there; True when it is open."""
+        self.settled()
         if self.serial is not None:
             return True
         if self.clock() < self.next_try:
@@ -77,7 +87,10 @@ class Link:
             return False
         self.opens += 1
         if self.gone is not None:
-            self.report("the board on %s is back" % self.port)
+            if not self.flaps:
+                self.report("the board on %s is back" % self.port)
+            self.back_at = self.clock()
+        self.changed = self.clock()
         self.gone = None
         self.buffer = b""
         self.skipping = False
@@ -85,8 +98,23 @@ class Link:
 
     def lost(self, error):
         self.gone = reason(error)
-        self.report("the board on %s is gone (%s): waiting for it to come back" % (self.port, self.gone))
+        if not self.flaps and self.back_at is not None and self.clock() - self.back_at < STEADY_S:
+            self.report("the board on %s is gone again (%s) within %d s of coming back: it is not said again "
+                        "until it stays back or away %d s" % (self.port, self.gone, STEADY_S, STEADY_S))
+            self.flaps = 1
+        elif self.flaps:
+            self.flaps += 1
+        else:
+            self.report("the board on %s is gone (%s): waiting for it to come back" % (self.port, self.gone))
+        self.changed = self.clock()
         self.drop()
+
+    def settled(self):
+        """A port that flapped and has stayed as it is for STEADY_S: said, with how often it went."""
+        if self.flaps and self.clock() - self.changed >= STEADY_S:
+            now = "is back" if self.serial is not None else "is gone (%s): waiting for it to come back" % self.gone
+            self.report("the board on %s %s, after going %d times in a row" % (self.port, now, self.flaps))
+            self.flaps = 0
 
     def drop(self):
         if self.serial is not None:
@@ -181,7 +209,7 @@ class Link:
         if message.get("kind") == "hello":
             if self.hello is not None:
                 self.resets += 1
-            if self.hello is not None and not self.restarting:
+            if self.hello is not None and not self.restarting and not self.flaps:
                 self.report("the board on %s started again (a reset): %s" % (self.port, describe_hello(message)))
             self.hello = message
         return message
