@@ -88,3 +88,57 @@ def test_malformed_scripts_name_the_line(text, words):
 def test_a_failed_expectation_says_what_was_wanted_and_got():
     played = run("machine drnim\npress trigger\nexpect rail 13\nexpect controls turn=left")
     assert played.failures == ["line 3: expected rail 13, got 14", "line 4: expected controls turn=left, got turn=right"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("machine drnim\npress triger",
+     "line 2: this machine has no control 'triger': Dr. Nim's controls are trigger, new-game"),
+    ("machine nimatron\npress trigger", "line 2: this machine has no control 'trigger': the Nimatron's controls "
+                                        "are row 1, row 2, row 3, row 4, handover, new-game"),
+    ("machine drnim\nswitch turn computer", "line 2: cannot set turn computer: Dr. Nim's switches are "
+                                            "turn machine|player|left|right, equalizer right|left|on|off"),
+    ("machine nimatron\nswitch equalizer on", "line 2: cannot set equalizer on: the Nimatron has no switches"),
+    ("machine drnim\nwait", "line 2: cannot read 'wait': write it as wait 2s (or 500ms, 5min, 1h)"),
+    ("machine drnim\nwait 2 s", "line 2: cannot read 'wait 2 s': write it as wait 2s (or 500ms, 5min, 1h)"),
+    ("machine drnim\nsettle", "line 2: cannot read 'settle': write it as settle on or settle off"),
+    ("machine drnim\nmarble 2", "line 2: cannot read 'marble 2': write it as marble, alone on its line"),
+    ("machine drnim\nexpect rail=14", "line 2: cannot read 'expect rail=14': write it as expect rail 14"),
+    ("machine drnim\nexpect turns", "line 2: cannot read 'expect turns': write it as expect turns player:1 machine:3"),
+    ("machine nimatron\nexpect rail 3", "line 2: cannot check 'rail': the Nimatron shows attract, commands, fault, "
+                                        "mode, releases, rows, turn, turns, winner"),
+    ("", "line 1: the script has nothing to play: it must start with a 'game' or 'machine' line"),
+    ("# only a comment\n\n", "line 1: the script has nothing to play: it must start with a 'game' or 'machine' line"),
+])
+def test_an_unreadable_line_says_what_would_be_right(text, message):
+    """What a newcomer writes wrong is answered in one line with the right form: the machine's
+    controls or switches, the verb's shape, what the machine shows; an empty script is no pass."""
+    with pytest.raises(ScriptError) as error:
+        run(text)
+    assert str(error.value) == message
+
+
+def test_a_failed_expectation_of_turns_before_any_says_so():
+    assert run("machine drnim\nexpect turns machine:1").failures == ["line 2: expected turns machine:1, got no turns yet"]
+
+
+def readme_script_part():
+    readme = (ROOT / "README.md").read_text()
+    return readme.split("A script is one command a line", 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_readme_names_every_command_and_check_the_parser_accepts():
+    from controller.core.scenario import EXPECT_EXAMPLES, SEEN, VERBS
+    part = readme_script_part()
+    for verb in VERBS:
+        assert re.search(r"(^|`)%s\b" % verb, part, re.MULTILINE), verb
+    checks = set(SEEN) | {"fault", "controls", "turns", "commands"}
+    assert set(EXPECT_EXAMPLES) == checks
+    for what in checks:
+        assert "expect %s " % what in part, what
+
+
+def test_every_script_in_the_readme_holds():
+    blocks = readme_script_part().split("```\n")[1::2]
+    assert blocks
+    for block in blocks:
+        assert run(block).failures == [], block

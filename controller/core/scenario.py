@@ -6,7 +6,8 @@ One command a line; ``#`` starts a comment:
 
     machine drnim marbles=15 equalizer=on        the machine and its settings
     game nimatron rows=1,3,5,7                   (game is machine; rows=... is one opening)
-    press trigger | press new-game | press row 2 a button, held 100 ms
+    press trigger | press new-game | press row 2 a button, held 100 ms (the Nimatron's
+                                                 also: press handover)
     set turn machine | switch equalizer off      a switch moved by hand
     marble                                       a marble dropped past the gate by hand
     power                                        the controller restarts
@@ -115,6 +116,19 @@ def script_settings(cls, words):
         else:
             settings[key] = text
     return settings
+
+
+def control_name(role):
+    """A button's role as a script writes it: `new-game`, `row 2`."""
+    name = role.replace("_", "-")
+    return "row " + name[3:] if name.startswith("row") else name
+
+
+def switch_names(cls):
+    """A machine's switches and their positions, as a script sets them."""
+    names = ["%s %s" % (spec.events[0][1], "|".join(spec.positions))
+             for spec in cls.INPUTS if spec.kind == SWITCH]
+    return "%s's switches are %s" % (cls.TITLE, ", ".join(names)) if names else "%s has no switches" % cls.TITLE
 
 
 def switch_position(cls, name, position):
@@ -268,7 +282,10 @@ class Script:
         return self.world.trace
 
     def play(self, text):
-        for number, words in parse(text):
+        steps = parse(text)
+        if not steps:
+            raise ScriptError("line 1: the script has nothing to play: it must start with a 'game' or 'machine' line")
+        for number, words in steps:
             self.step(number, words)
         return self
 
@@ -290,7 +307,7 @@ class Script:
             self.report("line %d: %s  (%s)" % (number, " ".join(words), self.world.summary()))
 
     def cannot(self, number, words):
-        raise ScriptError("line %d: cannot read %r" % (number, " ".join(words)))
+        raise ScriptError("line %d: cannot read %r: write it as %s" % (number, " ".join(words), how(words)))
 
     # --- the verbs: each returns True when it acted in the world -------------------
     def start(self, number, words):
@@ -305,15 +322,19 @@ class Script:
 
     def press(self, number, words):
         role = "".join(words[1:]).replace("-", "_")
-        if len(words) not in (2, 3) or role not in self.world.machine.buttons():
-            raise ScriptError("line %d: this machine has no control %r" % (number, " ".join(words[1:])))
+        buttons = self.world.machine.buttons()
+        if len(words) not in (2, 3) or role not in buttons:
+            raise ScriptError("line %d: this machine has no control %r: %s's controls are %s" % (
+                number, " ".join(words[1:]), self.world.machine.TITLE,
+                ", ".join(control_name(button) for button in buttons)))
         self.world.press(role)
         return True
 
     def switch(self, number, words):
-        found = len(words) == 3 and switch_position(type(self.world.machine), words[1], words[2])
+        cls = type(self.world.machine)
+        found = len(words) == 3 and switch_position(cls, words[1], words[2])
         if not found:
-            raise ScriptError("line %d: cannot set %s" % (number, " ".join(words[1:])))
+            raise ScriptError("line %d: cannot set %s: %s" % (number, " ".join(words[1:]) or "nothing", switch_names(cls)))
         self.world.switch(found[0], found[1])
         return True
 
@@ -366,16 +387,18 @@ class Script:
         if len(words) < 3:
             self.cannot(number, words)
         what, wanted = words[1], words[2:]
+        view = self.world.view()
+        shown = sorted(list(view) + ["commands"])
+        if what not in shown:
+            raise ScriptError("line %d: cannot check %r: %s shows %s" % (
+                number, what, self.world.machine.TITLE, ", ".join(shown)))
         problem = unseeable(type(self.world.machine), what, wanted)
         if problem:
             raise ScriptError("line %d: expect %s: %s" % (number, what, problem))
         commands = self.world.commands[self.seen:]
         if what == "commands":
             self.seen = len(self.world.commands)
-        try:
-            got = mismatch(self.world.view(), commands, what, wanted)
-        except KeyError:
-            raise ScriptError("line %d: cannot check %r" % (number, what))
+        got = mismatch(view, commands, what, wanted)
         if got is None:
             self.report("line %d: expect %s %s: ok" % (number, what, " ".join(wanted)))
         else:
@@ -398,6 +421,23 @@ VERBS = {
     "expect": Script.expect,
 }
 VERB_NAMES = ("game", "machine", "press", "set", "switch", "marble", "power", "wait", "world", "settle", "expect")
+
+# How each verb that takes a fixed form is written, and an example of each `expect`.
+HOW = {"marble": "marble, alone on its line", "power": "power, alone on its line",
+       "wait": "wait 2s (or 500ms, 5min, 1h)", "settle": "settle on or settle off"}
+EXPECT_EXAMPLES = {"rail": "14", "rows": "1,3,5,7", "turns": "player:1 machine:3", "controls": "equalizer=left",
+                   "fault": "none", "winner": "player", "mode": "over", "attract": "yes", "turn": "player",
+                   "equalizer": "off", "releases": "3", "commands": "release; equalizer left"}
+
+
+def how(words):
+    """How the line `words` (a verb of HOW, or expect) is written."""
+    if words[0] != "expect":
+        return HOW[words[0]]
+    what = words[1].partition("=")[0] if len(words) > 1 else ""
+    if what in EXPECT_EXAMPLES:
+        return "expect %s %s" % (what, EXPECT_EXAMPLES[what])
+    return "expect WHAT VALUE, such as expect rail 14 (what: %s)" % ", ".join(sorted(EXPECT_EXAMPLES))
 
 # What an `expect` may name, with the words it can ever see (None: a number; a list of numbers for rows).
 SEEN = {"winner": ("none", "player", "machine"), "mode": ("play", "over"), "attract": ("yes", "no"),
@@ -461,7 +501,7 @@ def mismatch(view, commands, what, words):
                 return "%s=%s" % (key, view["controls"].get(key))
         return None
     if what == "turns":
-        return None if view["turns"] == words else " ".join(view["turns"])
+        return None if view["turns"] == words else " ".join(view["turns"]) or "no turns yet"
     if what in view and len(words) == 1:
         return None if view[what] == words[0] else view[what]
     raise KeyError(what)
