@@ -142,3 +142,10 @@ def test_every_script_in_the_readme_holds():
     assert blocks
     for block in blocks:
         assert run(block).failures == [], block
+
+
+def test_a_line_may_end_as_on_windows_or_an_old_mac():
+    """A file saved with CR alone between lines was one long first line: 'press' is not a setting."""
+    for end in ("\r\n", "\r"):
+        played = run(end.join(["machine drnim", "\tpress trigger", "expect rail 14", ""]))
+        assert played.failures == [] and len(played.trace) > 1

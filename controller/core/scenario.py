@@ -70,11 +70,12 @@ class ScriptError(ValueError):
 
 def parse(text):
     """The script as a list of (line number, words); a UTF-8 byte-order mark
-    (which some Windows editors write first) is not part of the first word."""
+    (which some Windows editors write first) is not part of the first word, and
+    a line may end as on Windows (CR LF) or on an old Mac (CR alone)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     steps = []
-    for number, line in enumerate(text.split("\n")):
+    for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")):
         words = line.split("#")[0].split()
         if words:
             steps.append((number + 1, words))
