@@ -38,11 +38,15 @@ from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, fin
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
 from controller.core.quoting import quoted
-from controller.core.values import is_whole, whole
+from controller.core.values import MAX_DIGITS, is_whole, whole
 from controller.service.pin_factories import PIN_FACTORIES
 
 
 def heap_sizes(texts):
+    """The heaps typed; a number too long to read is said to be that, not to be no number."""
+    for i, text in enumerate(texts):
+        if len(text) > MAX_DIGITS and not text.strip("0123456789"):
+            raise ArgumentError("HEAPS: heap %d has %d digits: a heap has at most %d" % (i + 1, len(text), MAX_DIGITS))
     return [argument("HEAPS", whole, text, "heap %d" % (i + 1)) for i, text in enumerate(texts)]
 
 
@@ -124,12 +128,16 @@ def build_parser():
     return parser
 
 
-def game_setup(args, rng=None):
+def game_variant(args):
+    """The preset and its variant; a choice the game does not offer is refused naming its own option."""
     preset = argument("GAME", find_preset, args.game)
-    flag = "--k" if args.k is not None else "--max-take" if args.max_take is not None else "--" + (args.rule or "misere")
-    variant = argument(flag, preset.variant, args.rule, args.k, args.max_take)
-    heaps = argument("HEAPS", preset.start, heap_sizes(args.heaps), rng)
-    return preset, variant, heaps
+    if args.rule:
+        argument("--" + args.rule, preset.variant, args.rule)
+    if args.k is not None:
+        argument("--k", preset.variant, None, args.k)
+    if args.max_take is not None:
+        argument("--max-take", preset.variant, None, None, args.max_take)
+    return preset, preset.variant(args.rule, args.k, args.max_take)
 
 
 class Progress:
@@ -163,7 +171,13 @@ class Progress:
 
 
 def run_solve(args, out):
-    preset, variant, heaps = game_setup(args, None if args.seed is None else Random(args.seed))
+    preset, variant = game_variant(args)
+    if args.seed is not None and not preset.random_start:
+        raise ArgumentError("--seed: %s has no random start to draw (%s have)"
+                            % (preset.name, " and ".join(p.name for p in PRESETS if p.random_start)))
+    if args.seed is not None and args.heaps:
+        raise ArgumentError("--seed: the heaps are given, so there is nothing to draw")
+    heaps = argument("HEAPS", preset.start, heap_sizes(args.heaps), None if args.seed is None else Random(args.seed))
     progress = Progress()
     try:
         wins, moves, complete, count = solve_position(args, variant, heaps, progress)
@@ -252,7 +266,10 @@ def run_play(args, out):
     read_line = args.read_line
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     rng = Random(seed)
-    preset = argument("GAME", find_preset, args.game)
+    preset, variant = game_variant(args)
+    opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
+    if not args.heaps and preset.name == "sinclair":
+        check_opponent(opponent, variant, (1,))  # its one pile, before asking how big it is
     t = args.lang
     while not args.heaps and preset.name == "sinclair":
         answer = read_line(t._("How many matchsticks? ")).strip()
@@ -261,13 +278,10 @@ def run_play(args, out):
         else:
             out.write(t.format(t._("%(answer)s will not do: give a whole number of matchsticks, 1 or more."),
                                {"answer": quoted(answer)}) + "\n")
-    preset, variant, heaps = game_setup(args, rng)
+    heaps = argument("HEAPS", preset.start, heap_sizes(args.heaps), rng)
     if variant.is_over(heaps):
         raise ArgumentError("HEAPS: nothing to take in %s: a game needs at least one object" % position_text(heaps))
-    opponent = argument("--opponent", find_player, args.opponent or preset.opponent, rng)
-    problem = opponent.unsupported(variant, heaps)
-    if problem:
-        raise ArgumentError("--opponent: " + problem)
+    check_opponent(opponent, variant, heaps)
     first = args.first or preset.first
     if first == RANDOM:
         first = MACHINE if rng.below(2) else "you"
@@ -278,6 +292,12 @@ def run_play(args, out):
     out.write(t.format(who, {"opponent": opponent.name, "seed": seed}) + "\n")
     play(variant, heaps, opponent, first == MACHINE, read_line, lambda text: out.write(text + "\n"), t)
     return 0
+
+
+def check_opponent(opponent, variant, heaps):
+    problem = opponent.unsupported(variant, heaps)
+    if problem:
+        raise ArgumentError("--opponent: " + problem)
 
 
 def run_service(args, out):

@@ -31,6 +31,7 @@ class Preset:
     opponent = "perfect"
     k = None
     max_take = None
+    random_start = False  # start(rng=...) draws the heaps when none are given
 
     @classmethod
     def variant(cls, rule=None, k=None, max_take=None):
@@ -95,6 +96,7 @@ class Nimatron(Preset):
     lamps = LAMPS_PER_ROW
     openings = OPENINGS
     heaps = openings[0]
+    random_start = True
 
     @classmethod
     def start(cls, heaps=None, rng=None):
@@ -135,6 +137,7 @@ class AppletGame(Preset):
     variant_class = Nim
     rules = (NORMAL,)
     opponent = "applet"
+    random_start = True
 
     @classmethod
     def start(cls, heaps=None, rng=None):
