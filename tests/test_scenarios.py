@@ -71,6 +71,7 @@ def test_scenarios_give_identical_commands_and_working_under_micropython(micropy
     ("machine nimatron rows=1,,2", "line 1: rows: item 2 is '': it must be a whole number"),
     ("machine drnim\nworld lost=x", "line 2: lost: item 1 is 'x': it must be a whole number"),
     ("machine drnim\nworld fall=0", "line 2: fall is 0: it must be from 1 to 600000"),
+    ("machine drnim\nworld lost=0", "line 2: lost: item 1 is 0: it must be 1 or more"),
     ("machine drnim\nwait ²s", "line 2: '²s' is not a duration"),
     ("machine drnim\nwait 90000s", "line 2: wait '90000s' is out of range"),
     ("machine drnim equalizer=maybe", "line 1: equalizer is 'maybe': it must be true or false"),

@@ -34,7 +34,7 @@ def whole(text, what="a number", low=0, high=None):
         raise BadValue("%s is %s: it must be a whole number%s" % (what, quoted(text), range_text(low, high)))
     value = int(text)
     if value < low or (high is not None and value > high):
-        raise BadValue("%s is %s: it must be%s" % (what, text, range_text(low, high)))
+        raise BadValue("%s is %s: it must be %s" % (what, text, range_text(low, high).lstrip(", ")))
     return value
 
 
