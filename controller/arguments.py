@@ -132,4 +132,6 @@ def read_script(path):
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):     # Windows Notepad's "Unicode"
+            raise ArgumentError("--script: %s: UTF-16 text: save it as UTF-8" % path)
         raise ArgumentError("--script: %s:%d: not UTF-8 text" % (path, raw[:error.start].count(b"\n") + 1))

@@ -380,6 +380,14 @@ def test_a_script_that_is_not_utf8_is_named_with_its_line(tmp_path):
     assert result.returncode == 2 and result.stderr.strip() == "controller: --script: %s:2: not UTF-8 text" % script
 
 
+def test_a_script_saved_as_utf16_is_named_so_with_what_to_do(tmp_path):
+    """Windows Notepad's "Unicode" is UTF-16: the writer is told to save as UTF-8, not sent to line 1."""
+    script = tmp_path / "notepad.sim"
+    script.write_bytes("game drnim\npress trigger\n".encode("utf-16"))
+    result = command("--simulate", "--script", str(script))
+    assert result.returncode == 2 and result.stderr == "controller: --script: %s: UTF-16 text: save it as UTF-8\n" % script
+
+
 def test_a_day_long_wait_runs_in_simulated_time():
     from controller.sim.script import run_script
     assert run_script("game drnim\nwait 86400s\nexpect attract yes\npress trigger\nexpect rail 14\n") == []
