@@ -78,6 +78,8 @@ def why_illegal(t, variant, position, move, typed):
     for heap, count in move.takes:
         if heap >= len(position):
             return t.format(t._("There is no heap %(heap)d."), {"heap": heap + 1})
+        if position[heap] == 0:
+            return t.format(t._("Heap %(heap)d is empty."), {"heap": heap + 1})
         if count > position[heap]:
             return t.format(t._n("Heap %(heap)d has only %(size)d.", "Heap %(heap)d has only %(size)d.",
                                  position[heap]), {"heap": heap + 1, "size": position[heap]})

@@ -196,6 +196,14 @@ def test_a_bad_move_is_refused_with_a_reason_and_asked_again():
     assert text.rstrip().endswith("You win!")
 
 
+def test_a_move_from_an_emptied_heap_says_the_heap_is_empty():
+    """'Heap 1 has only 0.' read as a count to a student; the heap is empty, in every language."""
+    code, text = run("play", "nim", "1", "5", "5", "--seed", "1", lines=["1:1", "1:1", "2:1", "3:5", "3:5"])
+    assert "Heap 1 is empty." in text and "has only 0" not in text
+    code, text = run("play", "nim", "1", "5", "5", "--seed", "1", "--lang", "de", lines=["1:1", "1:1", "2:1"])
+    assert "Haufen 1 ist leer." in text
+
+
 def test_the_machine_wins_when_you_go_wrong():
     code, text = run("play", "marienbad", "--seed", "4", lines=["4:1", "4:1", "4:1", "4:1", "4:1", "4:1", "4:1",
                                                               "3:1", "3:1", "3:1", "3:1", "3:1", "2:1", "2:1",
