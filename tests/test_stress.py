@@ -352,7 +352,7 @@ def test_status_on_a_damaged_save_says_so_and_renames_nothing(tmp_path):
 
 @pytest.mark.parametrize("argv,words", [
     (["solve", "nim", "3", "²"], "HEAPS: heap 2 is '²': it must be a whole number"),
-    (["solve", "nim", "3", "9" * 5000], "HEAPS: heap 2 is '9999"),
+    (["solve", "nim", "3", "9" * 5000], "HEAPS: heap 2 has 5000 digits: a heap has at most 100"),
     (["play", "drnim", "--seed", "²"], "argument --seed: must be a whole number"),
     (["--simulate", "--jam-rate", "nan", "--autoplay", "1"], "argument --jam-rate: must be a number from 0 to 1"),
     (["--simulate", "--glitch-rate", "inf", "--autoplay", "1"], "argument --glitch-rate: must be a number"),
