@@ -60,6 +60,16 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+@pytest.fixture(autouse=True)
+def restore_pin_factory():
+    """gpiozero's pin factory is the process's (Device.pin_factory): whatever one a test sets (a
+    service on mock pins, a simulation), the next test starts with the one before it."""
+    from gpiozero import Device
+    saved = Device.pin_factory
+    yield
+    Device.pin_factory = saved
+
+
 @pytest.fixture(scope="module")
 def served_browser():
     """The built page on a local server and a headless Chromium, for a test file's browser

@@ -20,7 +20,6 @@ import types
 
 import paho.mqtt.client as mqtt
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from broker_rig import Broker, free_port, tls_settings, wait_until
@@ -38,13 +37,6 @@ from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import encode
 from controller.telemetry.settings import check_telemetry
 from service_rig import Rig, write_config
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 @pytest.fixture(scope="module")

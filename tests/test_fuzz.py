@@ -5,20 +5,10 @@ impossible game."""
 
 import sys
 
-import pytest
-from gpiozero import Device
-
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import fuzz  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def test_a_sample_of_damaged_inputs_finds_nothing():

@@ -8,7 +8,6 @@ import os
 import sqlite3
 
 import pytest
-from gpiozero import Device
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
@@ -17,13 +16,6 @@ from controller.cli import main
 from controller.core.drnim import DrNim
 from controller.core.exhibit import SAVE_FORMAT
 from controller.core.nimatron import Nimatron
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def start_with(tmp_path, machine, text):

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-from gpiozero import Device
 
 from conftest import ROOT
 from controller.core.registry import machine_class
@@ -23,13 +22,6 @@ from test_firmware import GAMES, emulate, configs  # noqa: F401  (configs: the f
 
 sys.path.insert(0, str(ROOT / "web"))
 import bridge  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def published(exhibit="hall-1"):

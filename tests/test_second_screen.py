@@ -21,7 +21,6 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from gpiozero import Device
 
 from broker_rig import Broker, find_mosquitto, wait_until, MISSING
 from controller.language import language
@@ -38,13 +37,6 @@ pytestmark = [pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER
               pytest.mark.skipif(find_mosquitto() is None, reason=MISSING)]
 # Generous: the machine running the tests may be slow and busy.
 TIMEOUT_MS = 20000
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 @pytest.fixture(scope="module")

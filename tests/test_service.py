@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-from gpiozero import Device
 
 from conftest import ROOT
 from kill_rig import campaign
@@ -19,13 +18,6 @@ from controller.core.debounce import BUTTON_MIN_PULSE_MS
 from controller.core.rules import MISERE, Subtraction
 from controller.core import solve
 from controller.service.stats import summary
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def recorded(rig):

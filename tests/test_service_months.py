@@ -3,17 +3,7 @@ at every heartbeat, and its end is said too."""
 
 import shutil
 
-import pytest
-from gpiozero import Device
-
 from service_rig import Rig
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def test_a_status_file_that_cannot_be_written_is_said_once_and_its_end_too(tmp_path):

@@ -8,20 +8,12 @@ import sys
 import threading
 
 import pytest
-from gpiozero import Device
 
 from conftest import ROOT
 from controller.sim.engine import Simulation
 from controller.sim.script import run_script
 
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.txt")) + sorted((ROOT / "tests" / "scenarios").glob("*.sim"))
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

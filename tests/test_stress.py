@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-from gpiozero import Device
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
@@ -17,13 +16,6 @@ from service_rig import Rig, write_config
 from stop_rig import campaign as stop_campaign
 from controller.cli import main
 from controller.core.debounce import BUTTON_MIN_PULSE_MS
-
-
-@pytest.fixture(autouse=True)
-def restore_pin_factory():
-    saved = Device.pin_factory
-    yield
-    Device.pin_factory = saved
 
 
 def command(*argv, stdin=""):
