@@ -13,10 +13,12 @@ from pathlib import Path
 
 from controller.web.browser import missing, open_page, served_page
 
+# The README's picture, from the top of a checkout.
+DEFAULT = Path("docs") / "web.png"
 SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0 && !v.running))(nim.view())"
 
 
-def take(path=Path("docs") / "web.png"):
+def take(path=DEFAULT):
     reason = missing()
     if reason:
         raise SystemExit("controller.web.screenshot: %s" % reason)
@@ -38,7 +40,7 @@ def take(path=Path("docs") / "web.png"):
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m controller.web.screenshot", description="The README's picture "
                                      "of the web page, taken in headless Chromium.")
-    parser.add_argument("path", nargs="?", default=str(Path("docs") / "web.png"), metavar="PATH",
+    parser.add_argument("path", nargs="?", default=str(DEFAULT), metavar="PATH",
                         help="the PNG to write (default: docs/web.png)")
     args = parser.parse_args(argv)
     if Path(args.path).suffix.lower() != ".png":
