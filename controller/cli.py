@@ -384,6 +384,8 @@ def run_status(args, out):
             out.write("No heartbeat in %s: the service is not running (the last, %.0f s ago, came from pid %d, "
                       "which has ended).\n" % (path, ago, pid))
             return 0
+        if "monotonic" in heartbeat:               # a running service is on this boot: its clock since boot holds
+            ago = time.monotonic() - heartbeat["monotonic"]  # when the wall clock jumps (a Pi has none of its own)
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))

@@ -382,6 +382,22 @@ def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path
     assert "No heartbeat in %s: the service is not running" % heartbeat in said
 
 
+@pytest.mark.parametrize("jump_s", [-3600, 3600])
+def test_status_heartbeat_age_holds_when_the_clock_jumps(tmp_path, monkeypatch, jump_s):
+    """A Pi has no clock of its own: its time jumps when the network time arrives, or is mended. A running
+    service's last heartbeat is still said as seconds ago, never as minus an hour or an hour stale."""
+    from controller.cli import main
+    rig = Rig(tmp_path, marbles=2, equalizer=False)
+    rig.take(1)
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + jump_s)
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    ago = float(out.getvalue().split("Last heartbeat: ")[1].split(" s ago")[0])
+    assert 0 <= ago < 600, out.getvalue()
+    rig.service.stop()
+
+
 def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
     """fake-rpi stands in for RPi.GPIO (its inputs read random values and its
     callbacks never fire): it proves the rpigpio backend path builds the board."""

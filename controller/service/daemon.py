@@ -426,7 +426,9 @@ class Service:
 
     def heartbeat(self):
         self.publish_status()
-        status = {"pid": os.getpid(), "heartbeat": time.time(), "machine": self.config.machine_name,
+        # "monotonic": the system's clock since boot, which network time never moves (controller status)
+        status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
+                  "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         if self.telemetry:
             status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
