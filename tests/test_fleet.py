@@ -8,6 +8,8 @@ uses it: `controller fleet` and its store. Each test has its own topic prefix.
 
 import io
 import os
+import pty
+import re
 import shutil
 import signal
 import socket
@@ -415,32 +417,57 @@ def test_a_broker_down_for_longer_than_a_heartbeat_costs_no_cpu(tmp_path):
         publisher.close()
 
 
-def test_the_live_table_shows_an_exhibit_and_stops_on_ctrl_c(broker, tmp_path):
+@pytest.mark.parametrize("into", ["terminal", "file"])
+def test_the_live_table_shows_an_exhibit_and_stops_on_ctrl_c(broker, tmp_path, into):
+    """On a terminal the table is redrawn in place each second; into a file or a pipe (`controller fleet >
+    fleet.log`) it has no terminal codes, and a table is written only when it changed, under its time."""
     hall = Simulation("nimatron", telemetry=telemetry(broker, "live", "hall-6"))
+    if into == "terminal":
+        reader, writer = pty.openpty()
+    else:
+        reader, writer = os.pipe()
     process = subprocess.Popen([sys.executable, "-m", "controller", "fleet", "--broker", broker.address, "--prefix",
-                                "live", "--db", str(tmp_path / "fleet.sqlite")], stdout=subprocess.PIPE,
+                                "live", "--db", str(tmp_path / "fleet.sqlite")], stdout=writer,
                                stderr=subprocess.PIPE)
+    os.close(writer)
     shown = [b""]
+    frames = (lambda text: text.split(b"\033[H\033[2J")) if into == "terminal" else (
+        lambda text: re.split(rb"^(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  broker )", text, flags=re.M))
 
     def until(words):
         """Read the table until its last frame shows `words`."""
         deadline = time.monotonic() + 15
-        while words not in shown[0].split(b"\033[H\033[2J")[-1]:
+        while words not in frames(shown[0])[-1]:
             assert time.monotonic() < deadline and process.poll() is None, shown[0]
-            shown[0] += process.stdout.read1(65536)
+            shown[0] += os.read(reader, 65536)
     try:
         until(b"(connected)")      # subscribed: the games from now on are kept for it
         autoplay(hall, 1, "novice")
         until(b"1 games kept")
+        time.sleep(2.5)            # two more redraws on a terminal; nothing changed, so nothing more in a file
     finally:
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=15)
+        _, err = process.communicate(timeout=15)
         hall.close()
-    last = (shown[0] + out).decode().split("\033[H\033[2J")[-1]
+    while True:
+        try:
+            more = os.read(reader, 65536)
+        except OSError:            # a terminal whose writer has ended
+            break
+        if not more:
+            break
+        shown[0] += more
+    os.close(reader)
+    last = frames(shown[0])[-1].decode()
     assert process.returncode == 0 and b"Traceback" not in err, err
     assert "broker %s (connected)  1 exhibits  1 games kept" % broker.address in last, last
     assert cells(next(line for line in last.splitlines() if line.startswith("hall-6")).split("  "))[:5] == [
         "hall-6", "nimatron", "yes", "-", "1"], last
+    tables_after_the_game = [frame for frame in frames(shown[0]) if b"1 games kept" in frame]
+    if into == "file":
+        assert b"\033" not in shown[0] and len(tables_after_the_game) == 1, shown[0].decode()
+    else:
+        assert len(tables_after_the_game) >= 2, shown[0].decode()
 
 
 def test_tls_and_a_password_and_a_broker_that_refuses(tmp_path):

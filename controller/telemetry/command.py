@@ -171,10 +171,13 @@ def print_stats(store, period, out):
 
 
 def live(follower, fleet, out, where):
-    """Redraw the table every second until Ctrl-C."""
+    """Redraw the table every second until Ctrl-C. Into a file or a pipe (`> fleet.log`, `| tee`), no
+    terminal codes: a table each time it changes, under the time it changed."""
     from controller.telemetry.fleet import table
     notes = []
     fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + printable(text))
+    redraw = out.isatty()
+    shown = None
     try:
         while True:
             end = time.monotonic() + 1.0
@@ -182,9 +185,13 @@ def live(follower, fleet, out, where):
                 follower.pump(end - time.monotonic())
             del notes[:-5]
             state = "connected" if follower.connected else "reconnecting..."
-            out.write("\033[H\033[2J%s  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
-                time.strftime("%Y-%m-%d %H:%M:%S"), where, state, len(fleet.exhibits), fleet.games,
-                table(fleet.rows()), "\n".join(notes)))
+            frame = "  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
+                where, state, len(fleet.exhibits), fleet.games, table(fleet.rows(clock_times=not redraw)), "\n".join(notes))
+            if redraw:
+                out.write("\033[H\033[2J" + time.strftime("%Y-%m-%d %H:%M:%S") + frame)
+            elif frame != shown:
+                out.write(time.strftime("%Y-%m-%d %H:%M:%S") + frame + "\n")
+                shown = frame
             out.flush()
     except KeyboardInterrupt:
         out.write("\n")

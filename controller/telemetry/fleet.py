@@ -152,23 +152,31 @@ class Fleet:
         else:
             self.store.fault(payload)
 
-    def rows(self):
-        """The table: one row of text cells per exhibit, by name, each cell printable."""
+    def rows(self, clock_times=False):
+        """The table: one row of text cells per exhibit, by name, each cell printable. A time is said as
+        how long ago, or with `clock_times` as the time it was (a log's table, which is not redrawn)."""
         today = datetime.date.fromtimestamp(self.clock()).isoformat()
         rows = []
         for name in sorted(self.exhibits):
             status = self.exhibits[name]
-            rows.append([printable(cell) for cell in [name, status.get("machine", "?"), self.online(status),
-                                                      self.fault(status)] + self.day(status, today)
-                         + [self.last_game(status)]])
+            rows.append([printable(cell) for cell in [name, status.get("machine", "?"),
+                                                      self.online(status, clock_times), self.fault(status)]
+                         + self.day(status, today) + [self.last_game(status, clock_times)]])
         return rows
 
-    def online(self, status):
+    def when(self, at, clock_times):
+        if not clock_times:
+            return "%s ago" % ago(self.clock() - at)
+        same_day = datetime.date.fromtimestamp(at) == datetime.date.fromtimestamp(self.clock())
+        return "at " + time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+    def online(self, status, clock_times=False):
         if not status["online"]:
             return "OFFLINE"
         beat = status.get("heartbeat_s")
         if isinstance(beat, int) and self.clock() - status["at"] > SILENT_AFTER_BEATS * beat:
-            return "silent %s" % ago(self.clock() - status["at"])
+            return "silent, last heard " + self.when(status["at"], clock_times) if clock_times \
+                else "silent %s" % ago(self.clock() - status["at"])
         return "yes"
 
     @staticmethod
@@ -185,11 +193,11 @@ class Fleet:
             return ["0", "0"]
         return [str(counts["games"]), str(counts["machine_wins"])]
 
-    def last_game(self, status):
+    def last_game(self, status, clock_times=False):
         game = status.get("last_game")
         if not isinstance(game, dict) or not isinstance(game.get("ended"), (int, float)):
             return "-"
-        return "%s won, %s ago" % (game.get("winner"), ago(self.clock() - game["ended"]))
+        return "%s won, %s" % (game.get("winner"), self.when(game["ended"], clock_times))
 
 
 def kept(status):
