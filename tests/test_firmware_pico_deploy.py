@@ -145,6 +145,36 @@ def test_the_monitor_watches_an_emulated_pico_in_real_time(tmp_path):
     assert monitor.returncode == 0, err
 
 
+def test_a_monitor_stopped_while_it_deploys_stops_its_emulated_pico(tmp_path):
+    """systemd, or `timeout`, stops a monitor with SIGTERM while it is still deploying the emulated
+    board: the board's process (node, running rp2040js) stops with it, not left running on its own."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from service_rig import write_config
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", "--emulate", "rp2040",
+                                "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache")))   # a deploy: slow
+    try:
+        deadline = time.monotonic() + 120
+        board = []
+        while not board and monitor.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            board = subprocess.run(["pgrep", "-P", str(monitor.pid)], capture_output=True, text=True).stdout.split()
+        assert board, "no emulated board was started"
+    finally:
+        monitor.send_signal(signal.SIGTERM)
+        out, err = monitor.communicate(timeout=60)
+    assert monitor.returncode == 0 and out.endswith(b"Stopped watching.\n"), (monitor.returncode, out, err)
+    deadline = time.monotonic() + 10
+    while any(os.path.exists("/proc/%s" % pid) for pid in board) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(os.path.exists("/proc/%s" % pid) for pid in board), "the emulated Pico runs on, its monitor gone"
+
+
 def test_jams_by_rate_and_seed_reach_the_emulated_picos_marbles(tmp_path):
     """--jam-rate and --seed act on the marble world beside the chip, as on the simulator's."""
     script = tmp_path / "jams.txt"

@@ -162,7 +162,14 @@ def run_monitor(args, out):
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
     path = os.path.join(config.state_dir(), "stats.sqlite")
-    stats = telemetry = emulator = None
+    stats = telemetry = emulator = link = None
+
+    def write(line):
+        out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
+        out.flush()
+    # a service manager's stop (or `timeout`) is Ctrl-C from the start: the emulated board stops with the monitor,
+    # even one stopped while it is still being deployed
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         # the emulated board first: what it lacks (a UF2, micropython) is the one line a user sees
         if args.emulate == "rp2040":
@@ -186,26 +193,20 @@ def run_monitor(args, out):
         if emulator:
             link.try_open()
             emulator.start()
-
-        def write(line):
-            out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
-            out.flush()
         counted = "its games are not counted" if stats.problem else "its games go into %s" % path
         if sys.stdin.isatty():      # asked before the input's thread starts: a read in progress holds the input
             counted += "; a line typed here goes to the board (state, new_game, or any of firmware/PROTOCOL.md)"
         monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin), machine)
-        signal.signal(signal.SIGTERM, signal.default_int_handler)     # a service manager's stop: as Ctrl-C
-        try:
-            write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does
-            while True:
-                monitor.step()
-                if emulator:
-                    emulator.check()
-        except KeyboardInterrupt:
-            write("Stopped watching.")
-        finally:
-            link.close()
+        write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does
+        while True:
+            monitor.step()
+            if emulator:
+                emulator.check()
+    except KeyboardInterrupt:
+        write("Stopped watching.")
     finally:
+        if link:
+            link.close()
         if stats:
             stats.close()
         if telemetry:
