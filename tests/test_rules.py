@@ -1,17 +1,22 @@
 """Positions, moves, variants and the game record."""
 
+import json
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import brute
-from controller.core.families import find_variant, make_variant
+from conftest import ROOT
+from controller.core import players, rules, solve
+from controller.core.families import FAMILIES, find_variant, make_variant
+from controller.core.presets import PRESETS
 from controller.core.rules import (
     MISERE, NORMAL, Game, IllegalMove, InvalidMove, InvalidPosition, Moore, Move, Nim, Rosebushes, Subtraction)
 
-VARIANTS = [
-    Subtraction(NORMAL), Subtraction(MISERE), Subtraction(NORMAL, max_take=2), Nim(NORMAL), Nim(MISERE),
-    Moore(NORMAL, k=2), Moore(MISERE, k=3), Rosebushes(NORMAL, k=2), Rosebushes(MISERE, k=3),
-]
+# Every family of the registry in both rules, so a new family is held to its rules here as soon as
+# families.FAMILIES lists it, and a few parameters besides.
+VARIANTS = list(dict.fromkeys([cls(rule) for _, _, cls in FAMILIES for rule in (NORMAL, MISERE)] + [
+    Subtraction(NORMAL, max_take=2), Moore(MISERE, k=3), Rosebushes(MISERE, k=3)]))
 small_positions = st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple)
 takes = st.dictionaries(st.integers(0, 20), st.integers(1, 10**20), min_size=1, max_size=5)
 
@@ -73,8 +78,11 @@ def test_illegal_moves_quote_move_position_and_reason(variant, position, text, m
 @given(position=small_positions)
 def test_legal_moves_are_exactly_the_rules(variant, position):
     generated = [m.takes for m in variant.legal_moves(position)]
-    assert len(generated) == len(set(generated))
-    assert set(generated) == brute.legal_takes(variant.spec(), position)
+    assert len(generated) == len(set(generated)), "%r gives a move twice in %s" % (variant, position)
+    assert set(generated) == brute.legal_takes(variant.spec(), position), (
+        "%r's legal_moves in %s differ from tests/brute.py's, the family's definition written again from its "
+        "rules: give brute.legal_takes a branch for the family (DEVELOPERS.md, 'Adding a game family')"
+        % (variant, position))
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=repr)
@@ -86,7 +94,41 @@ def test_random_moves_are_legal(variant, position, seed):
     if not any(position):
         assert move is None
     else:
-        assert move.takes in brute.legal_takes(variant.spec(), position)
+        assert move.takes in brute.legal_takes(variant.spec(), position), (
+            "%r's random_move gave %s in %s, which is not legal: Variant.random_move takes 1 to "
+            "most_from_one_heap(size) from one heap, so a family where not every such take is legal gives "
+            "its own random_move (fallible and perfect:random use it)" % (variant, move, position))
+
+
+def where_a_family_is_missing(family, cls):
+    """The tables a game family must be named in that do not name it."""
+    sweeps = json.loads((ROOT / "tests" / "vectors" / "core.json").read_text())["sweeps"]
+    tables = [
+        (family == "nim" or rules.ELSEWHERE.get(cls.__name__) == "families",
+         "rules.ELSEWHERE (so that `from .rules import %s` finds it)" % cls.__name__),
+        (family in solve.FAMILIES, "solve.FAMILIES (its solve_%s.py)" % family),
+        (family in players.Player.families, "players.Player.families (or no opponent plays it)"),
+        (any(preset.variant_class is cls or (cls is Subtraction and preset.max_take) for preset in PRESETS),
+         "a preset in presets.PRESETS (the game `controller solve` and `play` name)"),
+        (any(sweep["variant"]["family"] == family for sweep in sweeps),
+         "a sweep in tests/vectors/core.json (checked against tests/brute.py on CPython and MicroPython)"),
+    ]
+    return [table for named, table in tables if not named]
+
+
+@pytest.mark.parametrize("family,cls", [(family, cls) for family, _, cls in FAMILIES], ids=lambda v: str(v))
+def test_every_family_is_named_wherever_a_family_is_looked_up(family, cls):
+    assert cls.family == family, "families.FAMILIES lists %s as %r, but its `family` is %r" % (
+        cls.__name__, family, cls.family)
+    missing = where_a_family_is_missing(family, cls)
+    assert missing == [], "game family %r is not named in: %s (DEVELOPERS.md, 'Adding a game family')" % (
+        family, "; ".join(missing))
+
+
+def test_a_family_named_nowhere_else_is_said_to_be_missing_everywhere():
+    class Lonely(Nim):
+        family = "lonely"
+    assert len(where_a_family_is_missing("lonely", Lonely)) == 5
 
 
 def test_variant_registry_and_specs_round_trip():
