@@ -34,9 +34,9 @@ NIMATRON_CONTROLS = ("#row1", "#row2", "#row3", "#row4", "#handover", "#new_game
                      "#nimlamps", "#spectators")
 
 
-def run(machine, settings, size, script):
-    """Run `script(app, pilot)` in a headless app on a fresh simulation."""
-    sim = Simulation(machine, settings)
+def run(machine, settings, size, script, language="en"):
+    """Run `script(app, pilot)` in a headless app on a fresh simulation, in `language`."""
+    sim = Simulation(machine, settings, language=language)
     app = SimulatorApp(sim, speed=0)
 
     async def main():
@@ -198,6 +198,17 @@ async def jam(app, pilot):
     sim.jam_rate = 0.0
     await settle(app, pilot)
     assert sim.machine.state["fault"] == "jam"
+
+
+def test_ctrl_c_quits_as_q_does():
+    """A bench tester's reflex, Ctrl-C, quits: Textual's own answer was an English notice naming ctrl+q."""
+    async def play(app, pilot):
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        return app.return_code, [notice.message for notice in app._notifications]
+
+    code, notices = run("drnim", {}, (80, 24), play, language="de")
+    assert code == 0 and notices == []
 
 
 # --- the Nimatron by mouse ----------------------------------------------------------------

@@ -22,9 +22,9 @@ Keys (also in the footer):
     Dr. Nim   space or t  trigger         m  turn switch to Dr. Nim
               p  turn switch to you       s  turn switch to the other side
               e  equalizer switch over    j  free a jammed marble
-              n  new game                 q  quit
+              n  new game                 q or Ctrl-C  quit
     Nimatron  1-9  that row's button      h or enter  hand over
-              n  new game                 q  quit
+              n  new game                 q or Ctrl-C  quit
 """
 
 import re
@@ -557,6 +557,10 @@ class SimulatorApp(App):
 
     def action_new_game(self):
         self.act(lambda: self.sim.tap("new_game"))
+
+    def action_help_quit(self):
+        """Ctrl-C, which Textual answers with an English notice to press ctrl+q, quits as q does."""
+        self.exit()
 
 
 def run_app(simulation, speed=1.0):
