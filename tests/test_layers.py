@@ -12,6 +12,7 @@ depend on the registry and never the other way round.
 """
 
 import ast
+import os
 
 import pytest
 
@@ -128,7 +129,7 @@ def cycles(edges):
 
 
 def circle(edges, component):
-    """One path round a cycle, for the message: a -> b -> ... -> a."""
+    """One path round a cycle, for the message: [a, b, ..., a]."""
     members = set(component)
     start = component[0]
     path, seen = [start], {start}
@@ -137,18 +138,37 @@ def circle(edges, component):
         following = sorted(other for other in edges[node] if other in members)
         back = [other for other in following if other == start]
         if back and len(path) > 1:
-            return " -> ".join(path + [start])
+            return path + [start]
         node = next((other for other in following if other not in seen), following[0])
         if node in seen:
-            return " -> ".join(path + [node])
+            return path + [node]
         path.append(node)
         seen.add(node)
 
 
+def import_site(importer, target):
+    """Where module `importer` first imports `target`: its file and line."""
+    board = importer.startswith("firmware:")
+    name = importer.split(":")[-1]
+    path = BOARD_MODULES[name] if board else MODULES[name]
+    lines = [node.lineno for node in ast.walk(ast.parse(path.read_text(), str(path)))
+             if isinstance(node, (ast.Import, ast.ImportFrom)) and target in imported(name, path, node, board)]
+    return "%s:%d" % (os.path.relpath(path, ROOT), min(lines))
+
+
+def explained(edges, path):
+    """A cycle as a contributor fixes it: each import in it, and what to do."""
+    steps = ["%s imports %s (%s)" % (importer, target, import_site(importer, target))
+             for importer, target in zip(path, path[1:])]
+    return ("%s: %s. Move what they share down into a small module both import; a module loaded by its "
+            "name in a registry's table is loaded with __import__, as registry.py does (DEVELOPERS.md, "
+            "'Layers')" % (" -> ".join(path), "; ".join(steps)))
+
+
 def test_no_module_imports_one_that_imports_it_back():
     edges = graph()
-    found = [circle(edges, component) for component in cycles(edges)]
-    assert found == [], "modules that import each other: " + "; ".join(found)
+    found = [explained(edges, circle(edges, component)) for component in cycles(edges)]
+    assert not found, "modules that import each other: " + "\n".join(found)
 
 
 def test_the_graph_sees_the_imports_it_must():
@@ -160,6 +180,21 @@ def test_the_graph_sees_the_imports_it_must():
     assert "controller.hardware.pinmap.electrical" in edges["controller.hardware.pinmap.check"]  # a submodule
     assert "firmware:runner" in edges["firmware:app"] and "controller.core.protocol" in edges["firmware:app"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_a_cycle_is_said_with_the_line_of_each_import_in_it_and_what_to_do(monkeypatch, tmp_path):
+    """rules.py importing families.py back, as a contributor might: the message names both lines."""
+    rules = tmp_path / "rules.py"
+    rules.write_text('"""Rules."""\n\nfrom .families import Subtraction\n')
+    monkeypatch.setitem(MODULES, "controller.core.rules", rules)
+    edges = graph()
+    found = [explained(edges, circle(edges, component)) for component in cycles(edges)]
+    assert found == ["controller.core.families -> controller.core.rules -> controller.core.families: "
+                     "controller.core.families imports controller.core.rules (controller/core/families.py:11); "
+                     "controller.core.rules imports controller.core.families (%s:3). Move what they share down "
+                     "into a small module both import; a module loaded by its name in a registry's table is "
+                     "loaded with __import__, as registry.py does (DEVELOPERS.md, 'Layers')"
+                     % os.path.relpath(rules, ROOT)]
 
 
 @pytest.mark.parametrize("pair", [("controller.core.drnim", "controller.core.working"),
