@@ -36,17 +36,46 @@ def mpy_cross():
 @pytest.mark.parametrize("path", CORE + [ROOT / "controller" / "__init__.py"], ids=lambda p: p.name)
 def test_core_file_compiles_with_mpy_cross(path, tmp_path):
     result = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), str(path)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, "%s is not MicroPython: %s(docs/design.md §3 says what MicroPython lacks)" % (
+        path.name, result.stderr)
+
+
+def outside_imports(name, source):
+    """Each import of a core module's source that reaches outside the core, said with its line and what to do."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = ", ".join(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level != 1:
+            names = node.module
+        else:
+            continue
+        found.append("%s:%d imports %s: the core imports only its own modules, relatively (`from .rng import "
+                     "Random`), with no clock, files, GPIO, random, typing, enum, dataclasses, functools, abc or "
+                     "itertools (DEVELOPERS.md, 'Rules for the core')" % (name, node.lineno, names))
+    return found
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
 def test_core_imports_nothing_outside_the_core(path):
     """No clock, files, GPIO or CPython-only modules: only the core's own modules."""
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            pytest.fail("%s imports %s" % (path.name, ", ".join(a.name for a in node.names)))
-        if isinstance(node, ast.ImportFrom):
-            assert node.level == 1, "%s imports from %s" % (path.name, node.module)
+    found = outside_imports(path.name, path.read_text())
+    assert not found, "\n".join(found)
+
+
+def test_an_import_from_outside_the_core_is_said_with_its_line_and_the_way_in():
+    source = "from .rules import Move\nfrom functools import reduce\nfrom controller.core.rng import Random\n"
+    assert [line.split(": the core")[0] for line in outside_imports("solve_x.py", source)] == [
+        "solve_x.py:2 imports functools", "solve_x.py:3 imports controller.core.rng"]
+    assert "relatively (`from .rng import Random`)" in outside_imports("solve_x.py", "import time\n")[0]
+
+
+def first_difference(micro, cpython):
+    """Where MicroPython's results first differ from CPython's, for the message."""
+    for mine, theirs in zip(micro, cpython):
+        if mine != theirs:
+            return "MicroPython gives %s where CPython gives %s" % (json.dumps(mine), json.dumps(theirs))
+    return "the results differ in number: MicroPython %d, CPython %d" % (len(micro), len(cpython))
 
 
 def test_vectors_give_identical_results_under_micropython(micropython, cpython_results):
@@ -55,7 +84,16 @@ def test_vectors_give_identical_results_under_micropython(micropython, cpython_r
     micro = json.loads(result.stdout)
     assert micro.keys() == cpython_results.keys()
     for key in cpython_results:
-        assert micro[key] == cpython_results[key], key
+        assert micro[key] == cpython_results[key], (
+            "%s: %s. The core gives the same results on both runtimes: no floats (a board's are single precision), "
+            "and decoded data compared, never dict order (DEVELOPERS.md, 'Rules for the core')"
+            % (key, first_difference(micro[key], cpython_results[key])))
+
+
+def test_the_first_difference_between_the_runtimes_is_the_one_said():
+    assert first_difference([1, {"a": 2}, 3], [1, {"a": 2.0001}, 4]) == (
+        'MicroPython gives {"a": 2} where CPython gives {"a": 2.0001}')
+    assert first_difference([1], [1, 2]) == "the results differ in number: MicroPython 1, CPython 2"
 
 
 def test_vector_results_are_right(cpython_results):
@@ -112,7 +150,12 @@ def test_a_machine_loads_only_what_its_settings_use(micropython, machine, settin
     loaded = run_micropython(micropython, str(ROOT / "tests" / "mpy" / "loaded.py"), machine, json.dumps(settings))
     assert loaded.returncode == 0, loaded.stderr
     modules = set(loaded.stdout.split())
-    assert needs <= modules and not spares & modules, modules
+    assert needs <= modules, "a %s board with %s did not load %s: if a module was renamed, rename it in `needs` " \
+        "here" % (machine, settings, ", ".join(sorted(needs - modules)))
+    assert not spares & modules, (
+        "a %s board with %s loads %s, which its game never needs: import it inside the function that needs it, or "
+        "by name from a registry's table (players.HISTORIC, solve.FAMILIES), so that a board's heap holds only "
+        "what it plays (DEVELOPERS.md, 'Layers')" % (machine, settings, ", ".join(sorted(spares & modules))))
 
 
 @pytest.mark.parametrize("machine", ["drnim", "nimatron"])
