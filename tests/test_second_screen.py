@@ -22,7 +22,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from broker_rig import Broker, find_mosquitto, wait_until, MISSING
+from broker_rig import Broker, find_mosquitto, free_port, wait_until, MISSING
 from controller.language import language
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
@@ -238,8 +238,9 @@ def test_a_broker_restart_and_an_exhibit_restart_are_followed(broker, browser, t
 
 
 def test_a_screen_started_before_its_broker_says_so_and_follows_once_the_broker_is_up(browser, tmp_path):
-    """The technician's kiosk comes up before the museum's broker: the banner says it is trying again,
-    in one sentence (not "reconnecting…."), and the connection panel says which address does not answer."""
+    """The technician's kiosk comes up before the museum's broker: the banner said "reconnecting" to a
+    broker it had never reached; it says which address it cannot reach, and that it keeps trying, in one
+    sentence (not "trying again…."), and the connection panel says so once."""
     topics = prefix()
     (tmp_path / "broker").mkdir()
     broker = Broker(tmp_path / "broker", websockets=True)
@@ -247,9 +248,10 @@ def test_a_screen_started_before_its_broker_says_so_and_follows_once_the_broker_
     context, address, _ = browser
     try:
         page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address))
-        page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'reconnecting'",
+        page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'unreachable'",
                                timeout=TIMEOUT_MS)
-        assert page.inner_text("#follow-status") == "Following hall-1: reconnecting…"
+        assert page.inner_text("#follow-status") == \
+            "Following hall-1: cannot reach the broker at %s, trying again…" % broker.ws_address
         assert page.evaluate("nim.log") == ["no answer from %s: trying again every 2 s" % broker.ws_address]
         broker.start()
         sim = exhibit(broker, tmp_path, topics)
@@ -262,6 +264,20 @@ def test_a_screen_started_before_its_broker_says_so_and_follows_once_the_broker_
             sim.close()
     finally:
         broker.stop()
+
+
+def test_a_kiosk_given_a_wrong_broker_address_shows_the_address_it_cannot_reach(browser):
+    """A kiosk shows no connection panel: with a typo in its broker's address it said only
+    "reconnecting…", and the technician could not tell a wrong address from a broker that is down."""
+    context, address, _ = browser
+    wrong = "ws://127.0.0.1:%d/" % free_port()
+    page = open_page(context, "%s?follow=hall-1&broker=%s&kiosk=1&lang=de" % (address, wrong))
+    page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'unreachable'",
+                           timeout=TIMEOUT_MS)
+    assert page.is_hidden("#log-panel") and page.is_visible("#follow-status")
+    assert page.inner_text("#follow-status") == \
+        "Folgt hall-1: Broker unter %s nicht erreichbar, neuer Versuch …" % wrong
+    clean(page, address)
 
 
 def test_a_kiosk_goes_back_to_its_language_once_the_exhibit_it_follows_falls_idle(broker, browser, tmp_path):

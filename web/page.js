@@ -1002,7 +1002,10 @@ function logLine(text) {
 
 function drawLink() {
   const where = params.get("follow");
+  // "unreachable": no try has reached the broker yet (a wrong address, a broker not up): its address is said
   const words = { connecting: _("connecting to the broker…"), live: _("live"), reconnecting: _("reconnecting…"),
+                  unreachable: fmt(_("cannot reach the broker at %(address)s, trying again…"),
+                                   { address: params.get("broker") }),
                   stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
@@ -1132,10 +1135,15 @@ async function follow() {
     logLine("connected to " + settings.broker);
     drawLink();
   });
+  // A connection lost is "reconnecting"; a broker never reached (and that never answered) is "unreachable".
   const lost = () => {
     if (link.state === "live") logLine("the connection to the broker was lost: reconnecting");
-    if (link.state === "connecting") logLine(`no answer from ${settings.broker}: trying again every ${RECONNECT_MS / 1000} s`);
-    link.state = "reconnecting";
+    if (link.state === "live" || link.state === "reconnecting") {
+      link.state = "reconnecting";
+    } else if (!link.problem) {
+      if (link.state === "connecting") logLine(`no answer from ${settings.broker}: trying again every ${RECONNECT_MS / 1000} s`);
+      link.state = "unreachable";
+    }
     drawLink();
   };
   client.on("close", lost);
