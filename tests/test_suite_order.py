@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import LONGEST_FIRST, ROOT
 
 ORDERING_CONFTEST = """
 import importlib.util
@@ -42,3 +42,11 @@ def test_the_workers_take_the_longest_file_first_whatever_its_number_of_tests(tm
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     ran = [line.split()[-1].split("::")[0] for line in done.stdout.splitlines() if " PASSED " in line]
     assert ran == ["test_long.py", "test_many.py", "test_many.py", "test_many.py"], done.stdout[-2000:]
+
+
+def test_every_file_the_suite_starts_first_is_a_test_file():
+    """A file renamed or removed would keep its place in LONGEST_FIRST and order nothing, silently."""
+    gone = [name for name in LONGEST_FIRST if not (ROOT / "tests" / name).is_file()]
+    assert gone == [], ("tests/conftest.py's LONGEST_FIRST names %s, which tests/ does not hold: give the file's new "
+                        "name there, or take it out (bench/suite_cpu.py prints each file's time, the longest first)"
+                        % ", ".join(gone))
