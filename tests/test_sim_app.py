@@ -22,6 +22,7 @@ import pytest
 
 from controller.core.rules import Move
 from controller.core.solve import winning_move
+from controller.language import CODES, language
 from controller.sim.app import SimulatorApp
 from controller.sim.engine import Simulation
 
@@ -182,6 +183,22 @@ def test_drnim_jam_is_shown_and_cleared():
     assert "● fault" in lamps
     assert "stuck ✖" in board
     assert state is None and cleared.startswith("No fault.")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_the_rail_and_tray_counts_are_whole_in_every_language(code):
+    """German's 'Schiene 15' ran under the rail's first marbles and read 'Schiene ●5●'."""
+    async def play(app, pilot):
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        board = app.query_one("#board")
+        return shown(app, "#board").splitlines(), board.region, app.query_one("#machine").content_region
+
+    lines, board, panel = run("drnim", {}, (80, 24), play, language=code)
+    t = language(code)
+    assert lines[0].startswith(" %s · · ●" % t.format(t._("rail %(marbles)2d"), {"marbles": 13}))
+    assert lines[-1].startswith(" %s " % t.format(t._("tray %(marbles)2d"), {"marbles": 2}))
+    assert panel.contains_region(board), "the board is cut off at 80x24"
 
 
 async def jam(app, pilot):

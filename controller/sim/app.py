@@ -152,15 +152,16 @@ def drnim_board(sim, t):
     m = sim.config.machine
     capacity = max(m["capacity"], m["marbles"])
     step = 2 if capacity <= 17 else 1   # a long rail packs its marbles tight
-    slots = 9                           # x of the first rail slot
+    marbles = sim.marbles
+    rail = marbles.rail
+    label = t.format(t._("rail %(marbles)2d"), {"marbles": rail})
+    slots = max(9, len(label) + 2)      # x of the first rail slot, after the label
     gate = slots + step * capacity      # the gate, at the right end of the rail
     chute = gate + 3                    # the chute down to the tray
     mid = (slots + gate) // 2
     c = Canvas(chute + 2, 11, BOARD)
 
-    marbles = sim.marbles
-    rail = marbles.rail
-    c.put(1, 0, t.format(t._("rail %(marbles)2d"), {"marbles": rail}), LABEL)
+    c.put(1, 0, label, LABEL)
     for i in range(capacity):
         full = i >= capacity - rail
         c.put(slots + step * i, 0, "●" if full else "·", MARBLE if full else DIM)
@@ -340,7 +341,7 @@ class SimulatorApp(App):
     CSS = """
     Screen { layout: vertical; }
     #main { layout: horizontal; height: 1fr; }
-    #machine { width: 52; height: 1fr; padding: 0 1; }
+    #machine { width: 53; height: 1fr; padding: 0 1; }
     #side { width: 1fr; min-width: 24; height: 1fr; }
     Screen.-narrow #main { layout: vertical; overflow-y: auto; }
     Screen.-narrow #machine { width: 1fr; height: auto; overflow-y: hidden; }
