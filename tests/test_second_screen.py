@@ -9,6 +9,7 @@ Skipped, with the reason, when mosquitto, Chromium, Playwright or the npm
 packages are missing (.ci/run installs them all).
 """
 
+import datetime
 import json
 import random
 import re
@@ -318,6 +319,84 @@ def test_the_time_an_exhibit_went_offline_is_in_the_screens_language(broker, bro
     clean(page, browser[1])
 
 
+def stranger(broker, topics):
+    """A client of the broker's own, connected: it publishes what a test needs on the exhibit's topics."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="stranger-" + topics)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    return client
+
+
+def status(client, topics, retain=True, **fields):
+    """hall-1's status, as its service publishes it."""
+    payload = dict({"v": 1, "exhibit": "hall-1", "machine": "drnim"}, **fields)
+    client.publish("%s/hall-1/status" % topics, json.dumps(payload), qos=1, retain=retain).wait_for_publish(5)
+
+
+def test_an_exhibit_offline_since_another_day_is_shown_with_the_date(broker, browser):
+    """After a night offline, "since 18:02" could be yesterday's or today's: a time of another day
+    comes with its date, in the screen's language."""
+    topics = prefix()
+    client = stranger(broker, topics)
+    try:
+        status(client, topics, online=False, at=datetime.datetime(2024, 3, 5, 12, tzinfo=datetime.timezone.utc)
+               .timestamp())
+        context, address, _ = browser
+        page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s&lang=de" % (address, topics, broker.ws_address))
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'false'",
+                               timeout=TIMEOUT_MS)
+        banner = page.inner_text("#follow-status")
+        assert re.search(r"offline \(seit 5\. März 2024 um \d\d:\d\d\)", banner), banner
+        page.click("#language-en")
+        page.wait_for_function("document.documentElement.lang === 'en'")
+        banner = page.inner_text("#follow-status")
+        assert re.search(r"offline \(since March 5, 2024 at \d\d:\d\d [AP]M\)", banner), banner
+        clean(page, address)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_the_banner_is_said_once_not_again_at_each_heartbeat(broker, browser):
+    """The banner is a live region: written again with the same words at each of the exhibit's heartbeats
+    (a status a minute), it had a screen reader say "Following hall-1: live." again and again."""
+    topics = prefix()
+    client = stranger(broker, topics)
+    try:
+        context, address, _ = browser
+        page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address))
+        status(client, topics, online=True, at=1)
+        page.wait_for_function("document.querySelector('#follow-status').dataset.online === 'true'",
+                               timeout=TIMEOUT_MS)
+        page.evaluate("window.written = []; new MutationObserver(() => written.push(document.querySelector("
+                      "'#follow-status').textContent)).observe(document.querySelector('#follow-status'), "
+                      "{childList: true, characterData: true, subtree: true})")
+        for beat in range(2, 5):
+            status(client, topics, retain=False, online=True, at=beat)
+        client.publish("%s/hall-1/live/event" % topics, b"", qos=1).wait_for_publish(5)
+        page.wait_for_function("nim.log.includes(\"the exhibit's live event was cleared\")", timeout=TIMEOUT_MS)
+        assert page.evaluate("written") == []
+        clean(page, address)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_a_screen_waiting_for_the_exhibits_game_changes_its_language_throughout(broker, browser):
+    """A visitor chose Deutsch while the screen waited for the exhibit's first game: the banner changed,
+    but the heading and the line under it stayed English."""
+    context, address, _ = browser
+    page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s&lang=en" % (address, prefix(), broker.ws_address))
+    page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'live'", timeout=TIMEOUT_MS)
+    assert page.inner_text("#status") == "Waiting for the exhibit's game…"
+    page.click("#language-de")
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert page.inner_text("#machine-title") == "Folgt hall-1"
+    assert page.inner_text("#status") == "Warten auf das Spiel des Exponats …"
+    assert page.inner_text("#follow-status") == "Folgt hall-1: live. Warten auf das Spiel des Exponats …"
+    clean(page, address)
+
+
 def test_an_exhibit_killed_is_shown_offline_by_its_last_will_and_followed_again(broker, browser, tmp_path):
     topics = prefix()
     config = write_config(tmp_path, "drnim")
@@ -361,9 +440,7 @@ def test_a_strangers_hostile_messages_do_not_stop_the_page(broker, browser, tmp_
     import fuzz
     topics = prefix()
     sim = exhibit(broker, tmp_path, topics)
-    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="stranger-" + topics)
-    stranger.connect("127.0.0.1", broker.port)
-    stranger.loop_start()
+    client = stranger(broker, topics)
     try:
         page = screen(browser, broker, topics)
         follows(page, sim)
@@ -378,7 +455,7 @@ def test_a_strangers_hostile_messages_do_not_stop_the_page(broker, browser, tmp_
             kinds = [kind for kind in ("live/state", "live/event") if name.endswith(kind)]
             kind = name if name == "status" else kinds[0] if kinds else rng.choice(["status", "live/state",
                                                                                     "live/event"])
-            stranger.publish("%s/hall-1/%s" % (topics, kind), raw, qos=1, retain=rng.random() < 0.2).wait_for_publish(5)
+            client.publish("%s/hall-1/%s" % (topics, kind), raw, qos=1, retain=rng.random() < 0.2).wait_for_publish(5)
         page.wait_for_function("nim.log.filter(line => line.startsWith('ignored')).length >= 100", timeout=TIMEOUT_MS)
         autoplay(sim, 1, "novice", seed=8)
         follows(page, sim)
@@ -390,8 +467,8 @@ def test_a_strangers_hostile_messages_do_not_stop_the_page(broker, browser, tmp_
         assert page.locator("#log li").count() <= 30
         clean(page, browser[1])
     finally:
-        stranger.loop_stop()
-        stranger.disconnect()
+        client.loop_stop()
+        client.disconnect()
         sim.close()
 
 

@@ -1009,18 +1009,33 @@ function drawLink() {
                   stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
-    const since = link.since && link.since.toLocaleTimeString(lang.code, { hour: "2-digit", minute: "2-digit" });
+    const since = link.since && sinceWhen(link.since);
     exhibit = " " + (since ? fmt(_("The exhibit is offline (since %(time)s): its last game is shown."), { time: since })
       : _("The exhibit is offline: its last game is shown."));
   } else if (link.state === "live" && !decl) {
     exhibit = " " + _("Waiting for the exhibit's game…");
   }
+  if (!decl) {
+    $("machine-title").textContent = fmt(_("Following %(exhibit)s"), { exhibit: where });
+    $("status").textContent = link.state === "stopped"
+      ? fmt(_("This screen cannot follow the exhibit: %(problem)s"), { problem: link.problem })
+      : _("Waiting for the exhibit's game…");
+  }
   const banner = $("follow-status");
-  banner.textContent = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }).replace("….", "…") + exhibit
+  const text = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }).replace("….", "…") + exhibit
     + (link.problem ? " " + link.problem : "");
+  // a live region: written only when its words change, or a screen reader says them again (at every heartbeat)
+  if (banner.textContent !== text) banner.textContent = text;
   banner.dataset.link = link.state;
   banner.dataset.online = link.online === null ? "unknown" : String(link.online);
   window.nim.follow = Object.assign({}, link);
+}
+
+// When the exhibit went offline, in the screen's language: the time, and the date when it is not today.
+function sinceWhen(date) {
+  const today = date.toDateString() === new Date().toDateString();
+  return date.toLocaleString(lang.code, Object.assign(today ? {} : { year: "numeric", month: "long", day: "numeric" },
+                                                      { hour: "2-digit", minute: "2-digit" }));
 }
 
 // An answer of the bridge's follower: its log line, then, once there is a machine, its drawing.
@@ -1108,13 +1123,11 @@ async function follow() {
     link.state = "stopped";
     link.problem = error.message;
     drawLink();
-    $("status").textContent = fmt(_("This screen cannot follow the exhibit: %(problem)s"), { problem: error.message });
     window.nim.ready = true;
     return;
   }
-  $("status").textContent = _("Waiting for the exhibit's game…");
-  $("machine-title").textContent = fmt(_("Following %(exhibit)s"), { exhibit: settings.exhibit });
   drawLink();
+  setInterval(drawLink, 60000);         // "since 18:02" gains its date once that day is over
   const { default: mqtt } = await import("./mqtt/mqtt.esm.js");
   bridge.follow(settings.exhibit);
   const topics = { [settings.topics + "live/state"]: "state", [settings.topics + "live/event"]: "event",
