@@ -125,6 +125,18 @@ def test_every_family_is_named_wherever_a_family_is_looked_up(family, cls):
         family, "; ".join(missing))
 
 
+@pytest.mark.parametrize("family,cls", [(family, cls) for family, _, cls in FAMILIES if family != "nim"],
+                         ids=lambda v: str(v))
+def test_the_terminal_game_says_each_familys_own_rule(family, cls):
+    """controller/terminal.py's rule() says Nim's rule of any family it has no line for."""
+    from controller.language import language
+    from controller.terminal import rule
+    english = language("en")
+    assert rule(english, cls()) != rule(english, Nim()), (
+        "the terminal game tells a player of %r Nim's rule: give rule() in controller/terminal.py a line for the "
+        "family, then make catalogs and translate it (DEVELOPERS.md, 'Adding a game family')" % family)
+
+
 def test_a_family_named_nowhere_else_is_said_to_be_missing_everywhere():
     class Lonely(Nim):
         family = "lonely"
