@@ -228,6 +228,21 @@ def test_ctrl_c_quits_as_q_does():
     assert code == 0 and notices == []
 
 
+@pytest.mark.parametrize("code", CODES)
+def test_every_key_is_on_the_screen_at_80x24_in_every_language(code):
+    """In German, French, Spanish and Dutch the one line of keys ran past 80 columns: 'q' to quit was cut off."""
+    async def play(app, pilot):
+        keys = {b.binding.action: "%s %s" % (app.get_key_display(b.binding), b.binding.description)
+                for b in app.active_bindings.values() if b.binding.show and b.enabled}
+        return list(keys.values()), svg_lines(await screenshot(app, pilot))
+
+    keys, lines = run("drnim", {}, (80, 24), play, language=code)
+    bottom = "\n".join(lines[-2:])
+    assert len(keys) == 7
+    for key in keys:
+        assert key in bottom, (key, bottom)
+
+
 # --- the Nimatron by mouse ----------------------------------------------------------------
 def test_nimatron_game_by_mouse():
     async def play(app, pilot):
@@ -318,7 +333,7 @@ def test_layout_keeps_the_controls_on_screen(machine, controls):
             await pilot.resize_terminal(width, height)
             await pilot.pause()
             screen = app.screen.region
-            usable = screen._replace(height=height - 1)     # the footer's line
+            usable = screen._replace(height=app.query_one("#keys").region.y)     # above the keys
             assert screen.size == (width, height)
             for selector in controls:
                 region = app.query_one(selector).region

@@ -33,7 +33,7 @@ import time
 from rich.text import Text
 from textual.app import App
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 
 TICK_S = 0.05           # how often the clock advances and the drawing is refreshed
@@ -331,6 +331,34 @@ class Panel(VerticalScroll, can_focus=False):
     """A scrolling panel that leaves the keys to the app."""
 
 
+class Keys(Static):
+    """The keys and what each does, as Textual's footer shows them, but on as many lines as the
+    terminal's width needs: no key is cut off, whatever the language."""
+
+    def render(self):
+        bindings = {}
+        for active in self.app.active_bindings.values():
+            if active.binding.show and active.enabled:
+                bindings.setdefault(active.binding.action, active.binding)
+        out, width = Text(), 0
+        for binding in bindings.values():
+            key = self.app.get_key_display(binding)
+            size = len(key) + 1 + len(binding.description)
+            if width and width + 1 + size > self.app.size.width:
+                out.append("\n")
+                width = 0
+            elif width:
+                out.append(" ")
+                width += 1
+            out.append(key, "bold")
+            out.append(" " + binding.description)
+            width += size
+        return out
+
+    def on_resize(self):
+        self.refresh(layout=True)
+
+
 class SimulatorApp(App):
     """The bench simulator: the virtual machine, its controls, and why it moves."""
 
@@ -367,6 +395,7 @@ class SimulatorApp(App):
 
     #side > Static { height: auto; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
     #logbox { height: 14; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
+    #keys { dock: bottom; height: auto; background: $footer-background; }
     """
 
     DRNIM_ACTIONS = {"trigger", "turn", "equalizer", "clear_jam"}
@@ -416,7 +445,7 @@ class SimulatorApp(App):
                 yield Static(id="working")
                 with Panel(id="logbox"):
                     yield Static(id="log")
-        yield Footer(compact=True)
+        yield Keys(id="keys")
 
     def compose_drnim(self):
         board = Static(id="board")
