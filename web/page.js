@@ -854,8 +854,8 @@ function onKey(event) {
   const target = event.target;
   const tag = target && target.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-  // Space and Enter on a focused button press that button, as everywhere.
-  if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
+  // Space and Enter on a focused button press that button, and Enter on a link follows it, as everywhere.
+  if ((tag === "BUTTON" || tag === "A") && (event.key === " " || event.key === "Enter")) return;
   for (const input of decl.inputs) {
     const keys = KEYS[input.role];
     if (input.kind === "button") {
