@@ -278,3 +278,44 @@ def test_ctrl_c_as_gpiozero_starts_a_device_s_thread_stops_the_autoplay_cleanly(
     assert started, "no device started a thread: the moment never came"
     assert summary["stopped"] and summary["games"] < 5
     assert all(thread.ident is not None for thread in _THREADS)
+
+
+def drawing(env, stdin, stderr):
+    """`controller --simulate` (the drawing) with these streams; what it wrote to stderr, and its status."""
+    result = subprocess.run([sys.executable, "-m", "controller", "--simulate"], stdin=stdin, stdout=subprocess.PIPE,
+                            stderr=stderr, cwd=ROOT, timeout=20, env=dict(os.environ, **env))
+    return result.returncode, result.stderr
+
+
+def test_the_drawing_without_a_terminal_says_so_in_one_line():
+    """Started from a pipe (a job, an editor's shell), the drawing wrote its escape codes to stderr and
+    waited for keys that never came, until it was killed."""
+    status, stderr = drawing({"TERM": "xterm"}, subprocess.DEVNULL, subprocess.PIPE)
+    assert status == 2
+    assert stderr.decode() == ("controller: --simulate: the drawing needs a terminal; without one, use --script "
+                               "FILE or --autoplay N\n")
+
+
+def test_a_dumb_terminal_is_told_the_drawing_needs_a_real_one():
+    """TERM=dumb (Emacs's shell, a plain console) cannot move the cursor: the drawing was garbage there."""
+    import pty
+    main, terminal = pty.openpty()
+    try:
+        try:
+            status, _ = drawing({"TERM": "dumb"}, terminal, terminal)
+        finally:
+            os.close(terminal)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(main, 1024)
+            except OSError:
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(main)
+    assert status == 2
+    assert said.decode() == ("controller: --simulate: TERM=dumb cannot draw the simulator; use a terminal that "
+                             "can, or --script FILE or --autoplay N\r\n")

@@ -27,13 +27,17 @@ Keys (also in the footer):
               n  new game                 q or Ctrl-C  quit
 """
 
+import os
 import re
+import sys
 import time
 
 from rich.text import Text
 from textual.app import App
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
+
+from controller.arguments import ArgumentError
 
 
 TICK_S = 0.05           # how often the clock advances and the drawing is refreshed
@@ -595,5 +599,12 @@ class SimulatorApp(App):
 
 def run_app(simulation, speed=1.0):
     """Draw `simulation` in the terminal until the visitor quits (q), in the simulation's language. The caller
-    closes it."""
+    closes it. ArgumentError when there is no terminal that can draw it (Textual reads the keys from stdin
+    and draws on stderr)."""
+    if not (sys.stdin.isatty() and sys.__stderr__.isatty()):
+        raise ArgumentError("--simulate: the drawing needs a terminal; without one, use --script FILE or "
+                            "--autoplay N")
+    if os.environ.get("TERM") == "dumb":
+        raise ArgumentError("--simulate: TERM=dumb cannot draw the simulator; use a terminal that can, or "
+                            "--script FILE or --autoplay N")
     SimulatorApp(simulation, speed=speed).run()
