@@ -421,7 +421,10 @@ def test_the_readme_lists_every_opponent_and_developers_md_the_extras_make_test_
     from controller.core.players import PLAYER_NAMES
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("### Opponents"):readme.index("## How it is built")]
-    assert sorted(re.findall(r"^\| `([^`]+)` \|", table, re.M)) == sorted(PLAYER_NAMES)
+    listed = re.findall(r"^\| `([^`]+)` \|", table, re.M)
+    assert sorted(listed) == sorted(PLAYER_NAMES), (
+        "README.md's Opponents table (a row '| `name` | ...' each) lists %s; players.PLAYER_NAMES has %s: add or "
+        "remove its row" % (sorted(listed), sorted(PLAYER_NAMES)))
     extras = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text()).group(1)
     said = (ROOT / "DEVELOPERS.md").read_text().split("`make test`")[1].split("\n- ")[0]
     assert sorted(re.findall(r"`(\w+)`", said.split("extras")[0])) == sorted(extras.split(","))
