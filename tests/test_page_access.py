@@ -301,3 +301,22 @@ def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motio
     assert not page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
     assert len(set(falling(page))) > 1, "without the preference the marble falls"
     assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0.25s"
+
+
+@needs_browser
+def test_the_resting_machines_lamps_stand_still_when_the_visitor_asks_for_less_motion(browser):
+    """Resting after a game (or idle), the machine lights its lamps one after another, by itself, every
+    0.4 s for as long as no one plays: with prefers-reduced-motion: reduce they stand still, out."""
+    context, address, _ = browser
+    for motion in ("reduce", "no-preference"):
+        page = open_page(context, address + "?machine=drnim&idle_ms=300&attract_step_ms=50", reduced_motion=motion)
+        page.keyboard.press("n")
+        page.wait_for_function("nim.view().attract", timeout=10000)
+        seen = set()
+        for _ in range(8):
+            seen.add(tuple(page.locator("#lamps li").evaluate_all("lamps => lamps.map(lamp => lamp.className)")))
+            page.wait_for_timeout(40)
+        if motion == "reduce":
+            assert seen == {("lamp off",) * 5}
+        else:
+            assert len(seen) > 1, "without the preference the lamps run round"

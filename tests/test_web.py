@@ -112,7 +112,7 @@ def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
 @needs_browser
 def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     context, address, requests = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&seed=9")
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&seed=9", reduced_motion="no-preference")
     assert page.is_hidden("#settings-panel") and page.is_hidden("#machines")
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)

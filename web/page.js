@@ -825,7 +825,10 @@ function nimatronStatus() {
 function draw() {
   if (decl.name === "drnim") drawDrNim(); else drawNimatron();
   for (const name of decl.lamps) {
-    const state = outputs["lamp/" + name] || "off";
+    // prefers-reduced-motion: the resting machine's lamps, lit one after another by themselves, are drawn
+    // out (the fault lamp still says a fault)
+    const chasing = view.attract && still.matches && name !== "fault";
+    const state = chasing ? "off" : outputs["lamp/" + name] || "off";
     parts["lamp-item-" + name].setAttribute("class", "lamp " + state);
     parts["lamp-item-" + name].setAttribute("aria-label", fmt(_("%(lamp)s: %(state)s"),
                                                               { lamp: lampName(name), state: lampState(state) }));
