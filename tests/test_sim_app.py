@@ -347,6 +347,15 @@ def test_layout_keeps_the_controls_on_screen(machine, controls):
     assert seen == [(False, True, False), (False, True, False), (True, False, True), (False, True, False)]
 
 
+def test_a_big_terminal_gives_the_log_the_room_left():
+    """At 200x60 the log kept its 14 lines, with 30 empty rows under it."""
+    async def play(app, pilot):
+        return app.query_one("#logbox").region, app.query_one("#keys").region
+
+    log, keys = run("drnim", {}, (200, 60), play)
+    assert log.bottom == keys.y and log.height > 30
+
+
 # --- snapshots ------------------------------------------------------------------------------
 def svg_lines(svg):
     """The screen's text, line by line, read back from Rich's SVG (a cell is 12.2 units wide)."""

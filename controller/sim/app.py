@@ -398,7 +398,8 @@ class SimulatorApp(App):
                   border-title-color: #c8b48a; padding: 0 1; }
 
     #side > Static { height: auto; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
-    #logbox { height: 14; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
+    #logbox { height: 1fr; min-height: 14; border: round #666666; border-title-color: #dddddd; padding: 0 1; }
+    Screen.-narrow #logbox { height: 14; }
     #keys { dock: bottom; height: auto; background: $footer-background; }
     """
 
