@@ -320,9 +320,12 @@ def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
 
 def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
     """A browser refuses a module served as anything but JavaScript, and
-    compiles WebAssembly while it downloads only when it is called so."""
+    compiles WebAssembly while it downloads only when it is called so. The
+    footer's licences (LICENSE, no extension) are text to read: served as
+    bytes, they were a download, a file called LICENSE on a visitor's phone."""
     (tmp_path / "a.mjs").write_text("export const a = 1;\n")
     (tmp_path / "a.wasm").write_bytes(b"\0asm\1\0\0\0")
+    (tmp_path / "LICENSE").write_text("MIT License\n")
     server = make_server(tmp_path, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -331,6 +334,8 @@ def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
             assert reply.headers["Content-Type"] == "text/javascript"
         with urllib.request.urlopen(base + "a.wasm") as reply:
             assert reply.headers["Content-Type"] == "application/wasm"
+        with urllib.request.urlopen(base + "LICENSE") as reply:
+            assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
     finally:
         server.shutdown()
         server.server_close()

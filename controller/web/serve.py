@@ -22,11 +22,13 @@ BACKLOG = 128
 
 class PageHandler(SimpleHTTPRequestHandler):
     """Serves the folder; `.mjs` as JavaScript (browsers refuse a module
-    otherwise) and `.wasm` as WebAssembly (streaming compilation wants it)."""
+    otherwise), `.wasm` as WebAssembly (streaming compilation wants it), and
+    a file without an extension (the licences, LICENSE) as text to read."""
 
     extensions_map = dict(SimpleHTTPRequestHandler.extensions_map,
                           **{".mjs": "text/javascript", ".js": "text/javascript",
-                             ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8"})
+                             ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8",
+                             "": "text/plain; charset=utf-8"})
 
     def list_directory(self, path):
         """A folder without an index.html: not found, never its list of files."""
