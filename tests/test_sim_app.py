@@ -126,6 +126,35 @@ def test_drnim_status_line_names_the_turn_switch_not_a_hand_over_button():
     assert "hand" not in (taken + switched).lower()
 
 
+def test_a_refused_press_says_why_where_the_visitor_looks():
+    """A 4th press of the trigger did nothing a visitor could see: the machine's reason was only in the
+    log, below the fold at 80x24."""
+    async def play(app, pilot):
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        before = shown(app, "#status")
+        await pilot.press("space")
+        await settle(app, pilot)
+        refused = shown(app, "#status")
+        await pilot.press("m", "space")
+        await settle(app, pilot)
+        return before, refused, shown(app, "#status"), app.sim.machine.rail
+
+    before, refused, after, rail = run("drnim", {}, (80, 24), play, language="de")
+    said = language("de").message("took_three")
+    assert said not in before and said in refused and said not in after
+    assert rail < 12
+
+
+def test_the_nimatron_says_why_it_refused_a_hand_over():
+    async def play(app, pilot):
+        await pilot.press("h")
+        await settle(app, pilot)
+        return shown(app, "#status")
+
+    assert language("fr").message("lamp_first") in run("nimatron", {}, (80, 24), play, language="fr")
+
+
 def test_drnim_working_foresees_the_equalizers_misplay():
     async def play(app, pilot):
         before = shown(app, "#working")

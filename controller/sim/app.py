@@ -233,6 +233,14 @@ def drnim_status(sim, t):
         out.append(t._("Take up to 3. Then Dr. Nim's turn: m, then space."))
     else:
         out.append(t._("Your turn: the trigger (space) 1 to 3 times."))
+    return said(sim, t, out)
+
+
+def said(sim, t, out):
+    """`out`, and under it what the machine last said, such as why it refused a press (a fault says it in
+    the fault's panel): the log alone had it, out of sight at 80x24."""
+    if sim.said and not sim.machine.fault:
+        out.append("\n" + t.message(*sim.said), "bold #ffcc00")
     return out
 
 
@@ -302,7 +310,7 @@ def nimatron_status(sim, t):
     else:
         out.append(t.format(t._("Your turn: press a row's button (1-%(rows)d) once per lamp, then hand over (h)."),
                             {"rows": len(m.rows)}))
-    return out
+    return said(sim, t, out)
 
 
 # --- the side panel ----------------------------------------------------------------

@@ -105,6 +105,7 @@ class Simulation:
         # the drawing, where the list would grow for as long as the run lasts.
         self.commands = [] if keep_commands else None
         self.scheduled = []     # (time, control, active): the edges of buttons tap() is working
+        self.said = None        # (id, values): what the machine last said, till it next does something
         self.glitches = 0       # the world's own counts, to set beside what the machine saw
         self.jams = 0
         cls = machine_class(machine)
@@ -140,6 +141,8 @@ class Simulation:
 
         def handle(event, now):
             commands = original(event, now)
+            if commands:
+                self.said = next((c[1:] for c in reversed(commands) if c[0] == "message"), None)
             if self.commands is not None:
                 self.commands.extend(command_text(c) for c in commands)
             if event[0] != "tick" or commands:
