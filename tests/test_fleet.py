@@ -171,9 +171,12 @@ def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
             return out.getvalue()
         wait_until(lambda: shown in status(), 10, "controller status saying so")
 
+        last_heard = fleet.exhibits["hall-3"]["at"]
         process.send_signal(signal.SIGKILL)      # a crash, a pulled plug: no goodbye
         process.wait(10)
         waiting(follower, lambda: fleet.exhibits["hall-3"]["online"] is False, 10, "hall-3's last will")
+        # the will says nothing of when: what the fleet knew last stands, not the time hall-3 connected
+        assert fleet.exhibits["hall-3"]["at"] >= last_heard, (fleet.exhibits["hall-3"]["at"], last_heard)
         code, rows, text, _ = fleet_once(broker, prefix)
         assert cells(rows["hall-3"])[:3] == ["hall-3", "drnim", "OFFLINE"], text
         assert cells(rows["hall-1"])[2] == "yes"

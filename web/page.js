@@ -1074,7 +1074,8 @@ function followed(question) {
   });
 }
 
-function exhibitStatus(text) {
+// `retained`: the broker's copy, kept from before this screen connected, not the status as it is sent.
+function exhibitStatus(text, retained) {
   if (text === "") return;            // a retained status cleared: nothing said of the exhibit
   let status;
   try {
@@ -1092,6 +1093,8 @@ function exhibitStatus(text) {
   if (!status.online && typeof status.at === "number" && Number.isFinite(status.at)) {
     const at = new Date(status.at * 1000);
     if (!Number.isNaN(at.getTime())) link.since = at;
+  } else if (!status.online && !retained) {
+    link.since = new Date();    // a last will has no time: the broker sends it as the exhibit goes
   }
   drawLink();
 }
@@ -1170,7 +1173,7 @@ async function follow() {
     link.problem = problem;
     drawLink();
   });
-  client.on("message", (topic, payload) => {
+  client.on("message", (topic, payload, packet) => {
     try {
       const kind = topics[topic];
       if (!kind) return logLine("ignored a message on a topic not followed");
@@ -1182,7 +1185,7 @@ async function follow() {
       } catch (error) {
         return logLine(`ignored ${what}: not UTF-8 text`);
       }
-      if (kind === "status") return exhibitStatus(text);
+      if (kind === "status") return exhibitStatus(text, packet.retain);
       if (text === "") return logLine(`the exhibit's live ${kind} was cleared`);
       followed(() => bridge.follow_message(kind, text));
     } catch (error) {

@@ -73,7 +73,8 @@ def decode(prefix, name, raw):
             raise BadMessage("%s: %r is %s" % (name, key, quoted(payload.get(key)) if key in payload
                                               else "missing"))
     for key, kinds in STATUS_FIELDS if kind == "status" else ():
-        if key in payload and (not isinstance(payload[key], kinds) or key == "service_faults" and not all(
+        if key in payload and (not isinstance(payload[key], kinds) or isinstance(payload[key], bool)
+                               or key == "service_faults" and not all(
                 isinstance(item, str) for item in payload[key])):
             raise BadMessage("%s: %r is %s" % (name, key, quoted(payload[key])))
     if kind == "status" and (payload["online"] or "today" in payload):
@@ -122,12 +123,12 @@ def strange_value(payload):
 
 NUMBER = (int, float)
 FIELDS = {
-    "status": (("online", (bool,)), ("at", NUMBER)),
+    "status": (("online", (bool,)),),
     "game": (("id", (str,)), ("machine", (str,)), ("winner", (str,)), ("turns", (int,)), ("ended", NUMBER),
              ("duration_s", (int, type(None))), ("settings", (dict,))),
     "fault": (("id", (str,)), ("machine", (str,)), ("fault", (str,)), ("at", NUMBER)),
 }
-ONLINE_FIELDS = (("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
+ONLINE_FIELDS = (("at", NUMBER), ("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
                  ("uptime_s", (int,)), ("today", (dict,)), ("last_game", (dict, type(None))))
-# In every status, online or not, when present (a last will has only some of them).
-STATUS_FIELDS = (("machine", (str,)), ("fault", (str, type(None))), ("service_faults", (list,)))
+# In every status, online or not, when present (a last will has only some of them, and no time).
+STATUS_FIELDS = (("at", NUMBER), ("machine", (str,)), ("fault", (str, type(None))), ("service_faults", (list,)))

@@ -208,9 +208,13 @@ class Telemetry:
 
     def offline(self, day=None):
         """The status of an exhibit gone: the last will (set at start, so without the day's
-        games), or the goodbye of a clean stop (with them)."""
-        payload = {"v": VERSION, "exhibit": self.exhibit, "online": False, "at": self.clock(), "machine": self.machine}
-        payload.update(day or {})
+        games), or the goodbye of a clean stop (with them, and the time it stopped). The will has
+        no time: the broker sends it when the exhibit is gone, maybe days after the will was set,
+        and a screen would say it went offline when it started."""
+        payload = {"v": VERSION, "exhibit": self.exhibit, "online": False, "machine": self.machine}
+        if day is not None:
+            payload["at"] = self.clock()
+            payload.update(day)
         return encode(payload)
 
     def day(self, outbox):
