@@ -263,7 +263,6 @@ def solve_by_ip(variant, heaps):
 
 def run_play(args, out):
     """The terminal game; it reads the visitor's answers with `args.read_line` (input, or a test's)."""
-    read_line = args.read_line
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     rng = Random(seed)
     preset, variant = game_variant(args)
@@ -271,6 +270,18 @@ def run_play(args, out):
     if not args.heaps and preset.name == "sinclair":
         check_opponent(opponent, variant, (1,))  # its one pile, before asking how big it is
     t = args.lang
+    try:
+        return play_in_terminal(args, out, t, rng, seed, preset, variant, opponent)
+    except EOFError:
+        out.write("\n" + t._("Game abandoned: end of input.") + "\n")
+        return 0
+    except KeyboardInterrupt:
+        out.write("\n" + t._("Game abandoned.") + "\n")
+        return 130
+
+
+def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
+    read_line = args.read_line
     while not args.heaps and preset.name == "sinclair":
         answer = read_line(t._("How many matchsticks? ")).strip()
         if is_whole(answer) and int(answer) > 0:
@@ -516,11 +527,8 @@ def main(argv=None, out=None, read_line=input):
     except (SearchTooLarge, RuntimeError) as error:
         sys.stderr.write("controller: %s\n" % error)
         return 1
-    except EOFError:
-        out.write("\nGame abandoned: end of input.\n")
-        return 0
     except KeyboardInterrupt:
-        out.write("\nGame abandoned.\n")
+        out.write("\nStopped.\n")
         return 130
     except BrokenPipeError:
         # the reader went (`controller ... | head`): say nothing more, and let no flush at exit fail again

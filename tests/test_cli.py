@@ -233,6 +233,23 @@ def test_end_of_input_ends_the_game_cleanly():
     assert result.stderr == ""
 
 
+def test_the_end_of_input_is_said_in_the_players_language():
+    result = command("play", "drnim", "--lang", "de", stdin="2\n")
+    assert result.returncode == 0 and result.stdout.endswith("\nSpiel abgebrochen: Ende der Eingabe.\n"), result.stdout
+
+
+def test_ctrl_c_in_a_command_that_is_no_game_says_stopped(monkeypatch):
+    """Ctrl-C while `controller stats` reads a big file: 'Stopped.', not 'Game abandoned.'."""
+    import io
+    from controller import cli
+
+    def interrupted(args, out):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "run_stats", interrupted)
+    out = io.StringIO()
+    assert cli.main(["stats"], out=out) == 130 and out.getvalue() == "\nStopped.\n"
+
+
 def test_ctrl_c_ends_the_game_cleanly():
     process = subprocess.Popen([sys.executable, "-m", "controller", "play", "drnim"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)

@@ -97,7 +97,7 @@ def test_the_terminal_game_in_the_pseudo_locale(monkeypatch):
     for argv, lines in ((["play", "drnim", "--seed", "1", "--first", "you"], ["9", "2:1", "x", "2", "3", "3", "3"]),
                         (["play", "marienbad", "--seed", "4"], ["4:1"] * 7 + ["3:1"] * 5 + ["2:1"] * 3 + ["1:1"]),
                         (["play", "sinclair", "--seed", "2"], ["none", "5", "1", "1", "1", "1", "1"])):
-        text = typed(argv + ["--lang", "qps"], lines)[1].replace("Game abandoned: end of input.", "")
+        text = typed(argv + ["--lang", "qps"], lines)[1]
         # what the visitor typed comes back quoted, and the opponent's name is the one typed on the command line
         text = text.replace("'x'", "").replace("'none'", "").replace("'9'", "")
         for name in ("perfect", "sinclair"):
