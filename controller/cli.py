@@ -12,7 +12,7 @@
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller web build|serve ...   (see controller/web/command.py)
     controller hardware check [--machine NAME] ...   (see controller/hardware/command.py)
-    controller --simulate [--machine MACHINE] [--script FILE | --autoplay N [--visitor V]]
+    controller --simulate [--machine MACHINE] [--config PATH] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X] [--lang LL]
 
 Bad arguments get one line that names the argument, and exit status 2.
@@ -454,8 +454,11 @@ def build_simulate_parser():
     parser = Parser(prog="controller",
                     description="The bench simulator: the real service on mock pins, with a virtual machine.")
     parser.add_argument("--simulate", action="store_true", required=True, help="the bench simulator")
-    parser.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
-                        help="the replica to simulate (default %s)" % MACHINES[0])
+    parser.add_argument("--machine", choices=MACHINES,
+                        help="the replica to simulate (default: --config's machine, else %s)" % MACHINES[0])
+    parser.add_argument("--config", metavar="PATH",
+                        help="play with a configuration file's settings for the machine (its [drnim] or [nimatron] "
+                             "section: how it plays, its marbles or rows), as an exhibit would before it is deployed")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")
@@ -477,6 +480,8 @@ def run_simulate(argv, out):
         raise ArgumentError("--visitor: the visitor plays only with --autoplay N")
     if args.speed is not None and (args.script is not None or args.autoplay):
         raise ArgumentError("--speed: the drawing's; --script and --autoplay run as fast as the computer allows")
+    if args.config and args.script is not None:
+        raise ArgumentError("--config: a script names its own machine and settings (its game line)")
     faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
     if args.script is not None:
         from controller.core.scenario import ScriptError
@@ -492,7 +497,8 @@ def run_simulate(argv, out):
                                  else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
         return 1 if failures else 0
     from controller.sim.engine import Simulation
-    simulation = Simulation(args.machine, {}, language=args.lang.code, **faults)
+    machine, settings = simulated_machine(args)
+    simulation = Simulation(machine, settings, language=args.lang.code, **faults)
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines
@@ -509,6 +515,19 @@ def run_simulate(argv, out):
         return 0
     finally:
         simulation.close()
+
+
+def simulated_machine(args):
+    """(machine, its settings): --machine with the defaults, or a configuration's, checked against the
+    simulator's wiring (each machine's default pin map) as `config check` checks an exhibit's."""
+    if not args.config:
+        return args.machine or MACHINES[0], {}
+    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+    from controller.service.config import check_with_pinmap, load_config
+    overrides = {"machine": args.machine} if args.machine else None
+    config = argument("--config", load_config, args.config, overrides)
+    argument("--config", check_with_pinmap, config, load_pinmap(default_pinmap_path(config.machine_name)))
+    return config.machine_name, config.machine
 
 
 def main(argv=None, out=None, read_line=input):

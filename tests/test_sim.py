@@ -92,6 +92,31 @@ def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
     assert any(line.startswith("marbles released: ") for line in lines)
 
 
+def test_autoplay_plays_with_a_configuration_files_settings(tmp_path):
+    """A museum tries its configuration on a laptop before it goes to the exhibit: its machine, and
+    that machine's settings (here seven marbles a game, and the Nimatron as the file's machine)."""
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\nmachine = "nimatron"\n[drnim]\nmarbles = 7\n')
+    drnim = simulate("--autoplay", "3", "--machine", "drnim", "--config", str(config))
+    assert drnim.returncode == 0 and "marbles released: 21" in drnim.stdout.splitlines(), drnim.stdout + drnim.stderr
+    nimatron = simulate("--autoplay", "1", "--config", str(config))
+    assert nimatron.returncode == 0 and "marbles released" not in nimatron.stdout, nimatron.stdout + nimatron.stderr
+
+
+@pytest.mark.parametrize("text,argv,words", [
+    ('[nimatron]\nrows = 6\n', ["--machine", "nimatron", "--autoplay", "1"], "nimatron.rows: 6, but the pin map"),
+    ('[drnim]\nmarbels = 7\n', ["--autoplay", "1"], "drnim."),
+    ('[drnim]\n', ["--script", str(ROOT / "tests" / "scenarios" / "simulator-language.sim")],
+     "--config: a script names its own machine and settings"),
+])
+def test_a_configuration_the_simulator_cannot_play_is_one_line(tmp_path, text, argv, words):
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    result = simulate("--config", str(config), *argv)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    assert result.stderr.startswith("controller: --config: "), result.stderr
+
+
 def test_a_perfect_visitor_beats_dr_nim_with_the_equalizer_every_time():
     from controller.sim.autoplay import autoplay
     sim = Simulation("drnim", {"equalizer": True}, seed=1)
