@@ -482,11 +482,13 @@ def run_simulate(argv, out):
         raise ArgumentError("--speed: the drawing's; --script and --autoplay run as fast as the computer allows")
     if args.config and args.script is not None:
         raise ArgumentError("--config: a script names its own machine and settings (its game line)")
+    if args.machine and args.script is not None:
+        raise ArgumentError("--machine: a script names its own machine (its game line)")
     faults = {"seed": args.seed, "jam_rate": args.jam_rate, "glitch_rate": args.glitch_rate, "bounce": args.bounce}
     if args.script is not None:
         from controller.core.scenario import ScriptError
         from controller.sim.script import run_script
-        text = read_script(args.script)
+        text = read_script(shipped_script(args.script))
         report = lambda line: out.write(line + "\n")  # noqa: E731
         try:
             failures = run_script(text, report=report, **faults)
@@ -498,6 +500,7 @@ def run_simulate(argv, out):
         return 1 if failures else 0
     from controller.sim.engine import Simulation
     machine, settings = simulated_machine(args)
+    check_marble_faults(args, machine)
     simulation = Simulation(machine, settings, language=args.lang.code, **faults)
     try:
         if args.autoplay:
@@ -515,6 +518,28 @@ def run_simulate(argv, out):
         return 0
     finally:
         simulation.close()
+
+
+def shipped_script(path):
+    """`path`, or where it is not a file, the shipped scenario of that name (R1-one-marble-per-press.txt): an
+    installed controller carries tests/scenarios/ inside its package, where no user would look for it."""
+    if path and not os.path.exists(path) and os.path.basename(path) == path:
+        from controller import shipped
+        for script in shipped.scenarios():
+            if script.name == path:
+                return str(script)
+    return path
+
+
+def check_marble_faults(args, machine):
+    """--jam-rate and --glitch-rate act on marbles and their sensor: on a machine without, one line, not nothing."""
+    from controller.core.registry import machine_class
+    from controller.core.exhibit import RELEASE
+    cls = machine_class(machine)
+    if not cls.has_output(RELEASE):
+        for option, value in (("--jam-rate", args.jam_rate), ("--glitch-rate", args.glitch_rate)):
+            if value:
+                raise ArgumentError("%s: %s has no marbles to jam, nor a marble sensor to glitch" % (option, cls.TITLE))
 
 
 def simulated_machine(args):

@@ -117,6 +117,29 @@ def test_a_configuration_the_simulator_cannot_play_is_one_line(tmp_path, text, a
     assert result.stderr.startswith("controller: --config: "), result.stderr
 
 
+@pytest.mark.parametrize("argv,line", [
+    (["--machine", "nimatron", "--jam-rate", "0.1", "--autoplay", "1"],
+     "controller: --jam-rate: the Nimatron has no marbles to jam, nor a marble sensor to glitch\n"),
+    (["--machine", "nimatron", "--glitch-rate", "0.5"],
+     "controller: --glitch-rate: the Nimatron has no marbles to jam, nor a marble sensor to glitch\n"),
+    (["--machine", "nimatron", "--script", str(ROOT / "tests" / "scenarios" / "R1-one-marble-per-press.txt")],
+     "controller: --machine: a script names its own machine (its game line)\n"),
+])
+def test_an_option_that_would_do_nothing_is_one_line(argv, line):
+    """Options the simulator would otherwise pass over in silence, leaving a bench tester to think they acted."""
+    result = simulate(*argv)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", line)
+
+
+def test_a_shipped_scenario_plays_by_its_name_from_any_folder(tmp_path):
+    """An installed controller carries the scenarios inside its package: a user names one as the docs do."""
+    result = subprocess.run([sys.executable, "-m", "controller", "--simulate", "--script",
+                             "R1-one-marble-per-press.txt"], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 0 and result.stdout.endswith(
+        "R1-one-marble-per-press.txt: every expectation holds\n"), result.stdout + result.stderr
+
+
 def test_a_perfect_visitor_beats_dr_nim_with_the_equalizer_every_time():
     from controller.sim.autoplay import autoplay
     sim = Simulation("drnim", {"equalizer": True}, seed=1)
