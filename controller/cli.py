@@ -392,8 +392,12 @@ def run_status(args, out):
             heartbeat = json.load(f)
         ago, pid = time.time() - heartbeat["heartbeat"], heartbeat["pid"]
         if not process_alive(pid):
-            out.write("No heartbeat in %s: the service is not running (the last, %.0f s ago, came from pid %d, "
-                      "which has ended).\n" % (path, ago, pid))
+            # the clock since boot is of no use for a service gone (maybe before a reboot); a wall clock that
+            # has moved back since it wrote would say "-3600 s ago": then the time it was written is said
+            when = "%.0f s ago" % ago if ago >= 0 else "at %s by the clock of then" % time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.localtime(heartbeat["heartbeat"]))
+            out.write("No heartbeat in %s: the service is not running (the last, %s, came from pid %d, "
+                      "which has ended).\n" % (path, when, pid))
             return 0
         if "monotonic" in heartbeat:               # a running service is on this boot: its clock since boot holds
             ago = time.monotonic() - heartbeat["monotonic"]  # when the wall clock jumps (a Pi has none of its own)

@@ -398,6 +398,19 @@ def test_status_heartbeat_age_holds_when_the_clock_jumps(tmp_path, monkeypatch, 
     rig.service.stop()
 
 
+def test_status_of_a_service_gone_before_the_clock_moved_back_says_when_it_beat(tmp_path):
+    """A Pi's clock set back after the service wrote its last heartbeat (it ran ahead before network time came):
+    the heartbeat is said by its time, not as '-3600 s ago'."""
+    config = write_config(tmp_path)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / "run").mkdir(exist_ok=True)
+    beat = time.time() + 3600
+    (tmp_path / "run" / "status.json").write_text(json.dumps({"pid": int(ended.stdout), "heartbeat": beat}))
+    said = command("status", "--config", str(config)).stdout
+    assert "(the last, at %s by the clock of then, came from pid %s, which has ended)" % (
+        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(beat)), ended.stdout.strip()) in said, said
+
+
 def test_the_rpigpio_backend_builds_the_board_with_fake_rpi(tmp_path):
     """fake-rpi stands in for RPi.GPIO (its inputs read random values and its
     callbacks never fire): it proves the rpigpio backend path builds the board."""
