@@ -103,6 +103,8 @@ def build_parser():
     check = config_commands.add_parser("check", help="check a configuration file and its pin map")
     check.set_defaults(action=run_config_check)
     check.add_argument("path", metavar="PATH", nargs="?", help="default: %s when it exists" % DEFAULT_CONFIG)
+    # every other command names its configuration with --config: a user typing it here means the same file
+    add_config_argument(check)
 
     safe_off = commands.add_parser("safe-off", help="every output of the pin map off (the unit runs it after "
                                    "every stop, crash or watchdog kill)")
@@ -330,7 +332,9 @@ def run_service(args, out):
 
 
 def run_config_check(args, out):
-    path = args.path or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
+    if args.path and args.config and args.path != args.config:
+        raise ArgumentError("--config: %s, and PATH %s: name one configuration to check" % (args.config, args.path))
+    path = args.path or args.config or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
     from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)

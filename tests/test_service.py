@@ -230,6 +230,18 @@ def test_config_check_accepts_the_shipped_configuration():
     assert result.returncode == 0 and "good: drnim" in result.stdout
 
 
+def test_config_check_takes_the_configuration_as_every_other_command_does(tmp_path):
+    """`controller status --config F`, `run --config F`: a technician types `config check --config F` too."""
+    shipped = str(ROOT / "systemd" / "config.toml")
+    result = command("config", "check", "--config", shipped)
+    assert result.returncode == 0 and result.stdout.startswith(shipped + ": good: drnim"), result.stderr
+    other = tmp_path / "other.toml"
+    other.write_text("")
+    both = command("config", "check", "--config", shipped, str(other))
+    assert both.returncode == 2 and both.stderr == "controller: --config: %s, and PATH %s: name one configuration " \
+        "to check\n" % (shipped, other), both.stderr
+
+
 @pytest.mark.parametrize("text,words", [
     ("[drnim]\nmarbles = 99\n", "drnim.marbles: must be 1 to 15"),
     ("[service]\nmachine = \"chess\"\n", "service.machine: 'chess' is not one of drnim, nimatron"),
