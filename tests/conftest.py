@@ -192,3 +192,29 @@ def typed(argv, lines):
         except StopIteration:
             raise EOFError
     return main(list(argv), out=out, read_line=read_line), out.getvalue()
+
+
+def in_process(argv, stdin=""):
+    """What `python -m controller ARGV...` (run from the checkout, `stdin` its input) gives, as a
+    subprocess.CompletedProcess (returncode, stdout, stderr), run in this process: the same
+    main() with sys.stdin, sys.stdout and sys.stderr in memory, without a fresh interpreter's
+    imports (about 0.3 s of CPU a command). A test about the process itself (a signal, a
+    file descriptor, a pipe, the interpreter's exit) starts a real one."""
+    import contextlib
+    import io
+    from controller.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(argv))
+            except SystemExit as exit:          # what sys.exit(main()) and argparse's --help and --version do
+                code = exit.code
+                if code is not None and not isinstance(code, int):
+                    err.write("%s\n" % code)
+                    code = 1
+    finally:
+        sys.stdin = saved
+    return subprocess.CompletedProcess(["controller", *argv], code or 0, out.getvalue(), err.getvalue())

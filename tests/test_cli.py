@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, typed
+from conftest import ROOT, in_process, typed
 
 # controller solve --method ip solves with HiGHS (the ip extra)
 NO_HIGHSPY = "highspy is missing (pip install drnim-controller[ip]; make test installs it)"
@@ -20,6 +20,13 @@ def run(*argv, lines=()):
 
 
 def command(*argv, stdin=""):
+    """`controller ARGV...` run in this process: its exit status, stdout and stderr (conftest.in_process)."""
+    return in_process(argv, stdin)
+
+
+def process(*argv, stdin=""):
+    """`python -m controller ARGV...` as a process of its own, for what only a real process shows:
+    the end of a real stdin, a file descriptor written past Python's sys.stdout, the entry point."""
     return subprocess.run([sys.executable, "-m", "controller", *argv], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
 
@@ -228,7 +235,7 @@ def test_the_same_seed_gives_the_same_game():
 
 
 def test_end_of_input_ends_the_game_cleanly():
-    result = command("play", "drnim", stdin="2\n")
+    result = process("play", "drnim", stdin="2\n")
     assert result.returncode == 0 and "Game abandoned: end of input." in result.stdout
     assert result.stderr == ""
 
@@ -296,11 +303,11 @@ def test_the_integer_programme_writes_only_the_answer_on_stdout():
     """Piped into another program, --json is one JSON object and nothing else:
     HiGHS's banner (printed on file descriptor 1 as its model is made) stays out."""
     pytest.importorskip("highspy", reason=NO_HIGHSPY)
-    result = command("solve", "nim", "3", "4", "5", "--json", "--method", "ip")
+    result = process("solve", "nim", "3", "4", "5", "--json", "--method", "ip")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["winning_moves"] == [{"move": "1:2", "leaves": [1, 4, 5]}]
     assert "HiGHS" not in result.stdout + result.stderr
-    words = command("solve", "nim", "3", "4", "5", "--method", "ip").stdout
+    words = process("solve", "nim", "3", "4", "5", "--method", "ip").stdout
     assert words.startswith("Nim: take any number from one heap;") and "HiGHS" not in words
 
 
@@ -415,7 +422,7 @@ def test_help_and_version_name_the_simulator_and_the_version():
     assert "--simulate" in top and "the bench simulator instead of a COMMAND" in top
     usage = command("--simulate", "--help").stdout.split("\n\n")[0]
     assert usage.startswith("usage: controller [-h] --simulate [--machine") and usage.count("--simulate") == 1
-    version = command("--version")
+    version = process("--version")
     assert (version.returncode, version.stdout) == (0, "controller %s\n" % __version__)
 
 
