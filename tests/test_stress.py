@@ -11,7 +11,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import ROOT
+from conftest import ROOT, in_process
 from service_rig import Rig, write_config
 from stop_rig import campaign as stop_campaign
 from controller.cli import main
@@ -19,6 +19,12 @@ from controller.core.debounce import BUTTON_MIN_PULSE_MS
 
 
 def command(*argv, stdin=""):
+    """`controller ARGV...` run in this process: its exit status, stdout and stderr (conftest.in_process)."""
+    return in_process(argv, stdin)
+
+
+def process(*argv, stdin=""):
+    """`python -m controller ARGV...` as a process of its own: what a service manager starts."""
     return subprocess.run([sys.executable, "-m", "controller", *argv], input=stdin, capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
 
@@ -236,8 +242,9 @@ def nimatron_map(tmp_path, rows=4, lamps=7):
 ])
 def test_nimatron_settings_the_wiring_cannot_carry_are_refused(tmp_path, settings, words):
     config = write_config(tmp_path, "nimatron", **settings)
-    for argv in (["config", "check", str(config)], ["run", "--config", str(config), "--pin-factory", "mock"]):
-        result = command(*argv)
+    for run, argv in ((command, ["config", "check", str(config)]),
+                      (process, ["run", "--config", str(config), "--pin-factory", "mock"])):
+        result = run(*argv)
         assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
 
 
