@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, in_process
 from kill_rig import campaign
 from service_rig import Rig, write_config
 from controller.core.debounce import BUTTON_MIN_PULSE_MS
@@ -221,23 +221,30 @@ def test_the_shift_register_puts_bits_0_to_n_on_outputs_q0_to_qn():
 
 
 def command(*argv, env=None):
+    """`python -m controller ARGV...` as a process of its own: `controller run`, as a service manager starts it."""
     return subprocess.run([sys.executable, "-m", "controller", *argv], capture_output=True, text=True, cwd=ROOT,
                           timeout=60, env=env)
 
 
+def checked(*argv):
+    """`controller config check ...` or `status ...`, which read files and say what they found, run in this
+    process: its exit status, stdout and stderr (conftest.in_process)."""
+    return in_process(argv)
+
+
 def test_config_check_accepts_the_shipped_configuration():
-    result = command("config", "check", str(ROOT / "systemd" / "config.toml"))
+    result = checked("config", "check", str(ROOT / "systemd" / "config.toml"))
     assert result.returncode == 0 and "good: drnim" in result.stdout
 
 
 def test_config_check_takes_the_configuration_as_every_other_command_does(tmp_path):
     """`controller status --config F`, `run --config F`: a technician types `config check --config F` too."""
     shipped = str(ROOT / "systemd" / "config.toml")
-    result = command("config", "check", "--config", shipped)
+    result = checked("config", "check", "--config", shipped)
     assert result.returncode == 0 and result.stdout.startswith(shipped + ": good: drnim"), result.stderr
     other = tmp_path / "other.toml"
     other.write_text("")
-    both = command("config", "check", "--config", shipped, str(other))
+    both = checked("config", "check", "--config", shipped, str(other))
     assert both.returncode == 2 and both.stderr == "controller: --config: %s, and PATH %s: name one configuration " \
         "to check\n" % (shipped, other), both.stderr
 
@@ -254,8 +261,9 @@ def test_config_check_takes_the_configuration_as_every_other_command_does(tmp_pa
 def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):
     path = tmp_path / "config.toml"
     path.write_text(text)
-    for argv in (["config", "check", str(path)], ["run", "--config", str(path), "--pin-factory", "mock"]):
-        result = command(*argv)
+    for run, argv in ((checked, ["config", "check", str(path)]),
+                      (command, ["run", "--config", str(path), "--pin-factory", "mock"])):
+        result = run(*argv)
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and words in result.stderr and str(path) in result.stderr \
             or words in result.stderr and result.stderr.count("\n") == 1
@@ -384,12 +392,12 @@ def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path
     heartbeat = tmp_path / "run" / "status.json"
     process = hand_run(config, heartbeat)
     try:
-        assert "Last heartbeat: " in command("status", "--config", str(config)).stdout
+        assert "Last heartbeat: " in checked("status", "--config", str(config)).stdout
         process.send_signal(stop)
         process.communicate(timeout=30)
     finally:
         process.kill()
-    said = command("status", "--config", str(config)).stdout
+    said = checked("status", "--config", str(config)).stdout
     assert "Last heartbeat" not in said
     assert "No heartbeat in %s: the service is not running" % heartbeat in said
 
@@ -418,7 +426,7 @@ def test_status_of_a_service_gone_before_the_clock_moved_back_says_when_it_beat(
     (tmp_path / "run").mkdir(exist_ok=True)
     beat = time.time() + 3600
     (tmp_path / "run" / "status.json").write_text(json.dumps({"pid": int(ended.stdout), "heartbeat": beat}))
-    said = command("status", "--config", str(config)).stdout
+    said = checked("status", "--config", str(config)).stdout
     assert "(the last, at %s by the clock of then, came from pid %s, which has ended)" % (
         time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(beat)), ended.stdout.strip()) in said, said
 
@@ -563,7 +571,7 @@ def test_a_configuration_anyone_may_change_is_refused_in_one_line(tmp_path, loos
     config = write_config(tmp_path)
     config = config.rename(folder / "config.toml")
     (folder / loosen).chmod(0o666 if loosen else 0o777)
-    result = command("config", "check", str(config))
+    result = checked("config", "check", str(config))
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith("controller: --config: %s: %s" % (config, named.replace("%s", str(folder))))
     assert "chmod o-w" in result.stderr
@@ -572,7 +580,7 @@ def test_a_configuration_anyone_may_change_is_refused_in_one_line(tmp_path, loos
 def test_a_newline_in_the_brokers_host_is_refused_before_install_sh_writes_it(tmp_path):
     config = write_config(tmp_path)
     config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "broker\\nLD_PRELOAD=/tmp/evil.so"\n')
-    result = command("config", "check", str(config))
+    result = checked("config", "check", str(config))
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "telemetry.host: 'broker\\nLD_PRELOAD=/tmp/evil.so': must be the broker's host name or address" \
         in result.stderr
