@@ -18,7 +18,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from broker_rig import Broker, tls_settings, wait_until
-from conftest import ROOT
+from conftest import ROOT, in_process
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import encode
@@ -56,10 +56,12 @@ class Stranger:
 
 
 def fleet(broker, prefix, *more, db=None):
-    argv = [sys.executable, "-m", "controller", "fleet", *more, "--broker", broker.address, "--prefix", prefix]
+    """`controller fleet ...` run in this process: its exit status, stdout and stderr (conftest.in_process);
+    the refused certificate's and password file's tests start real ones."""
+    argv = ["fleet", *more, "--broker", broker.address, "--prefix", prefix]
     if db:
         argv += ["--db", str(db), "--client-id", "%s-follower" % prefix]
-    return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return in_process(argv)
 
 
 def status(name, **more):
