@@ -21,6 +21,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const BLINK_MS = 500;
 const MESSAGES_KEPT = 20;
 const LOG_KEPT = 30;
+// What the live region said, kept for the tests (nim.announced): a game's worth, never a kiosk's months.
+const ANNOUNCED_KEPT = 100;
 // The largest message taken from the broker (an exhibit's state is about 1 KB).
 const LIVE_LIMIT = 16384;
 // How often the page tries the broker again, and how long one try may take.
@@ -348,6 +350,7 @@ function announce() {
   if ($("said").textContent === text) text += "\u00a0";
   $("said").textContent = text;
   window.nim.announced.push(text.trim());
+  if (window.nim.announced.length > ANNOUNCED_KEPT) window.nim.announced.shift();
 }
 
 // Each move since the last answer in words: the visitor's marble or lamp, the machine's reply.
