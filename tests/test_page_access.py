@@ -378,12 +378,17 @@ def test_the_resting_machines_lamps_stand_still_when_the_visitor_asks_for_less_m
 
 
 @needs_browser
-@pytest.mark.parametrize("seen_as", ["own colours"])
+@pytest.mark.parametrize("seen_as", ["own colours", "forced colours"])
 def test_lamps_marbles_levers_and_chosen_buttons_stand_out(browser, seen_as):
     """In the page's own colours an unlit lamp's ring, an empty place on the rail, an unlit Nimatron lamp's ring
     and the words of the turn switch's other side were too faint to see (under 3:1, the words under 4.5:1), and a
-    lit red lamp differed from an unlit one by its hue alone (2.7:1). Each of them stands out now, a lit lamp's
-    name is bold, the turn switch's side in bold, and every button's focus ring is seen."""
+    lit red lamp differed from an unlit one by its hue alone (2.7:1). In forced colours (Windows' high contrast,
+    light and dark) a low-vision visitor lost what the page draws with backgrounds: every status lamp was the
+    same empty ring, lit or not, the fault lamp too; the chosen language's button looked like the others; and the
+    Nimatron's lit lamps, yellow, were left on the palette's white (and a chosen button highlighted by a system
+    colour hid its words: Chromium draws them on the palette's Canvas, in the highlight's text colour). In each
+    palette each of them stands out, a lit lamp's name is bold, the turn switch's side in bold, and every
+    button's focus ring is seen."""
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60000")
     page.keyboard.press("t")
