@@ -5,6 +5,7 @@ commands change nothing, and every number typed is parsed safely."""
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -39,8 +40,11 @@ def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outp
     assert failed == [], failed[0][-3000:]
     assert len(stops) == rounds * processes
     assert all(off for _, off in stops), "every output off after every stop"
+    # within the unit's TimeoutStopSec, or systemd kills it mid-stop (how fast a stop is: bench/stop_campaign.py)
+    unit = (ROOT / "systemd" / "drnim-controller.service").read_text()
+    limit = int(re.search(r"^TimeoutStopSec=(\d+)s$", unit, re.M).group(1))
     slowest = max(seconds for seconds, _ in stops)
-    assert slowest < 1.0, "a stop took %.2f s" % slowest
+    assert slowest < limit, "a stop took %.2f s, longer than the unit's TimeoutStopSec=%ds" % (slowest, limit)
 
 
 # --- 2. deadlines before edges ----------------------------------------------------------------
