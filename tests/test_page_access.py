@@ -156,6 +156,39 @@ BUTTONS = """() => { %s return ['#language-en', '#language-de'].map(id => { cons
             under: backplate ? getComputedStyle(document.documentElement).backgroundColor : style.backgroundColor} }) }
 """ % BEHIND
 
+# WCAG 1.4.12: the spacing a visitor's own style sheet may ask for, which the page must take without loss.
+TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important; }
+p { margin-bottom: 2em !important; }"""
+# What a visitor would miss: the page wider than the window, a box that hides some of its text, the words of
+# two elements drawn over each other (the drawn board's labels too), a label of the board outside it.
+LOST = """() => { const lost = [], name = (el) => el.id || el.getAttribute('class') || el.tagName;
+    if (document.documentElement.scrollWidth > innerWidth) lost.push('the page is wider than the window');
+    const shown = [...document.querySelectorAll('body *')].filter(el => el.checkVisibility());
+    for (const el of shown) {
+        const style = getComputedStyle(el);
+        if ([style.overflowX, style.overflowY].some(overflow => overflow === 'hidden' || overflow === 'clip')
+            && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) lost.push(name(el) + ' cut off');
+    }
+    const words = [];
+    for (const el of shown) for (const text of el.childNodes) {
+        if (text.nodeType !== Node.TEXT_NODE || !text.textContent.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        for (const box of el.closest('svg') ? [el.getBoundingClientRect()] : range.getClientRects()) words.push([el, box]);
+    }
+    words.forEach(([el, box], i) => words.slice(i + 1).forEach(([other, next]) => {
+        if (el !== other && Math.min(box.right, next.right) - Math.max(box.left, next.left) > 1
+            && Math.min(box.bottom, next.bottom) - Math.max(box.top, next.top) > 1) lost.push(name(el) + ' over ' + name(other));
+    }));
+    const board = document.querySelector('svg .plastic');
+    const edge = board && board.getBoundingClientRect();
+    for (const label of board ? document.querySelectorAll('svg text') : []) {
+        const box = label.getBoundingClientRect();
+        if (box.left < edge.left || box.right > edge.right || box.top < edge.top || box.bottom > edge.bottom)
+            lost.push(label.textContent + ' outside the board');
+    }
+    return lost; }"""
+
 
 def seen(colour, under="rgb(255, 255, 255)"):
     """A computed colour, 'rgb(r, g, b)' or 'rgba(r, g, b, a)', as drawn over the colour `under`."""
@@ -443,3 +476,17 @@ def test_lamps_marbles_levers_and_chosen_buttons_stand_out(browser, seen_as):
         page.close()                                    # no later test's tab in forced colours
         nimatron.close()
     assert not faults, "\n".join(sorted(set(faults)))
+
+
+@needs_browser
+def test_at_200_percent_zoom_and_with_wider_text_spacing_nothing_is_cut_off_or_drawn_over(browser):
+    """Browser zoom at 200 % on a 1280x800 screen leaves a window of 640x400 CSS pixels; a visitor's style sheet may
+    widen the lines, letters, words and paragraphs (WCAG 1.4.12). German's long words, in both machines: the page
+    reflows, no text is cut off or drawn over another, the board's labels stay on the board."""
+    context, address, _ = browser
+    for machine in ("drnim", "nimatron"):
+        page = open_page(context, address + "?machine=%s&lang=de" % machine)
+        page.set_viewport_size({"width": 640, "height": 400})
+        assert page.evaluate(LOST) == [], machine
+        page.add_style_tag(content=TEXT_SPACING)
+        assert page.evaluate(LOST) == [], machine + ", text spacing"
