@@ -436,46 +436,57 @@ def test_lamps_marbles_levers_and_chosen_buttons_stand_out(browser, seen_as):
         if ratio < least:
             faults.append("%s: %s, %.2f:1" % (palette, what, ratio))
 
-    try:
-        for palette, media in PALETTES.items():
-            if not palette.startswith(seen_as):
-                continue
-            page.emulate_media(**media)
-            nimatron.emulate_media(**media)
-            lamps = page.evaluate(LAMPS)
-            lit, unlit = [lamp for lamp in lamps if lamp["lit"]], [lamp for lamp in lamps if not lamp["lit"]]
-            assert lit and unlit
-            for lamp in lamps:
-                at_least(contrast(lamp["edge"], lamp["behind"], lamp["behind"]), 3, "a lamp's ring")
-            for on in lit:
-                at_least(contrast(on["fill"], on["behind"], on["behind"]), 3, "a lit lamp")
-                for off in unlit:
-                    at_least(contrast(on["fill"], off["fill"], on["behind"]), 3, "a lit lamp beside an unlit one")
-                    assert int(on["weight"]) > int(off["weight"]), palette
-            board = page.evaluate(BOARD)
-            for part in ("marble", "slot", "lever"):
-                at_least(contrast(board[part], board["plastic"]), 3, "the board's " + part)
-            for side, words in (("side", "the turn switch's other side"), ("active", "the turn switch's side")):
-                at_least(contrast(board[side], board["plastic"]), 4.5, words)
-            assert board["weights"][0] != board["weights"][1], palette
-            rows = nimatron.evaluate(ROWS)
-            at_least(contrast(rows["lit"], rows["behind"], rows["behind"]), 3, "a lit Nimatron lamp")
-            at_least(contrast(rows["edge"], rows["behind"], rows["behind"]), 3, "an unlit Nimatron lamp's ring")
-            at_least(contrast(rows["lit"], rows["out"], rows["behind"]), 3, "a lit Nimatron lamp beside an unlit one")
-            chosen, other = page.evaluate(BUTTONS)
-            at_least(max(contrast(chosen["fill"], other["fill"], chosen["behind"]),
-                         contrast(chosen["edge"], other["edge"], chosen["behind"])), 3, "the chosen language's button")
-            for button in chosen, other:
-                at_least(contrast(button["words"], button["under"], button["behind"]), 4.5, button["id"] + "'s words")
-                ring = page.evaluate("id => { document.querySelector(id).focus(); const style = getComputedStyle("
-                                     "document.activeElement); return [style.outlineStyle, style.outlineColor] }",
-                                     button["id"])
-                assert ring[0] != "none", palette
-                at_least(contrast(ring[1], button["behind"], button["behind"]), 3, button["id"] + "'s focus ring")
-    finally:
-        page.close()                                    # no later test's tab in forced colours
-        nimatron.close()
+    for palette, media in PALETTES.items():
+        if not palette.startswith(seen_as):
+            continue
+        page.emulate_media(**media)
+        nimatron.emulate_media(**media)
+        lamps = page.evaluate(LAMPS)
+        lit, unlit = [lamp for lamp in lamps if lamp["lit"]], [lamp for lamp in lamps if not lamp["lit"]]
+        assert lit and unlit
+        for lamp in lamps:
+            at_least(contrast(lamp["edge"], lamp["behind"], lamp["behind"]), 3, "a lamp's ring")
+        for on in lit:
+            at_least(contrast(on["fill"], on["behind"], on["behind"]), 3, "a lit lamp")
+            for off in unlit:
+                at_least(contrast(on["fill"], off["fill"], on["behind"]), 3, "a lit lamp beside an unlit one")
+                assert int(on["weight"]) > int(off["weight"]), palette
+        board = page.evaluate(BOARD)
+        for part in ("marble", "slot", "lever"):
+            at_least(contrast(board[part], board["plastic"]), 3, "the board's " + part)
+        for side, words in (("side", "the turn switch's other side"), ("active", "the turn switch's side")):
+            at_least(contrast(board[side], board["plastic"]), 4.5, words)
+        assert board["weights"][0] != board["weights"][1], palette
+        rows = nimatron.evaluate(ROWS)
+        at_least(contrast(rows["lit"], rows["behind"], rows["behind"]), 3, "a lit Nimatron lamp")
+        at_least(contrast(rows["edge"], rows["behind"], rows["behind"]), 3, "an unlit Nimatron lamp's ring")
+        at_least(contrast(rows["lit"], rows["out"], rows["behind"]), 3, "a lit Nimatron lamp beside an unlit one")
+        chosen, other = page.evaluate(BUTTONS)
+        at_least(max(contrast(chosen["fill"], other["fill"], chosen["behind"]),
+                     contrast(chosen["edge"], other["edge"], chosen["behind"])), 3, "the chosen language's button")
+        for button in chosen, other:
+            at_least(contrast(button["words"], button["under"], button["behind"]), 4.5, button["id"] + "'s words")
+            ring = page.evaluate("id => { document.querySelector(id).focus(); const style = getComputedStyle("
+                                 "document.activeElement); return [style.outlineStyle, style.outlineColor] }",
+                                 button["id"])
+            assert ring[0] != "none", palette
+            at_least(contrast(ring[1], button["behind"], button["behind"]), 3, button["id"] + "'s focus ring")
     assert not faults, "\n".join(sorted(set(faults)))
+
+
+@needs_browser
+def test_a_tab_handed_on_starts_in_the_visitors_own_colours(browser):
+    """A test that looked at the page in forced colours hands its tab on: the next page loaded in it is seen
+    in its own colours, as a visitor's is, not in the last test's."""
+    from controller.web.browser import spare_tabs
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim")
+    page.emulate_media(forced_colors="active", color_scheme="dark")
+    spare_tabs(context)
+    again = open_page(context, address + "?machine=nimatron")
+    assert again == page and again.evaluate(
+        "[matchMedia('(forced-colors: active)').matches, matchMedia('(prefers-color-scheme: dark)').matches]") \
+        == [False, False]
 
 
 @needs_browser

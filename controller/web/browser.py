@@ -95,7 +95,9 @@ def open_page(context, address, timeout_ms=30000, tab=None, reduced_motion=None)
     else:
         page, errors = tab, tab.page_errors
         errors.clear()
-    page.emulate_media(reduced_motion=reduced_motion or context.reduced_motion)
+    # a tab handed back keeps what its last test emulated: each page starts from the visitor's defaults again
+    page.emulate_media(reduced_motion=reduced_motion or context.reduced_motion, forced_colors="none",
+                       color_scheme="light")
     page.goto(address)
     page.wait_for_function("window.nim && (window.nim.ready || window.nim.errors.length > 0)", timeout=timeout_ms)
     problems = page.evaluate("window.nim.errors") + errors
