@@ -13,7 +13,8 @@ DOM nodes kept, a reconnect that stacks clients.
 - the second screen (?follow=): a real exhibit (the service on mock pins, the simulator's
   world) through a real mosquitto with a WebSockets listener; a round is GAMES of its games
   (their live events and states), statuses from a stranger (the exhibit offline and online
-  again), an exhibit restart, a broker restart, and the screen's network off and on.
+  again), an exhibit restart, a broker restart, and the screen's network off and on; every
+  fifth round the broker also stops answering (SIGSTOP) until the screen gives up on it.
 
 Each line, after two forced garbage collections: the JS heap (CDP Runtime.getHeapUsage), the
 DOM's elements and nodes (detached ones not yet collected included: CDP Performance.getMetrics),
@@ -24,6 +25,7 @@ nim.log, nim.drawn).
 """
 
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -230,61 +232,103 @@ def kiosk(context, address, machine, rounds, games):
 
 
 # --- the second screen -----------------------------------------------------------------------
+class Stranger:
+    """A client of the broker's own: it counts the exhibit's live events and publishes statuses."""
+
+    def __init__(self, broker, topics):
+        self.topics = topics
+        self.events = 0
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="soak-stranger-" + topics)
+        self.client.on_connect = lambda client, *_: client.subscribe(topics + "/hall-1/live/event")
+        self.client.on_message = lambda *_: setattr(self, "events", self.events + 1)
+        self.client.reconnect_delay_set(1, 2)       # back soon after each restart of the broker
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+
+    def statuses(self, count):
+        """`count` statuses of hall-1, offline and online in turn, the last one online."""
+        for beat in range(count):
+            status = '{"v": 1, "exhibit": "hall-1", "machine": "drnim", "online": %s, "at": %d}' % (
+                "true" if (count - beat) % 2 else "false", beat + 1)
+            self.client.publish(self.topics + "/hall-1/status", status, qos=1).wait_for_publish(10)
+
+    def junk(self, count):
+        """`count` live events that are no JSON: a line each in the screen's log."""
+        sent = [self.client.publish(self.topics + "/hall-1/live/event", "junk %d" % number, qos=1) for number in range(count)]
+        for each in sent:
+            each.wait_for_publish(10)
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def screen_page(context, address, broker, topics):
+    """A new tab (its own counters: close it after) following hall-1, once it has drawn its machine."""
+    page = tab(context)
+    page.add_init_script(COUNTERS)
+    open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address), tab=page)
+    page.wait_for_function("nim.view && nim.view() !== null", timeout=TIMEOUT_MS)
+    return page
+
+
+def exhibit_round(page, sim, broker, stranger, games, seed, freeze=False):
+    """What a screen sees in a day or so: `games` of the exhibit's games, 10 statuses, the exhibit
+    restarted, the broker restarted, the screen's network off and on (Chromium's emulation: it cuts no
+    WebSocket open on the loopback, but tells the page), and with `freeze` a broker that stops answering
+    (SIGSTOP) until the screen's keepalive gives up on it. Returns once the screen shows the exhibit's
+    new game, one marble taken."""
+    autoplay(sim, games, "novice", seed=seed)
+    stranger.statuses(10)
+    sim.restart()
+    wait_until(lambda: sim.service.telemetry.connected, 20, "the exhibit back")
+    broker.restart()
+    wait_until(lambda: sim.service.telemetry.connected, 30, "the exhibit back on the broker")
+    page.wait_for_function("nim.follow.state === 'live'", timeout=TIMEOUT_MS)
+    page.context.set_offline(True)
+    page.wait_for_timeout(500)
+    page.context.set_offline(False)
+    if freeze:
+        broker.process.send_signal(signal.SIGSTOP)
+        page.wait_for_function("nim.follow.state === 'reconnecting'", timeout=120000)
+        broker.process.send_signal(signal.SIGCONT)
+        wait_until(lambda: sim.service.telemetry.connected, 60, "the exhibit back on the thawed broker")
+    page.wait_for_function("nim.follow.state === 'live' && nim.follow.online === true", timeout=TIMEOUT_MS)
+    sim.press("new_game")       # each round ends on the same drawing: a new game's first marble
+    sim.press("trigger")
+    sim.settle()
+    page.wait_for_function("turns => JSON.stringify(nim.view().turns) === JSON.stringify(turns)",
+                           arg=sim.machine.turns, timeout=TIMEOUT_MS)
+
+
 def second_screen(context, address, folder, rounds, games):
     broker = Broker(folder / "broker", websockets=True)
     topics = "soak"
     telemetry = check_telemetry("soak", {"enabled": True, "host": "127.0.0.1", "port": broker.port,
                                          "client_id": "hall-1", "topic_prefix": topics, "heartbeat_s": 5})
     sim = Simulation("drnim", {}, telemetry=telemetry, state_dir=str(folder / "exhibit"))
-    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="soak-stranger")
+    stranger = Stranger(broker, topics)
     try:
         wait_until(lambda: sim.service.telemetry.connected, 20, "the exhibit connected")
-        page = tab(context)
-        page.add_init_script(COUNTERS)
-        open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address), tab=page)
-        page.wait_for_function("nim.view && nim.view() !== null", timeout=TIMEOUT_MS)
+        page = screen_page(context, address, broker, topics)
         gauge = Gauge(page)
         first = figures = gauge.read()
         line("second screen", "start", figures)
         started = time.monotonic()
-        played = 0
         for round_ in range(1, rounds + 1):
-            autoplay(sim, games, "novice", seed=round_)
-            played += games
-            stranger.connect("127.0.0.1", broker.port)
-            stranger.loop_start()
-            for beat in range(10):
-                status = '{"v": 1, "exhibit": "hall-1", "machine": "drnim", "online": %s, "at": %d}' % (
-                    "false" if beat % 2 else "true", beat + 1)
-                stranger.publish(topics + "/hall-1/status", status, qos=1).wait_for_publish(5)
-            stranger.loop_stop()
-            stranger.disconnect()
-            sim.restart()
-            wait_until(lambda: sim.service.telemetry.connected, 20, "the exhibit back")
-            broker.restart()
-            wait_until(lambda: sim.service.telemetry.connected, 30, "the exhibit back on the broker")
-            page.wait_for_function("nim.follow.state === 'live'", timeout=TIMEOUT_MS)
-            context.set_offline(True)
-            page.wait_for_timeout(500)
-            context.set_offline(False)
-            page.wait_for_function("nim.follow.state === 'live' && nim.follow.online === true", timeout=TIMEOUT_MS)
-            sim.press("trigger")
-            sim.settle()
-            turns = sim.machine.turns
-            page.wait_for_function("turns => JSON.stringify(nim.view().turns) === JSON.stringify(turns)", arg=turns,
-                                   timeout=TIMEOUT_MS)
+            exhibit_round(page, sim, broker, stranger, games, round_, freeze=round_ % 5 == 0)
             figures = gauge.read()
-            line("second screen", "%d games" % played, figures)
+            line("second screen", "%d games" % (round_ * games), figures)
             if round_ == 1:
                 first = figures
         growth("second screen", first, figures)
-        events = page.evaluate("nim.drawn.length ? nim.drawn[nim.drawn.length - 1][0] : 0")
-        print("second screen %d games (the last run's last event drawn: %d), %d broker and exhibit restarts and "
-              "network cycles, %d statuses, in %.0f s; errors: %s"
-              % (played, events, rounds, rounds * 10, time.monotonic() - started,
+        print("second screen %d games, %d live events, %d statuses, %d exhibit and broker restarts and network "
+              "cycles, %d brokers frozen, in %.0f s; errors: %s"
+              % (rounds * games, stranger.events, rounds * 10, rounds, rounds // 5, time.monotonic() - started,
                  page.page_errors + page.evaluate("nim.errors") or "none"), flush=True)
         page.close()
     finally:
+        stranger.close()
         sim.close()
         broker.stop()
 

@@ -538,3 +538,35 @@ def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, 
     assert page.inner_text("#status").startswith("This screen cannot follow the exhibit: " + said)
     assert page.get_attribute("#follow-status", "data-link") == "stopped"
     clean(page, address)
+
+
+def test_a_second_screen_holds_no_more_after_rounds_of_games_statuses_and_restarts(broker, browser, tmp_path):
+    """A sample of bench/kiosk_soak.py's second screen: once warm (some hundred live events), each round (a
+    game of the exhibit's, a stranger's statuses, the exhibit and the broker restarted) leaves the page
+    holding what it held: its JS heap, DOM, listeners, timers, WebSockets, MicroPython heap, and the
+    sentences its live region said (nim.announced), of which it kept every one: one more at nearly every
+    event, for as long as the screen followed."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import kiosk_soak
+    topics = prefix()
+    sim = exhibit(broker, tmp_path, topics)
+    stranger = kiosk_soak.Stranger(broker, topics)
+    page = None
+    try:
+        page = kiosk_soak.screen_page(browser[0], browser[1], broker, topics)
+        gauge = kiosk_soak.Gauge(page)
+        stranger.junk(200)          # the log full: its 200 lines, 30 of them shown
+        page.wait_for_function("nim.log.some((line) => line.includes('junk 199'))", timeout=TIMEOUT_MS)
+        kiosk_soak.exhibit_round(page, sim, broker, stranger, 10, seed=1)     # what the machine said: its 20 lines
+        warm = gauge.read()
+        for seed in (2, 3):
+            kiosk_soak.exhibit_round(page, sim, broker, stranger, 1, seed)
+            # nim.drawn, which keeps the last 2000 events drawn, is still filling
+            assert [each for each in kiosk_soak.grown(warm, gauge.read()) if each[0] != "drawn"] == []
+        assert stranger.events >= 300
+        clean(page, browser[1])
+    finally:
+        if page:
+            page.close()
+        stranger.close()
+        sim.close()
