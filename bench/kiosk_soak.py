@@ -8,7 +8,7 @@ DOM nodes kept, a reconnect that stacks clients.
 
 - the kiosk (?kiosk=1): GAMES complete games a round on each machine, played by keys, each
   followed by the reset for the next visitor; every third visitor chooses another language
-  (the kiosk goes back to its own). The page's clock is Playwright's (page.clock), so the
+  (the kiosk goes back to its own). The page's clock is the soak's own (COUNTERS), so the
   idle minutes before a reset pass at once;
 - the second screen (?follow=): a real exhibit (the service on mock pins, the simulator's
   world) through a real mosquitto with a WebSockets listener; a round is GAMES of its games
@@ -46,21 +46,42 @@ from controller.web.browser import missing, open_page, served_page  # noqa: E402
 TIMEOUT_MS = 60000
 
 # Counts what the page has pending: every setTimeout until it runs or is cleared, every setInterval
-# until it is cleared, every WebSocket until it closes. Added after page.clock's own script, it counts
-# the clock's timers in the kiosk.
+# until it is cleared, every WebSocket until it closes. And the page's own clock: once soakClock.start()
+# has taken it over, performance.now() and setTimeout go by it, and soakClock.run(ms) moves it on, each
+# timer run at its time. (Playwright's page.clock would do, but it is the whole context's: every later tab
+# of the tests' shared Chromium would have it.)
 COUNTERS = """(() => {
-  const timeouts = new Set(), intervals = new Set();
-  let sockets = 0;
-  const setT = window.setTimeout, clearT = window.clearTimeout, setI = window.setInterval, clearI = window.clearInterval;
-  window.setTimeout = function (f, ms, ...rest) {
-    const id = setT.call(window, function (...args) { timeouts.delete(id); if (typeof f === "function") f.apply(this, args); },
-                         ms, ...rest);
+  const timeouts = new Set(), intervals = new Set(), due = new Map();
+  const real = { set: window.setTimeout, clear: window.clearTimeout, now: performance.now.bind(performance) };
+  const setI = window.setInterval, clearI = window.clearInterval;
+  let sockets = 0, virtual = null, last = 2 ** 30;
+  window.setTimeout = (f, ms, ...args) => {
+    const run = () => { timeouts.delete(id); if (typeof f === "function") f(...args); };
+    const id = virtual === null ? real.set.call(window, run, ms) : ++last;
+    if (virtual !== null) due.set(id, [virtual + Math.max(0, Number(ms) || 0), run]);
     timeouts.add(id);
     return id;
   };
-  window.clearTimeout = (id) => { timeouts.delete(id); clearT.call(window, id); };
+  window.clearTimeout = (id) => { timeouts.delete(id); due.delete(id); real.clear.call(window, id); };
   window.setInterval = function (...args) { const id = setI.apply(window, args); intervals.add(id); return id; };
   window.clearInterval = (id) => { intervals.delete(id); clearI.call(window, id); };
+  performance.now = () => virtual === null ? real.now() : virtual;
+  window.soakClock = {
+    start() { virtual = real.now(); },
+    run(ms) {
+      const end = virtual + ms;
+      for (;;) {
+        let next = null;
+        for (const [id, [at]] of due) if (at <= end && (next === null || at < due.get(next)[0])) next = id;
+        if (next === null) break;
+        const [at, run] = due.get(next);
+        due.delete(next);
+        virtual = at;
+        run();
+      }
+      virtual = end;
+    },
+  };
   const Socket = window.WebSocket;
   window.WebSocket = class extends Socket {
     constructor(...args) {
@@ -141,10 +162,8 @@ def tab(context):
 # --- the kiosk -------------------------------------------------------------------------------
 def visit(page, keys, ms):
     """A visitor's keys (each a keydown, as the page hears them), then `ms` on the page's clock: the view then."""
-    page.evaluate("keys => { for (const key of keys) document.dispatchEvent(new KeyboardEvent('keydown', { key })) }",
-                  list(keys))
-    page.clock.run_for(ms)
-    return page.evaluate("nim.view()")
+    return page.evaluate("([keys, ms]) => { for (const key of keys) document.dispatchEvent(new KeyboardEvent("
+                         "'keydown', { key })); soakClock.run(ms); return nim.view() }", [list(keys), ms])
 
 
 def players_turn(view):
@@ -193,11 +212,11 @@ GAME = {"drnim": dr_nim_game, "nimatron": nimatron_game}
 
 
 def kiosk_page(context, address, machine):
-    """A new tab (its own clock and counters: close it after) with the kiosk on `machine`, resting."""
+    """A new tab (its own clock and counters: close it after) with the kiosk on `machine`."""
     page = tab(context)
-    page.clock.install()
     page.add_init_script(COUNTERS)
     open_page(context, address + "?kiosk=1&lang=en&machine=" + machine, tab=page)
+    page.evaluate("soakClock.start()")
     return page
 
 
