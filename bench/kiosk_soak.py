@@ -8,13 +8,14 @@ DOM nodes kept, a reconnect that stacks clients.
 
 - the kiosk (?kiosk=1): GAMES complete games a round on each machine, played by keys, each
   followed by the reset for the next visitor; every third visitor chooses another language
-  (the kiosk goes back to its own). The page's clock is the soak's own (COUNTERS), so the
+  (the kiosk goes back to its own). The page's clock is the soak's own (INIT_SCRIPT), so the
   idle minutes before a reset pass at once;
 - the second screen (?follow=): a real exhibit (the service on mock pins, the simulator's
   world) through a real mosquitto with a WebSockets listener; a round is GAMES of its games
   (their live events and states), statuses from a stranger (the exhibit offline and online
   again), an exhibit restart, a broker restart, and the screen's network off and on; every
-  fifth round the broker also stops answering (SIGSTOP) until the screen gives up on it.
+  fifth round the broker also stops answering (SIGSTOP) until the screen gives up on it, then
+  is down for half a minute.
 
 Each line, after two forced garbage collections: the JS heap (CDP Runtime.getHeapUsage), the
 DOM's elements and nodes (detached ones not yet collected included: CDP Performance.getMetrics),
@@ -44,13 +45,15 @@ from controller.telemetry.settings import check_telemetry  # noqa: E402
 from controller.web.browser import missing, open_page, served_page  # noqa: E402
 
 TIMEOUT_MS = 60000
+# How long the broker stays down in a round with `freeze`.
+DOWN_MS = 30000
 
 # Counts what the page has pending: every setTimeout until it runs or is cleared, every setInterval
 # until it is cleared, every WebSocket until it closes. And the page's own clock: once soakClock.start()
 # has taken it over, performance.now() and setTimeout go by it, and soakClock.run(ms) moves it on, each
 # timer run at its time. (Playwright's page.clock would do, but it is the whole context's: every later tab
 # of the tests' shared Chromium would have it.)
-COUNTERS = """(() => {
+INIT_SCRIPT = """(() => {
   const timeouts = new Set(), intervals = new Set(), due = new Map();
   const real = { set: window.setTimeout, clear: window.clearTimeout, now: performance.now.bind(performance) };
   const setI = window.setInterval, clearI = window.clearInterval;
@@ -214,7 +217,7 @@ GAME = {"drnim": dr_nim_game, "nimatron": nimatron_game}
 def kiosk_page(context, address, machine):
     """A new tab (its own clock and counters: close it after) with the kiosk on `machine`."""
     page = tab(context)
-    page.add_init_script(COUNTERS)
+    page.add_init_script(INIT_SCRIPT)
     open_page(context, address + "?kiosk=1&lang=en&machine=" + machine, tab=page)
     page.evaluate("soakClock.start()")
     return page
@@ -285,7 +288,7 @@ class Stranger:
 def screen_page(context, address, broker, topics):
     """A new tab (its own counters: close it after) following hall-1, once it has drawn its machine."""
     page = tab(context)
-    page.add_init_script(COUNTERS)
+    page.add_init_script(INIT_SCRIPT)
     open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address), tab=page)
     page.wait_for_function("nim.view && nim.view() !== null", timeout=TIMEOUT_MS)
     return page
@@ -295,7 +298,8 @@ def exhibit_round(page, sim, broker, stranger, games, seed, freeze=False):
     """What a screen sees in a day or so: `games` of the exhibit's games, 10 statuses, the exhibit
     restarted, the broker restarted, the screen's network off and on (Chromium's emulation: it cuts no
     WebSocket open on the loopback, but tells the page), and with `freeze` a broker that stops answering
-    (SIGSTOP) until the screen's keepalive gives up on it. Returns once the screen shows the exhibit's
+    (SIGSTOP) until the screen's keepalive gives up on it, then is down for DOWN_MS: the screen tries
+    again every 2 s. Returns once the screen shows the exhibit's
     new game, one marble taken."""
     autoplay(sim, games, "novice", seed=seed)
     stranger.statuses(10)
@@ -311,7 +315,10 @@ def exhibit_round(page, sim, broker, stranger, games, seed, freeze=False):
         broker.process.send_signal(signal.SIGSTOP)
         page.wait_for_function("nim.follow.state === 'reconnecting'", timeout=120000)
         broker.process.send_signal(signal.SIGCONT)
-        wait_until(lambda: sim.service.telemetry.connected, 60, "the exhibit back on the thawed broker")
+        broker.stop()
+        page.wait_for_timeout(DOWN_MS)
+        broker.start()
+        wait_until(lambda: sim.service.telemetry.connected, 60, "the exhibit back on the broker")
     page.wait_for_function("nim.follow.state === 'live' && nim.follow.online === true", timeout=TIMEOUT_MS)
     sim.press("new_game")       # each round ends on the same drawing: a new game's first marble
     sim.press("trigger")
@@ -342,7 +349,7 @@ def second_screen(context, address, folder, rounds, games):
                 first = figures
         growth("second screen", first, figures)
         print("second screen %d games, %d live events, %d statuses, %d exhibit and broker restarts and network "
-              "cycles, %d brokers frozen, in %.0f s; errors: %s"
+              "cycles, %d brokers frozen and down, in %.0f s; errors: %s"
               % (rounds * games, stranger.events, rounds * 10, rounds, rounds // 5, time.monotonic() - started,
                  page.page_errors + page.evaluate("nim.errors") or "none"), flush=True)
         page.close()
