@@ -30,27 +30,28 @@ def pytest_xdist_auto_num_workers(config):
     return 2 * (os.cpu_count() or 1)
 
 
-# The files that take longest, longest first (seconds of one process, each file alone, pytest -n 0 on the
-# 2-core machine): a parallel run starts them at once and fills the other workers with the short ones
-# around them, instead of finding one of them last with the other workers idle. (xdist keeps this order
-# only with --no-loadscope-reorder, which make test passes: tests/test_suite_order.py.)
+# The files that take longest, longest first (seconds of each file within make test's own run, its four
+# workers on the 2-core machine, pytest --durations=0 summed by file): a parallel run starts them at once and
+# fills the other workers with the short ones around them, instead of finding one of them last with the other
+# workers idle. (xdist keeps this order only with --no-loadscope-reorder, which make test passes:
+# tests/test_suite_order.py.)
 LONGEST_FIRST = [
-    "test_firmware_pico_faults.py",     # 28
-    "test_page_access.py",              # 22
-    "test_fleet.py",                    # 22
-    "test_web.py",                      # 19
-    "test_fleet_neighbours.py",         # 17
-    "test_sim_app.py",                  # 17
-    "test_firmware_pico.py",            # 15
-    "test_second_screen.py",            # 11
-    "test_firmware.py",                 # 11
-    "test_service.py",                  # 10
-    "test_stress.py",                   # 8
-    "test_wheel.py",                    # 8
-    "test_pseudo_locale.py",            # 7
-    "test_sim.py",                      # 7
-    "test_solve.py",                    # 6
-    "test_cli.py",                      # 3 (7 before its commands ran in-process)
+    "test_firmware_pico_faults.py",     # 124
+    "test_firmware_pico.py",            # 69
+    "test_page_access.py",              # 66
+    "test_sim_app.py",                  # 65
+    "test_second_screen.py",            # 47
+    "test_fleet.py",                    # 47
+    "test_web.py",                      # 42
+    "test_sim.py",                      # 30
+    "test_wheel.py",                    # 30
+    "test_fleet_neighbours.py",         # 24
+    "test_solve.py",                    # 23
+    "test_stress.py",                   # 22
+    "test_service.py",                  # 22
+    "test_firmware.py",                 # 19
+    "test_parts.py",                    # 17
+    "test_firmware_emulated.py",        # 17
 ]
 
 
