@@ -187,10 +187,11 @@ def live(follower, fleet, out, where):
             state = "connected" if follower.connected else "reconnecting..."
             frame = "  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
                 where, state, len(fleet.exhibits), fleet.games, table(fleet.rows(clock_times=not redraw)), "\n".join(notes))
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             if redraw:
-                out.write("\033[H\033[2J" + time.strftime("%Y-%m-%d %H:%M:%S") + frame)
+                out.write("\033[H\033[2J" + stamp + frame)
             elif frame != shown:
-                out.write(time.strftime("%Y-%m-%d %H:%M:%S") + frame + "\n")
+                out.write(stamp + frame + "\n")
                 shown = frame
             out.flush()
     except KeyboardInterrupt:
