@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
 from service_rig import Rig, write_config
 from controller.cli import main
+from controller.service import stats as stats_module
+from controller.service.stats import Statistics, summary
 from controller.core.drnim import DrNim
 from controller.core.exhibit import SAVE_FORMAT
 from controller.core.nimatron import Nimatron
@@ -255,6 +257,34 @@ def test_a_locked_database_delays_only_the_statistics(tmp_path):
         blocker.close()
     assert any("cannot write the statistics" in line and "locked" in line for line in rig.log)
 
+
+
+def test_records_that_come_while_the_database_is_locked_wait_for_it_together(tmp_path, monkeypatch):
+    """A lock holds a write LOCK_WAIT_S before it is given up: a burst of faults that
+    comes meanwhile waits for it once, together, not once each (the queue would then
+    grow for as long as they come faster than one a wait)."""
+    monkeypatch.setattr(stats_module, "LOCK_WAIT_S", 0.2)
+    path = str(tmp_path / "stats.sqlite")
+    log = []
+    stats = Statistics(path, log=log.append)
+    assert stats.flush()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("begin exclusive")
+    try:
+        for _ in range(500):
+            stats.fault("drnim", "glitch")
+        assert stats.flush(timeout=30)       # one wait each: 100 s
+    finally:
+        blocker.execute("rollback")
+        blocker.close()
+    stats.game("drnim", "machine")
+    assert stats.flush()
+    stats.close()
+    assert [line for line in log if "locked" in line] == [
+        "cannot write the statistics in %s (database is locked): the game goes on, the records of this moment "
+        "are lost" % path]
+    assert log[-1] == "statistics are written again in %s" % path
+    assert summary(path)["wins"] == {"machine": 1}
 
 # --- a state folder that turns read-only or full -------------------------------------------
 

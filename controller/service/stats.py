@@ -60,19 +60,33 @@ class Statistics:
     # --- the writer thread -------------------------------------------------------------
     def run(self):
         db = self.open()
-        while True:
-            item = self.queue.get()
-            if item is None:
-                break
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            if db is None:
-                db = self.open()
-            if db is not None:
-                self.write(db, *item)
+        stopping = False
+        while not stopping:
+            records, waiting, stopping = self.taken()
+            if records:
+                if db is None:
+                    db = self.open()
+                if db is not None:
+                    self.write(db, records)
+            for done in waiting:
+                done.set()
         if db is not None:
             db.close()
+
+    def taken(self):
+        """Everything queued, once there is something: (the records, the flushes waiting, whether closed)."""
+        records, waiting = [], []
+        item = self.queue.get()
+        while item is not None:
+            if isinstance(item, threading.Event):
+                waiting.append(item)
+            else:
+                records.append(item)
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return records, waiting, False
+        return records, waiting, True
 
     def open(self):
         """The database, made if missing; a damaged one set aside and begun anew; None if it cannot be."""
@@ -116,13 +130,17 @@ class Statistics:
             raise
         return db
 
-    def write(self, db, sql, values):
+    def write(self, db, records):
+        """Every record waiting, in one transaction: while a lock holds a write LOCK_WAIT_S,
+        the records that came meanwhile wait for the next one together, so the queue cannot
+        grow however often they come (and a burst of faults costs the SD card one write)."""
         try:
             with db:
-                db.execute(sql, values)
+                for sql, values in records:
+                    db.execute(sql, values)
         except sqlite3.Error as error:
-            self.trouble("cannot write the statistics in %s (%s): the game goes on, this record is lost"
-                         % (self.path, error))
+            self.trouble("cannot write the statistics in %s (%s): the game goes on, the records of this moment "
+                         "are lost" % (self.path, error))
             return
         if self.problem:
             self.problem = None
