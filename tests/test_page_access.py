@@ -11,33 +11,19 @@ dark); at 200 % zoom and with WCAG 1.4.12's text spacing nothing is cut off or o
 Skipped, with the reason, when Chromium, Playwright, the npm packages or axe-core are missing."""
 
 import re
-from pathlib import Path
 
 import pytest
 
 from controller.language import CODES, language
-from controller.web.browser import missing, open_page
+from controller.web.browser import open_page
+from page_checks import MISSING, PALETTES, colour_faults, violations
 from test_language import HAND_OVER
 
-ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
-MISSING = missing() or (None if AXE.exists() else "axe-core is missing (%s: cd web && npm ci)" % AXE)
 needs_browser = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
 PLAYERS_TURN = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.running && !v.in_flight))(nim.view())"
 NIMATRON_READY = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.moving))(nim.view())"
-# WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's rules for them.
-RULES = "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']"
-AXE_RUN = ("async () => (await axe.run(document, {runOnly: {type: 'tag', values: %s}})).violations.map("
-           "v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))" % RULES)
-
-
-def violations(page):
-    """What axe-core finds wrong in the page as it is now (WCAG 2.2 A and AA)."""
-    if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    return page.evaluate(AXE_RUN)
 
 
 def hold_for_check(page):
@@ -124,38 +110,6 @@ def test_axe_finds_no_violation_in_any_state_in_any_language(browser, machine):
     assert found == dict((key, []) for key in found)
 
 
-# How a visitor may see the page: in its own colours, or in forced colours (Windows' high contrast),
-# whose system colours Chromium takes from a light or a dark palette.
-PALETTES = {"own colours": {"forced_colors": "none", "color_scheme": "light"},
-            "forced colours, light": {"forced_colors": "active", "color_scheme": "light"},
-            "forced colours, dark": {"forced_colors": "active", "color_scheme": "dark"}}
-# The colour an element is seen on: the background of the nearest element around it that has one.
-BEHIND = """const behind = (el) => {
-    for (let at = el.parentElement; at; at = at.parentElement) {
-        const colour = getComputedStyle(at).backgroundColor;
-        if (colour !== 'rgba(0, 0, 0, 0)') return colour;
-    }
-    return 'rgb(255, 255, 255)'; };"""
-LAMPS = """() => { %s
-    return [...document.querySelectorAll('#lamps li')].map(lamp => {
-        const bulb = getComputedStyle(lamp.querySelector('.bulb'));
-        return {lit: !lamp.classList.contains('off'), fill: bulb.backgroundColor, edge: bulb.borderTopColor,
-                weight: getComputedStyle(lamp.querySelector('.lamp-name')).fontWeight, behind: behind(lamp)} }) }""" % BEHIND
-BOARD = """() => { const look = (selector, property) => getComputedStyle(document.querySelector(selector))[property];
-    return {plastic: look('.plastic', 'fill'), marble: look('.slot.marble', 'fill'), slot: look('.slot:not(.marble)', 'stroke'),
-            lever: look('.lever', 'fill'), side: look('.side:not(.active)', 'fill'), active: look('.side.active', 'fill'),
-            weights: [look('.side:not(.active)', 'fontWeight'), look('.side.active', 'fontWeight')]} }"""
-ROWS = """() => { %s const look = (selector, property) => getComputedStyle(document.querySelector(selector))[property];
-    return {lit: look('.bulb-lit', 'fill'), out: look('.bulb-out', 'fill'), edge: look('.bulb-out', 'stroke'),
-            behind: behind(document.querySelector('.bulbs'))} }""" % BEHIND
-BUTTONS = """() => { %s return ['#language-en', '#language-de'].map(id => { const button = document.querySelector(id);
-    const style = getComputedStyle(button);
-    // in forced colours Chromium draws text on the palette's Canvas (a backplate), unless told not to adjust it
-    const backplate = matchMedia('(forced-colors: active)').matches && style.forcedColorAdjust !== 'none';
-    return {id, fill: style.backgroundColor, edge: style.borderTopColor, behind: behind(button), words: style.color,
-            under: backplate ? getComputedStyle(document.documentElement).backgroundColor : style.backgroundColor} }) }
-""" % BEHIND
-
 # WCAG 1.4.12: the spacing a visitor's own style sheet may ask for, which the page must take without loss.
 TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important; }
 p { margin-bottom: 2em !important; }"""
@@ -188,25 +142,6 @@ LOST = """() => { const lost = [], name = (el) => el.id || el.getAttribute('clas
             lost.push(label.textContent + ' outside the board');
     }
     return lost; }"""
-
-
-def seen(colour, under="rgb(255, 255, 255)"):
-    """A computed colour, 'rgb(r, g, b)' or 'rgba(r, g, b, a)', as drawn over the colour `under`."""
-    red, green, blue, *alpha = [float(part) for part in re.findall(r"[0-9.]+", colour)]
-    if not alpha or alpha[0] == 1:
-        return red, green, blue
-    below = seen(under)
-    return tuple(alpha[0] * mine + (1 - alpha[0]) * theirs for mine, theirs in zip((red, green, blue), below))
-
-
-def contrast(one, other, under="rgb(255, 255, 255)"):
-    """WCAG's contrast ratio of two computed colours (each drawn over `under`, the colour behind them)."""
-    def luminance(colour):
-        linear = [part / 255 / 12.92 if part / 255 <= 0.04045 else ((part / 255 + 0.055) / 1.055) ** 2.4
-                  for part in seen(colour, under)]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    lighter, darker = sorted((luminance(one), luminance(other)), reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
 
 
 def announced(page):
@@ -431,46 +366,10 @@ def test_lamps_marbles_levers_and_chosen_buttons_stand_out(browser, seen_as):
     nimatron = open_page(context, address + "?machine=nimatron&openings=2,3,5,7&opening=first")
     nimatron.keyboard.press("4")                        # a lamp put out
     faults = []
-
-    def at_least(ratio, least, what):
-        if ratio < least:
-            faults.append("%s: %s, %.2f:1" % (palette, what, ratio))
-
-    for palette, media in PALETTES.items():
-        if not palette.startswith(seen_as):
-            continue
-        page.emulate_media(**media)
-        nimatron.emulate_media(**media)
-        lamps = page.evaluate(LAMPS)
-        lit, unlit = [lamp for lamp in lamps if lamp["lit"]], [lamp for lamp in lamps if not lamp["lit"]]
-        assert lit and unlit
-        for lamp in lamps:
-            at_least(contrast(lamp["edge"], lamp["behind"], lamp["behind"]), 3, "a lamp's ring")
-        for on in lit:
-            at_least(contrast(on["fill"], on["behind"], on["behind"]), 3, "a lit lamp")
-            for off in unlit:
-                at_least(contrast(on["fill"], off["fill"], on["behind"]), 3, "a lit lamp beside an unlit one")
-                assert int(on["weight"]) > int(off["weight"]), palette
-        board = page.evaluate(BOARD)
-        for part in ("marble", "slot", "lever"):
-            at_least(contrast(board[part], board["plastic"]), 3, "the board's " + part)
-        for side, words in (("side", "the turn switch's other side"), ("active", "the turn switch's side")):
-            at_least(contrast(board[side], board["plastic"]), 4.5, words)
-        assert board["weights"][0] != board["weights"][1], palette
-        rows = nimatron.evaluate(ROWS)
-        at_least(contrast(rows["lit"], rows["behind"], rows["behind"]), 3, "a lit Nimatron lamp")
-        at_least(contrast(rows["edge"], rows["behind"], rows["behind"]), 3, "an unlit Nimatron lamp's ring")
-        at_least(contrast(rows["lit"], rows["out"], rows["behind"]), 3, "a lit Nimatron lamp beside an unlit one")
-        chosen, other = page.evaluate(BUTTONS)
-        at_least(max(contrast(chosen["fill"], other["fill"], chosen["behind"]),
-                     contrast(chosen["edge"], other["edge"], chosen["behind"])), 3, "the chosen language's button")
-        for button in chosen, other:
-            at_least(contrast(button["words"], button["under"], button["behind"]), 4.5, button["id"] + "'s words")
-            ring = page.evaluate("id => { document.querySelector(id).focus(); const style = getComputedStyle("
-                                 "document.activeElement); return [style.outlineStyle, style.outlineColor] }",
-                                 button["id"])
-            assert ring[0] != "none", palette
-            at_least(contrast(ring[1], button["behind"], button["behind"]), 3, button["id"] + "'s focus ring")
+    for palette in PALETTES:
+        if palette.startswith(seen_as):
+            faults += colour_faults(page, palette, ("lamps", "board", "buttons"))
+            faults += colour_faults(nimatron, palette, ("rows",))
     assert not faults, "\n".join(sorted(set(faults)))
 
 
