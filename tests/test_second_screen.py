@@ -29,6 +29,7 @@ from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
 from controller.telemetry.settings import check_telemetry
 from controller.web.browser import missing, open_page
+from page_checks import MISSING as AXE_MISSING, PALETTES, colour_faults, violations
 from service_rig import write_config
 
 ENGLISH = language("en")
@@ -541,6 +542,73 @@ def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, 
     assert page.inner_text("#status").startswith("This screen cannot follow the exhibit: " + said)
     assert page.get_attribute("#follow-status", "data-link") == "stopped"
     clean(page, address)
+
+
+LINK = "document.querySelector('#follow-status').dataset.link === '%s'"
+ONLINE = "document.querySelector('#follow-status').dataset.online === '%s'"
+LOG_SCROLLS = "(log => log.scrollHeight > log.clientHeight)(document.querySelector('#log'))"
+
+
+@pytest.mark.skipif(AXE_MISSING is not None, reason=str(AXE_MISSING))
+def test_each_state_of_a_second_screen_stands_out_in_forced_colours_and_axe_finds_no_violation(broker, browser,
+                                                                                                tmp_path):
+    """The second screen's own states were seen in forced colours (Windows' high contrast) only by hand: a
+    broker address that answers nothing (a typo, a broker not up), waiting for the exhibit's game, following
+    it (the connection's log, after some restarts of the exhibit, longer than its panel) and the exhibit offline
+    since a time. In each, seen in the page's own colours and in forced colours, light and dark, every word it
+    shows, its lamps, board and buttons stand out as the kiosk's do (page_checks.colour_faults), the banner
+    that warns is bolder than a live one (told by more than its colour, which forced colours replace), and
+    axe-core finds no violation. (axe runs in the page's own colours: it reads a text's -webkit-text-fill-color,
+    which Chromium's computed style leaves in the page's own ink while it paints the palette's, so in forced
+    colours it would judge colours no one sees; the contrast there is colour_faults'.) It found the log, once it
+    scrolled, out of a keyboard's reach (axe: scrollable-region-focusable): it is a tab stop now."""
+    context, address, _ = browser
+    found, faults, banners = {}, [], {}
+
+    def look(state, page, parts, holds):
+        for palette in PALETTES:
+            faults.extend("%s, %s" % (state, fault) for fault in colour_faults(page, palette, parts))
+            banners[state, palette] = int(page.evaluate("getComputedStyle(document.querySelector('#follow-status'))"
+                                                        ".fontWeight"))
+        page.emulate_media(**PALETTES["own colours"])
+        found[state] = violations(page)
+        assert page.evaluate(holds), "the screen left the state %r while it was checked" % state
+        clean(page, address)
+
+    page = open_page(context, "%s?follow=hall-1&broker=ws://127.0.0.1:%d/" % (address, free_port()))
+    page.wait_for_function(LINK % "unreachable", timeout=TIMEOUT_MS)
+    look("a broker that answers nothing", page, ("words", "buttons"), LINK % "unreachable")
+    topics = prefix()
+    page = open_page(context, "%s?follow=hall-1&prefix=%s&broker=%s" % (address, topics, broker.ws_address), tab=page)
+    page.wait_for_function(LINK % "live", timeout=TIMEOUT_MS)
+    look("waiting for the exhibit's game", page, ("words", "buttons"), "nim.view() === null && " + LINK % "live")
+    sim = exhibit(broker, tmp_path, topics)
+    client = stranger(broker, topics)
+    try:
+        sim.press("trigger")                # a marble gone: an empty place on the rail
+        sim.settle()
+        follows(page, sim)
+        for online in (False, True) * 6:    # the exhibit's restarts, as its statuses tell them
+            status(client, topics, retain=False, online=online)
+        page.wait_for_function("nim.log.filter(line => line === 'the exhibit went offline').length === 6 && "
+                               + ONLINE % "true", timeout=TIMEOUT_MS)
+        look("following a game", page, ("words", "buttons", "lamps", "board"),
+             "nim.view().rail === 14 && %s && %s" % (ONLINE % "true", LOG_SCROLLS))
+    finally:
+        client.loop_stop()
+        client.disconnect()
+        sim.close()                         # its goodbye: offline, with the time
+    page.wait_for_function(ONLINE % "false", timeout=TIMEOUT_MS)
+    look("the exhibit offline", page, ("words", "buttons", "lamps", "board"),
+         "/offline \\(since \\d/.test(document.querySelector('#follow-status').textContent) && " + LOG_SCROLLS)
+    for state in ("a broker that answers nothing", "the exhibit offline"):
+        for palette in PALETTES:
+            if banners[state, palette] <= banners["following a game", palette]:
+                faults.append("%s, %s: the banner no bolder than a live one" % (state, palette))
+    assert list(found) == ["a broker that answers nothing", "waiting for the exhibit's game", "following a game",
+                           "the exhibit offline"]
+    assert found == dict((state, []) for state in found)
+    assert not faults, "\n".join(faults)
 
 
 def test_a_second_screen_holds_no_more_after_rounds_of_games_statuses_and_restarts(broker, browser, tmp_path):
