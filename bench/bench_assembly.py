@@ -33,7 +33,7 @@ def main():
     try:
         import manifold3d  # noqa: F401
     except ImportError:
-        print("assembly: manifold3d is missing (pip install drnim-controller[hardware]): nothing measured")
+        print("assembly: manifold3d is missing (pip install -e '.[hardware]'): nothing measured")
         return
     made = csg.solid
     for pinmap, _ in builds(argparse.Namespace(pinmap=None, machine=None, release=None)):

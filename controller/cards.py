@@ -18,7 +18,7 @@ convention) when it is set, else the date the committed cards carry, so
 that `make catalogs` with nothing changed changes no card (CairoSVG alone
 writes the time of the run, and a file's modification time is that of the
 clone). Needs CairoSVG with Debian's libcairo2 and the DejaVu fonts (the
-test extra installs CairoSVG).
+cards extra installs CairoSVG, and so does the test extra).
 """
 
 import argparse
@@ -271,6 +271,10 @@ def main(argv):
     except UnknownLanguage as error:
         sys.stderr.write("controller.cards: --lang: %s\n" % error)
         return 2
+    except ImportError as error:
+        from controller.extras import missing
+        sys.stderr.write("controller.cards: the PDF is made with CairoSVG: %s\n" % missing("cards", error))
+        return 1
     except OSError as error:
         sys.stderr.write("controller.cards: %s: %s\n" % (error.filename, error.strerror) if error.filename
                          else "controller.cards: %s\n" % (error.strerror or error))

@@ -20,6 +20,7 @@ Bad arguments get one line that names the argument, and exit status 2.
 
 import argparse
 import heapq
+import importlib
 import itertools
 import json
 import os
@@ -338,6 +339,14 @@ def run_config_check(args, out):
     from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)
+    if config.telemetry["enabled"]:
+        try:
+            importlib.import_module("paho.mqtt.client")
+        except ImportError as error:
+            from controller.extras import missing
+            sys.stderr.write("controller config check: %s: [telemetry] is enabled, but the service could not report: "
+                             "%s\n" % (path or "the defaults", missing("telemetry", error)))
+            return 1
     out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
         path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
         ", ".join(config.languages)))
@@ -519,9 +528,9 @@ def run_simulate(argv, out):
             return 130 if summary["stopped"] else 0
         try:
             from controller.sim.app import run_app
-        except ImportError:
-            raise ArgumentError("--simulate: the drawing needs Textual: pip install 'drnim-controller[sim]' "
-                                "(or make simulate)")
+        except ImportError as error:
+            from controller.extras import missing
+            raise ArgumentError("--simulate: the drawing needs Textual: %s (or make simulate)" % missing("sim", error))
         run_app(simulation, speed=args.speed or 1.0)
         return 0
     finally:

@@ -11,7 +11,6 @@ import os
 import sys
 from numbers import Integral
 
-_MISSING = "the integer programme needs the 'ip' extra: pip install 'drnim-controller[ip]'"
 _MAX_HEAP = 2**20
 
 
@@ -67,8 +66,9 @@ def ip_winning_move(heaps, k=1):
     heaps, k = _check(heaps, k)
     try:
         import highspy
-    except ImportError:
-        raise RuntimeError(_MISSING) from None
+    except ImportError as error:
+        from controller.extras import missing
+        raise RuntimeError("the integer programme needs HiGHS: " + missing("ip", error)) from None
 
     n, bits = len(heaps), max(max(heaps, default=0).bit_length(), 1)
     m = _quiet_highs(highspy)

@@ -237,7 +237,7 @@ def test_without_manifold_the_check_says_why_it_is_slow_and_what_makes_it_fast(m
 def test_manifold_and_openscad_judge_an_intersection_alike(tmp_path, b_at, shared):
     """The assembly's intersections are Manifold's where it is installed: openscad's own
     intersection() gives the same volume for solids that overlap, touch, lie apart or nest."""
-    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
+    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install -e '.[hardware]')")
     assembly = Assembly(load_default("nimatron"), OPENSCAD, tmp_path / "renders")
     texts = {"a": "cube(size = [10, 10, 10], center = false);",
              "b": "multmatrix([[1, 0, 0, %s], [0, 1, 0, %s], [0, 0, 1, %s], [0, 0, 0, 1]]) { cube(size = %s); }"
@@ -252,7 +252,7 @@ def test_manifold_and_openscad_judge_an_intersection_alike(tmp_path, b_at, share
 
 def test_a_mesh_that_is_not_closed_is_left_to_openscad(tmp_path):
     """Manifold refuses a surface with a hole in it: the assembly then asks openscad (None)."""
-    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
+    pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install -e '.[hardware]')")
     from controller.hardware.assembly import _manifold
     facets = ["facet normal 0 0 0\nouter loop\n%s\nendloop\nendfacet" % "\n".join("vertex %s" % corner for corner in tri)
               for tri in (("0 0 0", "0 1 0", "1 0 0"), ("0 0 0", "1 0 0", "0 0 1"), ("0 0 0", "0 0 1", "0 1 0"))]

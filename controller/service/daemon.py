@@ -140,10 +140,17 @@ class Service:
 
     # --- set-up ---------------------------------------------------------------
     def start_telemetry(self):
-        """The publisher to the MQTT broker, when [telemetry] is enabled (its own threads)."""
+        """The publisher to the MQTT broker, when [telemetry] is enabled (its own threads). Without
+        paho-mqtt the exhibit plays on unreported, its service fault saying what to install."""
         if not self.config.telemetry["enabled"]:
             return None
-        from controller.telemetry.publisher import Telemetry
+        try:
+            from controller.telemetry.publisher import Telemetry
+        except ImportError as error:
+            from controller.extras import missing
+            self.service_fault("telemetry", "[telemetry] is enabled, but nothing is reported: %s"
+                               % missing("telemetry", error))
+            return None
         return Telemetry(self.config.telemetry, self.config.machine_name, self.config.state_dir(), self.log)
 
     def restore(self):
@@ -497,9 +504,9 @@ def pin_factory_for(name):
         from gpiozero.pins.rpigpio import RPiGPIOFactory
         return RPiGPIOFactory()
     except ImportError as error:
-        raise NoGPIO("the %s GPIO backend is not installed (%s): on a Raspberry Pi, "
-                     "pip install 'drnim-controller[pi]'; without hardware, use 'controller --simulate'"
-                     % (name, error))
+        from controller.extras import missing
+        raise NoGPIO("the %s GPIO backend is not installed: %s; without hardware, use 'controller --simulate'"
+                     % (name, missing("pi", error)))
     except Exception as error:
         raise NoGPIO("the %s GPIO backend found no GPIO here (%s): without hardware, use "
                      "'controller --simulate'" % (name, str(error).splitlines()[0] if str(error) else error))
