@@ -58,6 +58,8 @@ readonly CONFIG_DIR=/etc/$NAME
 readonly UNIT=/etc/systemd/system/$NAME.service
 readonly SYSUSERS=/etc/sysusers.d/$NAME.conf
 PYTHON=${PYTHON:-python3}
+# What pip builds lgpio with where no built one is found (Raspberry Pi OS's liblgpio-dev).
+readonly LGPIO_BUILD="gcc python3-dev swig liblgpio-dev"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -295,6 +297,21 @@ WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
 say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
 STEP="installing the package into $VENV"
+# lgpio, gpiozero's GPIO library, is a C extension: PyPI has it built for Python 3.11 and 3.12
+# on a 64-bit Pi, piwheels on a 32-bit one. Elsewhere (Python 3.13 on trixie) pip builds it, which
+# takes a compiler, Python's headers, swig and the lgpio C library: those come first, from apt.
+if ! resolved=$("$VENV/bin/python" -m pip install --dry-run --quiet --only-binary=lgpio "${WHEEL}[pi,telemetry]" 2>&1); then
+    if [[ $resolved != *"requirement lgpio"* ]]; then
+        printf '%s\n' "$resolved" >&2
+        exit 1
+    fi
+    command -v apt-get >/dev/null || die "no built lgpio for $("$VENV/bin/python" -V), and no apt-get to install what building it takes: $LGPIO_BUILD"
+    say "No built lgpio for $("$VENV/bin/python" -V): installing what pip builds it with ($LGPIO_BUILD)"
+    STEP="installing what building lgpio takes ($LGPIO_BUILD)"
+    # shellcheck disable=SC2086 # a list of packages
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $LGPIO_BUILD
+    STEP="installing the package into $VENV"
+fi
 # The dependencies first: when they cannot be had (no network), the code in place stays the
 # code its dependencies were installed for. Then --force-reinstall: an update keeps the version
 # number, and pip would keep the old code.

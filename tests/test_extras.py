@@ -37,7 +37,7 @@ def without(monkeypatch, *packages):
     """Import as if the `packages` were not installed: they, and what imported them, are imported anew."""
     for name in list(sys.modules):
         if name.split(".")[0] in packages or name.startswith(("controller.telemetry.publisher", "controller.sim.app",
-                                                                "gpiozero.pins.lgpio")):
+                                                                "gpiozero.pins.lgpio", "gpiozero.pins.rpigpio")):
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [NotInstalled(packages)] + sys.meta_path)
 
@@ -125,8 +125,12 @@ def test_a_missing_gpio_backend_says_what_to_install(monkeypatch):
     with pytest.raises(daemon.NoGPIO) as raised:
         daemon.pin_factory_for("lgpio")
     assert str(raised.value) == "the lgpio GPIO backend is not installed: lgpio is missing (the 'pi' " \
-                                "extra): %s -m pip install lgpio RPi.GPIO; without hardware, use 'controller " \
+                                "extra): %s -m pip install 'lgpio>=0.2'; without hardware, use 'controller " \
                                 "--simulate'" % sys.executable
+    without(monkeypatch, "RPi")
+    with pytest.raises(daemon.NoGPIO, match=r"the rpigpio GPIO backend is not installed: RPi is missing \(the 'rpigpio' "
+                                            r"extra\): .* -m pip install RPi.GPIO; without hardware"):
+        daemon.pin_factory_for("rpigpio")
 
 
 def test_the_cards_without_cairosvg_say_what_to_install(tmp_path, monkeypatch, capsys):

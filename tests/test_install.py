@@ -41,8 +41,9 @@ case $verb in
 esac
 """
 # The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
-# (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip is missing when
-# the virtualenv has a NO_PIP file, and the telemetry check (python -) finds [telemetry] off.
+# (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip finds no built
+# lgpio for this Python when NO_LGPIO_WHEEL is set, pip is missing when the virtualenv has a NO_PIP
+# file, and the telemetry check (python -) finds [telemetry] off.
 VENV_PYTHON = """#!/bin/bash
 echo "python $*" >>"$INSTALL_LOG"
 if [[ "$1 $2" == "-m pip" && -e $(dirname "$0")/../NO_PIP ]]; then
@@ -53,6 +54,11 @@ elif [[ "$1 $2 $3" == "-m pip wheel" ]]; then
     mkdir -p "$dir" && touch "$dir/drnim_controller-1.0-py3-none-any.whl"
 elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} && "$*" == *"${PIP_FAILS_FOR:-}"* ]]; then
     echo "ERROR: $PIP_FAILS" >&2
+    exit 1
+elif [[ $1 == -V ]]; then
+    echo "Python 3.13.5"
+elif [[ "$1 $2 $3 $4" == "-m pip install --dry-run" && -n ${NO_LGPIO_WHEEL:-} ]]; then
+    echo "ERROR: Could not find a version that satisfies the requirement lgpio>=0.2 (from versions: 0.0.0.2)" >&2
     exit 1
 fi
 """
@@ -98,6 +104,7 @@ def pi(tmp_path):
     stub(tmp_path / "opt/drnim-controller/venv/bin/controller", "#!/bin/sh\n")
     stub(tmp_path / "bin/systemctl", SYSTEMCTL)
     stub(tmp_path / "bin/systemd-sysusers", '#!/bin/sh\necho "systemd-sysusers $*" >>"$INSTALL_LOG"\n')
+    stub(tmp_path / "bin/apt-get", '#!/bin/sh\necho "apt-get $*" >>"$INSTALL_LOG"\n')
     (tmp_path / "config.txt").write_text("dtparam=audio=on\n")
     probe = subprocess.run(namespace(tmp_path, "true"), capture_output=True, text=True, timeout=30)
     if probe.returncode != 0:
@@ -182,6 +189,21 @@ def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
     assert "no service was (re)started" in lines[-1]
     assert lines[-1].endswith("run it again: sudo %s" % (pi / "checkout/systemd/install.sh"))
     assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+
+
+def test_a_python_without_a_built_lgpio_gets_what_pip_builds_it_with_first(pi):
+    """Python 3.13 (Raspberry Pi OS trixie): PyPI has lgpio's source only, and pip stopped at its
+    build (no swig, no Python headers, no lgpio library). The install gets them from apt first;
+    where a built lgpio is found, apt is not asked."""
+    built = install(pi)
+    assert built.returncode == 0 and not [line for line in built.log if line.startswith("apt-get")]
+    source = install(pi, NO_LGPIO_WHEEL="1")
+    assert source.returncode == 0, source.stderr
+    assert "==> No built lgpio for Python 3.13.5: installing what pip builds it with (gcc python3-dev swig " \
+           "liblgpio-dev)" in source.stdout.splitlines()
+    apt = source.log.index("apt-get install -y -qq --no-install-recommends gcc python3-dev swig liblgpio-dev")
+    assert source.log[apt + 1].startswith("python -m pip install --quiet ") and source.log[apt + 1].endswith(
+        "[pi,telemetry]")
 
 
 def test_an_update_whose_dependencies_cannot_be_had_leaves_the_code_in_place(pi):

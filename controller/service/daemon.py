@@ -506,7 +506,7 @@ def pin_factory_for(name):
     except ImportError as error:
         from controller.extras import missing
         raise NoGPIO("the %s GPIO backend is not installed: %s; without hardware, use 'controller --simulate'"
-                     % (name, missing("pi", error)))
+                     % (name, missing("pi" if name == "lgpio" else "rpigpio", error)))
     except Exception as error:
         raise NoGPIO("the %s GPIO backend found no GPIO here (%s): without hardware, use "
                      "'controller --simulate'" % (name, str(error).splitlines()[0] if str(error) else error))
