@@ -3,6 +3,8 @@ time: the release timeout and the pace derived from it, written into the
 configuration with its comments kept and a backup beside it."""
 
 import io
+import os
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +190,19 @@ def test_a_second_backup_in_the_same_second_takes_the_next_name(tmp_path):
     first = write(str(path), "drnim", {"pace_ms": 1000}, pinmap, clock=lambda: 0)
     second = write(str(path), "drnim", {"pace_ms": 1100}, pinmap, clock=lambda: 0)
     assert second == first + "-2" and open(first).read() == SHIPPED and "pace_ms = 1000" in open(second).read()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another group takes root, as `sudo controller "
+                                              "calibrate` is run")
+def test_the_configuration_keeps_its_owner_group_and_mode_for_the_service_to_read(tmp_path):
+    """A museum's config is root:drnim 0640 (the service reads it through its group): calibrated
+    with sudo, it came back root:root and the service could no longer read it."""
+    from controller.selftest.calibrate import write
+    path = tmp_path / "config.toml"
+    path.write_text(SHIPPED)
+    os.chown(path, 0, 65534)
+    path.chmod(0o640)
+    backup = write(str(path), "drnim", {"pace_ms": 1000}, load_pinmap(default_pinmap_path("drnim")))
+    for made in (path, Path(backup)):
+        assert (made.stat().st_uid, made.stat().st_gid, made.stat().st_mode & 0o777) == (0, 65534, 0o640), made
+    assert "pace_ms = 1000" in path.read_text()

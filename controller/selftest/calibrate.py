@@ -79,12 +79,23 @@ def write(path, section, values, pinmap, clock=time.time):
         raise CalibrationError("%s: %s: set %s by hand" % (path, error, ", ".join(
             "%s.%s = %d" % (section, key, value) for key, value in values.items())))
     kept = []
+    before = os.stat(path)
 
     def check_and_keep(temporary):
+        """The new file checked, and owned as the old one is (a museum's root:drnim 0640 read by the
+        service; sudo would make it root's); the old one kept beside it, owned the same."""
         check_with_pinmap(load_config(temporary), pinmap)
         kept.append(untaken(path + ".bak-", clock()))
         shutil.copy2(path, kept[0])
-    replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode), check_and_keep)
+        for made in (temporary, kept[0]):
+            if (os.stat(made).st_uid, os.stat(made).st_gid) != (before.st_uid, before.st_gid):
+                try:
+                    os.chown(made, before.st_uid, before.st_gid)
+                except PermissionError:
+                    raise CalibrationError("%s: cannot keep its owner and group (%d:%d) for the service: run "
+                                           "calibrate as root (sudo); nothing written" % (path, before.st_uid,
+                                                                                          before.st_gid))
+    replace_file(path, new.encode("utf-8"), stat.S_IMODE(before.st_mode), check_and_keep)
     return kept[0]
 
 
