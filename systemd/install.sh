@@ -308,6 +308,7 @@ if ! resolved=$("$VENV/bin/python" -m pip install --dry-run --quiet --only-binar
     command -v apt-get >/dev/null || die "no built lgpio for $("$VENV/bin/python" -V), and no apt-get to install what building it takes: $LGPIO_BUILD"
     say "No built lgpio for $("$VENV/bin/python" -V): installing what pip builds it with ($LGPIO_BUILD)"
     STEP="installing what building lgpio takes ($LGPIO_BUILD)"
+    apt-get update -qq
     # shellcheck disable=SC2086 # a list of packages
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $LGPIO_BUILD
     STEP="installing the package into $VENV"

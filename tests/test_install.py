@@ -202,6 +202,7 @@ def test_a_python_without_a_built_lgpio_gets_what_pip_builds_it_with_first(pi):
     assert "==> No built lgpio for Python 3.13.5: installing what pip builds it with (gcc python3-dev swig " \
            "liblgpio-dev)" in source.stdout.splitlines()
     apt = source.log.index("apt-get install -y -qq --no-install-recommends gcc python3-dev swig liblgpio-dev")
+    assert source.log[apt - 1] == "apt-get update -qq"
     assert source.log[apt + 1].startswith("python -m pip install --quiet ") and source.log[apt + 1].endswith(
         "[pi,telemetry]")
 
