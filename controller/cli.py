@@ -419,8 +419,13 @@ def run_status(args, out):
             out.write("Service fault: %s: %s.\n" % (kind, text))
         telemetry = heartbeat.get("telemetry")
         if telemetry:
-            out.write("Telemetry: %s %s, %d games and faults waiting to be sent.\n" % (
-                "connected to" if telemetry["connected"] else "cannot reach", telemetry["broker"], telemetry["queued"]))
+            if telemetry["connected"]:
+                state = "connected to %s" % telemetry["broker"]
+            elif telemetry.get("problem"):
+                state = "the broker %s %s" % (telemetry["broker"], telemetry["problem"])
+            else:
+                state = "not connected to %s yet" % telemetry["broker"]
+            out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (state, telemetry["queued"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         out.write("No heartbeat in %s: the service is not running.\n" % path)
     return 0

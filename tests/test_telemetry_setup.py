@@ -2,12 +2,14 @@
 one line naming the settings (or the fleet's options) to check, on the exhibit and in
 `controller fleet`. A real broker (tests/broker_rig.py)."""
 
+import io
 import os
 import shutil
 import subprocess
 
 import pytest
 
+import service_rig
 from broker_rig import Broker, certificates, tls_settings, wait_until
 from controller.cli import main
 from controller.core.exhibit import ConfigError
@@ -105,3 +107,34 @@ def test_a_password_file_that_is_a_folder_is_called_one(tmp_path):
     assert str(error.value) == "config.toml: telemetry.password_file: %r: a folder, not a file" \
         % str(tmp_path / "secrets")
 
+
+
+def test_controller_status_says_what_the_broker_did_not_only_that_it_is_not_connected(tmp_path, monkeypatch):
+    """A wrong password was 'Telemetry: cannot reach localhost:1883' in controller status, where the
+    journal said the broker refused us: the technician looked at the network."""
+    passwd = shutil.which("mosquitto_passwd")
+    if passwd is None:
+        pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
+    subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
+    os.chmod(tmp_path / "passwords", 0o600)
+    broker = Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    loaded = service_rig.load_config
+
+    def reporting(path):
+        config = loaded(path)
+        config.telemetry = check_telemetry("test", {"enabled": True, "host": "localhost", "port": broker.port,
+                                                    "client_id": "hall-1", "username": "exhibit",
+                                                    "password_file": password_file(tmp_path, "wrong", "wrong")})
+        return config
+    monkeypatch.setattr(service_rig, "load_config", reporting)
+    rig = service_rig.Rig(tmp_path, marbles=2, equalizer=False)
+    try:
+        wait_until(lambda: rig.service.telemetry.unreachable, what="the refusal")
+        rig.service.heartbeat()
+        out = io.StringIO()
+        main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+        assert "Telemetry: the broker localhost:%d refused us (Not authorized: check telemetry.username and " \
+               "telemetry.password_file), 0 games and faults waiting to be sent.\n" % broker.port in out.getvalue()
+    finally:
+        rig.service.stop()
+        broker.stop()

@@ -438,8 +438,9 @@ class Service:
                   "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         if self.telemetry:
+            # "problem": what the broker did when last tried (refused us, a failed TLS, cannot be reached)
             status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
-                                   "queued": self.telemetry.queued}
+                                   "queued": self.telemetry.queued, "problem": self.telemetry.unreachable}
         status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:
