@@ -45,15 +45,20 @@ def password_file(tmp_path, name, password):
     return str(path)
 
 
-def test_a_refused_log_in_names_the_settings_to_check(tmp_path, capsys):
-    """Found setting up three exhibits: a wrong password was 'refused us (Not authorized)', on the
-    exhibit and in the fleet, naming neither the setting nor the option that holds it."""
+def password_broker(tmp_path):
+    """A broker that lets in only the user exhibit, whose password is "right"."""
     passwd = shutil.which("mosquitto_passwd")
     if passwd is None:
         pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
     subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
     os.chmod(tmp_path / "passwords", 0o600)
-    broker = Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    return Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+
+
+def test_a_refused_log_in_names_the_settings_to_check(tmp_path, capsys):
+    """Found setting up three exhibits: a wrong password was 'refused us (Not authorized)', on the
+    exhibit and in the fleet, naming neither the setting nor the option that holds it."""
+    broker = password_broker(tmp_path)
     wrong = password_file(tmp_path, "wrong", "wrong")
     try:
         assert exhibit_log(tmp_path, broker, "refused", username="exhibit", password_file=wrong) == [
@@ -112,12 +117,7 @@ def test_a_password_file_that_is_a_folder_is_called_one(tmp_path):
 def test_controller_status_says_what_the_broker_did_not_only_that_it_is_not_connected(tmp_path, monkeypatch):
     """A wrong password was 'Telemetry: cannot reach localhost:1883' in controller status, where the
     journal said the broker refused us: the technician looked at the network."""
-    passwd = shutil.which("mosquitto_passwd")
-    if passwd is None:
-        pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
-    subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
-    os.chmod(tmp_path / "passwords", 0o600)
-    broker = Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    broker = password_broker(tmp_path)
     loaded = service_rig.load_config
 
     def reporting(path):
