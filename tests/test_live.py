@@ -150,6 +150,35 @@ def test_a_boards_live_game_goes_through_the_monitor(micropython, configs, tmp_p
     assert link.asked == asked * 2
 
 
+@pytest.mark.parametrize("machine, press", [("drnim", "trigger"), ("nimatron", "row1")])
+def test_the_first_live_event_after_a_board_starts_has_only_its_own_commands(
+        micropython, configs, tmp_path, machine, press):  # noqa: F811
+    """The replica restored from a board's short save had shown nothing, so the first event after a
+    board (or the monitor) started sent every output again with its own commands: the page, whose
+    machine shows the state's outputs, refused it and lost the visitor's move."""
+    board = emulate(micropython, configs[machine, "development"],
+                    [b'{"kind":"state"}', ('{"kind":"inject","event":["press","%s"]}' % press).encode()],
+                    tmp_path / "flash.json")
+    catcher = GameCatcher(machine)
+    monitor = Monitor(None, lambda line: None, telemetry=catcher)
+    for message in board:
+        monitor.record(message)
+    sent = [(kind.split("/")[1], encode(dict(record, v=1, exhibit="pico-1")).decode())
+            for kind, record in catcher.lives]
+    events = [json.loads(text) for kind, text in sent if kind == "event"]
+    assert [event["event"] for event in events] == [["press", press]]
+    pressed = next(index for index, message in enumerate(board) if message.get("event") == ["press", press])
+    own = []
+    for message in board[pressed + 1:]:
+        if message["kind"] != "command":
+            break
+        own.append(message["command"])
+    assert own and events[0]["commands"] == own, "what the board's machine itself gave for the press"
+    answer, lines = followed(sent, "pico-1")
+    assert lines == []
+    assert answer["seq"] == 1, "the page played it, and follows on"
+
+
 def test_a_boards_state_that_cannot_be_followed_is_one_line():
     shown = []
     monitor = Monitor(None, shown.append, telemetry=GameCatcher())

@@ -63,7 +63,10 @@ class LiveGame:
     # --- the monitor's replica of a board's machine ------------------------------------------
     def board_state(self, game, now):
         """A board's `state` reply: its machine restored here, and sent. A game that cannot be
-        restored (another controller's format, damaged) leaves no replica: one line, else None."""
+        restored (another controller's format, damaged) leaves no replica: one line, else None.
+        The board's save leaves out the outputs shown, but the board shows them all: the replica
+        takes them as shown, as a follower's machine does, so that its next event gives only that
+        event's commands, as the board's did."""
         self.replica = None
         if not isinstance(game, dict) or game.get("machine") not in NAMES or not isinstance(now, int):
             return "the board's state is not a game this controller reads: nothing live is published"
@@ -71,6 +74,7 @@ class LiveGame:
             self.replica = restore(machine_class(game["machine"]), game)
         except (SaveError, ValueError) as error:
             return "the board's state cannot be followed (%s): nothing live is published" % error
+        self.replica.sync([])
         self.run = new_run()
         self.seq = 0
         self.state(self.replica, now)
