@@ -18,6 +18,8 @@ from conftest import ROOT
 from serial_rig import Port
 from service_rig import write_config
 from controller.cli import main
+from controller.firmware.monitor import Monitor
+from test_firmware import emulate, configs  # noqa: F401  (configs: the fixture)
 
 HELLO = '{"clock":"real","kind":"hello","machine":"drnim","mode":"production","protocol":1,"resumed":"saved"}\n'
 GAME = [
@@ -358,3 +360,42 @@ def test_a_fault_before_the_board_names_its_machine_is_counted(watching, port, t
     assert watching.stats.flush()
     assert watching.stats.problem is None and watching.said == []
     assert summary(str(tmp_path / "stats.sqlite"))["faults"] == {"link": 1}
+
+
+class Board:
+    """The lines an emulated board sent, handed to the monitor one at a time as a port would."""
+
+    serial, opens = True, 0
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+        self.asked = []
+
+    def send(self, message):
+        self.asked.append(message)
+
+    def receive(self, timeout):
+        return self.lines.pop(0) if self.lines else None
+
+
+@pytest.mark.parametrize("machine, press", [("drnim", "trigger"), ("nimatron", "row1")])
+def test_a_resting_boards_attract_lamps_are_not_shown_but_a_press_after_them_is(
+        micropython, configs, tmp_path, machine, press):  # noqa: F811
+    """A Pi runs the monitor for months under systemd, its lines in the journal: a machine at rest
+    stepped its attract lamps there, a tick and two lamps every 300-400 ms (601 lines a minute on a
+    Nimatron), and pushed real faults out of the journal. The real firmware idles two minutes into
+    attract, rests a minute there, and a visitor presses."""
+    board = emulate(micropython, configs[machine, "development"],
+                    [b'{"kind":"state"}', b'{"kind":"advance","ms":120000}', b'{"kind":"advance","ms":60000}',
+                     ('{"kind":"inject","event":["press","%s"]}' % press).encode()], tmp_path / "flash.json")
+    shown = []
+    monitor = Monitor(Board(board), shown.append)        # no [telemetry]: a museum's Pi may have none
+    for _ in board:
+        monitor.step()
+    idle, attract = [index for index, line in enumerate(shown) if line.strip() == "advanced"]
+    assert shown[idle - 1].endswith("attract"), "the status line that says it went into attract is shown"
+    assert shown[idle + 1:attract] == [], "a minute of attract shows nothing"
+    assert len(shown[:idle]) < 20, "its start: hello, power and its outputs, the state"
+    after = shown[attract + 1:]
+    assert after[0] == "   180.000 s  press %s" % press
+    assert after[1].startswith("   180.000 s    -> ") and "status: play" in after[-2], after

@@ -2,16 +2,21 @@
 
 Each line the board sends is shown as one line of text: its events and
 commands with the board's time, its status when it changes, faults and the
-end of each game. A game's end and each fault go into the same SQLite
-statistics the Pi service keeps (controller/service/stats.py), so
-`controller stats` counts the board's games with the Pi's; with [telemetry]
-on, its status, games and faults also go to the MQTT broker, as a Pi
-exhibit's do (controller/telemetry/publisher.py), and its live game for a
-screen beside it (controller/telemetry/live.py): a replica of the board's
-machine, restored from the board's state and driven by its event lines. When
-the port comes back after a pulled cable or a reset, or the replica cannot
-follow (the board restarted or moved its clock), the monitor asks the board
-for its state again, so what it shows is never stale.
+end of each game. A resting machine's own animation is not (its ticks that
+step the attract lamps, and those lamps: some 600 lines a minute on a
+Nimatron, which would push a Pi's faults out of its journal within days):
+the live game's rule (controller/telemetry/live.py's `animation`) on a
+replica of the board's machine, restored from the board's state and driven by
+its event lines, with or without [telemetry]. Until it has one, every line is
+shown. A game's end and each fault go into the same SQLite statistics the Pi
+service keeps (controller/service/stats.py), so `controller stats` counts the
+board's games with the Pi's; with [telemetry] on, its status, games and
+faults also go to the MQTT broker, as a Pi exhibit's do
+(controller/telemetry/publisher.py), and the same replica makes its live game
+for a screen beside it. When the port comes back after a pulled cable or a
+reset, or the replica cannot follow (the board restarted or moved its clock),
+the monitor asks the board for its state again, so what it shows is never
+stale.
 
 What the person at the monitor types goes to the board, one protocol line
 each (or a request's kind alone: `state`), checked first by the core's own
@@ -25,7 +30,7 @@ import time
 
 from controller.core.protocol import HOST_CLOCK, HOST_KINDS, ProtocolError, checked, decode
 from controller.firmware.link import describe_hello
-from controller.telemetry.live import LiveGame
+from controller.telemetry.live import LiveGame, animation
 from controller.telemetry.payloads import SIDES
 
 # A state request not answered within this many seconds (its reply lost to noise on the line) may be sent again.
@@ -102,6 +107,10 @@ def board_machine(message):
     return machine if isinstance(machine, str) else None
 
 
+def unsent(kind, record):
+    """Where the live game goes without [telemetry]: nowhere (the replica still says which lines to show)."""
+
+
 def english():
     from controller.language import language
     return language("en")
@@ -123,7 +132,8 @@ class Monitor:
         self.clock = clock
         self.opens = 0
         self.machine = machine
-        self.live = LiveGame(telemetry.live) if telemetry is not None else None
+        self.live = LiveGame(telemetry.live if telemetry is not None else unsent)
+        self.animating = False  # the last event line was a resting machine's own: it and its commands not shown
         self.asked = None        # when the board was asked for its state, until it answers
         self.unreadable = False  # its state cannot be followed: asked again only once it starts again
 
@@ -141,7 +151,8 @@ class Monitor:
         if message is None:
             return
         self.record(message)        # first: a line on the screen is one counted, even if Ctrl-C comes next
-        self.write(describe(message, self.language))
+        if not (self.animating and message["kind"] in ("event", "command")):
+            self.write(describe(message, self.language))
 
     def record(self, message):
         kind = message["kind"]
@@ -152,7 +163,9 @@ class Monitor:
                 self.telemetry.machine = machine
         if self.telemetry is not None:
             self.publish(message)
-            self.follow(message)
+        if kind != "command":
+            self.animating = False
+        self.follow(message)
         if self.stats is None:
             return
         if kind == "game_over":
@@ -172,14 +185,15 @@ class Monitor:
             self.telemetry.fault(message["fault"])
 
     def follow(self, message):
-        """The live game: the replica restored from the board's state, its events replayed; a board
-        that restarted, or an event the replica cannot follow, and the board is asked again."""
+        """The replica, which says which lines are a resting machine's own, and makes the live game:
+        restored from the board's state, its events replayed; a board that restarted, or an event
+        the replica cannot follow, and the board is asked again."""
         kind = message["kind"]
         if kind == "state":
             self.asked = None
             problem = self.live.board_state(message.get("game"), message.get("now"))
             self.unreadable = problem is not None
-            if problem:
+            if problem and self.telemetry is not None:
                 self.write("live: " + problem)
         elif kind == "hello":
             self.live.replica = None
@@ -187,8 +201,13 @@ class Monitor:
             self.ask()
         elif kind == "error" and message.get("id") == "monitor":
             self.asked = None       # refused (a board that holds after resets): asked again once it starts again
-        elif kind == "event" and not self.live.board_event(message.get("event"), message.get("at")):
-            self.ask()
+        elif kind == "event":
+            event = message.get("event")
+            was_resting = self.live.replica is not None and self.live.replica.resting
+            if self.live.board_event(event, message.get("at")):
+                self.animating = animation(event, was_resting)
+            else:
+                self.ask()
 
     def send_typed(self, line):
         """A typed line to the board, once it reads as a request a board takes; else one line on

@@ -28,6 +28,14 @@ STATE = "live/state"
 EVENT = "live/event"
 
 
+def animation(event, was_resting):
+    """True for what a resting machine does by itself: a tick while it had only resting timers
+    (the attract lamps stepping, the idle clock running out). Left out of the live game, which a
+    follower runs itself, and of what `controller firmware monitor` shows, so that an idle exhibit
+    costs the broker and a Pi's journal nothing; a press, a marble, a move are never one."""
+    return event[0] == "tick" and was_resting
+
+
 def new_run():
     """A short name for one run of an exhibit: its events are numbered from 1 again."""
     return uuid.uuid4().hex[:8]
@@ -46,7 +54,7 @@ class LiveGame:
     def handled(self, machine, event, now, commands, was_resting):
         """`machine` handled `event` at `now` (its clock, ms) and gave `commands`; `was_resting`: it had
         only resting timers before. A tick that only stepped those is left out."""
-        if event[0] == "tick" and was_resting:
+        if animation(event, was_resting):
             return
         self.seq += 1
         self.send(EVENT, {"seq": self.seq, "now": now, "event": list(event),
