@@ -609,7 +609,7 @@ def test_a_store_or_ca_file_that_cannot_be_opened_is_one_line_and_exit_1(broker,
 class GameCatcher:
     """The service's telemetry, reduced to what it is handed."""
 
-    where, connected, queued = "nowhere", False, 0
+    where, connected, queued, unreachable = "nowhere", False, 0, None
 
     def __init__(self, machine="drnim"):
         self.machine = machine
