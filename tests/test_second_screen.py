@@ -73,14 +73,16 @@ def screen(browser, broker, topics, more=""):
 
 
 def follows(page, sim):
-    """Wait until the page shows the exhibit's game as it stands: the same turns, mode and working."""
+    """Wait until the page shows the exhibit's game as it stands: the same turns, mode and working
+    (a page that has no game yet, nim.view() null, is waited for: on a busy machine the exhibit's
+    first state can come after the wait begins)."""
     machine = sim.machine
     wanted = {"turns": machine.turns, "mode": machine.mode, "winner": machine.winner,
               "working": [list(line) for line in machine.explain()]}
     # the working's values are tables, whose keys each runtime orders its own way: compared sorted
     page.wait_for_function("wanted => { const v = nim.view(); const same = (x) => JSON.stringify(x, (k, y) => "
                            "y && typeof y === 'object' && !Array.isArray(y) ? Object.fromEntries(Object.entries(y)"
-                           ".sort()) : y); return same([v.turns, v.mode, v.winner, v.working]) === "
+                           ".sort()) : y); return v !== null && same([v.turns, v.mode, v.winner, v.working]) === "
                            "same([wanted.turns, wanted.mode, wanted.winner, wanted.working]) }",
                            arg=wanted, timeout=TIMEOUT_MS)
 
