@@ -96,11 +96,15 @@ def test_deploy_stops_the_board_then_copies_the_build_with_mpremote_and_resets_i
 
 
 def test_the_stop_and_its_clearing_run_on_micropython(tmp_path, micropython):
-    """What deploy has mpremote run on the board, here on a file of the test's own."""
+    """What deploy has mpremote run on the board, here on files of the test's own. The clearing
+    also forgets the board's count of resets in a row: the deploy's reset is not a crash, and three
+    deploys within a minute left a board holding safe (app.CrashGuard), refusing to play."""
     flag = str(tmp_path / "maintenance")
+    resets = tmp_path / "resets"
+    resets.write_text("2")
 
     def on_board(script):
-        script = script.replace(repr(MAINTENANCE_FILE), repr(flag))
+        script = script.replace(repr(MAINTENANCE_FILE), repr(flag)).replace(repr(deploy.RESETS_FILE), repr(str(resets)))
         return subprocess.run([micropython, "-c", script], capture_output=True, text=True, timeout=60)
 
     older = on_board(deploy.stop_script(5))
@@ -109,8 +113,26 @@ def test_the_stop_and_its_clearing_run_on_micropython(tmp_path, micropython):
     stopped = on_board(deploy.stop_script(6))
     assert stopped.stdout.endswith(" mpy 6 stopped\n") and os.path.isfile(flag), stopped.stderr
     assert on_board(deploy.CLEAR_STOP).returncode == 0 and not os.path.exists(flag)
+    assert not resets.exists(), "the deploy's reset would be counted as a crash after the resets before it"
     cleared_again = on_board(deploy.CLEAR_STOP)
     assert cleared_again.returncode == 0, cleared_again.stderr
+
+
+def test_deploy_forgets_the_very_file_the_board_counts_its_resets_in():
+    """deploy.RESETS_FILE is where firmware/app.py's CrashGuard keeps its count: `resets`
+    beside the saved game, SAVE_PATH, the path run() gives it."""
+    import ast
+    tree = ast.parse((ROOT / "firmware" / "app.py").read_text())
+    save = next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                and [ast.unparse(target) for target in node.targets] == ["SAVE_PATH"])
+    run = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "run")
+    assert "path=SAVE_PATH" in ast.unparse(run.args) and "CrashGuard(machine.reset_cause(), path)" in ast.unparse(run)
+    guard = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "CrashGuard")
+    init = next(node for node in guard.body if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    beside = ast.unparse(init.args.args[2])
+    path = next(node.value for node in ast.walk(init) if isinstance(node, ast.Assign)
+                and [ast.unparse(target) for target in node.targets] == ["self.path"])
+    assert eval(compile(ast.Expression(path), "app.py", "eval"), {beside: save}) == deploy.RESETS_FILE
 
 
 @pytest.mark.parametrize("answer,said", [

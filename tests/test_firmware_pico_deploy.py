@@ -58,6 +58,36 @@ def test_a_deploy_cut_short_leaves_the_board_stopped_until_a_deploy_finishes(tmp
         pico.stop()
 
 
+def test_deploys_in_a_row_leave_a_board_that_plays_not_one_holding_after_resets(tmp_path):
+    """On a Pico machine.reset() starts the board as its watchdog does, and CrashGuard
+    (firmware/app.py) holds a board safe after 3 such starts in a row: a board that has
+    counted 2 (two deploys within a minute) is deployed again, and plays; its count starts
+    afresh, the deploy's own reset its only one. (It held, saying it had reset 3 times.)"""
+    import json
+    import subprocess
+    from controller.firmware.tools import find_tool
+    build(MACHINE, tmp_path / "build", PRODUCTION)
+    pico = fresh_pico()
+    try:
+        counted = subprocess.run([find_tool("mpremote"), "connect", pico.port, "exec",
+                                  "open(%r, 'w').write('2')" % deploy.RESETS_FILE], capture_output=True, text=True)
+        assert counted.returncode == 0, counted.stderr
+        deploy.deploy(pico.port, tmp_path / "build")
+        pico.pause()
+        said = ""
+        with serial.Serial(pico.port, timeout=0.5) as port:
+            until = pico.now + 5000 * 1000000
+            while '"hello"' not in said and pico.now < until:
+                pico.run(until, stop_on_line=True)      # a run stops at the deploy's reset too
+                said += heard(port)
+        hello = [json.loads(line) for line in said.splitlines() if '"hello"' in line]
+        assert hello and hello[0]["resumed"] != "held", said
+        pico.save_flash(tmp_path / "flash.bin")
+    finally:
+        pico.stop()
+    assert files_in(tmp_path / "flash.bin").get(deploy.RESETS_FILE.lstrip("/")) == b"1"
+
+
 def test_a_board_run_freely_at_the_wall_clock_s_pace_runs_on_after_a_pause():
     """A board mpremote talks to runs on its own, its time the host's (a production board's
     watchdog counts real seconds); paused and run again, its time goes on. (The pause cleared

@@ -9,8 +9,9 @@ maintenance file in the flash and resets the board, which finds it and starts
 nothing while it is there (firmware/app.py). When the port is back, a second
 run leaves the file again (the firmware may have been changed by hand since),
 copies the build's files (those its build.json lists, in their folders) to
-the board's flash, removes the maintenance file and resets the board, so it
-boots into the new firmware. A copy cut short leaves the file: the board then
+the board's flash, removes the maintenance file (and the board's count of
+resets in a row: RESETS_FILE) and resets the board, so it boots into the new
+firmware. A copy cut short leaves the file: the board then
 runs nothing of half a build until a deploy finishes. mpremote does the talking to MicroPython's raw REPL; we only say
 what to copy. MicroPython imports a module's .py before its .mpy: a board
 that once held the source of a module must have that .py removed (see
@@ -52,9 +53,16 @@ if ok:
     open(%(stop)r, "w").close()
 print("micropython", "%%d.%%d.%%d" %% i.version[:3], "mpy", mpy, "stopped" if ok else "refused")
 """
+# The board's count of its resets in a row: firmware/app.py's CrashGuard keeps it in `resets`
+# beside the saved game (SAVE_PATH, /game.json), counts every start after a watchdog reset, and
+# holds the board safe at its LIMIT. On a Pico machine.reset(), which ends every deploy, is such a
+# start too: a deploy's reset is the host's choice, not a crash, so CLEAR_STOP forgets the count
+# (the deploy's own reset then counts one, which a minute's play forgets).
+RESETS_FILE = "/resets"
 # Run before the copy, and after it: the board starts nothing while the file is there.
 SET_STOP = "open(%r, 'w').close()" % MAINTENANCE_FILE
-CLEAR_STOP = "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass" % MAINTENANCE_FILE
+CLEAR_STOP = ("import os\nfor name in (%r, %r):\n    try:\n        os.remove(name)\n    except OSError:\n"
+              "        pass" % (RESETS_FILE, MAINTENANCE_FILE))
 # mpremote's reset comes 100 ms after it returns; a board's USB port is back within a few seconds.
 RESET_S = 1.0
 PORT_BACK_S = 20
