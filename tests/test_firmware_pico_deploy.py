@@ -205,6 +205,38 @@ def test_a_monitor_stopped_while_it_deploys_stops_its_emulated_pico(tmp_path):
     assert not any(os.path.exists("/proc/%s" % pid) for pid in board), "the emulated Pico runs on, its monitor gone"
 
 
+def test_ctrl_c_while_the_monitor_deploys_its_emulated_pico_stops_it_as_always(tmp_path):
+    """Ctrl-C in a terminal reaches every process of its foreground group: the monitor, and
+    whatever it started there. While the first run deploys the emulated board, it stops with
+    the monitor's own line. (Node, in the same group, died of the SIGINT before the monitor
+    could stop it: "the emulated Pico failed: it stopped: Read from invalid SIO address", exit 1.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from service_rig import write_config
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", "--emulate", "rp2040",
+                                "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache")),    # a deploy
+                               start_new_session=True)      # a group of its own, as a terminal gives a command
+    try:
+        deadline = time.monotonic() + 120
+        deploying = False
+        while not deploying and monitor.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            children = subprocess.run(["pgrep", "-P", str(monitor.pid)], capture_output=True, text=True).stdout
+            deploying = any(b"mpremote" in subprocess.run(["ps", "-o", "args=", "-p", pid], capture_output=True).stdout
+                            for pid in children.split())
+        assert deploying, "the monitor never deployed its emulated board"
+        time.sleep(1)
+    finally:
+        os.killpg(monitor.pid, signal.SIGINT)
+        out, err = monitor.communicate(timeout=60)
+    assert monitor.returncode == 0 and out.endswith(b"Stopped watching.\n"), (monitor.returncode, out, err)
+
+
 def test_jams_by_rate_and_seed_reach_the_emulated_picos_marbles(tmp_path):
     """--jam-rate and --seed act on the marble world beside the chip, as on the simulator's."""
     script = tmp_path / "jams.txt"

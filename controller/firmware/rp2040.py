@@ -62,6 +62,10 @@ def tools(uf2=None):
     if not uf2:
         raise FirmwareError("no MicroPython for the emulated Pico: give --uf2 FILE or set %s (%s)"
                             % (UF2_VARIABLE, WHERE))
+    # the UF2 first: a typo in its name is not a boot ROM missing beside it
+    if not Path(uf2).is_file():
+        raise FirmwareError("%s: %s is not a file" % ("--uf2" if uf2 != os.environ.get(UF2_VARIABLE)
+                                                       else UF2_VARIABLE, uf2))
     bootrom = os.environ.get(BOOTROM_VARIABLE)
     if not bootrom:
         beside = Path(uf2).parent / BOOTROM_NAME
@@ -69,10 +73,8 @@ def tools(uf2=None):
             raise FirmwareError("the emulated Pico needs the RP2040's boot ROM: set %s, or put %s beside the UF2 "
                                 "(%s)" % (BOOTROM_VARIABLE, BOOTROM_NAME, WHERE))
         bootrom = str(beside)
-    for path, what in ((uf2, "--uf2" if uf2 != os.environ.get(UF2_VARIABLE) else UF2_VARIABLE),
-                       (bootrom, BOOTROM_VARIABLE)):
-        if not Path(path).is_file():
-            raise FirmwareError("%s: %s is not a file" % (what, path))
+    if not Path(bootrom).is_file():
+        raise FirmwareError("%s: %s is not a file" % (BOOTROM_VARIABLE, bootrom))
     node = shutil.which("node")
     if node is None:
         raise FirmwareError("node is missing: the emulated Pico runs in Node.js (Debian: apt-get install nodejs npm)")
@@ -138,7 +140,11 @@ class EmulatedPico:
                 [self.node, str(self.harness / "emulator.mjs"), "--uf2", self.uf2, "--bootrom", self.bootrom,
                  "--serial-fd", str(self.master), "--reply-fd", str(reply_write)],
                 stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, pass_fds=(self.master, reply_write),
-                cwd=self.harness)
+                cwd=self.harness,
+                # a session of its own: a terminal's Ctrl-C reaches its whole foreground group, and is the
+                # controller's to handle, which then stops the board (stop()); a controller killed outright
+                # closes the board's stdin, and emulator.mjs exits at its end
+                start_new_session=True)
         finally:
             os.close(reply_write)
         self.replies = os.fdopen(reply_read, "rb")
