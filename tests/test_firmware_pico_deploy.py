@@ -227,13 +227,16 @@ def test_ctrl_c_while_the_monitor_deploys_its_emulated_pico_stops_it_as_always(t
         while not deploying and monitor.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
             children = subprocess.run(["pgrep", "-P", str(monitor.pid)], capture_output=True, text=True).stdout
-            deploying = any(b"mpremote" in subprocess.run(["ps", "-o", "args=", "-p", pid], capture_output=True).stdout
-                            for pid in children.split())
-        assert deploying, "the monitor never deployed its emulated board"
-        time.sleep(1)
+            # -ww: ps cuts a command line to 80 columns when not on a terminal, and in a clone with a
+            # long path, such as CI's, "mpremote" came after the cut
+            deploying = any(b"mpremote" in subprocess.run(["ps", "-ww", "-o", "args=", "-p", pid],
+                                                          capture_output=True).stdout for pid in children.split())
+        if deploying:
+            time.sleep(0.3)     # into the deploy (about 2 s on an idle machine)
     finally:
         os.killpg(monitor.pid, signal.SIGINT)
         out, err = monitor.communicate(timeout=60)
+    assert deploying, ("the monitor never deployed its emulated board", monitor.returncode, out, err)
     assert monitor.returncode == 0 and out.endswith(b"Stopped watching.\n"), (monitor.returncode, out, err)
 
 
