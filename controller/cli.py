@@ -20,7 +20,6 @@ Bad arguments get one line that names the argument, and exit status 2.
 
 import argparse
 import heapq
-import importlib
 import itertools
 import json
 import os
@@ -339,14 +338,12 @@ def run_config_check(args, out):
     from controller.telemetry.settings import check_password
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)
-    if config.telemetry["enabled"]:
-        try:
-            importlib.import_module("paho.mqtt.client")
-        except ImportError as error:
-            from controller.extras import missing
-            sys.stderr.write("controller config check: %s: [telemetry] is enabled, but the service could not report: "
-                             "%s\n" % (path or "the defaults", missing("telemetry", error)))
-            return 1
+    from controller.extras import lacking
+    lacks = lacking("telemetry", "paho.mqtt.client") if config.telemetry["enabled"] else None
+    if lacks:
+        sys.stderr.write("controller config check: %s: [telemetry] is enabled, but the service could not report: "
+                         "%s\n" % (path or "the defaults", lacks))
+        return 1
     out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
         path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
         ", ".join(config.languages)))

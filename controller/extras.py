@@ -7,6 +7,7 @@ the installed package lists them: the controller is installed from its folder, n
 from PyPI, so `pip install 'drnim-controller[telemetry]'` would find nothing.
 """
 
+import importlib
 import os
 import shlex
 import sys
@@ -41,6 +42,15 @@ def install_command(extra):
         return "pip install -e '.[%s]' in the controller's folder" % extra
     sudo = "" if os.access(sys.prefix, os.W_OK) else "sudo "
     return sudo + " ".join(shlex.quote(word) for word in [sys.executable, "-m", "pip", "install"] + wanted)
+
+
+def lacking(extra, module):
+    """None when `module` imports, else `missing`'s line: what a command checks before it opens anything."""
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        return missing(extra, error)
+    return None
 
 
 def missing(extra, error):

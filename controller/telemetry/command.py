@@ -18,7 +18,6 @@ The store, TLS and MQTT are loaded when the command runs, not by the command lin
 it: every `controller` command starts without them.
 """
 
-import importlib
 import os
 import queue
 import sys
@@ -108,13 +107,11 @@ def run(args, out):
     port = port or default_port(args.tls)
     period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
     log = lambda text: sys.stderr.write("controller fleet: %s\n" % printable(text))  # noqa: E731
-    if not (args.what == "stats" and args.offline):
-        try:
-            importlib.import_module("paho.mqtt.client")    # the follower's, looked for before anything is opened
-        except ImportError as error:
-            from controller.extras import missing
-            log("the broker is reached with paho-mqtt: %s" % missing("telemetry", error))
-            return 1
+    from controller.extras import lacking
+    lacks = None if args.what == "stats" and args.offline else lacking("telemetry", "paho.mqtt.client")
+    if lacks:
+        log("the broker is reached with paho-mqtt: %s" % lacks)     # before the store is opened
+        return 1
     path = args.db or default_db() if not args.once else ":memory:"
     try:
         store = FleetStore(path)
