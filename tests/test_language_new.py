@@ -91,6 +91,8 @@ def test_a_half_translated_language_is_made_and_lists_its_texts_readably(locale,
     assert "\x04" not in said
     assert ("%s: untranslated: new_loses | New game: %%(marbles)d marble, whoever takes the last one loses.\n"
             % NEW) in said
+    assert "%s: untranslated: NEW\\nGAME\n" % NEW in said       # the card's button, in two lines in the .po
+    assert [line for line in said.splitlines() if not line.startswith((NEW + ": untranslated: ", "wrote "))] == []
 
 
 def test_a_language_whose_catalog_is_not_compiled_is_one_line(locale, monkeypatch):

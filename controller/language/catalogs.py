@@ -118,8 +118,9 @@ def key(message):
 
 
 def named(message):
-    """A message as a translator finds it in the .po: its context, then its English."""
-    return key(message).replace("\x04", " | ")
+    """A message as a translator finds it in the .po, on one line: its context, then its English (a line
+    break written \\n, as the .po writes it)."""
+    return key(message).replace("\x04", " | ").replace("\n", "\\n")
 
 
 def page_catalog(code, catalog=None):
