@@ -27,11 +27,14 @@ def locale(tmp_path, monkeypatch):
 
 
 def name_new(monkeypatch, group=True):
-    """The line of controller/language/__init__.py that names NEW, and its digits' separator when `group`."""
-    monkeypatch.setattr(catalogs, "LANGUAGES", dict(lang.LANGUAGES, **{NEW: NAME}))
-    monkeypatch.setattr(catalogs, "CODES", lang.CODES + (NEW,))
-    if group:
-        monkeypatch.setattr(catalogs, "GROUPS", dict(lang.GROUPS, **{NEW: numbers.get_group_symbol(NEW)}))
+    """The line of controller/language/__init__.py that names NEW, and its digits' separator when `group`, as
+    the catalogs' maker and `language()` read them."""
+    names, codes = dict(lang.LANGUAGES, **{NEW: NAME}), lang.CODES + (NEW,)
+    groups = dict(lang.GROUPS, **{NEW: numbers.get_group_symbol(NEW)}) if group else lang.GROUPS
+    for module in (lang, catalogs):
+        monkeypatch.setattr(module, "LANGUAGES", names)
+        monkeypatch.setattr(module, "CODES", codes)
+        monkeypatch.setattr(module, "GROUPS", groups)
 
 
 def init_new(locale):
@@ -101,3 +104,44 @@ def test_a_language_whose_catalog_is_not_compiled_is_one_line(locale, monkeypatc
                        r"\(controller/language/locale/%s/LC_MESSAGES/drnim.mo\): make it with "
                        r"\.venv/bin/python -m controller\.language\.catalogs$" % (NEW, NEW)):
         lang.language(NEW)
+
+
+def translate(locale, texts):
+    """The new language's .po with `texts` (English or (context, English) -> its translation) translated."""
+    from babel.messages.pofile import read_po, write_po
+    path = locale / NEW / "LC_MESSAGES" / "drnim.po"
+    with open(path, "rb") as f:
+        catalog = read_po(f, locale=NEW)
+    for english, translation in texts.items():
+        context, english = english if isinstance(english, tuple) else (None, english)
+        catalog.get(english, context).string = translation
+    with open(path, "wb") as f:
+        write_po(f, catalog)
+
+
+def test_a_placeholder_not_the_englishs_is_named_and_the_visitor_reads_the_english(locale, monkeypatch, capsys):
+    """A translator's slip in a placeholder stopped the simulator with a KeyError at its first screen; now
+    `make catalogs` names it and fails, and the compiled catalogs show the English there meanwhile."""
+    import json
+    name_new(monkeypatch)
+    init_new(locale)
+    translate(locale, {"rail %(marbles)2d": "binario %(bilie)2d",
+                       ("row_empty", "Row %(row)d has no lamps left."): "La fila non ha più lampade.",
+                       ("new_loses", "New game: %(marbles)d marble, whoever takes the last one loses."): (
+                           "Nuova partita: %(marbles)d biglia, chi prende l'ultima perde.",
+                           "Nuova partita: %(marbles)s biglie, chi prende l'ultima perde.")})
+    status, said, _ = made(locale, capsys)
+    assert status == 1
+    assert [line for line in said.splitlines() if not line.startswith((NEW + ": untranslated: ", "wrote "))] == [
+        "%s: new_loses | New game: %%(marbles)d marble, whoever takes the last one loses.: msgstr[1] lacks "
+        "%%(marbles)d and has %%(marbles)s, which the English has not (left out until mended: the English is shown)"
+        % NEW,
+        "%s: row_empty | Row %%(row)d has no lamps left.: msgstr lacks %%(row)d (left out until mended: the English "
+        "is shown)" % NEW,
+        "%s: rail %%(marbles)2d: msgstr lacks %%(marbles)2d and has %%(bilie)2d, which the English has not (left "
+        "out until mended: the English is shown)" % NEW]
+    t = lang.language(NEW)
+    assert t.format(t._("rail %(marbles)2d"), {"marbles": 3}) == "rail  3"
+    assert t.message("new_loses", {"marbles": 2}) == "New game: 2 marbles, whoever takes the last one loses."
+    texts = json.loads((locale / NEW / "page.json").read_text())["texts"]
+    assert "rail %(marbles)2d" not in texts and "row_empty\x04Row %(row)d has no lamps left." not in texts

@@ -9,7 +9,11 @@
 2. brings each language's locale/LL/LC_MESSAGES/drnim.po up to date with it
    (a new text comes in untranslated, a changed one marked fuzzy);
 3. compiles each into drnim.mo, which Python's own `gettext` reads, and
-   into page.json, the web page's copy of the same catalog.
+   into page.json, the web page's copy of the same catalog;
+4. lists each text still untranslated or fuzzy, and names each mistake, such
+   as a placeholder not the English's: such a translation is left out of
+   the .mo and page.json (a visitor reads the English, where a screen would
+   have stopped), and the status is 1 until it is mended.
 
 Before any of that it checks that each language is set up (DEVELOPERS.md,
 "A new language"): named in LANGUAGES with its GROUPS, with its .po; it says
@@ -22,7 +26,9 @@ tests/test_language.py can check that the committed ones are up to date.
 
 import io
 import json
+import re
 import sys
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -46,6 +52,8 @@ DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)
 PROJECT = "Dr. Nim Controller"
 # The catalogs' folder as a volunteer types it, from the top of the checkout.
 HOME = "controller/language/locale"
+# A text's placeholders: %(name)d or %(name)s with any width (%(marbles)2d), or a bare %d or %s, which nothing fills.
+PLACEHOLDER = re.compile(r"%(?:\(\w+\))?-?\d*[ds]")
 
 
 def template():
@@ -123,6 +131,35 @@ def named(message):
     return key(message).replace("\x04", " | ").replace("\n", "\\n")
 
 
+def placeholders(text):
+    """The placeholders of `text`, each as often as it is there (%% is a percent sign, not one)."""
+    return Counter(PLACEHOLDER.findall(text.replace("%%", "")))
+
+
+def misplaced(message):
+    """What is wrong with the placeholders of a message's translation, as words (None when nothing is): each
+    form must have those of the English (its plural's), which are all a shell fills (another stops it)."""
+    english = placeholders(message.id if isinstance(message.id, str) else message.id[-1])
+    for number, form in enumerate(strings(message)):
+        found = placeholders(form) if form else english
+        if found != english:
+            where = "msgstr" if isinstance(message.string, str) else "msgstr[%d]" % number
+            lacks, extra = sorted(english - found), sorted(found - english)
+            wrong = (["lacks " + " ".join(lacks)] if lacks else []) + \
+                (["has %s, which the English has not" % " ".join(extra)] if extra else [])
+            return "%s %s" % (where, " and ".join(wrong))
+    return None
+
+
+def without_misplaced(catalog):
+    """`catalog` with the translations whose placeholders are not the English's taken out, so that the .mo
+    and the page show the English there instead of stopping a screen (the .po keeps them, to be mended)."""
+    for message in catalog:
+        if message.id and misplaced(message):
+            message.string = "" if isinstance(message.string, str) else ("",) * len(message.string)
+    return catalog
+
+
 def page_catalog(code, catalog=None):
     """The page's catalog: the plural rule, the digits' separator and every translated text (its forms)."""
     texts = {}
@@ -146,6 +183,7 @@ def files():
     for code in CODES[1:]:
         catalog = updated(code, pot)
         made[po_path(code)] = written(catalog)
+        catalog = without_misplaced(catalog)
         made[po_path(code).with_suffix(".mo")] = compiled(catalog)
         made[LOCALE / code / "page.json"] = page_catalog(code, catalog)
     return made
@@ -172,9 +210,10 @@ def unready():
 
 
 def problems():
-    """Each language's untranslated, fuzzy or mismatched texts, as lines (Babel's own checks included)."""
+    """Each language's texts still to translate (untranslated or fuzzy), and its mistakes (placeholders not
+    the English's, and what else Babel's own checks find), as two lists of lines."""
     pot = template()
-    lines = []
+    unfinished, mistakes = [], []
     for code in CODES[1:]:
         catalog = updated(code, pot)
         for message in catalog:
@@ -182,11 +221,16 @@ def problems():
                 continue
             forms = strings(message)
             if message.fuzzy or not forms or not all(forms):
-                lines.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", named(message)))
-        for message, errors in catalog.check():
-            for error in errors:
-                lines.append("%s: %s: %s" % (code, named(message), error))
-    return lines
+                unfinished.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", named(message)))
+            if message.fuzzy:       # not shown, and to be looked at anyway
+                continue
+            wrong = misplaced(message)
+            if wrong:
+                mistakes.append("%s: %s: %s (left out until mended: the English is shown)"
+                                % (code, named(message), wrong))
+            else:
+                mistakes += ["%s: %s: %s" % (code, named(message), error) for error in message.check(catalog)]
+    return unfinished, mistakes
 
 
 def main(argv):
@@ -200,9 +244,12 @@ def main(argv):
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
             print("wrote %s" % shown(path))
-    for line in problems():
+    unfinished, mistakes = problems()
+    for line in unfinished:
         print(line)
-    return 0
+    for line in mistakes:
+        print(line, file=sys.stderr)
+    return 1 if mistakes else 0
 
 
 if __name__ == "__main__":
