@@ -13,6 +13,9 @@ def legal_takes(spec, position):
         return {((i, c),) for i in filled for c in range(1, min(position[i], spec["max_take"]) + 1)}
     if family == "nim":
         return {((i, c),) for i in filled for c in range(1, position[i] + 1)}
+    if family not in ("moore", "rosebushes"):
+        raise ValueError("tests/brute.py knows no game family %r: give legal_takes its moves, written again from "
+                         "its rules (DEVELOPERS.md, 'Adding a game family', step 6)" % family)
     moves = set()
     for size in range(1, spec["k"] + 1):
         for heaps in combinations(filled, size):

@@ -143,6 +143,11 @@ def test_a_family_named_nowhere_else_is_said_to_be_missing_everywhere():
     assert len(where_a_family_is_missing("lonely", Lonely)) == 5
 
 
+def test_a_family_brute_force_does_not_know_is_said_so_not_played_as_moores():
+    with pytest.raises(ValueError, match=r"^tests/brute.py knows no game family 'lonely': give legal_takes its moves"):
+        brute.legal_takes({"family": "lonely", "rule": NORMAL}, (1, 2))
+
+
 def test_variant_registry_and_specs_round_trip():
     assert find_variant("nim-k") is Moore
     assert find_variant(" Rosebush ") is Rosebushes
