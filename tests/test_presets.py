@@ -1,10 +1,27 @@
 """The named historic games: their start positions, rules and first movers."""
 
+import re
+
 import pytest
 
+from conftest import ROOT
 from controller.core import solve
-from controller.core.presets import PresetError, find_preset
+from controller.core.presets import PRESETS, PresetError, find_preset
 from controller.core.rng import Random
+
+
+def test_the_readme_lists_every_game_play_and_solve_take():
+    """A row '| `name` | ...' (or '| `one`, `other` | ...') each in README.md's table of games."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Games"):readme.index("### Opponents")]
+    listed = [name for row in re.findall(r"^\| (`[^|]+`) \|", table, re.M) for name in re.findall(r"`([^`]+)`", row)]
+    names = [preset.name for preset in PRESETS]
+    missing = [name for name in names if name not in listed]
+    gone = [name for name in listed if name not in names]
+    assert not missing, "README.md's table of games has no row for %s: give it one (DEVELOPERS.md, 'Adding a " \
+        "named game')" % ", ".join(missing)
+    assert not gone, "README.md's table of games has a row for %s, which presets.PRESETS does not have" % (
+        ", ".join(gone))
 
 
 @pytest.mark.parametrize("name,heaps,rule,first,opponent", [
