@@ -145,3 +145,32 @@ def test_a_placeholder_not_the_englishs_is_named_and_the_visitor_reads_the_engli
     assert t.message("new_loses", {"marbles": 2}) == "New game: 2 marbles, whoever takes the last one loses."
     texts = json.loads((locale / NEW / "page.json").read_text())["texts"]
     assert "rail %(marbles)2d" not in texts and "row_empty\x04Row %(row)d has no lamps left." not in texts
+
+
+@pytest.mark.parametrize("old, new, line, said", [
+    ('msgid "New game"\nmsgstr ""', 'msgid "New game"\nmsgstr "Premi "Nuova partita""',
+     'msgstr "Premi "Nuova partita""',
+     'not a keyword and its text in double quotes (a " inside one is written \\"): msgstr "Premi "Nuova partita""'),
+    ('msgid "New game"\nmsgstr ""', 'msgid "New game"\nmsgstr "Nuova partita', 'msgstr "Nuova partita',
+     'not a keyword and its text in double quotes (a " inside one is written \\"): msgstr "Nuova partita'),
+    ('msgstr[1] ""', 'msgstr[1] ""\nmsgstr[2] ""', 'msgstr[2] ""',
+     "msgstr[2]: the language has 2 plural forms, msgstr[0] to msgstr[1]"),
+    ("plural=(n != 1)", "plural=(n = 1)", None,
+     'its Plural-Forms is "nplurals=2; plural=(n = 1);", not the language\'s: put back "nplurals=2; '
+     'plural=(n != 1);" (Babel\'s)'),
+], ids=["a quote inside", "a quote missing", "a third plural form", "a plural rule changed"])
+def test_a_po_that_babel_would_misread_is_named_at_its_line_and_nothing_is_written(locale, monkeypatch, capsys,
+                                                                                  old, new, line, said):
+    """Babel read past these with a warning naming no file, or none: a text lost its last letter (a missing
+    quote), a form was dropped, and a plural rule gettext cannot read stopped every screen in the language."""
+    name_new(monkeypatch)
+    init_new(locale)
+    path = locale / NEW / "LC_MESSAGES" / "drnim.po"
+    text = path.read_text()
+    assert old in text
+    text = text.replace(old, new, 1)
+    path.write_text(text)
+    where = ": " if line is None else " line %d: " % (text.splitlines().index(line) + 1)
+    status, told, untouched = made(locale, capsys)
+    assert status == 1 and untouched
+    assert told == "%s: controller/language/locale/%s/LC_MESSAGES/drnim.po%s%s\n" % (NEW, NEW, where, said)

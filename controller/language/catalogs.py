@@ -16,8 +16,10 @@
    have stopped), and the status is 1 until it is mended.
 
 Before any of that it checks that each language is set up (DEVELOPERS.md,
-"A new language"): named in LANGUAGES with its GROUPS, with its .po; it says
-the step that is missing, in one line each, and writes nothing.
+"A new language"): named in LANGUAGES with its GROUPS, with its .po, which it
+can read (each text in double quotes, no more plural forms than the language
+has, the language's plural rule); it says what is wrong, in one line each,
+and writes nothing.
 
 It needs Babel (the test extra); nothing that runs a machine does. The files
 come out the same for the same sources (no dates, no line numbers), so
@@ -52,6 +54,8 @@ DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)
 PROJECT = "Dr. Nim Controller"
 # The catalogs' folder as a volunteer types it, from the top of the checkout.
 HOME = "controller/language/locale"
+# A line of a .po outside its comments: a keyword and its text in double quotes, or more of the text.
+PO_LINE = re.compile(r'(?:(?:msgctxt|msgid|msgid_plural|msgstr|msgstr\[(\d+)\]) )?"(?:[^"\\]|\\.)*"')
 # A text's placeholders: %(name)d or %(name)s with any width (%(marbles)2d), or a bare %d or %s, which nothing fills.
 PLACEHOLDER = re.compile(r"%(?:\(\w+\))?-?\d*[ds]")
 
@@ -88,10 +92,44 @@ def shown(path):
     return HOME + "/" + path.relative_to(LOCALE).as_posix()
 
 
+class BrokenCatalog(ValueError):
+    """A .po that cannot be read as its translator meant it (Babel would read past it, losing a text)."""
+
+
 def read(code):
-    from babel.messages.pofile import read_po
-    with open(po_path(code), "rb") as f:
-        return read_po(f, locale=code, domain=DOMAIN)
+    """Language `code`'s .po; BrokenCatalog, in one line naming the file and the line, when a line is not
+    a keyword and its text in double quotes, a translation has more plural forms than the language, or the
+    plural rule is not the language's."""
+    from babel.messages.plurals import get_plural
+    from babel.messages.pofile import PoFileError, read_po
+    path = po_path(code)
+    plural = get_plural(code)
+    data = path.read_bytes()
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise BrokenCatalog("%s: %s is not UTF-8 (byte %d): save it as UTF-8" % (code, shown(path), error.start))
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = "%s: %s line %d: " % (code, shown(path), number)
+        match = PO_LINE.fullmatch(line)
+        if not match:
+            raise BrokenCatalog(where + "not a keyword and its text in double quotes (a \" inside one is "
+                                "written \\\"): " + line)
+        if match.group(1) and int(match.group(1)) >= plural.num_plurals:
+            raise BrokenCatalog(where + "msgstr[%s]: the language has %d plural forms, msgstr[0] to msgstr[%d]"
+                                % (match.group(1), plural.num_plurals, plural.num_plurals - 1))
+    try:
+        catalog = read_po(io.BytesIO(data), locale=code, domain=DOMAIN, abort_invalid=True)
+    except PoFileError as error:
+        raise BrokenCatalog("%s: %s line %d: %s" % (code, shown(path), error.lineno + 1,
+                                                     str(error).rsplit(" on ", 1)[0]))
+    if catalog.plural_forms != plural.plural_forms:
+        raise BrokenCatalog("%s: %s: its Plural-Forms is \"%s\", not the language's: put back \"%s\" (Babel's)"
+                            % (code, shown(path), catalog.plural_forms, plural.plural_forms))
+    return catalog
 
 
 def updated(code, pot):
@@ -209,6 +247,18 @@ def unready():
     return lines
 
 
+def unreadable():
+    """Each .po of LANGUAGES that cannot be read as its translator meant it, as a line (BrokenCatalog's)."""
+    lines = []
+    for code in CODES[1:]:
+        try:
+            if po_path(code).exists():
+                read(code)
+        except BrokenCatalog as error:
+            lines.append(str(error))
+    return lines
+
+
 def problems():
     """Each language's texts still to translate (untranslated or fuzzy), and its mistakes (placeholders not
     the English's, and what else Babel's own checks find), as two lists of lines."""
@@ -234,7 +284,7 @@ def problems():
 
 
 def main(argv):
-    missing = unready()
+    missing = unready() + unreadable()
     for line in missing:
         print(line, file=sys.stderr)
     if missing:
