@@ -1,10 +1,14 @@
 """The opponents: each plays as its source describes, quirks included."""
 
+import re
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import brute
-from controller.core.players import Applet, Fallible, Nimx, Perfect, Praxis, Sinclair, UnknownPlayer, find_player
+from conftest import ROOT
+from controller.core.players import (
+    HISTORIC, PLAYER_NAMES, Applet, Fallible, Nimx, Perfect, Praxis, Sinclair, UnknownPlayer, find_player)
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, Game, Moore, Move, Nim, Rosebushes, Subtraction
 
@@ -145,3 +149,32 @@ def test_unknown_opponent_lists_the_choices():
     with pytest.raises(UnknownPlayer, match="unknown opponent .deep-blue.: choose from perfect, perfect:random, fallible:P"):
         find_player("deep-blue")
     assert find_player("Fallible:0.25").name == "fallible:0.25"
+
+
+def test_every_opponent_named_is_one_find_player_builds_and_the_page_names_for_visitors():
+    """PLAYER_NAMES is what --opponent's help, find_player's refusals and the page offer: each name
+    builds an opponent, each historic player is named there, and the page has each one's name for
+    visitors (choiceName in web/page.js), as DEVELOPERS.md's 'Adding an opponent' asks."""
+    offered = [name.replace("fallible:P", "fallible:0.1") for name in PLAYER_NAMES]
+    unbuilt = [name for name in offered if not builds(name)]
+    assert not unbuilt, "players.PLAYER_NAMES names %s, which find_player does not build: name its class in " \
+        "players.HISTORIC (DEVELOPERS.md, 'Adding an opponent')" % ", ".join(unbuilt)
+    unnamed = [name for name in HISTORIC if name not in PLAYER_NAMES]
+    assert not unnamed, "players.HISTORIC has %s, which players.PLAYER_NAMES does not name, so --opponent's help " \
+        "and the web page leave it out: name it there (DEVELOPERS.md, 'Adding an opponent')" % ", ".join(unnamed)
+    page = (ROOT / "web" / "page.js").read_text()
+    names = page[page.index("function choiceName("):]
+    names = names[:names.index("\n}\n")]
+    keys = set(re.findall(r'(?:^|[{,]\s*)"?([\w:.-]+)"?:', names, re.M))
+    nameless = [name for name in offered if name not in keys]
+    assert not nameless, "the web page shows %s to visitors in English only: give choiceName in web/page.js its " \
+        "name for visitors, then make catalogs and translate it (DEVELOPERS.md, 'Adding an opponent')" % (
+            ", ".join(nameless))
+
+
+def builds(name):
+    try:
+        find_player(name)
+    except UnknownPlayer:
+        return False
+    return True
