@@ -210,3 +210,65 @@ def test_the_pairs_that_imported_each_other_import_one_way(pair):
     upper, lower = pair
     assert upper in edges and lower in edges
     assert not (lower in edges[upper] and upper in edges[lower])
+
+
+
+def layout_blocks():
+    """DEVELOPERS.md's Layout as {folder or file it describes: its text}, each block starting at a
+    line that begins with the path (`controller/core/`, `controller/cli.py`)."""
+    import re
+    text = (ROOT / "DEVELOPERS.md").read_text()
+    layout = text[text.index("## Layout"):text.index("\n## ", text.index("## Layout") + 1)]
+    blocks = {}
+    for head, body in re.findall(r"^([\w./-]+/|[\w./-]+\.py) (.*(?:\n {2,}.*)*)", layout, re.M):
+        blocks[head] = body
+    return blocks
+
+
+def unlisted(blocks, paths):
+    """The files among `paths` (relative to the checkout) that their folder's block names neither by
+    file name (`solve_<family>.py` and `bench_*.py` name a pattern) nor by a bare word (`model,
+    positions, check`). A file's block is the one whose path is the longest that holds it."""
+    import fnmatch
+    import re
+    found = []
+    for path in paths:
+        heads = [head for head in blocks if path.as_posix() == head or path.as_posix().startswith(head)
+                 and head.endswith("/")]
+        text = blocks[max(heads, key=len)] if heads else ""
+        patterns = [re.sub(r"<[^>]+>", "*", name) for name in re.findall(r"[\w<>*-]+\.(?:py|mjs|js)\b", text)]
+        if not any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns) and not (
+                path.as_posix() in blocks or re.search(r"(?<![\w.])%s(?![\w])" % re.escape(path.stem), text)):
+            found.append(path)
+    return found
+
+
+def test_developers_md_names_every_module_in_its_layout():
+    """A newcomer finds a module from DEVELOPERS.md's Layout: each of controller/, firmware/, web/ and
+    bench/ is named in its folder's lines there, and each file named there is still in the tree."""
+    from pathlib import PurePosixPath
+    import re
+    files = [path for path in MODULES.values() if path.name not in ("__init__.py", "__main__.py")]
+    files += [path for folder in FIRMWARE_PATH + (ROOT / "web", ROOT / "bench", PACKAGE / "firmware" / "pico")
+              for path in sorted(folder.glob("*")) if path.suffix in (".py", ".mjs", ".js")]
+    paths = [PurePosixPath(os.path.relpath(path, ROOT)) for path in files]
+    blocks = layout_blocks()
+    missing = [path.as_posix() for path in unlisted(blocks, paths)]
+    assert not missing, "DEVELOPERS.md's Layout does not name %s: say in its folder's lines what each is for" % (
+        ", ".join(missing))
+    names = set(path.name for path in files + list(PACKAGE.rglob("__init__.py")) + list((ROOT / "tests").glob("*.py")))
+    gone = sorted(set(name for text in blocks.values() for name in re.findall(r"[\w-]+\.(?:py|mjs)\b", text)
+                      if name not in names))
+    assert not gone, "DEVELOPERS.md's Layout names %s, which the tree no longer has" % ", ".join(gone)
+
+
+def test_a_module_its_folders_lines_do_not_name_is_said_so():
+    from pathlib import PurePosixPath
+    blocks = {"controller/core/": "rules.py, solve_<family>.py", "bench/": "bench_*.py; the model, positions",
+              "controller/cli.py": "the command"}
+    paths = [PurePosixPath(name) for name in ("controller/core/rules.py", "controller/core/solve_nim.py",
+                                              "bench/bench_core.py", "bench/positions.py", "bench/secret.py",
+                                              "bench/model_x.py", "controller/core/positions.py",
+                                              "controller/cli.py", "controller/other.py")]
+    assert [path.as_posix() for path in unlisted(blocks, paths)] == [
+        "bench/secret.py", "bench/model_x.py", "controller/core/positions.py", "controller/other.py"]
