@@ -38,13 +38,10 @@ def name_new(monkeypatch, group=True):
 
 
 def init_new(locale):
-    """What `pybabel init -l NEW` makes: the template's texts, none translated."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import write_po
-    catalog = Catalog(locale=NEW, domain=lang.DOMAIN)
-    for message in catalogs.template():
-        if message.id:
-            catalog.add(message.id, context=message.context, flags=message.flags)
+    """What `pybabel init -l NEW` makes of the template: its texts, none translated, and its note."""
+    from babel.messages.pofile import read_po, write_po
+    with open(locale / "drnim.pot", "rb") as f:
+        catalog = read_po(f, locale=NEW)
     path = locale / NEW / "LC_MESSAGES" / "drnim.po"
     path.parent.mkdir(parents=True)
     with open(path, "wb") as f:
@@ -95,7 +92,27 @@ def test_a_half_translated_language_is_made_and_lists_its_texts_readably(locale,
     assert ("%s: untranslated: new_loses | New game: %%(marbles)d marble, whoever takes the last one loses.\n"
             % NEW) in said
     assert "%s: untranslated: NEW\\nGAME\n" % NEW in said       # the card's button, in two lines in the .po
-    assert [line for line in said.splitlines() if not line.startswith((NEW + ": untranslated: ", "wrote "))] == []
+    assert [line for line in said.splitlines() if not line.startswith((NEW + ": untranslated: ", "wrote "))] == [
+        NOTE_UNWRITTEN]
+
+
+NOTE_UNWRITTEN = ("%s: the note at the head of controller/language/locale/%s/LC_MESSAGES/drnim.po is not yet its "
+                  "translator's: write yours in its place (DEVELOPERS.md, \"A new language\", step 1)" % (NEW, NEW))
+
+
+def test_the_note_pybabel_init_copies_explains_the_machines_words_until_the_translator_writes_theirs(
+        locale, monkeypatch, capsys):
+    """pybabel init headed a new catalog with Babel's own comment (FIRST AUTHOR <EMAIL@ADDRESS>), which the catalog
+    test took for a translator's note, and nothing told a translator what a flip-flop or the equalizer is."""
+    name_new(monkeypatch)
+    init_new(locale)
+    path = locale / NEW / "LC_MESSAGES" / "drnim.po"
+    head, body = path.read_text().split('msgid ""', 1)
+    for word in ("marble", "flip-flops", "equalizer", "turn switch", "%(marbles)d", "msgstr[1]", "Plural-Forms"):
+        assert word in head
+    assert NOTE_UNWRITTEN in made(locale, capsys)[1]
+    path.write_text("# Traduzione italiana del Dr. Nim Controller: si dà del tu al visitatore.\n" + 'msgid ""' + body)
+    assert NOTE_UNWRITTEN not in made(locale, capsys)[1]
 
 
 def test_a_language_whose_catalog_is_not_compiled_is_one_line(locale, monkeypatch):
@@ -132,7 +149,8 @@ def test_a_placeholder_not_the_englishs_is_named_and_the_visitor_reads_the_engli
                            "Nuova partita: %(marbles)s biglie, chi prende l'ultima perde.")})
     status, said, _ = made(locale, capsys)
     assert status == 1
-    assert [line for line in said.splitlines() if not line.startswith((NEW + ": untranslated: ", "wrote "))] == [
+    assert [line for line in said.splitlines()
+            if not line.startswith((NEW + ": untranslated: ", "wrote ")) and line != NOTE_UNWRITTEN] == [
         "%s: new_loses | New game: %%(marbles)d marble, whoever takes the last one loses.: msgstr[1] lacks "
         "%%(marbles)d and has %%(marbles)s, which the English has not (left out until mended: the English is shown)"
         % NEW,
