@@ -46,6 +46,7 @@ def test_a_page_damaged_past_the_header_is_set_aside_and_new_statistics_begun(tm
     stats.close()
     assert [p.name for p in tmp_path.glob("stats.sqlite.bad-*")] == ["stats.sqlite.bad-" + stamp(1.7e9)]
     assert stats.problem is None and len(log) == 1 and "damaged" in log[0] and "new statistics begun" in log[0]
+    assert "\n" not in log[0], "one line in the journal"
     assert summary(str(path))["wins"] == {"player": 1}
 
 

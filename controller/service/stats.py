@@ -159,7 +159,8 @@ def check_pages(db):
     written after it, or leave `controller stats` unable to read any."""
     problems = [row[0] for row in db.execute("pragma quick_check(1)")]
     if problems != ["ok"]:
-        raise sqlite3.DatabaseError(problems[0] if problems else "pragma quick_check gave nothing")
+        # one line for the journal: SQLite writes "*** in database main ***" on a line of its own
+        raise sqlite3.DatabaseError(" ".join(problems[0].split()) if problems else "pragma quick_check gave nothing")
 
 
 def summary(path, days=14, clock=time.time):
