@@ -52,7 +52,7 @@ def heap_sizes(texts):
 
 def add_game_arguments(parser):
     parser.add_argument("game", metavar="GAME", help="one of: " + ", ".join(p.name for p in PRESETS))
-    parser.add_argument("heaps", metavar="HEAPS", nargs="*", help="heap sizes, such as 1 3 5 7")
+    parser.add_argument("heaps", metavar="HEAPS", nargs="*", default=[], help="heap sizes, such as 1 3 5 7")
     rule = parser.add_mutually_exclusive_group()
     rule.add_argument("--misere", dest="rule", action="store_const", const=MISERE,
                       help="whoever takes the last object loses")

@@ -194,6 +194,15 @@ def test_bad_arguments_get_one_line_and_exit_2(argv, words):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("subcommand", ["play", "solve"])
+def test_without_a_game_only_the_game_is_asked_for(subcommand):
+    """HEAPS may be left out (a machine's game starts where the machine does): argparse named
+    it required beside GAME, and a newcomer who then typed only the game saw it play."""
+    result = command(subcommand)
+    assert result.returncode == 2
+    assert result.stderr.rstrip().endswith("the following arguments are required: GAME")
+
+
 def test_play_drnim_against_perfect_to_a_win():
     code, text = run("play", "drnim", "--seed", "1", "--first", "you", lines=["2", "3", "3", "3"])
     assert code == 0
