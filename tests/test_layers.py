@@ -1,5 +1,6 @@
 """The layers import downward only: no module under controller/ or firmware/
-imports one that imports it back, directly or through others.
+imports one in a layer above its own (docs/design.md's layers, LAYERS here),
+nor one that imports it back, directly or through others.
 
 Every import statement counts, at the top of a module or inside a function
 (a lazy import is still an import). `from package import name` counts as an
@@ -199,6 +200,59 @@ def test_a_cycle_is_said_with_the_line_of_each_import_in_it_and_what_to_do(monke
                      "into a small module both import; a module loaded by its name in a registry's table is "
                      "loaded with __import__, as registry.py does (DEVELOPERS.md, 'Layers')"
                      % (line, os.path.relpath(rules, ROOT))]
+
+
+# docs/design.md's layers, from the bottom up: a module's layer is the first whose prefixes match its
+# name (the daemon's own part of telemetry/ and sim/ sits with the service), the shells' by default.
+LAYERS = (
+    ("the core", ("controller.core",)),
+    ("firmware/", ("firmware:",)),
+    ("what many use", ("controller.shipped", "controller.cache", "controller.extras", "controller.printable")),
+    ("the language", ("controller.language",)),
+    ("the hardware", ("controller.hardware",)),
+    ("the service", ("controller.service", "controller.telemetry.settings", "controller.telemetry.live",
+                     "controller.telemetry.payloads", "controller.telemetry.outbox",
+                     "controller.telemetry.publisher", "controller.sim.pins")),
+    ("arguments.py", ("controller.arguments",)),
+    ("the shells", ()),
+    ("cli.py", ("controller.cli", "controller.__main__")),
+)
+
+
+def layer(module):
+    """The index in LAYERS of a module's layer (the package's own __init__, the version, is with what
+    many use)."""
+    if module == "controller":
+        return 2
+    for place, (_, prefixes) in enumerate(LAYERS):
+        if any(module == prefix or module.startswith(prefix if prefix.endswith(":") else prefix + ".")
+               for prefix in prefixes):
+            return place
+    return LAYERS.index(("the shells", ()))
+
+
+def upward(edges):
+    """Every import of a module in a higher layer, as the line a contributor fixes."""
+    return ["%s imports %s (%s), which is in a layer above it (%s above %s; docs/design.md, 1): move what it "
+            "needs down, or the module up" % (importer, target, import_site(importer, target),
+                                               LAYERS[layer(target)][0], LAYERS[layer(importer)][0])
+            for importer in sorted(edges) for target in sorted(edges[importer]) if layer(target) > layer(importer)]
+
+
+def test_imports_run_down_the_layers_docs_design_md_gives():
+    found = upward(graph())
+    assert not found, "\n".join(found)
+
+
+def test_an_import_up_the_layers_is_said_with_its_line(monkeypatch, tmp_path):
+    """The hardware importing the service's statistics, which import nothing of the hardware: no cycle."""
+    devices = tmp_path / "devices.py"
+    devices.write_text('"""Devices."""\n\nfrom controller.service.stats import Statistics\n')
+    monkeypatch.setitem(MODULES, "controller.hardware.devices", devices)
+    assert upward(graph()) == [
+        "controller.hardware.devices imports controller.service.stats (%s:3), which is in a layer above it (the "
+        "service above the hardware; docs/design.md, 1): move what it needs down, or the module up"
+        % os.path.relpath(devices, ROOT)]
 
 
 @pytest.mark.parametrize("pair", [("controller.core.drnim", "controller.core.working"),
