@@ -3,9 +3,11 @@
 Every shell reads it (the pin map loader, the configuration, the scripts, the
 command line, the simulator, the firmware), and a machine's module is
 imported only when it is asked for, so a board loads only its own machine.
-Adding a machine is one module in this folder (a subclass of
-`exhibit.Exhibit` that declares its roles, settings and state) and one line
-here: (its name, which is also its module's, and its class).
+Adding a machine is two modules in this folder (a subclass of
+`exhibit.Exhibit` that declares its roles, settings and state, and its
+`<name>_state.py`, what its saved game may hold: DEVELOPERS.md, "Adding a
+machine") and one line here: (its name, which is also its module's, and its
+class).
 """
 
 MACHINES = (
