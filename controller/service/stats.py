@@ -102,11 +102,8 @@ class Statistics:
     def begin_anew(self, damage):
         """Set the damaged file (and any journal of it) aside under a time-stamped name and begin new
         statistics; None if it cannot be."""
-        aside = untaken(self.path + ".bad-", self.clock())
         try:
-            os.replace(self.path, aside)
-            if os.path.exists(self.path + "-journal"):
-                os.replace(self.path + "-journal", aside + "-journal")
+            aside = set_aside(self.path, self.clock())
         except OSError as move_error:
             self.trouble("the statistics in %s are damaged (%s) and cannot be set aside (%s): %s" % (
                 self.path, damage, move_error.strerror, NOT_RECORDED % "it can be set aside"))
@@ -151,6 +148,16 @@ class Statistics:
         if text != self.problem:
             self.log(text)
         self.problem = text
+
+
+def set_aside(path, when):
+    """Rename a damaged database (and its journal, if any) to path.bad-YYYYmmdd-HHMMSS (`when`, or -2,
+    -3... when taken), kept for a look later; the new name. OSError is the caller's."""
+    aside = untaken(path + ".bad-", when)
+    os.replace(path, aside)
+    if os.path.exists(path + "-journal"):
+        os.replace(path + "-journal", aside + "-journal")
+    return aside
 
 
 def check_pages(db):

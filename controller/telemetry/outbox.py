@@ -4,7 +4,9 @@ SQLite in the state directory (telemetry.sqlite), used by the publisher's
 thread alone. A message stays until the broker acknowledges it (QoS 1
 PUBACK), so a game played while the broker is down, or while the exhibit is
 off, is sent when both are back. Bounded: at most LIMIT messages (about 4 MB);
-beyond that the oldest are dropped, and the log says how many.
+beyond that the oldest are dropped, and the log says how many. Opening it checks its pages
+(sqlite3.DatabaseError when one is damaged), so that damage further in than the header is found
+at start, where the publisher sets the file aside, and not at every game for months.
 
 It also keeps today's tally and the last game, which the status carries, so
 that `controller fleet --once` can show a day's games without having watched them.
@@ -12,6 +14,8 @@ that `controller fleet --once` can show a day's games without having watched the
 
 import json
 import sqlite3
+
+from controller.service.stats import check_pages
 
 LIMIT = 10000
 
@@ -26,7 +30,12 @@ class Outbox:
     def __init__(self, path, limit=LIMIT):
         self.limit = limit
         self.db = sqlite3.connect(path, timeout=2.0)
-        self.db.executescript(SCHEMA)
+        try:
+            self.db.executescript(SCHEMA)
+            check_pages(self.db)
+        except sqlite3.Error:
+            self.db.close()
+            raise
 
     def add(self, name, payload, game=None):
         """Queue one message; the number of old ones dropped to stay within the limit. `game`, for a

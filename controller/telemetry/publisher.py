@@ -34,6 +34,7 @@ import uuid
 import paho.mqtt.client as mqtt
 
 from controller import __version__
+from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, topic
@@ -198,13 +199,28 @@ class Telemetry:
         self.inbox.put(("unreachable", failure))
 
     def open_outbox(self):
+        """The on-disk queue; a damaged one (a power cut, a worn card) set aside under a time-stamped name
+        and begun anew, as the statistics are; in memory when no file can be opened."""
         limit = {"limit": self.outbox_limit} if self.outbox_limit else {}
         try:
             return Outbox(self.path, **limit)
-        except sqlite3.Error as error:
-            self.log("telemetry: cannot open the queue %s (%s): games wait in memory until the broker takes "
-                     "them, and are lost if the service stops first" % (self.path, error))
-            return Outbox(":memory:", **limit)
+        except sqlite3.OperationalError as error:
+            problem = error
+        except sqlite3.DatabaseError as damage:
+            try:
+                aside = set_aside(self.path, self.clock())
+            except OSError as error:
+                problem = "it is damaged (%s) and cannot be set aside: %s" % (damage, error.strerror or error)
+            else:
+                self.log("telemetry: the queue %s was damaged (%s): kept as %s, a new queue begun"
+                         % (self.path, damage, aside))
+                try:
+                    return Outbox(self.path, **limit)
+                except sqlite3.Error as error:
+                    problem = error
+        self.log("telemetry: cannot open the queue %s (%s): games wait in memory until the broker takes "
+                 "them, and are lost if the service stops first" % (self.path, problem))
+        return Outbox(":memory:", **limit)
 
     def offline(self, day=None):
         """The status of an exhibit gone: the last will (set at start, so without the day's
