@@ -57,28 +57,41 @@ HOME = "controller/language/locale"
 # The template's note, which `pybabel init` copies to the head of a new language's .po, where its translator
 # writes one of their own in its place (Babel's getter fills in the words PROJECT and YEAR, so they are not in it).
 NOTE = """\
-# Translations template: every text a visitor of a Dr. Nim Controller reads.
-# To the translator: write your own note in place of this one, in your language, as the other
-# catalogs have (how a visitor is addressed, what the controls are called, what stays English);
-# until then make catalogs lists this catalog as unfinished. The visitors are of every age, at a
-# museum's hands-on exhibit; the German, French, Spanish and Dutch .po files show how they did it.
-# The machines' words, as on the visitor cards (hardware/*/visitor-card.en.pdf):
-# - Dr. Nim: a plastic toy computer (E.S.R. Inc., 1966) that plays Nim with marbles; its name stays.
-# - marble: a small glass ball. Fifteen wait on the rail at the top; the gate lets one out each time
-#   the visitor presses the trigger; it runs down through the flip-flops into the tray.
-# - flip-flops: three white plastic flippers that each falling marble tips to the other side (left
-#   or right), the machine's memory; not sandals. Their setting at the start is the opening.
-# - equalizer: the flipper below them; set right it is armed and makes Dr. Nim misplay once, so
-#   that a visitor can win whoever starts; a marble that tips it leaves it spent.
-# - turn switch: the lowest flipper; right is the visitor's turn, left Dr. Nim's. The visitor hands
-#   over by moving it to Dr. Nim and pressing the trigger; Dr. Nim's last marble knocks it back.
-# - the Nimatron: the electric Nim machine of the 1939-40 New York World's Fair: rows of lamps, a
-#   button for each row, HAND OVER and NEW GAME; NIM CHAMP, stamped on its winners' coin, stays.
-# - the working: the machine's reasoning beside the game, a proof; keep its letters and formulas.
-# Keep every placeholder, such as %(marbles)d, as it is written (in any order). A text with a
-# number has a form for each plural form of the language, msgstr[0], msgstr[1] and so on, which
-# the Plural-Forms rule in the header chooses (CLDR's, as Babel writes it: leave it as it is); in
-# (n != 1), msgstr[0] is for 1 and msgstr[1] for every other number, 0 too.
+# Translations template: every text a visitor of the Dr. Nim Controller
+# reads, on its two machines, its web page, its simulator and its cards.
+# To the translator: write your own note in place of this one, in your
+# language, as the other catalogs have (how a visitor is addressed, what
+# the controls are called, what stays English); until then make catalogs
+# lists this catalog as unfinished. The visitors are of every age, at a
+# museum's hands-on exhibit; the German, French, Spanish and Dutch .po
+# files show how they did it.
+# The machines' words, as on the visitor cards (hardware/drnim/ and
+# hardware/nimatron/, visitor-card.en.pdf):
+# - Dr. Nim: a plastic toy computer (E.S.R. Inc., 1966) that plays Nim
+#   with marbles; its name stays.
+# - marble: a small glass ball. Fifteen wait on the rail at the top; the
+#   gate lets one out each time the visitor presses the trigger; it runs
+#   down through the flip-flops into the tray.
+# - flip-flops: three white plastic flippers that each falling marble
+#   tips to the other side (left or right), the machine's memory; not
+#   sandals. Their setting at the start is the opening.
+# - equalizer: the flipper below them; set right it is armed and makes
+#   Dr. Nim misplay once, so that a visitor can win whoever starts; a
+#   marble that tips it leaves it spent.
+# - turn switch: the lowest flipper; right is the visitor's turn, left
+#   Dr. Nim's. The visitor hands over by moving it to Dr. Nim and
+#   pressing the trigger; Dr. Nim's last marble knocks it back.
+# - the Nimatron: the electric Nim machine of the 1939-40 New York
+#   World's Fair: rows of lamps, a button for each row, HAND OVER and
+#   NEW GAME; NIM CHAMP, stamped on its winners' coin, stays.
+# - the working: the machine's reasoning beside the game, a proof; keep
+#   its letters and formulas.
+# Keep every placeholder, such as %(marbles)d, as it is written (in any
+# order). A text with a number has a form for each plural form of the
+# language, msgstr[0], msgstr[1] and so on, which the Plural-Forms rule
+# in the header chooses (CLDR's, as Babel writes it: leave it as it is);
+# in (n != 1), msgstr[0] is for 1 and msgstr[1] for every other number,
+# 0 too.
 #"""
 # Words of NOTE that say it is still the template's, however an editor wraps its lines (and of Babel's own note).
 UNWRITTEN = ("To the translator: write your own note in place of this one", "FIRST AUTHOR <EMAIL@ADDRESS>")
