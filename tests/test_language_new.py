@@ -108,6 +108,8 @@ def test_the_note_pybabel_init_copies_explains_the_machines_words_until_the_tran
     init_new(locale)
     path = locale / NEW / "LC_MESSAGES" / "drnim.po"
     head, body = path.read_text().split('msgid ""', 1)
+    template = (locale / "drnim.pot").read_text().split('msgid ""', 1)[0]
+    assert head.count("\n") == template.count("\n"), "pybabel init broke the note's lines"
     for word in ("marble", "flip-flops", "equalizer", "turn switch", "%(marbles)d", "msgstr[1]", "Plural-Forms"):
         assert word in head
     assert NOTE_UNWRITTEN in made(locale, capsys)[1]
