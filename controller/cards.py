@@ -236,7 +236,8 @@ def card_path(folder, code):
 
 
 def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
-    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/); the paths.
+    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/); the paths
+    of the cards written, leaving out those already as they would be (`make catalogs` runs this each time).
     `languages`, code -> Language, stands in for the catalogs (a test's pseudo-locale)."""
     measure = Measure()
     made = []
@@ -248,10 +249,16 @@ def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
             t = (languages or {}).get(code) or language(code)
             svg = card_path(folder, code) if not out or len(machines) == 1 else \
                 Path(out) / ("visitor-card.%s.%s.svg" % (machine, code))
-            text = card_svg(machine, t, measure)
-            if not svg.exists() or svg.read_text(encoding="utf-8") != text:
-                svg.write_text(text, encoding="utf-8")
-            make_pdf(svg, svg.with_suffix(".pdf"))
+            try:
+                text = card_svg(machine, t, measure)
+            except CardError as error:
+                raise CardError("the %s card in %s: %s" % (machine, code, error)) from None
+            pdf = svg.with_suffix(".pdf")
+            if svg.exists() and svg.read_text(encoding="utf-8") == text and pdf.exists() \
+                    and pdf.stat().st_mtime >= svg.stat().st_mtime:
+                continue
+            svg.write_text(text, encoding="utf-8")
+            make_pdf(svg, pdf)
             made.append(svg)
     return made
 
@@ -266,8 +273,12 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         codes = [language(code).code for code in args.lang] if args.lang else list(CODES)
-        for path in write_cards(args.machine or MACHINES, codes, args.out):
+        machines = args.machine or MACHINES
+        written = write_cards(machines, codes, args.out)
+        for path in written:
             print("wrote %s and its PDF" % path)
+        if not written:
+            print("visitor cards up to date: %d" % (len(machines) * len(codes)))
     except UnknownLanguage as error:
         sys.stderr.write("controller.cards: --lang: %s\n" % error)
         return 2

@@ -156,3 +156,38 @@ def test_the_dr_nim_card_warns_that_the_marbles_are_a_choking_hazard(code, warni
     children."""
     text = " ".join(svg_lines(card("drnim", code).read_text(encoding="utf-8")))
     assert warning in text
+
+
+def test_a_translation_too_long_for_its_card_is_named_with_the_machine_and_the_language(tmp_path):
+    """make catalogs stopped with only "'…' does not fit in 20 mm": a translator had to guess which card and
+    which language."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    import gettext
+    from controller.cards import CardError, write_cards
+    from controller.language import Language
+
+    class Wordy(gettext.NullTranslations):
+        def gettext(self, message):
+            return "NEUES SPIEL FÜR ALLE BESUCHERINNEN UND BESUCHER" if message == "NEW GAME" else message
+
+    with pytest.raises(CardError) as raised:
+        write_cards(["drnim"], ["de"], tmp_path, languages={"de": Language("de", Wordy())})
+    assert str(raised.value).startswith("the drnim card in de: 'NEUES SPIEL FÜR ALLE BESUCHERINNEN UND BESUCHER' "
+                                        "does not fit in ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cards_already_made_are_left_as_they_are_and_said_so_in_one_line(tmp_path, capsys):
+    """make catalogs remade and listed every card, each with its absolute path, at every run."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    from controller.cards import main
+    assert main(["--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "wrote %s and its PDF\n" % (tmp_path / "visitor-card.de.svg")
+    made = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
+    assert main(["--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "visitor cards up to date: 1\n"
+    assert {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()} == made
