@@ -327,3 +327,57 @@ def test_a_real_read_only_folder(tmp_path):
         assert rig.machine.rail == 14 and "storage" in rig.service.service_faults()
     finally:
         (tmp_path / "state").chmod(0o755)
+
+
+@pytest.mark.parametrize("number", [errno.EROFS, errno.ENOSPC], ids=["read-only", "full"])
+def test_a_card_gone_read_only_or_full_before_a_start_resumes_the_saved_game_unsaved(tmp_path, monkeypatch, capsys,
+                                                                                      number):
+    """Found in a months audit: a card that turned read-only (what a failing SD card does) or full while
+    the game played left it playing unsaved, but the next start (a watchdog restart, a power cut)
+    refused to run, read-only ("service.state_dir: cannot keep the game"), or, full, ended in a
+    traceback writing its pid into service.lock: systemd gave up after ten tries and the exhibit
+    stayed dark, its saved game readable all the while."""
+    from gpiozero.pins.mock import MockFactory
+    from controller.service import daemon
+    from controller.sim.engine import rest_inputs
+    from controller.sim.pins import BoundedPin
+    rig = Rig(tmp_path, equalizer=False)
+    rig.take(2)
+    rig.service.stop()
+    state = tmp_path / "state"
+    (state / "service.lock").write_text("")     # as the service that ran there left it
+    if number == errno.EROFS:
+        real_open = open
+
+        def read_only_open(path, mode="r", *args, **kwargs):
+            if str(path).startswith(str(state)) and mode != "r":
+                raise OSError(number, os.strerror(number))
+            return real_open(path, mode, *args, **kwargs)
+        monkeypatch.setattr(daemon, "open", read_only_open, raising=False)
+        monkeypatch.setattr(os, "open", failing(os.open, number, state))
+    else:
+        real_open = open
+
+        def full_open(path, mode="r", *args, **kwargs):
+            opened = real_open(path, mode, *args, **kwargs)
+            if str(path).startswith(str(state)) and mode != "r":
+                opened.write = failing(opened.write, number)
+            return opened
+        monkeypatch.setattr(daemon, "open", full_open, raising=False)
+        monkeypatch.setattr(os, "write", failing(os.write, number))
+    started = []
+
+    def run_briefly(service):
+        service.start()
+        started.append(service.machine.rail)
+        service.stop()
+    monkeypatch.setattr(daemon.Service, "run", run_briefly)
+    monkeypatch.setattr(daemon.signal, "signal", lambda *args: None)        # pytest's own handlers stay
+    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # as does its stderr
+    factory = MockFactory(pin_class=BoundedPin)
+    rest_inputs(factory, rig.pinmap, {"equalizer_switch": False})
+    assert daemon.run(rig.config, rig.pinmap, factory) == 0
+    assert started == [13], "the saved game resumed"
+    said = [line for line in capsys.readouterr().err.splitlines() if "fault" in line]
+    assert said == ["fault: storage: cannot save the game in %s (%s): playing on unsaved; a restart now loses this "
+                    "game" % (state, os.strerror(number))]

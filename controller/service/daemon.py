@@ -22,7 +22,7 @@ What never stops the game, each with one line in the log and a fault in
 `controller status`: a saved game that cannot be resumed (set aside under a
 time-stamped name, the machine held in fault "check" until staff press New
 game); statistics that cannot be written (they have a thread of their own);
-a state folder that turns read-only or full (the game plays on unsaved and
+a state folder that is or turns read-only or full (the game plays on unsaved and
 every change tries again); an input that changes more often than any person
 or marble can (fault "noisy:<role>": ignored until it calms down).
 
@@ -31,6 +31,7 @@ queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
 that arrives while the loop is inside the queue cannot deadlock the stop.
 """
 
+import errno
 import faulthandler
 import fcntl
 import json
@@ -368,12 +369,16 @@ class Service:
         try:
             self.store.save(data)
         except OSError as error:
-            self.service_fault("storage", "cannot save the game in %s (%s): playing on unsaved; a restart now "
-                                          "loses this game" % (self.store.folder, error.strerror or error))
+            self.unsaved(error)
             return
         self.keeper.written(data)
         self.writes += 1
         self.mended("storage", "the game is saved again in %s" % self.store.folder)
+
+    def unsaved(self, error):
+        """The game cannot be saved (a full or read-only card): said once, until a save works again."""
+        self.service_fault("storage", "cannot save the game in %s (%s): playing on unsaved; a restart now "
+                                      "loses this game" % (self.store.folder, error.strerror or error))
 
     def service_fault(self, kind, problem):
         """A fault of the service's own, kept for `controller status` and the broker, and said in the
@@ -538,13 +543,27 @@ def hold_state_folder(folder):
     """The state folder's lock, held for as long as this process runs (the system lets it go when
     the process ends, however it ends): a second service on the same folder, started by hand
     beside systemd's, would overwrite the first's saved game and statistics. RuntimeError naming
-    the other one when it is running, or the setting when the folder cannot be made or written."""
+    the other one when it is running, or the setting when the folder cannot be made or written.
+
+    A card gone read-only (what a failing SD card does) or full is not refused: the saved game can
+    still be read, and the service plays on unsaved, as when the card fails during play. Returns
+    (the lock, None), or (the lock, the OSError that says why the folder cannot be written)."""
+    path = os.path.join(folder, "service.lock")
+    unwritable = None
     try:
         os.makedirs(folder, exist_ok=True)
-        lock = open(os.path.join(folder, "service.lock"), "a+")
+        lock = open(path, "a+")
     except OSError as error:
-        raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
-                           "write, or run as the service's user" % (folder, error.strerror or error))
+        lock = None
+        if error.errno == errno.EROFS and os.path.exists(path):
+            unwritable = error
+            try:
+                lock = open(path, "r")      # a lock taken through a read-only file excludes all the same
+            except OSError:
+                pass
+        if lock is None:
+            raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
+                               "write, or run as the service's user" % (folder, error.strerror or error))
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -554,18 +573,25 @@ def hold_state_folder(folder):
         raise RuntimeError("another controller service (pid %s) keeps its game in %s: stop it first (sudo "
                            "systemctl stop drnim-controller, or Ctrl-C where it was started by hand), or give "
                            "this one a state_dir of its own" % (holder, folder))
-    lock.truncate(0)
-    lock.write("%d\n" % os.getpid())
-    lock.flush()
-    return lock
+    if unwritable is None:
+        try:
+            # unbuffered: on a full card a buffered write would fail again when the lock is closed
+            os.ftruncate(lock.fileno(), 0)
+            os.write(lock.fileno(), b"%d\n" % os.getpid())
+        except OSError as error:
+            unwritable = error      # the lock holds all the same; another service is told "pid ?"
+    return lock, unwritable
 
 
 def run(config, pinmap, pin_factory):
     """Run the service until SIGTERM or SIGINT."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
-    with hold_state_folder(config.state_dir()):
+    lock, unwritable = hold_state_folder(config.state_dir())
+    with lock:
         service = Service(config, pinmap, pin_factory)
+        if unwritable:
+            service.unsaved(unwritable)
         signal.signal(signal.SIGTERM, service.request_stop)
         signal.signal(signal.SIGINT, service.request_stop)
         service.run()
