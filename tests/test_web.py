@@ -26,7 +26,7 @@ from controller.core.registry import machine_class
 from controller.language import language
 from controller.web import build as web_build
 from controller.web.browser import missing, open_page
-from controller.web.serve import make_server
+from controller.web.serve import lan_address, make_server
 
 ENGLISH = language("en")
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,6 +342,37 @@ def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)
     assert server.returncode == 0 and out == "Stopped.\n" and err == ""
+
+
+def test_serve_lets_a_class_s_phones_in_only_when_asked_and_says_where(tmp_path):
+    """A teacher serving the page to a class: by default a phone on the network is refused (the page
+    is this computer's); with --bind 0.0.0.0 the line printed gives the address a pupil types, which
+    serves the page. Before, serve listened on 127.0.0.1 only and no option let a class in."""
+    where = lan_address()
+    if where is None:
+        pytest.skip("this computer has no address on a network, only localhost")
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    with socket.socket() as probe:
+        probe.bind(("0.0.0.0", 0))
+        port = probe.getsockname()[1]
+    for bind in ([], ["--bind", "0.0.0.0"]):
+        server = subprocess.Popen([sys.executable, "-m", "controller", "web", "serve", "--port", str(port),
+                                   "--dir", str(tmp_path), *bind], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, cwd=ROOT)
+        try:
+            line = server.stdout.readline()
+            if not bind:
+                with pytest.raises(urllib.error.URLError):
+                    urllib.request.urlopen("http://%s:%d/" % (where, port), timeout=30)
+                continue
+            assert line == ("Serving %s on http://127.0.0.1:%d/ and to this network's phones and tablets on "
+                            "http://%s:%d/ (the kiosk: /?kiosk=1); Ctrl-C stops.\n" % (tmp_path, port, where, port))
+            for address in ("127.0.0.1", where):
+                with urllib.request.urlopen("http://%s:%d/" % (address, port), timeout=30) as reply:
+                    assert reply.read() == b"<!doctype html><title>page</title>\n"
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.communicate(timeout=30)
 
 
 def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):

@@ -2,7 +2,8 @@
 
     controller web build [--out DIR] [--config PATH]   the page as a static folder (default build/web),
                                            offering the languages of [exhibit] language
-    controller web serve [--port N] [--dir DIR]   serve it on http://127.0.0.1:N/
+    controller web serve [--port N] [--dir DIR] [--bind ADDRESS]   serve it on http://127.0.0.1:N/
+                                           (--bind 0.0.0.0: to the phones and tablets on this network too)
 
 A failure is one line on stderr, "controller: ...", with exit status 1.
 """
@@ -25,11 +26,15 @@ def add_parser(commands):
     build_parser.add_argument("--out", metavar="DIR", default=str(DEFAULT_OUT),
                               help="the folder to write (default: %s)" % DEFAULT_OUT)
     add_config_argument(build_parser)
-    serve = actions.add_parser("serve", help="serve the built page on localhost")
+    serve = actions.add_parser("serve", help="serve the built page on localhost (--bind 0.0.0.0: to a class's "
+                               "phones and tablets on this network too)")
     serve.set_defaults(action=run_serve)
     serve.add_argument("--port", type=port_number, default=8000, help="the port (default: 8000)")
     serve.add_argument("--dir", metavar="DIR", default=str(DEFAULT_OUT),
                        help="the built folder (default: %s)" % DEFAULT_OUT)
+    serve.add_argument("--bind", metavar="ADDRESS", default="127.0.0.1",
+                       help="the address to listen on (default: 127.0.0.1, this computer only; 0.0.0.0: every "
+                            "network it is on, so that the phones and tablets on them reach the page)")
 
 
 def port_number(text):
@@ -50,16 +55,24 @@ def run_build(args, out):
 
 
 def run_serve(args, out):
-    from controller.web.serve import make_server
+    from controller.web.serve import lan_address, make_server
     folder = Path(args.dir)
     if not (folder / "index.html").is_file():
         raise WebError("no page in %s: run controller web build first" % folder)
     try:
-        server = make_server(folder, args.port)
+        server = make_server(folder, args.port, host=args.bind)
     except OSError as error:
-        raise WebError("cannot listen on 127.0.0.1:%d: %s" % (args.port, error.strerror or error))
-    out.write("Serving %s on http://127.0.0.1:%d/ (the kiosk: /?kiosk=1); Ctrl-C stops.\n"
-              % (folder, server.server_address[1]))
+        raise WebError("cannot listen on %s:%d: %s" % (args.bind, args.port, error.strerror or error))
+    port = server.server_address[1]
+    if args.bind == "0.0.0.0":
+        # the address to give a class: this computer's on the network its traffic goes out on
+        where = lan_address()
+        out.write("Serving %s on http://127.0.0.1:%d/ and to this network's phones and tablets on %s "
+                  "(the kiosk: /?kiosk=1); Ctrl-C stops.\n"
+                  % (folder, port, "http://%s:%d/" % (where, port) if where else
+                     "this computer's address, port %d (hostname -I says it)" % port))
+    else:
+        out.write("Serving %s on http://%s:%d/ (the kiosk: /?kiosk=1); Ctrl-C stops.\n" % (folder, args.bind, port))
     out.flush()
     try:
         server.serve_forever()

@@ -1,7 +1,9 @@
-"""`controller web serve`: the built page on localhost, for a try.
+"""`controller web serve`: the built page on localhost, for a try, or to a
+class's phones and tablets on the school's network (--bind 0.0.0.0).
 
-A plain static server (the standard library's), bound to 127.0.0.1 only:
-the page needs nothing else. A museum's web server serves the same folder.
+A plain static server (the standard library's), bound to 127.0.0.1 unless
+told otherwise: the page needs nothing else. A museum's web server serves
+the same folder.
 
 It holds up against a program on the same computer that misbehaves: a
 folder is never listed (only its index.html is served); a connection that
@@ -12,6 +14,7 @@ costs no traceback.
 
 import functools
 import signal
+import socket
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -76,3 +79,14 @@ def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=
     """A server for `folder` on `host`:`port` (0: any free port); serve_forever() runs it."""
     handler = functools.partial(type("TimedPageHandler", (PageHandler,), {"timeout": timeout}), directory=str(folder))
     return PageServer((host, port), handler, threads)
+
+
+def lan_address():
+    """This computer's address on the network its traffic goes out on (what a phone beside it types),
+    or None when it has no route out. Connecting a UDP socket sends nothing: it only picks the route."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))       # TEST-NET-1 (RFC 5737): routed by the default route, never used
+        except OSError:
+            return None
+        return probe.getsockname()[0]
