@@ -548,8 +548,30 @@ def test_an_exhibit_whose_status_is_old_is_shown_silent(tmp_path):
     status = {"v": 1, "exhibit": "a", "online": True, "at": now - 1000, "machine": "drnim", "mode": "play",
               "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
               "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "games": 4, "machine_wins": 3}}
-    fleet.message("m/a/status", encode(status))
+    fleet.message("m/a/status", encode(status), retained=True)     # as the broker keeps it
     assert fleet.rows() == [["a", "drnim", "silent 16 min", "-", "4", "3", "-"]]
+
+
+def test_an_exhibit_whose_clock_is_days_behind_is_not_shown_silent_while_its_statuses_come(tmp_path):
+    """Found in a months audit: a Pi has no real-time clock, and one without network time starts each day at
+    the time it last saved, its statuses dated days behind the follower's clock; the live table showed it
+    "silent 2 days" while its heartbeats came every minute. A status that comes while the follower is
+    subscribed is the exhibit's now; only a retained one, kept by the broker, is as old as it says."""
+    now = time.time()
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now)
+    status = {"v": 1, "exhibit": "a", "online": True, "at": now - 2 * 86400, "machine": "drnim", "mode": "play",
+              "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
+              "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now - 2 * 86400)), "games": 4,
+                        "machine_wins": 3}}
+    fleet.message("m/a/status", encode(status), retained=True)
+    assert fleet.rows()[0][2] == "silent 2 days"
+    fleet.message("m/a/status", encode(status))
+    assert fleet.rows()[0][2] == "yes"
+    now += 1000
+    assert fleet.rows()[0][2] == "silent 16 min"
+    assert fleet.rows(clock_times=True)[0][2] == "silent, last heard at %s" % time.strftime(
+        "%H:%M:%S" if time.localtime(now - 1000)[:3] == time.localtime(now)[:3] else "%Y-%m-%d %H:%M:%S",
+        time.localtime(now - 1000))
 
 
 def test_a_password_file_is_read_only_where_it_is_used(tmp_path, capsys):

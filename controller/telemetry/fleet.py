@@ -135,6 +135,11 @@ class Fleet:
             return
         if kind == "status":
             payload = kept(payload)
+            # when it was heard: a status that comes while subscribed is the exhibit's now, whatever its clock
+            # says (a Pi without a real-time clock or network time may be days behind); a retained one is as
+            # old as it says
+            if "at" in payload:
+                payload["heard"] = payload["at"] if retained else self.clock()
             if not payload["online"]:
                 # the last will says only "offline": what was known of the day stays
                 payload = dict(self.exhibits.get(exhibit, {}), **payload)
@@ -173,10 +178,10 @@ class Fleet:
     def online(self, status, clock_times=False):
         if not status["online"]:
             return "OFFLINE"
-        beat = status.get("heartbeat_s")
-        if isinstance(beat, int) and self.clock() - status["at"] > SILENT_AFTER_BEATS * beat:
-            return "silent, last heard " + self.when(status["at"], clock_times) if clock_times \
-                else "silent %s" % ago(self.clock() - status["at"])
+        beat, heard = status.get("heartbeat_s"), status["heard"]
+        if isinstance(beat, int) and self.clock() - heard > SILENT_AFTER_BEATS * beat:
+            return "silent, last heard " + self.when(heard, clock_times) if clock_times \
+                else "silent %s" % ago(self.clock() - heard)
         return "yes"
 
     @staticmethod
