@@ -402,6 +402,21 @@ def test_status_after_a_hand_run_service_stopped_says_it_is_not_running(tmp_path
     assert "No heartbeat in %s: the service is not running" % heartbeat in said
 
 
+def test_a_hand_run_service_whose_terminal_closes_stops_with_every_output_off(tmp_path):
+    """Found in a months audit: `controller run` started by hand over ssh died of the SIGHUP that a closed
+    session sends, at once, its outputs left as they were (a release pulse under way held the solenoid open:
+    outside systemd no safe-off follows); under systemd, `kill -HUP` did the same. SIGHUP stops it as
+    Ctrl-C does."""
+    config = write_config(tmp_path)
+    process = hand_run(config, tmp_path / "run" / "status.json")
+    try:
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and stderr.splitlines()[-1] == "stopped: every output is off", stderr
+
+
 @pytest.mark.parametrize("jump_s", [-3600, 3600])
 def test_status_heartbeat_age_holds_when_the_clock_jumps(tmp_path, monkeypatch, jump_s):
     """A Pi has no clock of its own: its time jumps when the network time arrives, or is mended. A running

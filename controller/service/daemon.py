@@ -26,7 +26,7 @@ a state folder that is or turns read-only or full (the game plays on unsaved and
 every change tries again); an input that changes more often than any person
 or marble can (fault "noisy:<role>": ignored until it calms down).
 
-A stop request (SIGTERM, SIGINT) only sets a flag and puts a wake-up on the
+A stop request (SIGTERM, SIGINT, SIGHUP) only sets a flag and puts a wake-up on the
 queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
 that arrives while the loop is inside the queue cannot deadlock the stop.
 """
@@ -584,7 +584,7 @@ def hold_state_folder(folder):
 
 
 def run(config, pinmap, pin_factory):
-    """Run the service until SIGTERM or SIGINT."""
+    """Run the service until SIGTERM, SIGINT or SIGHUP."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
     lock, unwritable = hold_state_folder(config.state_dir())
@@ -592,7 +592,9 @@ def run(config, pinmap, pin_factory):
         service = Service(config, pinmap, pin_factory)
         if unwritable:
             service.unsaved(unwritable)
-        signal.signal(signal.SIGTERM, service.request_stop)
-        signal.signal(signal.SIGINT, service.request_stop)
+        # SIGHUP too: a service run by hand over ssh gets it when the session closes, and must not die
+        # with its outputs as they were (outside systemd no safe-off follows)
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, service.request_stop)
         service.run()
     return 0
