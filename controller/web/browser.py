@@ -34,12 +34,13 @@ def missing():
 
 
 @contextmanager
-def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference"):
+def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference", touch=False):
     """(Playwright's browser context, the page's address, every address it asked for):
     the page built afresh into a temporary folder and served on a free port. `add`: files
     to put into the built folder, path -> text (a test's own catalog). `reduced_motion`:
     the visitor's prefers-reduced-motion in every tab, unless open_page is asked otherwise
-    ("reduce": a falling marble is drawn still, not redrawn frame by frame)."""
+    ("reduce": a falling marble is drawn still, not redrawn frame by frame). `touch`: a phone's
+    browser (touch events, no hover, the mobile viewport, 3 device pixels a CSS pixel)."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as folder:
         build(folder + "/page", fetch=False)
@@ -54,7 +55,8 @@ def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference"):
             with sync_playwright() as playwright:
                 context = playwright.chromium.launch_persistent_context(
                     folder + "/profile", executable_path=CHROMIUM, args=ARGS, headless=True,
-                    viewport={"width": viewport[0], "height": viewport[1]})
+                    viewport={"width": viewport[0], "height": viewport[1]},
+                    **({"has_touch": True, "is_mobile": True, "device_scale_factor": 3} if touch else {}))
                 context.on("request", lambda request: requests.append(request.url))
                 context.own_tabs = []       # the tabs open_page opened
                 context.spare_tabs = []     # those of them handed back (spare_tabs)

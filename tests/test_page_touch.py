@@ -1,0 +1,93 @@
+"""The web page on a class's phones and tablets: played by touch alone, upright or on its side, and
+turned mid-game; a drawn control is a 44 px target; nothing stays lit after a tap (a touch screen has
+no hover); pressing the drawing selects none of its words; the page answers a tap while MicroPython
+is still loading. One phone-like Chromium for the file (360x640, touch, 3 device pixels a CSS pixel).
+
+Skipped, with the reason, when Chromium, Playwright or the npm package is missing."""
+
+import pytest
+
+from controller.web.browser import missing, open_page, served_page, spare_tabs
+
+BROWSER_MISSING = missing()
+pytestmark = pytest.mark.skipif(BROWSER_MISSING is not None, reason=str(BROWSER_MISSING))
+
+PHONE, ON_ITS_SIDE = {"width": 360, "height": 640}, {"width": 640, "height": 360}
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+PLAYERS_TURN = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.running && !v.in_flight))(nim.view())"
+NIMATRON_READY = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.moving))(nim.view())"
+# Where an element is on the screen, in CSS pixels: {x, y, width, height}.
+BOX = "s => { const b = document.querySelector(s).getBoundingClientRect(); " \
+      "return {x: b.x, y: b.y, width: b.width, height: b.height}; }"
+
+
+@pytest.fixture(scope="module")
+def phone_browser():
+    with served_page(viewport=(PHONE["width"], PHONE["height"]), touch=True, reduced_motion="reduce") as served:
+        yield served
+
+
+@pytest.fixture
+def phone(phone_browser):
+    context, address, _ = phone_browser
+    yield context, address
+    spare_tabs(context)
+
+
+def box(page, selector):
+    return page.evaluate(BOX, selector)
+
+
+def in_sight(page, selector):
+    """Whether the whole of `selector` is on the screen as it is scrolled now (to a pixel: a scroll
+    stops on a device pixel, a third of a CSS pixel here)."""
+    seen = box(page, selector)
+    size = page.viewport_size
+    return seen["y"] >= -1 and seen["y"] + seen["height"] <= size["height"] + 1 and seen["x"] >= -1 \
+        and seen["x"] + seen["width"] <= size["width"] + 1
+
+
+def test_a_whole_dr_nim_game_by_touch_with_the_phone_turned_on_its_side_mid_game(phone):
+    """On its side (640x360) the board was 521 px high: its rail and its trigger were never on the screen
+    together, and a pupil scrolled between them at every marble. Now the whole board, with its drawn
+    trigger and turn switch, fits the screen's height, turned mid-game, and the game goes on."""
+    context, address = phone
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player")
+    page.tap("svg .drawn-control")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().taken") == 1
+    page.set_viewport_size(ON_ITS_SIDE)
+    page.evaluate("document.querySelector('#board').scrollIntoView({block: 'nearest'})")
+    assert in_sight(page, "svg.drnim"), box(page, "svg.drnim")
+    assert page.evaluate("nim.view().taken") == 1
+    while page.evaluate("nim.view().mode") == "play":
+        assert in_sight(page, "svg .drawn-switch") and in_sight(page, "svg .drawn-control")
+        page.tap("svg .drawn-switch")           # Dr. Nim's turn
+        page.tap("svg .drawn-control")
+        page.wait_for_function(PLAYERS_TURN)
+        if page.evaluate("nim.view().mode") != "play":
+            break
+        page.tap("svg .drawn-switch")           # back to the pupil, who takes one
+        page.tap("svg .drawn-control")
+        page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().mode") == "over" and page.evaluate("nim.view().rail") == 0
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def test_a_whole_nimatron_game_by_touch_upright_and_on_its_side(phone):
+    context, address = phone
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&openings=2,3,5,7"
+                     "&opening=first&first=player")
+    turned = False
+    while page.evaluate("nim.view().mode") == "play":
+        rows = page.evaluate("nim.view().rows")
+        page.tap("#control-row%d" % (next(i for i, lit in enumerate(rows) if lit) + 1))
+        if page.evaluate("nim.view().mode") != "play":
+            break
+        if not turned:
+            page.set_viewport_size(ON_ITS_SIDE)
+            turned = True
+        page.tap("#control-handover")
+        page.wait_for_function(NIMATRON_READY)
+    assert turned and page.evaluate("nim.view().rows") == [0, 0, 0, 0]
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
