@@ -87,7 +87,8 @@ def check(page, where, problems):
     """What this screen shows that is English left over, or that overflows, into `problems`."""
     left = english_left(page.evaluate(VISIBLE))
     if left:
-        problems.append("%s: English: %s" % (where, ", ".join(left)))
+        problems.append("%s: English, not from the catalogs (web/page.js gives each text through _(), "
+                        "then make catalogs; an opponent's name is page.js's choiceName): %s" % (where, ", ".join(left)))
     for line in page.evaluate(OVERFLOW):
         problems.append("%s: %s" % (where, line))
 
