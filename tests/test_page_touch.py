@@ -91,3 +91,15 @@ def test_a_whole_nimatron_game_by_touch_upright_and_on_its_side(phone):
         page.wait_for_function(NIMATRON_READY)
     assert turned and page.evaluate("nim.view().rows") == [0, 0, 0, 0]
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def test_the_drawn_trigger_is_a_44_px_target_on_a_phone(phone):
+    """The trigger drawn on the board, which a pupil taps, was 90x25 px on a 360 px phone."""
+    context, address = phone
+    page = open_page(context, address + "?machine=drnim&pace_ms=60&first=player")
+    page.locator("svg .drawn-control").scroll_into_view_if_needed()
+    target = box(page, "svg .drawn-control")
+    assert target["width"] >= 44 and target["height"] >= 44, target
+    page.touchscreen.tap(target["x"] + 3, target["y"] + 3)
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().taken") == 1

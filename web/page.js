@@ -687,7 +687,9 @@ function buildDrNim() {
   // The trigger, and the turn switch's lever, work in the drawing too (by pointer or
   // touch; the buttons below are the same controls for the keyboard and screen readers).
   const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
-  element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15 }, trigger);
+  // its target: the corner below the turn switch's words, a finger's size on a 360 px phone (44 px)
+  element("svg:rect", { x: 276, y: 296, width: 140, height: 60, class: "hit" }, trigger);
+  element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15, class: "face" }, trigger);
   fit(element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, _("TRIGGER")), 96);
   trigger.addEventListener("click", () => press(inputCalled("trigger")));
   const turn = parts.levers.turn.parentNode;
