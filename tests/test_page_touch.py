@@ -103,3 +103,15 @@ def test_the_drawn_trigger_is_a_44_px_target_on_a_phone(phone):
     page.touchscreen.tap(target["x"] + 3, target["y"] + 3)
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().taken") == 1
+
+
+def test_a_tapped_button_does_not_stay_lit(phone):
+    """A touch screen has no hover, but a tapped button kept the hover's lighter colour until the next tap
+    elsewhere: the Nimatron's row just pressed, or Hand over, looked chosen."""
+    context, address = phone
+    page = open_page(context, address + "?machine=nimatron&openings=7,7,7,7&opening=first&first=player")
+    page.tap("#control-row2")
+    assert page.evaluate("nim.view().rows") == [7, 6, 7, 7]
+    colours = page.evaluate("[1, 2, 3].map(n => getComputedStyle(document.querySelector('#control-row' + n))"
+                            ".backgroundColor)")
+    assert colours[0] == colours[1] == colours[2]
