@@ -115,3 +115,14 @@ def test_a_tapped_button_does_not_stay_lit(phone):
     colours = page.evaluate("[1, 2, 3].map(n => getComputedStyle(document.querySelector('#control-row' + n))"
                             ".backgroundColor)")
     assert colours[0] == colours[1] == colours[2]
+
+
+def test_pressing_the_drawn_trigger_twice_selects_none_of_the_boards_words(phone):
+    """Two quick presses of the drawn trigger (a double click at the projector; a long press on a phone
+    does the same) selected its word TRIGGER, drawn over the board in the selection's colour."""
+    context, address = phone
+    page = open_page(context, address + "?machine=drnim&pace_ms=60&first=player")
+    page.locator("svg .drawn-control").scroll_into_view_if_needed()
+    words = box(page, "svg .drawn-control text")
+    page.mouse.dblclick(words["x"] + words["width"] / 2, words["y"] + words["height"] / 2)
+    assert page.evaluate("getSelection().toString()") == ""
