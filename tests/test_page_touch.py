@@ -126,3 +126,28 @@ def test_pressing_the_drawn_trigger_twice_selects_none_of_the_boards_words(phone
     words = box(page, "svg .drawn-control text")
     page.mouse.dblclick(words["x"] + words["width"] / 2, words["y"] + words["height"] / 2)
     assert page.evaluate("getSelection().toString()") == ""
+
+
+def test_the_sound_button_answers_a_tap_while_micropython_loads(phone):
+    """On a slow phone the page shows its first lines and the Sound button for seconds before the
+    machine; a tap on Sound then did nothing, and the sound stayed on. Keys pressed meanwhile are
+    let go, without an error."""
+    context, address = phone
+    held = []
+    page = context.new_page()
+    context.own_tabs.append(page)
+    try:
+        # MicroPython held back until the test lets it come
+        page.route("**/micropython.wasm", lambda route: held.append(route))
+        page.goto(address + "?machine=drnim", wait_until="commit")
+        page.wait_for_function("document.querySelectorAll('#languages button').length > 0")
+        assert page.inner_text("#status") == "Starting MicroPython, which runs the machine in this page…"
+        page.tap("#sound")
+        page.keyboard.press("t")
+        assert len(held) == 1 and not page.evaluate("nim.ready")
+        held[0].continue_()
+        page.wait_for_function("nim.ready")
+        assert page.get_attribute("#sound", "aria-pressed") == "false" and page.inner_text("#sound") == "Sound: off"
+        assert page.evaluate("nim.view().taken") == 0 and page.evaluate("nim.errors") == []
+    finally:
+        page.close()        # its route is not the next test's

@@ -904,6 +904,8 @@ function stage(name) {
 async function boot() {
   if (kiosk) document.documentElement.classList.add("kiosk");
   if (following) document.documentElement.classList.add("following");
+  // the Sound button is on the page from the start: it answers while MicroPython loads (seconds on a slow phone)
+  $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   // The port starts while the core's files come: each waits for the other only at the end.
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
@@ -938,7 +940,6 @@ async function boot() {
   chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
   if (following) return follow();
   document.addEventListener("keydown", onKey);
-  $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
   drawSoundSwitch();
   // only a machine's own name: ?machine=__proto__ (or constructor) names no machine
   const name = Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0];
