@@ -155,6 +155,28 @@ def test_a_stuck_button_is_reported_once_and_presses_once(tmp_path):
     assert recorded(rig)["faults"] == {"stuck:trigger": 1}
 
 
+def test_a_button_held_down_from_the_start_is_stuck_and_controller_status_says_so_until_let_go(tmp_path):
+    """A trigger stuck down (or a beam blocked) before the service starts never gives an edge: the
+    visitor's presses did nothing, and neither the journal nor `controller status` said why."""
+    from controller.cli import main
+    rig = Rig(tmp_path, switches={"trigger": True})
+    rig.wait(6000)
+    assert sum("fault: stuck:trigger: trigger held for 5 s: check the button or the sensor" == line
+               for line in rig.log) == 1
+    assert recorded(rig)["faults"] == {"stuck:trigger": 1}
+    rig.service.heartbeat()
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    assert "Service fault: stuck:trigger: trigger held for 5 s: check the button or the sensor.\n" in out.getvalue()
+    trigger = rig.pin("trigger")
+    trigger.held = None
+    trigger.drive_high()                       # freed: read as before
+    rig.wait(500)
+    assert "stuck:trigger" not in rig.service.service_faults() and "trigger let go: read as before" in rig.log
+    rig.press("trigger")
+    assert rig.machine.rail == 14
+
+
 def test_stopping_leaves_every_output_off(tmp_path):
     rig = Rig(tmp_path, equalizer=True)
     rig.switch("turn_switch", True)

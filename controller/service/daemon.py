@@ -24,7 +24,9 @@ time-stamped name, the machine held in fault "check" until staff press New
 game); statistics that cannot be written (they have a thread of their own);
 a state folder that is or turns read-only or full (the game plays on unsaved and
 every change tries again); an input that changes more often than any person
-or marble can (fault "noisy:<role>": ignored until it calms down).
+or marble can (fault "noisy:<role>": ignored until it calms down); a button held, or
+a beam broken, for `stuck_after_s`, from the start too (fault "stuck:<role>": until
+it is let go).
 
 A stop request (SIGTERM, SIGINT, SIGHUP) only sets a flag and puts a wake-up on the
 queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
@@ -185,6 +187,9 @@ class Service:
         now = self.clock()
         self.handle(("power",), now)
         self.tell_switches(now)
+        for role, debouncer in self.debouncers.items():
+            if debouncer.level and self.board.inputs[role].kind != SWITCH:
+                self.held_since[role] = now     # held down already (a stuck button, a blocked beam): timed as any hold
         if self.notifier.watchdog_ms:
             self.next_ping = now
         self.next_heartbeat = now
@@ -262,6 +267,7 @@ class Service:
         self.log("fault: %s: %s" % (kind, self.faults[kind]))
         self.fault_seen(kind)
         self.held_since.pop(role, None)
+        self.faults.pop("stuck:" + role, None)
         self.calm_check[role] = now + storm.calm_ms
 
     def calm(self, role, now):
@@ -318,8 +324,8 @@ class Service:
         for role, since in list(self.held_since.items()):
             if now - since >= 1000 * self.config.service["stuck_after_s"]:
                 del self.held_since[role]
-                self.log("fault: %s held for %d s: check the button or the sensor"
-                         % (role, self.config.service["stuck_after_s"]))
+                self.service_fault("stuck:" + role, "%s held for %d s: check the button or the sensor"
+                                   % (role, self.config.service["stuck_after_s"]))
                 self.fault_seen("stuck:" + role)
         if self.next_ping is not None and self.next_ping <= now:
             self.notifier.watchdog()
@@ -333,6 +339,7 @@ class Service:
             self.held_since[role] = now
         else:
             self.held_since.pop(role, None)
+            self.mended("stuck:" + role, "%s let go: read as before" % role)
         event = self.board.event_for(role, level)
         if event is not None:
             self.handle(event, now)
@@ -430,7 +437,7 @@ class Service:
         self.telemetry.status(status)
 
     def service_faults(self):
-        """The service's own faults (storage, statistics, noisy inputs), one line each."""
+        """The service's own faults (storage, statistics, noisy or stuck inputs), one line each."""
         faults = dict(self.faults)
         if self.stats.problem:
             faults["statistics"] = self.stats.problem
