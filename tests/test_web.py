@@ -111,6 +111,18 @@ def test_a_whole_nimatron_game_by_keys_gives_the_cores_results_offline(browser):
 
 
 @needs_browser
+def test_the_board_grows_with_a_classroom_s_large_screen_and_stays_on_it(browser):
+    """On a 4K projector (3840x2160 px), as in a browser zoomed out, Dr. Nim's board stayed 736x624 px in the
+    screen's corner, its marbles a class could hardly see. It now takes most of the screen's height, all of
+    it on the screen with the page's header above it."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim")
+    page.set_viewport_size({"width": 3840, "height": 2160})
+    board = page.evaluate("(b => [b.top, b.bottom])(document.querySelector('svg.drnim').getBoundingClientRect())")
+    assert board[1] - board[0] >= 0.75 * 2160 and board[0] >= 0 and board[1] <= 2160, board
+
+
+@needs_browser
 def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     context, address, requests = browser
     page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&seed=9", reduced_motion="no-preference")
