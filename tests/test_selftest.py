@@ -23,6 +23,7 @@ from controller.selftest.guard import busy, service_pid
 from controller.selftest.report import Report
 from controller.selftest.simulated import SimulatedBench
 from controller.selftest.stages import Selftest
+from controller.sim.engine import rest_inputs
 from controller.service.config import load_config
 
 
@@ -90,7 +91,7 @@ def test_a_jam_fails_the_release_stage_and_the_report_says_so(tmp_path):
     assert result == "fail" and detail.startswith("marble 1, 2, 3 not seen within 5000 ms of its release: a jam")
     assert "BCM 18 (header pin 12)" in detail
     assert results(report)[("lamps", "lamp_fault")][0] == "pass"
-    assert "FAIL  release    marbles timed" in out and "FAILED: 16 passed, 1 failed, 0 skipped" in out
+    assert "FAIL  release    marbles timed" in out and "FAILED: 17 passed, 1 failed, 0 skipped" in out
 
 
 def test_the_nimatron_lamp_chain_is_walked_row_by_row(tmp_path):
@@ -119,6 +120,29 @@ def test_a_button_that_reads_twice_and_one_not_wired_fail(tmp_path):
     assert checks[("inputs", "new_game")] == (
         "fail", "nothing seen on BCM 7 (header pin 26) in 30 s: check the wire and its ground")
     assert checks[("inputs", "turn_switch")][0] == "pass"
+
+
+def test_a_stuck_button_and_a_dead_sensor_are_told_apart_from_a_jam(tmp_path):
+    """A trigger stuck down read as one that was never wired ('check the wire and its ground', after
+    30 s), and a sensor that never sees a marble only as marbles lost, beside a jam and a dead release:
+    the sensor's beam is now broken by hand in the inputs stage, and a stuck input fails at once."""
+    checks, out = simulated(tmp_path, held={"trigger"}, unwired={"marble_sensor"})
+    assert checks[("inputs", "trigger")] == (
+        "fail", "reads pressed before anyone touches it: a button stuck down, or its wire touching ground: check "
+        "BCM 4 (header pin 7)")
+    assert "Break the beam of IR break-beam receiver at the gate 3 times (a finger through it will do)." in out
+    assert checks[("inputs", "marble_sensor")] == (
+        "fail", "nothing seen on BCM 8 (header pin 24) in 30 s: check the wire and its ground")
+    result, detail = checks[("release", "marbles timed")]
+    assert result == "fail" and "a sensor that misses the marble (BCM 8 (header pin 24)" in detail
+    assert checks[("inputs", "new_game")][0] == "pass"
+    checks, _ = simulated(tmp_path, held={"marble_sensor"})
+    assert checks[("inputs", "marble_sensor")] == (
+        "fail", "reads its beam broken before anyone touches it: nothing in the beam? check the emitter's power, "
+        "the alignment and the pull-up on BCM 8 (header pin 24)")
+    checks, _ = simulated(tmp_path)
+    assert checks[("inputs", "marble_sensor")] == (
+        "pass", "3 breaks of the beam read from 54 raw edges (48 bounces taken out by debounce_ms 2)")
 
 
 def test_a_stage_can_be_skipped(tmp_path):
@@ -217,8 +241,8 @@ class Technician(io.StringIO):
 
     def write(self, text):
         for role, spec in self.pinmap.inputs.items():
-            if text.startswith(("Press %s" % spec.label, "Move %s" % spec.label)):
-                hand = threading.Thread(target=self.use, args=(self.factory.pin(spec.pin), text[0] == "P"))
+            if text.startswith(("Press %s" % spec.label, "Move %s" % spec.label, "Break the beam of %s" % spec.label)):
+                hand = threading.Thread(target=self.use, args=(self.factory.pin(spec.pin), text[0] in "PB"))
                 self.hands.append(hand)
                 hand.start()
         return super().write(text)
@@ -238,6 +262,7 @@ def test_on_mock_pins_each_press_is_echoed_as_the_technician_makes_it(tmp_path, 
     config = load_config(str(write_config(tmp_path)))
     pinmap = load_pinmap(default_pinmap_path("drnim"))
     factory = MockFactory()
+    rest_inputs(factory, pinmap)              # the sensor's beam whole, through its own pull-up
     out = Technician(pinmap, factory)
     typed = [""]           # Enter: the inputs are connected; then nothing more is typed
 
@@ -259,6 +284,7 @@ def test_on_mock_pins_each_press_is_echoed_as_the_technician_makes_it(tmp_path, 
                                             "debounce_ms 20)")
     assert checks[("inputs", "turn_switch")] == ("pass", "there and back read from 14 raw edges (12 bounces taken "
                                                  "out by debounce_ms 50)")
+    assert checks[("inputs", "marble_sensor")][0] == "pass", checks[("inputs", "marble_sensor")]
     assert "  trigger: pressed (2)" in out.getvalue() and "  equalizer_switch: not right (armed)" in out.getvalue()
 
 

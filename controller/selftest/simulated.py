@@ -8,7 +8,10 @@ beam at the gate; a 74HC595 chain decoded from its pins. Around it:
 
 - a visitor who does what a stage asks: presses a button (its contact
   bouncing for `bounce_ms`, or longer for a worn one in `worn`), moves a
-  switch there and back; an input in `unwired` never moves its pin;
+  switch there and back, breaks the sensor's beam; an input in `unwired`
+  never moves its pin (a sensor in it never sees a marble either), one in
+  `held` reads active from the start and stays so (a stuck button, a beam
+  blocked);
 - eyes that answer "is it lit?" from the pins, never from what the
   self-test meant to show: a lamp in `dead` is never seen lit, a chain in
   `dead` never lights, so a fault the stage should catch is caught only if
@@ -29,7 +32,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.core.marbles import Marbles
 from controller.hardware.pinmap import display_registers
 from controller.selftest.bench import Bench
-from controller.sim.engine import BEAM_MS, GAP_MS, PRESS_MS, Chip74HC595, EdgePin, rest_inputs
+from controller.sim.engine import BEAM_MS, GAP_MS, PRESS_MS, Chip74HC595, EdgePin, hold, rest_inputs
 from controller.sim.pins import BoundedPin
 
 BOUNCE_MS = 8          # a good contact's bounce: edges 1 ms apart
@@ -69,7 +72,7 @@ class SimulatedBench(Bench):
     simulated = True
 
     def __init__(self, pinmap, layout=None, out=None, rail=15, fall_ms=250, jam_rate=0.0, seed=0,
-                 dead=(), unwired=(), worn=()):
+                 dead=(), unwired=(), worn=(), held=()):
         self.time = 0
         self.happenings = []     # a heap of (time, order, what happens)
         self.order = 0
@@ -78,6 +81,7 @@ class SimulatedBench(Bench):
         self.dead = set(dead)
         self.unwired = set(unwired)
         self.worn = set(worn)
+        self.held = set(held)
         self.pinmap = pinmap
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
@@ -91,6 +95,8 @@ class SimulatedBench(Bench):
             if spec.kind == "shift_register":
                 self.chip = WatchedChip(self.factory, spec)
         rest_inputs(self.factory, pinmap)
+        for role in self.held:
+            hold(self.factory.pin(pinmap.inputs[role].pin), pinmap.inputs[role].active_high)
         super().__init__(pinmap, self.factory, layout, out, clock=lambda: self.time)
 
     # --- the world's clock -----------------------------------------------------------
@@ -132,6 +138,8 @@ class SimulatedBench(Bench):
 
     def arrive(self):
         self.marbles.arrive()
+        if "marble_sensor" in self.unwired or "marble_sensor" in self.held:
+            return
         sensor = self.factory.pin(self.pinmap.inputs["marble_sensor"].pin)
         sensor.drive_low()
         self.at(self.time + BEAM_MS, sensor.drive_high)
@@ -143,7 +151,7 @@ class SimulatedBench(Bench):
 
     def act(self, text, role, changes):
         self.say(text)
-        if role in self.unwired:
+        if role in self.unwired or role in self.held:
             return
         pin = self.factory.pin(self.pinmap.inputs[role].pin)
         active_high = self.pinmap.inputs[role].active_high

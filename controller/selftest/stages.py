@@ -5,8 +5,11 @@ lights, what moves, what is pressed, what falls.
     indicators  each two-sided indicator (Dr. Nim's flip-flops, equalizer,
                 turn) stepped left, then right
     lamp_chain  the Nimatron's 74HC595 chain walked, row by row, lamp by lamp
-    inputs      each button pressed PRESSES times and each switch moved there
-                and back, echoed as it happens, raw edges against presses read
+    inputs      each button pressed PRESSES times, the marble sensor's beam broken
+                by hand as often and each switch moved there and back, echoed as
+                it happens, raw edges against presses read; an input that reads
+                active before anyone touches it (a stuck button, a blocked beam)
+                fails at once
     release     the sensor at rest, then RELEASES marbles released and each
                 one's fall from the release to the sensor timed
 
@@ -14,10 +17,10 @@ A stage whose part of the harness is not connected is skipped (asked at its
 start, or named with --skip); so is any single check answered "s".
 """
 
-from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND, SWITCH
+from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SENSOR, SOUND, SWITCH
 from controller.hardware.pinmap import display_registers
 from controller.selftest.bench import Stopped
-from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
+from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, sensor_role, time_marbles
 from controller.selftest.report import FAIL, PASS, SKIP, where
 from controller.service.config import release_open_ms
 
@@ -28,6 +31,7 @@ WALK_MS = 150              # each step of the lamp chain's walk
 RELEASES = 3               # marbles released in the release stage
 INPUT_KEYS = ("s", "skip", "n", "no", "stop")   # what ends the wait for an input (Enter does not)
 RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
+READ = {BUTTON: "%d presses", SENSOR: "%d breaks of the beam"}    # a switch: "there and back"
 
 
 class Selftest:
@@ -143,6 +147,9 @@ class Selftest:
             for role, spec in self.board.inputs.items():
                 if spec.kind == BUTTON:
                     self.input(stage, role, PRESSES, "Press %s %d times." % (self.pinmap.inputs[role].label, PRESSES))
+                elif spec.kind == SENSOR:
+                    self.input(stage, role, PRESSES, "Break the beam of %s %d times (a finger through it will do)."
+                               % (self.pinmap.inputs[role].label, PRESSES))
                 elif spec.kind == SWITCH:
                     self.input(stage, role, 1, "Move %s to its other side and back." % self.pinmap.inputs[role].label)
         finally:
@@ -153,6 +160,8 @@ class Selftest:
         spec = self.board.inputs[role]
         if spec.kind == BUTTON:
             what = "pressed (%d)" % watch.presses if level else "let go"
+        elif spec.kind == SENSOR:
+            what = "beam broken (%d)" % watch.presses if level else "beam whole"
         else:
             what = ("" if level else "not ") + spec.means
         self.bench.say("  %s: %s   [%d raw edge%s]" % (role, what, watch.raw, "" if watch.raw == 1 else "s"))
@@ -163,6 +172,13 @@ class Selftest:
         spec = self.pinmap.inputs[role]
         self.bench.inputs.clear()
         rest = watch.level
+        if rest and self.board.inputs[role].kind != SWITCH:
+            self.report.add(stage, role, FAIL, "%s before anyone touches it: %s" % (
+                ("reads its beam broken", "nothing in the beam? check the emitter's power, the alignment and the "
+                 "pull-up on %s" % where([spec.pin])) if self.board.inputs[role].kind == SENSOR else
+                ("reads pressed", "a button stuck down, or its wire touching %s: check %s"
+                 % ("3.3 V" if spec.active_high else "ground", where([spec.pin])))))
+            return
         self.bench.act(text, role, 2 * times)
         key = self.bench.wait(INPUT_WAIT_MS, done=lambda: len(watch.changes) >= 2 * times and watch.level == rest,
                                keys=INPUT_KEYS)
@@ -188,10 +204,10 @@ class Selftest:
             self.report.add(stage, role, FAIL, "read %d times for %d, from %d raw edges: a loose contact?%s"
                             % (read, times, watch.raw, also))
         else:
+            kind = self.board.inputs[role].kind
             self.report.add(stage, role, PASS, "%s read from %d raw edges (%d bounce%s taken out by debounce_ms "
-                            "%s)%s" % ("%d presses" % read if self.board.inputs[role].kind == BUTTON else
-                                       "there and back", watch.raw, bounces, "" if bounces == 1 else "s",
-                                       spec.debounce_ms, also))
+                            "%s)%s" % (READ[kind] % read if kind in READ else "there and back", watch.raw, bounces,
+                                       "" if bounces == 1 else "s", spec.debounce_ms, also))
 
     def quiet(self):
         """Wait until the inputs have been still for QUIET_MS: a late bounce,
@@ -222,9 +238,12 @@ class Selftest:
         self.report.figures["release_to_sensor_ms"] = times
         lost = [str(number) for number, ms in enumerate(times, 1) if ms is None]
         if lost:
+            sensor = self.pinmap.inputs[sensor_role(self.board)]
             self.report.add(stage, "marbles timed", FAIL, "marble %s not seen within %d ms of its release: a jam in "
-                            "the chute, a release that does not open (%s), or a beam that misses the marble"
-                            % (", ".join(lost), SEEN_WITHIN_MS, where(self.pinmap.outputs["release"].pins.values())))
+                            "the chute, a release that does not open (%s), or a sensor that misses the marble "
+                            "(%s; the inputs stage breaks its beam by hand)"
+                            % (", ".join(lost), SEEN_WITHIN_MS, where(self.pinmap.outputs["release"].pins.values()),
+                               where([sensor.pin])))
         else:
             self.report.add(stage, "marbles timed", PASS, "%s ms; `controller calibrate` sets the timeout and the "
                             "pace from such times" % ", ".join(str(ms) for ms in times))
