@@ -34,6 +34,8 @@ def test_calibrate_writes_the_timeout_and_the_pace_keeping_the_rest_and_a_backup
     assert "drnim.release_timeout_ms: 1500 -> 450 (the slowest marble, 250 ms, plus 200 ms" in out
     assert "drnim.pace_ms: 900, unchanged (the original's chain rhythm, 900 ms, longer than the slowest marble's fall, " \
         in out
+    assert "Put the 5 marbles back on the rail (free any stuck in the chute): the service's game counts them as " \
+        "still there.\n" in out
     new = path.read_text()
     assert changed_lines(SHIPPED, new) == [
         ("release_timeout_ms = 1500    # a released marble not seen by the gate sensor by then is retried",

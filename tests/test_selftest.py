@@ -64,6 +64,9 @@ def test_the_simulated_selftest_passes_and_saves_its_report_next_to_the_statisti
     assert all(result == "pass" for result, _ in checks.values())
     # the simulated marbles fall for 250 ms from the release to the beam
     assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
+    # the service's saved game never heard of them: a game resumed with them in the tray jams at its end
+    assert "Put the 3 marbles back on the rail (free any stuck in the chute): the service's game counts them as " \
+        "still there.\n" in out
     # each press is echoed as it happens, with the raw edges of its bouncing contact
     assert "trigger: pressed (1)   [1 raw edge]" in out and "trigger: pressed (3)" in out
     result, detail = checks[("inputs", "trigger")]

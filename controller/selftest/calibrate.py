@@ -28,7 +28,7 @@ import stat
 import time
 
 from controller.core.registry import machine_class
-from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, time_marbles
+from controller.selftest.release import BACK, SEEN_WITHIN_MS, beam_broken, time_marbles
 from controller.selftest.tomledit import set_whole_numbers
 from controller.service.config import check_with_pinmap, load_config, release_open_ms
 from controller.service.store import replace_file, untaken
@@ -121,6 +121,7 @@ def calibrate(bench, config, pinmap, count, out):
     times = time_marbles(bench, opened, count, timed)
     say("Timed %d marble%s from the release to the sensor: %d to %d ms; the release stays open %d ms."
         % (count, "" if count == 1 else "s", min(times), max(times), opened))
+    say(BACK % count)
     if max(times) > 2 * min(times):
         say("The falls vary a lot: check the rail and the chute for a spot where marbles stick, and calibrate "
             "again after.")

@@ -12,6 +12,8 @@ BEAM_CLEAR_MS = 1000
 SETTLE_MS = 300
 # A released marble not seen by then is lost.
 SEEN_WITHIN_MS = 5000
+# Said once the marbles are out: the service's saved game never heard of them, and counts them on the rail.
+BACK = "Put the %d marbles back on the rail (free any stuck in the chute): the service's game counts them as still there."
 
 
 def sensor_role(board):

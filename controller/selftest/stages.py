@@ -20,7 +20,7 @@ start, or named with --skip); so is any single check answered "s".
 from controller.core.exhibit import BUTTON, INDICATOR, LAMP, LAMP_ROWS, RELEASE, SENSOR, SOUND, SWITCH
 from controller.hardware.pinmap import display_registers
 from controller.selftest.bench import Stopped
-from controller.selftest.release import SEEN_WITHIN_MS, beam_broken, sensor_role, time_marbles
+from controller.selftest.release import BACK, SEEN_WITHIN_MS, beam_broken, sensor_role, time_marbles
 from controller.selftest.report import FAIL, PASS, SKIP, where
 from controller.service.config import release_open_ms
 
@@ -235,6 +235,7 @@ class Selftest:
             self.report.add(stage, "marbles timed", SKIP, "no marbles")
             return
         times = time_marbles(self.bench, release_open_ms(self.config, self.pinmap), RELEASES, self.timed)
+        self.bench.say(BACK % RELEASES)
         self.report.figures["release_to_sensor_ms"] = times
         lost = [str(number) for number, ms in enumerate(times, 1) if ms is None]
         if lost:
