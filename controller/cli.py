@@ -365,6 +365,19 @@ def shut_out(command, *folders):
                                "(sudo -u drnim /opt/drnim-controller/venv/bin/controller %s)" % (command, folder, command))
 
 
+def fault_help(status):
+    """The machine's fault, with what it means and what clears it (docs/troubleshooting.md), for `status`."""
+    fault = status["fault"]
+    back = "put every marble back on the rail and " if "rail" in status else ""
+    if fault == "jam":
+        return "jam: a released marble never reached the gate sensor: free it (it counts as it passes and play " \
+               "goes on), or %spress New game" % back
+    if fault == "check":
+        return "check: the game in progress cannot be trusted (a restart with a marble on its way, or a damaged " \
+               "save): %spress New game" % back
+    return fault or "none"
+
+
 def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed."""
     from controller.core.saves import SaveError
@@ -395,7 +408,7 @@ def run_status(args, out):
         if "rows" in status:
             out.write(", rows %s" % " ".join(str(n) for n in status["rows"]))
         out.write(", %s's turn" % status["turn"] if status["mode"] == "play" else ", won by %s" % status["winner"])
-        out.write(".\nFault: %s.\n" % (status["fault"] or "none"))
+        out.write(".\nFault: %s.\n" % fault_help(status))
     path = os.path.join(config.runtime_dir(), "status.json")
     try:
         with open(path) as f:

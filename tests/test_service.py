@@ -556,6 +556,35 @@ def test_status_and_stats_commands(tmp_path):
     assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()
 
 
+def test_controller_status_says_what_a_fault_means_and_new_game_clears_it(tmp_path):
+    """A technician's `controller status` said only 'Fault: jam.' or 'Fault: check.': nothing on the
+    Pi said what either meant or what clears it (docs/troubleshooting.md)."""
+    import io
+    from controller.cli import main
+
+    def status():
+        out = io.StringIO()
+        main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+        return out.getvalue()
+    rig = Rig(tmp_path)
+    rig.jam = 10
+    rig.press("trigger")
+    rig.wait(20000)
+    assert "\nFault: jam: a released marble never reached the gate sensor: free it (it counts as it passes and " \
+           "play goes on), or put every marble back on the rail and press New game.\n" in status()
+    rig.press("new_game")
+    assert rig.machine.fault is None and "\nFault: none.\n" in status()
+    rig.pin("trigger").drive_low()
+    rig.wait(50)                                   # the power goes with a marble on its way
+    assert rig.machine.state["in_flight"]
+    rig.service.stop()
+    again = Rig(tmp_path)
+    assert "\nFault: check: the game in progress cannot be trusted (a restart with a marble on its way, or a " \
+           "damaged save): put every marble back on the rail and press New game.\n" in status()
+    again.press("new_game")
+    assert again.machine.fault is None and again.machine.rail == 15
+
+
 def test_the_equalizer_switch_decides_and_the_service_reads_it_at_start(tmp_path):
     """docs/choices.md: New game arms the equalizer exactly when its switch is at armed, and the
     service tells the machine where the switch stands at start-up, whatever the settings guessed."""
