@@ -7,7 +7,8 @@
 #
 # Safe to run again (after a `git pull`, say): it reuses the virtualenv,
 # reinstalls the package, keeps an existing /etc/drnim-controller/config.toml,
-# and restarts the service if it was running.
+# checks it and its pin map with the new code (a file it refuses is named, and
+# nothing restarted), and restarts the service if it was running.
 #
 #   /opt/drnim-controller/venv                   the virtualenv (root's, read-only to the service)
 #   /etc/sysusers.d/drnim-controller.conf        the drnim user, in groups gpio and dialout
@@ -364,11 +365,22 @@ if [[ -n $MONITOR_PORT ]]; then
     exit 0
 fi
 
-# 5. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
+# 5. The configuration and the pin map the service is about to run, as the new code reads them.
+# Files kept from an older version that it refuses (a key the older one did not ask for) would
+# stop the service at its restart, the exhibit dark until someone read the journal: the install
+# stops here instead, with the line that names the file and the key, and the service goes on.
+say "Checking $CONFIG_DIR/config.toml and its pin map with the new controller"
+if ! refused=$("$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
+    STEP=
+    printf '%s\n' "$refused" >&2
+    die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
+fi
+
+# 6. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
 STEP="adding dtparam=strict_gpiod to the boot configuration"
 strict_gpiod_on
 
-# 6. The unit; enable it and start it, or restart it if it was running so
+# 7. The unit; enable it and start it, or restart it if it was running so
 # that the new code and unit take effect.
 say "Installing $UNIT"
 STEP="installing $UNIT"

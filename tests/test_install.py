@@ -71,6 +71,8 @@ if [[ "$1 $2" == "-m venv" ]]; then
     chmod +x "$3/bin/controller"
 fi
 """
+# The virtualenv's controller that answers `config check` as the real one does (the fixture's stub says nothing).
+REAL_CONTROLLER = '#!/bin/sh\nexec "%s" -m controller "$@"\n' % sys.executable
 MOUNTS = 'set -e; mount --bind "$1" /opt; mount --bind "$2" /etc; shift 2; exec "$@"'
 
 
@@ -154,6 +156,32 @@ def test_an_update_keeps_the_museums_files_and_restarts_the_service_saying_so(pi
     assert "Restarting drnim-controller" in update.stdout
     assert "systemctl restart drnim-controller" in update.log
     assert enabled(pi) == ["drnim-controller.service"]
+
+
+def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restarts_nothing(pi):
+    """The first install.sh (d522e46) copied that day's pin map to /etc/drnim-controller/pinmaps, which
+    the service of then never read (it ran the shipped one) and every update kept; today's service runs
+    it, and refuses it (its LEDs name no colour). The update restarted the service into that refusal,
+    and the exhibit stayed dark until someone read the journal."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
+    shutil.copyfile(ROOT / "tests/upgrade/drnim-pinmap-9d2598b.toml", pinmap)
+
+    update = install(pi)
+    assert update.returncode != 0
+    lines = update.stderr.splitlines()
+    assert lines[-2].startswith("controller: pin map: /etc/drnim-controller/pinmaps/drnim.toml:99: "
+                                "outputs.flip_flop_1.colour: missing")
+    assert lines[-1].startswith("install.sh: error: the new controller refuses /etc/drnim-controller/config.toml "
+                                "or its pin map (the line above), so no service was (re)started")
+    assert lines[-1].endswith("run again: sudo %s" % (pi / "checkout/systemd/install.sh"))
+    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+
+    shutil.copyfile(ROOT / "hardware/drnim/pinmap.toml", pinmap)    # mended: the shipped one
+    again = install(pi)
+    assert again.returncode == 0, again.stderr
+    assert "systemctl restart drnim-controller" in again.log
 
 
 def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
