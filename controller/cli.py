@@ -368,13 +368,14 @@ def shut_out(command, *folders):
 def fault_help(status):
     """The machine's fault, with what it means and what clears it (docs/troubleshooting.md), for `status`."""
     fault = status["fault"]
-    back = "put every marble back on the rail and " if "rail" in status else ""
     if fault == "jam":
         return "jam: a released marble never reached the gate sensor: free it (it counts as it passes and play " \
-               "goes on), or %spress New game" % back
-    if fault == "check":
+               "goes on), or put every marble back on the rail and press New game"
+    if fault == "check" and "rail" in status:
         return "check: the game in progress cannot be trusted (a restart with a marble on its way, or a damaged " \
-               "save): %spress New game" % back
+               "save): put every marble back on the rail and press New game"
+    if fault == "check":
+        return "check: the saved game was damaged and could not be resumed: press New game"
     return fault or "none"
 
 

@@ -94,6 +94,10 @@ def test_the_nimatron_holds_too_with_its_rows_dark(tmp_path):
     assert not any(rig.chip.outputs), "no lamp lit while held"
     rig.press("row1")
     assert any("press New game" in line for line in rig.log)
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    # a Nimatron has no marbles: its check is a damaged save alone
+    assert "\nFault: check: the saved game was damaged and could not be resumed: press New game.\n" in out.getvalue()
     rig.press("new_game")
     assert rig.machine.fault is None and any(rig.chip.outputs)
 
