@@ -3,6 +3,7 @@ pyserial over a real pseudo-terminal: the lines both ways, a board that
 resets, a cable pulled and plugged in again, noise on the wire."""
 
 import json
+import threading
 import time
 
 import pytest
@@ -207,6 +208,28 @@ def test_a_board_of_another_protocol_is_said_once_and_refused_by_the_scripts(por
     connect.link = link
     with pytest.raises(BoardError, match="speaks protocol 2 and this controller protocol 1: deploy"):
         connect.check(Board(link).hello, "drnim")
+
+
+# What a board whose firmware came from commit 1106397 answers to "state" (its game cut short): the
+# state reply named no protocol before a6e4ee9, though every board has spoken protocol 1.
+OLD_STATE = ('{"busy":false,"game":{"config":{},"format":2,"machine":"drnim","state":{}},"id":1,"kind":"state",'
+             '"now":0,"status":{"attract":false,"fault":null,"loaded":15,"mode":"play","rail":15,"turn":"player",'
+             '"winner":null},"world":{"falling":0,"jammed":0,"rail":15,"releases":0,"tray":0}}\n')
+
+
+def test_a_board_whose_firmware_predates_the_protocol_in_its_state_is_told_to_be_deployed(port, link):
+    """A Pi updated while its Pico kept an older build: `firmware test` said the board 'speaks protocol
+    None', a version no board ever had."""
+    from controller.firmware.board import Board, BoardError
+    from controller.firmware.board_test import Connector
+    answer = threading.Thread(target=lambda: port.lines(5) and port.write(OLD_STATE), daemon=True)
+    answer.start()      # once its hello is given up for, the host asks for the board's state
+    connect = Connector(port.path)
+    connect.link = link
+    with pytest.raises(BoardError) as refused:
+        connect.check(Board(link).identify(0.05), "drnim")
+    assert str(refused.value) == ("the board on %s runs firmware older than this controller's, which does not say "
+                                  "its protocol: deploy this controller's build to it" % port.path)
 
 
 def test_the_emulated_pico_says_in_one_line_which_of_its_files_is_missing(tmp_path, monkeypatch):

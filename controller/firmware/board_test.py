@@ -398,6 +398,10 @@ class Connector:
         return board
 
     def check(self, hello, machine):
+        if "protocol" in hello and hello["protocol"] is None:
+            # a state reply without it: firmware older than a6e4ee9, which named it only in its hello
+            raise BoardError("the board on %s runs firmware older than this controller's, which does not say its "
+                             "protocol: deploy this controller's build to it" % self.link.port)
         if hello.get("protocol", PROTOCOL) != PROTOCOL:
             raise BoardError("the board on %s speaks protocol %s and this controller protocol %d: deploy this "
                              "controller's build to it" % (self.link.port, hello.get("protocol"), PROTOCOL))
