@@ -151,3 +151,30 @@ def test_the_sound_button_answers_a_tap_while_micropython_loads(phone):
         assert page.evaluate("nim.view().taken") == 0 and page.evaluate("nim.errors") == []
     finally:
         page.close()        # its route is not the next test's
+
+
+def test_the_header_stands_still_while_micropython_loads_and_a_machine_tapped_meanwhile_starts(phone):
+    """The machines' buttons came seconds after the languages', once MicroPython was up, and the header
+    grew under a pupil's finger: a tap meant for one button landed on the next. Now they come together,
+    and the machine tapped while the page loads is the one that starts."""
+    context, address = phone
+    held = []
+    page = context.new_page()
+    context.own_tabs.append(page)
+    try:
+        page.route("**/micropython.wasm", lambda route: held.append(route))
+        page.goto(address + "?machine=drnim", wait_until="commit")
+        page.wait_for_function("document.querySelectorAll('#languages button').length > 0")
+        header = box(page, "header")
+        assert page.evaluate("[...document.querySelectorAll('#machines button')].map(b => b.value)") == \
+            ["drnim", "nimatron"]
+        page.tap("#machines button[value=nimatron]")
+        assert len(held) == 1 and not page.evaluate("nim.ready")
+        held[0].continue_()
+        page.wait_for_function("nim.ready")
+        assert box(page, "header") == header
+        assert page.evaluate("nim.view().machine") == "nimatron"
+        assert page.get_attribute("#machines button[value=nimatron]", "aria-pressed") == "true"
+        assert page.evaluate("nim.errors") == []
+    finally:
+        page.close()

@@ -911,6 +911,18 @@ async function boot() {
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
   await chooseLanguage(files.languages || ["en"], files.names || {});
+  // The machines' buttons come with the languages', before the port (seconds on a slow phone): the
+  // header does not grow under a tap meant for another button, and a machine tapped meanwhile starts.
+  let tapped = null;
+  const nav = $("machines");
+  for (const name of files.machines) {
+    const button = element("button", { type: "button", value: name }, nav, machineName(name));
+    button.addEventListener("click", () => {
+      if (decl) return start(name);
+      tapped = name;
+      for (const each of nav.children) each.setAttribute("aria-pressed", each.value === name);
+    });
+  }
   stage("files");
   const mp = await runtime;
   stage("runtime");
@@ -931,18 +943,13 @@ async function boot() {
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
   stage("machines");
-  const nav = $("machines");
-  for (const name in machines) {
-    const button = element("button", { type: "button", value: name }, nav, machineName(name));
-    button.addEventListener("click", () => start(name));
-  }
   const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
   chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
   if (following) return follow();
   document.addEventListener("keydown", onKey);
   drawSoundSwitch();
   // only a machine's own name: ?machine=__proto__ (or constructor) names no machine
-  const name = Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0];
+  const name = tapped || (Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0]);
   for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
   if (params.get("seed") && chosen.seed !== seed) {

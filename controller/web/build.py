@@ -27,6 +27,7 @@ from pathlib import Path
 
 from controller import shipped
 from controller.cache import cache_folder
+from controller.core.registry import NAMES
 from controller.language import CODES, LANGUAGES, LOCALE
 from controller.language.messages import MESSAGES
 
@@ -163,9 +164,10 @@ def write_page(out, languages=CODES):
         python.append("controller/core/" + name)
     # The page writes these into MicroPython's file system before it imports the bridge: their
     # text is in files.json, one request where a module each took 40 (the files stay, to be read).
-    # Each language's name in itself is there too, for its button: the page fetches one catalog.
+    # Each language's name in itself is there too, for its button (the page fetches one catalog), and the
+    # machines' names, whose buttons the page draws with the languages', before MicroPython is up.
     sources = dict((path, (out / path).read_text(encoding="utf-8")) for path in python)
     (out / "files.json").write_text(json.dumps({"python": sources, "micropython": pinned_version(),
-                                                "languages": list(languages),
+                                                "machines": list(NAMES), "languages": list(languages),
                                                 "names": dict((code, LANGUAGES[code]) for code in languages)},
                                                indent=1), encoding="utf-8")
