@@ -699,3 +699,38 @@ def test_status_and_stats_by_a_user_the_service_shuts_out_say_whose_folder_it_is
     said = capsys.readouterr().err
     assert said == "controller: %s: this user may not read the service's folder %s: run it as the service's user " \
                    "(sudo -u drnim /opt/drnim-controller/venv/bin/controller %s)\n" % (verb, tmp_path / "state", verb)
+
+
+def test_an_input_that_chatters_while_the_board_is_built_does_not_stop_the_service(tmp_path):
+    """An edge that came between the first input's callback and the service's counts of edges (a
+    loose wire, a bouncing contact at power-up) raised an AttributeError in gpiozero's callback: on
+    these mock pins, which call back at once, the service could not start at all."""
+    from gpiozero.pins.mock import MockFactory
+    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+    from controller.service.config import load_config
+    from controller.service.daemon import Service
+    from controller.service.notify import Notifier
+    from controller.sim.engine import rest_inputs
+    from controller.sim.pins import BoundedPin
+
+    config = load_config(str(write_config(tmp_path)))
+    pinmap = load_pinmap(default_pinmap_path("drnim"))
+    factory = MockFactory(pin_class=BoundedPin)
+
+    class Release(BoundedPin):
+        """Made an output after the buttons are built: New game chatters just then."""
+        def _set_function(self, value):
+            super()._set_function(value)
+            if value == "output":
+                loose = factory.pin(pinmap.inputs["new_game"].pin)
+                loose.drive_low()
+                loose.drive_high()
+
+    factory.pin(pinmap.outputs["release"].pins["pin"], pin_class=Release)
+    rest_inputs(factory, pinmap)
+    log = []
+    service = Service(config, pinmap, pin_factory=factory, clock=lambda: 0, notifier=Notifier({}), log=log.append)
+    service.start()
+    service.pump()
+    assert service.machine.mode == "play" and log[-1].startswith("ready: drnim")
+    service.board.close()

@@ -126,9 +126,11 @@ class Service:
         # When this game's first move came (self.clock(), ms), for its duration: RESTORED when it
         # came before this start (unknown), None before the first move.
         self.first_move_at = RESTORED if self.machine.turns else None
+        # before the board: its buttons call post() from the moment they are built, while the outputs
+        # still are (a contact that bounces at power-up)
+        self.storms = {}
         self.board = Board(pinmap, self.post, pin_factory, self.machine.layout())
         self.debouncers = {}
-        self.storms = {}
         for role in self.board.inputs:
             spec = pinmap.inputs[role]
             self.debouncers[role] = Debouncer(spec.debounce_ms, self.board.level(role), spec.min_pulse_ms)
