@@ -311,6 +311,24 @@ def test_run_without_gpio_points_to_the_simulator(tmp_path):
     assert "no GPIO" in result.stderr and "controller --simulate" in result.stderr
 
 
+@pytest.mark.parametrize("argv, hint", [
+    (["selftest"], "; without hardware, use 'controller selftest --simulate'"),
+    (["calibrate"], "; without hardware, use 'controller calibrate --simulate'"),
+    (["safe-off"], ""),
+])
+def test_a_bench_command_without_gpio_names_its_own_simulation(tmp_path, monkeypatch, argv, hint):
+    """selftest and calibrate on a computer without GPIO pointed to 'controller --simulate', the game's
+    simulator, where a technician wanted their own --simulate; safe-off has nothing to switch off there."""
+    from controller.service import daemon
+    monkeypatch.setattr(daemon, "_listdir", lambda folder: [])
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('pin_factory = "mock"', 'pin_factory = "lgpio"'))
+    result = in_process([*argv, "--config", str(config)])
+    assert result.returncode == 1
+    assert result.stderr.endswith("this machine has no GPIO (no /dev/gpiochip*)%s\n" % hint)
+    assert result.stderr.count("\n") == 1
+
+
 class NotifySocket:
     """A stand-in for systemd's notification socket."""
 

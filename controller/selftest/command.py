@@ -47,7 +47,7 @@ def add_simulate_arguments(parser):
     parser.add_argument("--seed", type=seed, default=0, help="with --simulate: the same seed, the same run")
 
 
-def open_bench(args, config, pinmap, out, read_line=None):
+def open_bench(args, config, pinmap, out, read_line=None, command="selftest"):
     """The bench: simulated, or the real board once the service is known not to hold it."""
     if not args.simulate and (args.jam_rate or args.seed):
         raise ArgumentError("--jam-rate and --seed are for the simulated machine: add --simulate")
@@ -59,7 +59,7 @@ def open_bench(args, config, pinmap, out, read_line=None):
     from controller.selftest.bench import Bench
     from controller.service.daemon import pin_factory_for
     check_free(config)
-    factory = pin_factory_for(config.service["pin_factory"])
+    factory = pin_factory_for(config.service["pin_factory"], "controller %s --simulate" % command)
     try:
         return Bench(pinmap, factory, layout, out, read_line)
     except Exception as error:
@@ -128,7 +128,7 @@ def run_calibrate(args, out):
         raise ArgumentError("--marbles: the rail holds at most %d marbles (%s.capacity), not %d"
                             % (capacity, config.machine_name, args.marbles))
     try:
-        bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line))
+        bench = open_bench(args, config, pinmap, out, typed_lines(args.read_line), "calibrate")
     except (ServiceRunning, NoGPIO) as error:
         return refused("calibrate", error)
     try:

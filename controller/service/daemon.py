@@ -494,8 +494,9 @@ class NoGPIO(ConfigError):
     """No usable GPIO on this machine."""
 
 
-def pin_factory_for(name):
-    """The gpiozero pin factory for a backend name, or ConfigError saying why not.
+def pin_factory_for(name, instead="controller --simulate"):
+    """The gpiozero pin factory for a backend name, or ConfigError saying why not (and, when there is
+    no GPIO, the command to use `instead` on a computer without it; None: none).
 
     GPIOZERO_PIN_FACTORY, gpiozero's own variable, overrides the name when it is
     set, so that `controller run` and `controller safe-off` always drive the same
@@ -509,9 +510,9 @@ def pin_factory_for(name):
         from gpiozero.pins.mock import MockFactory
         from controller.sim.pins import BoundedPin
         return MockFactory(pin_class=BoundedPin)
+    hint = "; without hardware, use '%s'" % instead if instead else ""
     if name == "lgpio" and not any(entry.startswith("gpiochip") for entry in _listdir("/dev")):
-        raise NoGPIO("this machine has no GPIO (no /dev/gpiochip*): to bench-test the controller "
-                     "without hardware, use 'controller --simulate'")
+        raise NoGPIO("this machine has no GPIO (no /dev/gpiochip*)" + hint)
     try:
         if name == "lgpio":
             from gpiozero.pins.lgpio import LGPIOFactory
@@ -520,11 +521,11 @@ def pin_factory_for(name):
         return RPiGPIOFactory()
     except ImportError as error:
         from controller.extras import missing
-        raise NoGPIO("the %s GPIO backend is not installed: %s; without hardware, use 'controller --simulate'"
-                     % (name, missing("pi" if name == "lgpio" else "rpigpio", error)))
+        raise NoGPIO("the %s GPIO backend is not installed: %s%s"
+                     % (name, missing("pi" if name == "lgpio" else "rpigpio", error), hint))
     except Exception as error:
-        raise NoGPIO("the %s GPIO backend found no GPIO here (%s): without hardware, use "
-                     "'controller --simulate'" % (name, str(error).splitlines()[0] if str(error) else error))
+        raise NoGPIO("the %s GPIO backend found no GPIO here (%s)%s"
+                     % (name, str(error).splitlines()[0] if str(error) else error, hint))
 
 
 def entry_point_factory(name):

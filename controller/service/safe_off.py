@@ -165,7 +165,7 @@ def run(path, out, err):
     if not choice.pinmaps:
         return status
     try:
-        factory = pin_factory_for(choice.backend)
+        factory = pin_factory_for(choice.backend, None)     # without GPIO there is nothing to switch off
     except NoGPIO as error:
         err.write("controller safe-off: %s\n" % error)
         return status or 1
