@@ -336,14 +336,23 @@ else
     say "Installing $CONFIG_DIR/config.toml"
     install -m 0644 "$CHECKOUT/systemd/config.toml" "$CONFIG_DIR/config.toml"
 fi
-# The pin maps: the wiring of this exhibit, edited here and kept on updates.
+# The pin maps: the wiring of this exhibit, edited here and kept on updates. One never edited here (byte
+# for byte a pin map this project shipped: systemd/shipped-pinmaps.txt) is replaced by the new one, as dpkg
+# does an unchanged conffile: it is the wiring the build guide gave, and the new code may ask more of it.
 install -d -m 0755 "$CONFIG_DIR/pinmaps"
 for machine in drnim nimatron; do
-    if [[ -e $CONFIG_DIR/pinmaps/$machine.toml ]]; then
-        say "Keeping the existing $CONFIG_DIR/pinmaps/$machine.toml"
+    kept=$CONFIG_DIR/pinmaps/$machine.toml
+    shipped=$CHECKOUT/hardware/$machine/pinmap.toml
+    if [[ ! -e $kept ]]; then
+        say "Installing $kept"
+        install -m 0644 "$shipped" "$kept"
+    elif cmp -s "$kept" "$shipped"; then
+        say "Keeping $kept (the shipped one)"
+    elif grep -qx "$(sha256sum < "$kept" | cut -d' ' -f1) $machine" "$CHECKOUT/systemd/shipped-pinmaps.txt"; then
+        say "Updating $kept: an earlier version's shipped pin map, never edited here"
+        install -m 0644 "$shipped" "$kept"
     else
-        say "Installing $CONFIG_DIR/pinmaps/$machine.toml"
-        install -m 0644 "$CHECKOUT/hardware/$machine/pinmap.toml" "$CONFIG_DIR/pinmaps/$machine.toml"
+        say "Keeping the existing $kept, edited here (the shipped one is $shipped)"
     fi
 done
 

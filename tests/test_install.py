@@ -6,6 +6,7 @@ The script runs as root in a private mount namespace (unshare) in which a tempor
 systemd-sysusers, and the virtualenv's python (pip builds and installs nothing). Nothing is
 installed on this machine and nothing needs a network, a Raspberry Pi or a running systemd.
 """
+import hashlib
 import os
 import shutil
 import subprocess
@@ -161,8 +162,9 @@ def test_an_update_keeps_the_museums_files_and_restarts_the_service_saying_so(pi
 def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restarts_nothing(pi):
     """The first install.sh (d522e46) copied that day's pin map to /etc/drnim-controller/pinmaps, which
     the service of then never read (it ran the shipped one) and every update kept; today's service runs
-    it, and refuses it (its LEDs name no colour). The update restarted the service into that refusal,
-    and the exhibit stayed dark until someone read the journal."""
+    it, and refuses it (its LEDs name no colour). Edited there (this one has a comment at its head), it
+    is the museum's and kept: the update restarted the service into that refusal, and the exhibit stayed
+    dark until someone read the journal."""
     assert install(pi).returncode == 0
     stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
     pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
@@ -182,6 +184,34 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
     again = install(pi)
     assert again.returncode == 0, again.stderr
     assert "systemctl restart drnim-controller" in again.log
+
+
+def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edited(pi):
+    """That same pin map as 9d2598b shipped it, never edited: the update kept it, and the exhibit stayed
+    dark (or ran a stale wiring the new code still read); now it is replaced by the new one, as dpkg does
+    an unchanged conffile, and the service restarts on it. An edited one is kept (above)."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
+    old = (ROOT / "tests/upgrade/drnim-pinmap-9d2598b.toml").read_text().split("\n", 3)[3]  # its comment off
+    pinmap.write_text(old)
+
+    update = install(pi)
+    assert update.returncode == 0, update.stderr
+    assert "Updating /etc/drnim-controller/pinmaps/drnim.toml: an earlier version's shipped pin map, never edited " \
+        "here" in update.stdout
+    assert pinmap.read_bytes() == (ROOT / "hardware/drnim/pinmap.toml").read_bytes()
+    assert "systemctl restart drnim-controller" in update.log
+    assert "Keeping /etc/drnim-controller/pinmaps/nimatron.toml (the shipped one)" in update.stdout
+
+
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_the_pin_map_shipped_now_is_listed_as_shipped(machine):
+    """So that the next update replaces it where no one edited it (a changed pin map adds its line)."""
+    digest = hashlib.sha256((ROOT / "hardware" / machine / "pinmap.toml").read_bytes()).hexdigest()
+    listed = (ROOT / "systemd/shipped-pinmaps.txt").read_text().splitlines()
+    assert "%s %s" % (digest, machine) in listed, "hardware/%s/pinmap.toml changed: add its line to " \
+        "systemd/shipped-pinmaps.txt (the command is at its head)" % machine
 
 
 def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
