@@ -399,3 +399,15 @@ def test_a_resting_boards_attract_lamps_are_not_shown_but_a_press_after_them_is(
     after = shown[attract + 1:]
     assert after[0] == "   180.000 s  press %s" % press
     assert after[1].startswith("   180.000 s    -> ") and "status: play" in after[-2], after
+
+
+@pytest.mark.parametrize("resumed, said", [
+    ("check", "held in check until staff press New game (a marble was on its way, or the save was damaged)"),
+    ("held", "held after resets in a row, every output safe, until a new_game line"),
+])
+def test_a_board_that_starts_holding_is_not_said_to_have_started(resumed, said):
+    """A board holding after resets in a row was shown as 'started', and one whose saved game was damaged as
+    'held in check: a marble was on its way' (found by a repair technician's walkthrough)."""
+    from controller.firmware.monitor import describe
+    hello = json.loads(HELLO.replace('"resumed":"saved"', '"resumed":"%s"' % resumed))
+    assert describe(hello) == "board: drnim, protocol 1, production mode; " + said

@@ -35,7 +35,10 @@ from controller.telemetry.payloads import SIDES
 
 # A state request not answered within this many seconds (its reply lost to noise on the line) may be sent again.
 ASK_AGAIN_S = 30
-RESUMED = {"new": "a new game", "saved": "the saved game resumed", "check": "held in check: a marble was on its way"}
+# How a board started, as its hello says; the fault line that comes next says why a board holds.
+RESUMED = {"new": "a new game", "saved": "the saved game resumed",
+           "check": "held in check until staff press New game (a marble was on its way, or the save was damaged)",
+           "held": "held after resets in a row, every output safe, until a new_game line"}
 
 
 def clock(message):
