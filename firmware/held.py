@@ -1,12 +1,14 @@
 """A board that keeps resetting soon after it starts (app.CrashGuard): it
-plays no more, and waits for the host.
+plays no more, and waits for the host, or for staff.
 
 Its pins stay as every reset leaves them, inputs, which the wiring makes
 safe (the release's MOSFET held off by its pull-down, the lamp chain's
 outputs by OE's pull-up). The LED blinks fast, the hello line and a fault
 line say why, and every host line but `new_game` is answered with the same
 reason: `new_game` sets the saved game aside (it may be what the board
-cannot resume), forgets the resets and starts the board afresh.
+cannot resume), forgets the resets and starts the board afresh. So does the
+machine's New game button held down for HOLD_MS, as staff do: a museum
+without a computer at hand is not left with a dark exhibit.
 """
 
 import json
@@ -21,8 +23,18 @@ from runner import Lines
 from controller.core import protocol
 
 BLINK_MS = 100
+HOLD_MS = 3000      # New game held this long: staff, not a visitor's passing press
 HELD = ("the board reset %d times in a row, each soon after it started: it holds every output safe; "
-        "send new_game to set the saved game aside and start afresh")
+        "hold New game down for 3 s, or send new_game, to set the saved game aside and start afresh")
+
+
+def new_game_button(config):
+    """The New game button's pin and the level it reads pressed (None, None: there is none)."""
+    for role, number, pull, high, _, _ in config.INPUTS:
+        if role == "new_game":
+            pull = machine.Pin.PULL_UP if pull == "up" else machine.Pin.PULL_DOWN if pull == "down" else None
+            return machine.Pin(number, machine.Pin.IN, pull), 1 if high else 0
+    return None, None
 
 
 def hold(config, stream, write, guard, path):
@@ -31,6 +43,10 @@ def hold(config, stream, write, guard, path):
     def send(message):
         write(json.dumps(message))
         write("\n")
+
+    def afresh():
+        flash.set_aside(path)
+        flash.take(guard.path)
 
     def take(raw, length):
         ident = None
@@ -41,8 +57,7 @@ def hold(config, stream, write, guard, path):
             ident = message.get("id")
             protocol.checked(message, config.MODE)
             if message["kind"] == "new_game":
-                flash.set_aside(path)
-                flash.take(guard.path)
+                afresh()
                 answer = {"kind": "ok", "asked": "new_game"}
             else:
                 answer = {"kind": "error", "error": reason}
@@ -63,6 +78,8 @@ def hold(config, stream, write, guard, path):
     poller = select.poll()
     poller.register(stream, select.POLLIN)
     byte = bytearray(1)
+    button, pressed = new_game_button(config)
+    pressed_at = None
     while True:
         for _ in poller.ipoll(BLINK_MS):
             if not stream.readinto(byte):
@@ -70,3 +87,12 @@ def hold(config, stream, write, guard, path):
             lines.byte(byte[0])
         if led.pin is not None:
             led.light(not led.lit)
+        if button is not None and button.value() == pressed:
+            now = time.ticks_ms()
+            if pressed_at is None:
+                pressed_at = now
+            elif time.ticks_diff(now, pressed_at) >= HOLD_MS:
+                afresh()
+                machine.reset()
+        else:
+            pressed_at = None

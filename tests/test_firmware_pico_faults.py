@@ -98,6 +98,28 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
 
 
+def test_a_held_board_starts_afresh_when_staff_hold_new_game_down(drnim):
+    """A board held after resets in a row waited for a host's new_game line alone, and a power cut did not
+    end it (it counts only the resets the board made itself): a museum without a computer at hand had a
+    dark exhibit. New game held down for 3 s starts it afresh; a short press does not."""
+    for _ in range(3):
+        drnim.board.link.serial.write(b"\x03")
+        drnim.board.wait_restart(20)
+    assert drnim.board.hello["resumed"] == "held"
+    number, high = [(line[1], line[3]) for line in drnim.bench.config.INPUTS if line[0] == "new_game"][0]
+    resets = drnim.board.link.resets
+    drnim.pico.drive((number, high))
+    drnim.board.pass_time(1)
+    drnim.pico.drive((number, not high))
+    drnim.board.pass_time(1)
+    assert drnim.board.link.resets == resets, "a press of a second is a visitor's, not staff's"
+    drnim.pico.drive((number, high))
+    drnim.board.wait_restart(20)
+    drnim.pico.drive((number, not high))
+    assert drnim.board.hello["resumed"] == "new"
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
+
+
 # The flash operations, counted from a fresh board's first game, where the power is cut: the first seven
 # take in plain saves (a program each) and the first compaction (an erase and two programs, today the
 # fifth to the seventh). `make test` cuts at two, one of each kind; `make firmware-test` at all seven.
