@@ -523,3 +523,52 @@ def test_the_screenshot_command_answers_help_and_refuses_a_picture_that_is_not_a
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and refused.stderr.splitlines()[-1] == \
         "python -m controller.web.screenshot: error: PATH: web.txt: the picture is a PNG, so its name ends in .png"
+
+
+def served(folder, **options):
+    """A server of `folder` on a free port of localhost, on a thread: (server, its address)."""
+    server = make_server(folder, 0, **options)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, "http://127.0.0.1:%d" % server.server_address[1]
+
+
+def raw_request(address, request, timeout=30):
+    """The whole answer to `request` (bytes, as sent) from the server at `address`."""
+    host, port = address.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as connection:
+        connection.sendall(request)
+        answer = b""
+        while True:
+            data = connection.recv(65536)
+            if not data:
+                return answer
+            answer += data
+
+
+def test_the_server_gives_nothing_outside_its_folder_however_it_is_asked(tmp_path):
+    """A class's device (--bind 0.0.0.0) asks for files beside the page: `..` written in any way,
+    and links in the folder that lead out of it (to a file, to a folder) are not found, and a path
+    with a NUL is a 404, not a connection dropped without an answer. Before, a link in the folder
+    served whatever it pointed to (here the secret beside the folder, and /etc/passwd), and a NUL
+    dropped the connection."""
+    page = tmp_path / "page"
+    page.mkdir()
+    (page / "index.html").write_text("<!doctype html><title>page</title>\n")
+    (page / "inside.txt").write_text("the page's own\n")
+    (tmp_path / "secret.txt").write_text("the museum's secret\n")
+    (page / "secret.txt").symlink_to(tmp_path / "secret.txt")
+    (page / "etc").symlink_to("/etc")
+    (page / "own.txt").symlink_to("inside.txt")         # a link that stays inside is served
+    server, address = served(page)
+    try:
+        for path in ("/secret.txt", "/etc/passwd", "/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt",
+                     "/%2e%2e%2fsecret.txt", "//..//secret.txt", "/%00", "/index.html%00.txt", "/%ed%a0%80"):
+            answer = raw_request(address, b"GET " + path.encode() + b" HTTP/1.0\r\n\r\n")
+            assert answer.startswith(b"HTTP/1.0 404 "), (path, answer[:80])
+            assert b"secret" not in answer.split(b"\r\n\r\n", 1)[1] and b"root:" not in answer, path
+        for path in ("/inside.txt", "/own.txt"):
+            with urllib.request.urlopen(address + path) as reply:
+                assert reply.read() == b"the page's own\n"
+    finally:
+        server.shutdown()
+        server.server_close()

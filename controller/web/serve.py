@@ -10,9 +10,14 @@ folder is never listed (only its index.html is served); a connection that
 sends nothing for TIMEOUT_S is closed; at most THREADS requests are served at
 once (the others wait in a listen queue of BACKLOG); a connection cut short
 costs no traceback.
+
+It serves only what is inside the folder: `..` (however it is written) never
+leaves it, and neither does a link in it that points outside (a file whose
+real path is elsewhere is not found).
 """
 
 import functools
+import os
 import signal
 import socket
 import threading
@@ -37,6 +42,20 @@ class PageHandler(SimpleHTTPRequestHandler):
         """A folder without an index.html: not found, never its list of files."""
         self.send_error(404, "Not found")
         return None
+
+    def send_head(self):
+        """A file inside the folder, never one a link in it points to outside it; a path that
+        names no file (a NUL in it, a lone surrogate) is not found, not a dropped connection."""
+        try:
+            path = self.translate_path(self.path)
+            inside = os.path.realpath(self.directory)
+            real = os.path.realpath(path)
+            if real != inside and not real.startswith(inside + os.sep):
+                raise ValueError("outside the folder")
+            return super().send_head()
+        except ValueError:
+            self.send_error(404, "Not found")
+            return None
 
     def log_message(self, format, *args):
         """Quiet: a page loads a few dozen files, and the terminal says where to look."""
