@@ -197,3 +197,24 @@ def test_the_shipped_coil_is_guarded_by_a_ptc_and_a_thermal_switch():
     assert "Bourns MF-R030 (0.30 A hold; 0.60 A trip)" in bom and "KSD9700 50 °C normally closed" in bom
     table = wiring_table(load_pinmap(default_pinmap_path("drnim")))
     assert "the coil (1.11 A) through a 0.30 A PTC (trips at 0.60 A) and a 50 °C thermal switch" in table
+
+
+@pytest.mark.parametrize("pulse, problem", [(60, None), (65, None), (200, (
+    "pico.release_pulse_ms: 200 ms, but the coil's pulses, one a 900 ms pace, then take 0.52 A (RMS), more than the "
+    "0.30 A its PTC holds (outputs.release.ptc_hold_a): it would trip within a few marbles, and the release stay dead "
+    "until the 5 V is unplugged; use at most 65 ms"))])
+def test_a_pico_pulse_that_would_trip_the_coils_ptc_in_play_is_refused(tmp_path, pulse, problem):
+    """The board plays at Dr. Nim's 900 ms pace: 200 ms pulses of the 1.11 A coil average 0.52 A (RMS), and the
+    MF-R030 that guards it holds 0.30 A, so it tripped a few marbles into a game and the release went dead until
+    someone unplugged the 5 V. The build refuses such a pulse (the 500 ms cap alone let it through)."""
+    from controller.hardware.pinmap.pico import load_pico
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    text = text.replace("release_pulse_ms = 60 ", "release_pulse_ms = %d " % pulse, 1)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    if problem is None:
+        assert load_pico(path, "drnim")[2]["open_ms"] == pulse
+        return
+    with pytest.raises(PinMapError) as caught:
+        load_pico(path, "drnim")
+    assert str(caught.value) == "%s:%d: %s" % (path, line_of(text, "release_pulse_ms = %d" % pulse), problem)

@@ -107,6 +107,23 @@ def coil_rms_amps(options, pulse_ms=GAME_PULSE_MS, pace_ms=GAME_PACE_MS):
     return coil_amps(options) * (pulse_ms / pace_ms) ** 0.5
 
 
+def longest_pulse_ms(options, pace_ms=GAME_PACE_MS):
+    """The longest pulse, one a `pace_ms`, whose RMS current the coil's PTC holds, in whole ms."""
+    return int(pace_ms * (options["ptc_hold_a"] / coil_amps(options)) ** 2 + 1e-6)
+
+
+def pulse_problem(spec, pulse_ms, pace_ms=GAME_PACE_MS):
+    """Why the coil's PTC would trip in play at pulses of `pulse_ms`, one a `pace_ms`, or None."""
+    o = spec.options
+    rms = coil_rms_amps(o, pulse_ms, pace_ms)
+    if rms <= o["ptc_hold_a"]:
+        return None
+    return ("%d ms, but the coil's pulses, one a %d ms pace, then take %.2f A (RMS), more than the %.2f A its PTC "
+            "holds (%s.ptc_hold_a): it would trip within a few marbles, and the release stay dead until the 5 V is "
+            "unplugged; use at most %d ms" % (pulse_ms, pace_ms, rms, o["ptc_hold_a"], spec.key,
+                                              longest_pulse_ms(o, pace_ms)))
+
+
 def coil_problem(spec):
     """(the option at fault, why) when a solenoid's protection does not limit its on-time, or None."""
     o = spec.options

@@ -57,6 +57,11 @@ def load_pico(path, machine=None):
     problem = timing_problem(release, options["release_pulse_ms"], options["servo_open_ms"])
     if problem:
         fail("pico." + problem[0], problem[1])
+    # the board plays at Dr. Nim's default pace: its coil's pulses must not trip the PTC that guards it
+    problem = release is not None and release.kind == "solenoid" and electrical.pulse_problem(
+        release, options["release_pulse_ms"])
+    if problem:
+        fail("pico.release_pulse_ms", problem)
     options["open_ms"] = open_ms(release, options["release_pulse_ms"], options["servo_open_ms"])
     names = {}
     for role in pinmap.inputs:
