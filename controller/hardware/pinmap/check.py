@@ -119,6 +119,8 @@ KINDS = {
         Option("coil_ohms", 4.5, 1, 100, "Ω"),
         Option("ptc_hold_a", 0.3, 0.05, 5, "A"),
         Option("ptc_trip_a", 0.6, 0.1, 10, "A"),
+        Option("ptc_ohms", 1.36, 0, 20, "Ω"),        # its largest resistance new (MF-R030: 0.76-1.36 Ω)
+        Option("ptc_trip_s", 3.0, 0.01, 100, "s"),   # its longest time to trip at 5 times its hold current
         Option("cutoff_c", 50, 30, 150, "°C"),
     )),
 }

@@ -15,9 +15,18 @@ side is ever lit.
 A solenoid's coil must have a hardware limit on its on-time that no program,
 hang or shorted MOSFET can defeat (`coil_problem`): a resettable fuse (PTC)
 in series that holds the game's pulses but trips within seconds when the coil
-stays on (its trip current well below the coil's), and a thermal switch
-against the coil that opens before the PLA cradle round it softens.
+stays on, and a thermal switch against the coil that opens before the PLA
+cradle round it softens. A small PTC's own resistance is about an ohm (a
+Bourns MF-R030: 0.76-1.36 Ω new, up to 2.10 Ω an hour after a trip), a good
+part of a 4.5 Ω coil's at 5 V, so a coil held on draws less than it would
+alone: 0.85 A, not 1.11 A, through an MF-R030 at its 1.36 Ω. How soon that
+trips it comes from the time to trip its datasheet guarantees at 5 times its
+hold current (3.0 s at 1.5 A), the PTC taken as one mass that heats as the
+square of the current and cools as its temperature: it trips when its
+temperature would settle above its trip current's, after
+tau * ln(x / (x - 1)), x being (current / trip current) squared.
 """
+import math
 
 # Forward voltages, volts, at a few milliamperes (typical 5 mm LEDs).
 COLOURS = {
@@ -42,12 +51,14 @@ LAMP_MAX_MA = 20     # a 5 mm LED's continuous rating
 
 # The release solenoid's coil, on the 5 V supply, and its protection: the game pulses it for
 # GAME_PULSE_MS (release_pulse_ms' default) at most once a pace (Dr. Nim's 900 ms: a visitor's
-# 15 quicker presses are over in seconds, too soon to warm a PTC); a PTC held at TRIP_FACTOR
-# times its trip current trips in seconds; PLA softens from PLA_SOFTENS_C.
+# 15 quicker presses are over in seconds, too soon to warm a PTC); a coil held on must trip its
+# PTC within TRIP_WITHIN_S, the PTC's time to trip being given at PTC_RATED_TIMES its hold
+# current; PLA softens from PLA_SOFTENS_C.
 COIL_VOLTS = 5.0
 GAME_PULSE_MS = 60
 GAME_PACE_MS = 900
-TRIP_FACTOR = 1.5
+TRIP_WITHIN_S = 20
+PTC_RATED_TIMES = 5
 PLA_SOFTENS_C = 55
 CUTOFF_MARGIN_C = 5
 
@@ -103,8 +114,34 @@ def coil_amps(options):
 
 
 def coil_rms_amps(options, pulse_ms=GAME_PULSE_MS, pace_ms=GAME_PACE_MS):
-    """The coil's current averaged (RMS) over the game's pulses, in A: what the PTC must hold."""
+    """The coil's current averaged (RMS) over the game's pulses, in A: what the PTC must hold (taken
+    through the coil alone, the most it can be)."""
     return coil_amps(options) * (pulse_ms / pace_ms) ** 0.5
+
+
+def held_amps(options):
+    """What a coil held on draws from the 5 V supply through the coil and its PTC's own resistance, in A."""
+    return COIL_VOLTS / (options["coil_ohms"] + options["ptc_ohms"])
+
+
+def _ptc_tau(options):
+    """The PTC's thermal time constant, s, from its datasheet's time to trip at PTC_RATED_TIMES its hold."""
+    rated = (PTC_RATED_TIMES * options["ptc_hold_a"] / options["ptc_trip_a"]) ** 2
+    return options["ptc_trip_s"] / math.log(rated / (rated - 1))
+
+
+def trip_seconds(options, amps=None):
+    """How long the PTC takes at most to trip at `amps` (a coil held on: `held_amps`), in s; inf: never."""
+    x = ((held_amps(options) if amps is None else amps) / options["ptc_trip_a"]) ** 2
+    if x <= 1:
+        return math.inf
+    return _ptc_tau(options) * math.log(x / (x - 1))
+
+
+def largest_trip_a(options):
+    """The largest trip current that cuts a coil held on within TRIP_WITHIN_S, in A."""
+    k = math.exp(TRIP_WITHIN_S / _ptc_tau(options))
+    return held_amps(options) / (k / (k - 1)) ** 0.5
 
 
 def longest_pulse_ms(options, pace_ms=GAME_PACE_MS):
@@ -127,20 +164,27 @@ def pulse_problem(spec, pulse_ms, pace_ms=GAME_PACE_MS):
 def coil_problem(spec):
     """(the option at fault, why) when a solenoid's protection does not limit its on-time, or None."""
     o = spec.options
-    amps = coil_amps(o)
-    if o["ptc_trip_a"] * TRIP_FACTOR > amps:
-        return ("ptc_trip_a", "a PTC that trips at %.2f A may hold the coil's %.2f A (%.0f V through %g Ω) for "
-                "minutes: use one whose trip current is at most %.2f A (the coil's current / %g), so a coil held on "
-                "(a shorted MOSFET, a hang) is cut within seconds" % (o["ptc_trip_a"], amps, COIL_VOLTS,
-                                                                     o["coil_ohms"], amps / TRIP_FACTOR,
-                                                                     TRIP_FACTOR))
+    if o["ptc_hold_a"] >= o["ptc_trip_a"]:
+        return ("ptc_hold_a", "%.2f A, but a PTC's hold current is below its trip current (%.2f A)"
+                % (o["ptc_hold_a"], o["ptc_trip_a"]))
+    if o["ptc_hold_a"] * PTC_RATED_TIMES <= o["ptc_trip_a"]:
+        return ("ptc_trip_a", "%.2f A, more than %d times the hold current (%.2f A): a PTC trips at about twice its "
+                "hold current; check the datasheet's figures" % (o["ptc_trip_a"], PTC_RATED_TIMES, o["ptc_hold_a"]))
+    seconds = trip_seconds(o)
+    if seconds > TRIP_WITHIN_S:
+        held = held_amps(o)
+        return ("ptc_trip_a", "a PTC that trips at %.2f A %s a coil held on (a shorted MOSFET, a hang): it draws "
+                "%.2f A (%.0f V across the coil's %g Ω and the PTC's own %g Ω), and a PTC that trips within %g s at "
+                "%d times its %.2f A hold current takes %s at that; use one that trips at %.2f A or less, so the "
+                "coil is cut within %d s" % (
+                    o["ptc_trip_a"], "never cuts" if seconds == math.inf else "holds for %.0f s" % seconds, held,
+                    COIL_VOLTS, o["coil_ohms"], o["ptc_ohms"], o["ptc_trip_s"], PTC_RATED_TIMES, o["ptc_hold_a"],
+                    "for ever" if seconds == math.inf else "up to %.0f s" % seconds, largest_trip_a(o),
+                    TRIP_WITHIN_S))
     if o["ptc_hold_a"] < coil_rms_amps(o):
         return ("ptc_hold_a", "a PTC that holds %.2f A trips in play: the coil's %d ms pulses, one a %d ms pace, "
                 "take %.2f A (RMS): use one that holds at least that" % (o["ptc_hold_a"], GAME_PULSE_MS,
                                                                          GAME_PACE_MS, coil_rms_amps(o)))
-    if o["ptc_hold_a"] >= o["ptc_trip_a"]:
-        return ("ptc_hold_a", "%.2f A, but a PTC's hold current is below its trip current (%.2f A)"
-                % (o["ptc_hold_a"], o["ptc_trip_a"]))
     if o["cutoff_c"] > PLA_SOFTENS_C - CUTOFF_MARGIN_C:
         return ("cutoff_c", "%g °C, but the PLA cradle round the coil softens from %d °C: use a thermal switch that "
                 "opens at %d °C or below" % (o["cutoff_c"], PLA_SOFTENS_C, PLA_SOFTENS_C - CUTOFF_MARGIN_C))
