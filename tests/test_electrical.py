@@ -64,18 +64,29 @@ def test_a_blue_led_through_68_ohms_is_fine(tmp_path):
 def test_a_pin_above_16_ma(tmp_path):
     text = drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\ncolour = "red"\nresistor = 68')
     expect_error(tmp_path, text, line_of(text, "resistor = 68"), "outputs.lamp_fault.resistor",
-                 "red LED (2.0 V) through 68 Ω from 3.3 V draws 19.1 mA, more than a GPIO pin's 16 mA: use at least "
-                 "82 Ω")
+                 "red LED (2.0 V) through 68 Ω from 3.3 V draws 19.1 mA, more than a GPIO pin's 8 mA: use at least "
+                 "163 Ω")
+
+
+def test_a_pin_above_its_8_ma_default_drive_strength(tmp_path):
+    """A red LED through 150 Ω takes 8.7 mA: more than the 8 mA a Pi's pin is set to drive (the 16 mA the
+    check allowed is the most it can be set to, which gpiozero never does), so its level sags and the LED
+    is dimmer than reckoned; the check names the resistor that keeps it in bounds."""
+    text = drnim_text(outputs__lamp_fault='kind = "led"\npin = 26\ncolour = "red"\nresistor = 150')
+    expect_error(tmp_path, text, line_of(text, "resistor = 150"), "outputs.lamp_fault.resistor",
+                 "red LED (2.0 V) through 150 Ω from 3.3 V draws 8.7 mA, more than a GPIO pin's 8 mA: use at least "
+                 "163 Ω")
 
 
 def test_the_header_total_names_the_output_that_goes_over_50_ma(tmp_path):
-    bright = 'colour = "red"\nresistor = 100'    # 13 mA a pin: fine alone
+    bright = 'colour = "red"\nresistor = 180'    # 7.2 mA a pin: fine alone
     text = drnim_text(**dict(("outputs__" + role, 'kind = "led_pair"\nleft = %d\nright = %d\n%s' % (left, right, bright))
                              for role, left, right in (("flip_flop_1", 17, 27), ("flip_flop_2", 22, 23),
-                                                       ("flip_flop_3", 24, 25), ("equalizer", 9, 10))))
-    expect_error(tmp_path, text, line_of(text, "resistor = 100", after="[outputs.equalizer]"),
-                 "outputs.equalizer.resistor", "this output takes the header's total to 52.0 mA, more than the Pi's "
-                                               "50 mA for all pins together")
+                                                       ("flip_flop_3", 24, 25), ("equalizer", 9, 10),
+                                                       ("turn", 11, 12))))
+    expect_error(tmp_path, text, line_of(text, "resistor = 390", after="[outputs.lamp_fault]"),
+                 "outputs.lamp_fault.resistor", "this output takes the header's total to 52.8 mA, more than the Pi's "
+                                                "50 mA for all pins together")
 
 
 def test_a_forward_voltage_instead_of_a_colour(tmp_path):
@@ -105,7 +116,7 @@ def test_bad_led_settings(tmp_path, body, needle, key, problem):
 def test_a_buzzer_base_resistor_too_small(tmp_path):
     text = drnim_text(outputs__buzzer='kind = "buzzer"\npin = 21\nbase_resistor = 100')
     expect_error(tmp_path, text, line_of(text, "base_resistor = 100"), "outputs.buzzer.base_resistor",
-                 "100 Ω to the transistor's base draws 26.0 mA, more than a GPIO pin's 16 mA")
+                 "100 Ω to the transistor's base draws 26.0 mA, more than a GPIO pin's 8 mA")
 
 
 def test_a_solenoid_must_be_active_high(tmp_path):
@@ -158,7 +169,7 @@ def test_the_example_in_the_hardware_readme_is_what_the_loader_says(tmp_path):
 
 
 def test_a_pico_pin_is_held_to_its_4_ma_default_drive(tmp_path):
-    """A red LED through 220 Ω (5.9 mA) is fine on a Pi's pin (16 mA) and too much for an RP2040's
+    """A red LED through 220 Ω (5.9 mA) is fine on a Pi's pin (8 mA) and too much for an RP2040's
     at its default drive strength (4 mA): the [pico] check names the role and the resistor to use."""
     from controller.hardware.pinmap.pico import load_pico
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
@@ -170,7 +181,7 @@ def test_a_pico_pin_is_held_to_its_4_ma_default_drive(tmp_path):
     with pytest.raises(PinMapError) as caught:
         load_pico(path)
     assert str(caught.value) == "%s:%d: pico.lamp_fault: red LED (2.0 V) through 220 Ω (outputs.lamp_fault) draws " \
-        "5.9 mA, more than a Pico pin's 4 mA at its default drive strength (the Pi's 16 mA does not hold here): use " \
+        "5.9 mA, more than a Pico pin's 4 mA at its default drive strength (the Pi's 8 mA does not hold here): use " \
         "at least 325 Ω" % (path, text.splitlines().index("lamp_fault = 22") + 1)
 
 

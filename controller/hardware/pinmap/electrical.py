@@ -1,7 +1,8 @@
 """The electrical rule check of a pin map: what each output pin draws.
 
-A Raspberry Pi's GPIO pin is safe up to about 16 mA and the whole header up
-to about 50 mA; an LED below about 2 mA is too dim to see in a lit room. So
+A Raspberry Pi's GPIO pin keeps its output level up to its drive strength,
+8 mA as the Pi's firmware sets it and gpiozero leaves it (16 mA is the most
+it can be set to, not what it is), and the whole header gives about 50 mA; an LED below about 2 mA is too dim to see in a lit room. So
 every LED of a pin map records its colour (or its forward voltage `vf`) and
 its series resistor, a buzzer its transistor's base resistor, and the loader
 refuses a map whose figures do not add up, with one line naming the pin.
@@ -37,7 +38,9 @@ VF_RANGE = (1.5, 3.6)
 RESISTOR_RANGE = (1, 1000000)
 
 PIN_VOLTS = 3.3
-PIN_MAX_MA = 16
+# A Pi's pin at its default drive strength (8 mA, as its firmware sets bank 0): above it the pin's
+# level sags below 3.3 V and out of its specification.
+PIN_MAX_MA = 8
 # An RP2040's (the Pico's) pin at its default drive strength, which the firmware leaves as it is.
 PICO_PIN_MAX_MA = 4
 HEADER_MAX_MA = 50

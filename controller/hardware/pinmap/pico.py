@@ -118,7 +118,8 @@ def drive_problem(spec):
         least = electrical.resistor_text(electrical._ceil((electrical.PIN_VOLTS - electrical.BASE_VOLTS) * 1000
                                                           / electrical.PICO_PIN_MAX_MA))
     return ("%s (%s) draws %.1f mA, more than a Pico pin's %d mA at its default drive strength (the Pi's "
-            "16 mA does not hold here): use at least %s" % (what, spec.key, ma, electrical.PICO_PIN_MAX_MA, least))
+            "%d mA does not hold here): use at least %s" % (what, spec.key, ma, electrical.PICO_PIN_MAX_MA,
+                                                         electrical.PIN_MAX_MA, least))
 
 
 def _duty(spec, angle):
