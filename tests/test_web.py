@@ -9,6 +9,7 @@ or the npm package is missing (.ci/run installs all three).
 
 import json
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -572,3 +573,34 @@ def test_the_server_gives_nothing_outside_its_folder_however_it_is_asked(tmp_pat
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_every_answer_says_its_type_is_meant_sends_no_address_on_and_carries_the_pages_policy(tmp_path):
+    """A browser on a class's network takes each file as the type the server gives (nosniff: a text
+    file is never run as a script), sends the page's address (which may hold the broker's password,
+    ?password=) to no one (no Referer), and holds the page to its Content-Security-Policy: its own
+    scripts and WebAssembly, no eval, no frame around it, WebSockets only out. The page's own
+    index.html carries the same policy for a folder another server serves (but frame-ancestors,
+    which a <meta> cannot give). Before, an answer had none of these headers, and the server named
+    its Python's version."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server, address = served(tmp_path)
+    try:
+        answers = [urllib.request.urlopen(address + "/").headers]
+        with pytest.raises(urllib.error.HTTPError) as missing_file:
+            urllib.request.urlopen(address + "/nothing.js")
+        answers.append(missing_file.value.headers)
+    finally:
+        server.shutdown()
+        server.server_close()
+    for headers in answers:
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "no-referrer"
+        policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert policy["script-src"] == "'self' 'wasm-unsafe-eval'" and policy["connect-src"] == "'self' ws: wss:"
+        assert "Python" not in headers["Server"]
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">',
+                     (ROOT / "web" / "index.html").read_text()).group(1)
+    assert meta + "; frame-ancestors 'none'" == answers[0]["Content-Security-Policy"]
+

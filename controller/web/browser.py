@@ -34,13 +34,16 @@ def missing():
 
 
 @contextmanager
-def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference", touch=False):
+def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference", touch=False, policy=False):
     """(Playwright's browser context, the page's address, every address it asked for):
     the page built afresh into a temporary folder and served on a free port. `add`: files
     to put into the built folder, path -> text (a test's own catalog). `reduced_motion`:
     the visitor's prefers-reduced-motion in every tab, unless open_page is asked otherwise
     ("reduce": a falling marble is drawn still, not redrawn frame by frame). `touch`: a phone's
-    browser (touch events, no hover, the mobile viewport, 3 device pixels a CSS pixel)."""
+    browser (touch events, no hover, the mobile viewport, 3 device pixels a CSS pixel).
+    `policy`: the page's Content-Security-Policy holds, as in a visitor's browser; without it
+    the browser lets the tests' own scripts in (wait_for_function("nim.ready") is an eval in
+    the page, which the policy forbids the page itself)."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as folder:
         build(folder + "/page", fetch=False)
@@ -55,7 +58,7 @@ def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference", 
             with sync_playwright() as playwright:
                 context = playwright.chromium.launch_persistent_context(
                     folder + "/profile", executable_path=CHROMIUM, args=ARGS, headless=True,
-                    viewport={"width": viewport[0], "height": viewport[1]},
+                    viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=not policy,
                     **({"has_touch": True, "is_mobile": True, "device_scale_factor": 3} if touch else {}))
                 context.on("request", lambda request: requests.append(request.url))
                 context.own_tabs = []       # the tabs open_page opened
@@ -101,7 +104,7 @@ def open_page(context, address, timeout_ms=30000, tab=None, reduced_motion=None)
     page.emulate_media(reduced_motion=reduced_motion or context.reduced_motion, forced_colors="none",
                        color_scheme="light")
     page.goto(address)
-    page.wait_for_function("window.nim && (window.nim.ready || window.nim.errors.length > 0)", timeout=timeout_ms)
+    page.wait_for_function("() => window.nim && (window.nim.ready || window.nim.errors.length > 0)", timeout=timeout_ms)
     problems = page.evaluate("window.nim.errors") + errors
     if problems:
         raise RuntimeError("the page could not start: %s" % problems[0])

@@ -13,7 +13,12 @@ costs no traceback.
 
 It serves only what is inside the folder: `..` (however it is written) never
 leaves it, and neither does a link in it that points outside (a file whose
-real path is elsewhere is not found).
+real path is elsewhere is not found). Every answer says its type is meant
+(nosniff), sends no address on (no Referer: the page's address may hold the
+broker's password) and carries the page's Content-Security-Policy, POLICY:
+the page's own scripts, styles and files, its WebAssembly, and WebSockets to
+the broker named in ?broker=. web/index.html carries the same policy, but for
+frame-ancestors (which a <meta> cannot give), for a folder another server serves.
 """
 
 import functools
@@ -26,6 +31,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 TIMEOUT_S = 10
 THREADS = 32
 BACKLOG = 128
+# What the page may load and run: nothing from elsewhere but the broker's WebSockets (ws: or wss:, any host,
+# since ?broker= names it); MicroPython's WebAssembly compiled ('wasm-unsafe-eval', not JavaScript's eval).
+POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+          "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY}
 
 
 class PageHandler(SimpleHTTPRequestHandler):
@@ -37,6 +47,10 @@ class PageHandler(SimpleHTTPRequestHandler):
                           **{".mjs": "text/javascript", ".js": "text/javascript",
                              ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8",
                              "": "text/plain; charset=utf-8"})
+
+    def version_string(self):
+        """The server's name, without Python's version."""
+        return "drnim-page"
 
     def list_directory(self, path):
         """A folder without an index.html: not found, never its list of files."""
@@ -56,6 +70,11 @@ class PageHandler(SimpleHTTPRequestHandler):
         except ValueError:
             self.send_error(404, "Not found")
             return None
+
+    def end_headers(self):
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()
 
     def log_message(self, format, *args):
         """Quiet: a page loads a few dozen files, and the terminal says where to look."""
