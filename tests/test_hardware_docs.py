@@ -115,3 +115,18 @@ def test_the_parts_readme_counts_the_prints_the_headers_count(machine):
         assert said, "%s/parts/README.md does not say how many prints %s is" % (machine, build)
         counted = sum(part.count for part in parts(machine) if part.name not in left_out)
         assert int(said.group(1)) == counted, "%s: %s prints, the headers count %d" % (build, said.group(1), counted)
+
+
+def test_the_guides_never_advise_a_release_pulse_that_trips_the_coils_ptc():
+    """The troubleshooting row for a weak release said to lengthen release_pulse_ms 'a little (at most 500)':
+    above 65 ms, one a 900 ms pace, the shipped coil's pulses average more than its MF-R030 holds (0.30 A),
+    so it tripped mid-game and the release stayed dead until the 5 V was unplugged."""
+    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+    from controller.hardware.pinmap.electrical import longest_pulse_ms
+    longest = longest_pulse_ms(load_pinmap(default_pinmap_path("drnim")).outputs["release"].options)
+    assert longest == 65
+    said = {}
+    for doc in DOCS:
+        for limit in re.findall(r"release_pulse_ms[^|]{0,120}?at most (\d+)", doc.read_text(encoding="utf-8")):
+            said.setdefault(int(limit), []).append(doc.relative_to(ROOT).as_posix())
+    assert set(said) == {longest}, said
