@@ -10,11 +10,13 @@ or the npm package is missing (.ci/run installs all three).
 import json
 import random
 import re
+import select
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -604,3 +606,40 @@ def test_every_answer_says_its_type_is_meant_sends_no_address_on_and_carries_the
                      (ROOT / "web" / "index.html").read_text()).group(1)
     assert meta + "; frame-ancestors 'none'" == answers[0]["Content-Security-Policy"]
 
+
+
+def test_a_request_that_trickles_in_is_cut_off_and_the_page_served_again(tmp_path):
+    """Slowloris: connections that each send a byte of their request every 50 ms, never its end,
+    as many as the server has threads (here 2). Each byte came well within the timeout (here 0.5 s),
+    so they held every thread for as long as they kept on and no one else was served. A request now
+    has the timeout for the whole of its head: each is cut off, and the page is served again."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server, address = served(tmp_path, timeout=0.5, threads=2)
+    port = server.server_address[1]
+    held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(2)]
+    try:
+        for connection in held:
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        cut = set()
+        for _ in range(600):           # 30 s of trickling, at most
+            for number, connection in enumerate(held):
+                if number in cut:
+                    continue
+                try:
+                    connection.sendall(b"X")
+                    readable, _, _ = select.select([connection], [], [], 0)
+                    if readable and connection.recv(100) == b"":
+                        cut.add(number)
+                except OSError:         # reset by the server
+                    cut.add(number)
+            if len(cut) == len(held):
+                break
+            time.sleep(0.05)
+        assert len(cut) == len(held), "a request that trickles in holds its thread for as long as it likes"
+        with urllib.request.urlopen(address + "/", timeout=60) as reply:
+            assert reply.read().startswith(b"<!doctype html>")
+    finally:
+        for connection in held:
+            connection.close()
+        server.shutdown()
+        server.server_close()

@@ -6,8 +6,9 @@ told otherwise: the page needs nothing else. A museum's web server serves
 the same folder.
 
 It holds up against a program on the same computer that misbehaves: a
-folder is never listed (only its index.html is served); a connection that
-sends nothing for TIMEOUT_S is closed; at most THREADS requests are served at
+folder is never listed (only its index.html is served); a request whose head
+(its first line and headers) has not all come within TIMEOUT_S of the
+connection is cut off, however it trickles in; at most THREADS requests are served at
 once (the others wait in a listen queue of BACKLOG); a connection cut short
 costs no traceback.
 
@@ -22,10 +23,12 @@ frame-ancestors (which a <meta> cannot give), for a folder another server serves
 """
 
 import functools
+import io
 import os
 import signal
 import socket
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 TIMEOUT_S = 10
@@ -38,6 +41,26 @@ POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src '
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY}
 
 
+class TimedReader(io.RawIOBase):
+    """A connection's bytes until `deadline` (time.monotonic()): each read waits only for the time
+    left, then TimeoutError, so that a client sending a byte now and then (slowloris) cannot hold
+    a thread for longer than the timeout by keeping each wait short."""
+
+    def __init__(self, connection, deadline):
+        self.connection = connection
+        self.deadline = deadline
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's head took longer than its time")
+        self.connection.settimeout(left)
+        return self.connection.recv_into(buffer)
+
+
 class PageHandler(SimpleHTTPRequestHandler):
     """Serves the folder; `.mjs` as JavaScript (browsers refuse a module
     otherwise), `.wasm` as WebAssembly (streaming compilation wants it), and
@@ -47,6 +70,17 @@ class PageHandler(SimpleHTTPRequestHandler):
                           **{".mjs": "text/javascript", ".js": "text/javascript",
                              ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8",
                              "": "text/plain; charset=utf-8"})
+
+    def setup(self):
+        super().setup()
+        self.rfile.close()          # the socket's own reader, in place of which:
+        self.rfile = io.BufferedReader(TimedReader(self.connection, time.monotonic() + self.timeout))
+
+    def parse_request(self):
+        """The head read within its time: the answer is sent with the timeout for each write again."""
+        parsed = super().parse_request()
+        self.connection.settimeout(self.timeout)
+        return parsed
 
     def version_string(self):
         """The server's name, without Python's version."""
