@@ -8,7 +8,8 @@ the same folder.
 It holds up against a program on the same computer that misbehaves: a
 folder is never listed (only its index.html is served); a request whose head
 (its first line and headers) has not all come within TIMEOUT_S of the
-connection is cut off, however it trickles in; at most THREADS requests are served at
+connection is cut off, however it trickles in, and one of more than HEAD_LIMIT
+bytes is refused (431); at most THREADS requests are served at
 once (the others wait in a listen queue of BACKLOG); a connection cut short
 costs no traceback.
 
@@ -34,6 +35,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 TIMEOUT_S = 10
 THREADS = 32
 BACKLOG = 128
+# The most a request's head (its first line and headers) may hold: a browser's is under 1 KB, a kiosk's long
+# ?follow= address a few; the standard library alone takes 100 lines of 64 KB each.
+HEAD_LIMIT = 16384
 # What the page may load and run: nothing from elsewhere but the broker's WebSockets (ws: or wss:, any host,
 # since ?broker= names it); MicroPython's WebAssembly compiled ('wasm-unsafe-eval', not JavaScript's eval).
 POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -41,14 +45,20 @@ POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src '
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY}
 
 
+class HeadTooLarge(Exception):
+    """A request's head of more than HEAD_LIMIT bytes."""
+
+
 class TimedReader(io.RawIOBase):
     """A connection's bytes until `deadline` (time.monotonic()): each read waits only for the time
     left, then TimeoutError, so that a client sending a byte now and then (slowloris) cannot hold
-    a thread for longer than the timeout by keeping each wait short."""
+    a thread for longer than the timeout by keeping each wait short; and at most HEAD_LIMIT of
+    them (then HeadTooLarge), so that a fat head costs no memory."""
 
     def __init__(self, connection, deadline):
         self.connection = connection
         self.deadline = deadline
+        self.left = HEAD_LIMIT
 
     def readable(self):
         return True
@@ -57,8 +67,12 @@ class TimedReader(io.RawIOBase):
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the request's head took longer than its time")
+        if self.left <= 0:
+            raise HeadTooLarge()
         self.connection.settimeout(left)
-        return self.connection.recv_into(buffer)
+        got = self.connection.recv_into(memoryview(buffer)[:self.left])
+        self.left -= got
+        return got
 
 
 class PageHandler(SimpleHTTPRequestHandler):
@@ -75,6 +89,15 @@ class PageHandler(SimpleHTTPRequestHandler):
         super().setup()
         self.rfile.close()          # the socket's own reader, in place of which:
         self.rfile = io.BufferedReader(TimedReader(self.connection, time.monotonic() + self.timeout))
+
+    def handle_one_request(self):
+        try:
+            super().handle_one_request()
+        except HeadTooLarge:
+            self.close_connection = True
+            self.command, self.request_version = None, "HTTP/1.0"     # whatever of them was read
+            self.requestline = getattr(self, "requestline", "")
+            self.send_error(431, "Request head too large", "more than %d bytes" % HEAD_LIMIT)
 
     def parse_request(self):
         """The head read within its time: the answer is sent with the timeout for each write again."""
