@@ -234,7 +234,7 @@ def test_a_coil_held_on_is_reckoned_through_the_ptcs_own_resistance(tmp_path):
 
 
 @pytest.mark.parametrize("pulse, problem", [(60, None), (65, None), (200, (
-    "pico.release_pulse_ms: 200 ms, but the coil's pulses, one a 900 ms pace, then take 0.52 A (RMS), more than the "
+    "pico.release_pulse_ms: 200 ms, but the coil's pulses, one a 900 ms pace, then take 0.524 A (RMS), more than the "
     "0.30 A its PTC holds (outputs.release.ptc_hold_a): it would trip within a few marbles, and the release stay dead "
     "until the 5 V is unplugged; use at most 65 ms"))])
 def test_a_pico_pulse_that_would_trip_the_coils_ptc_in_play_is_refused(tmp_path, pulse, problem):

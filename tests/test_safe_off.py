@@ -183,13 +183,23 @@ def test_an_unknown_gpiozero_pin_factory_is_one_line(tmp_path, capsys, monkeypat
                           "name (installed: ") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("pulse, status", [(500, 0), (501, 2)])
-def test_config_check_caps_a_solenoid_pulse_at_500_ms(tmp_path, capsys, pulse, status):
+@pytest.mark.parametrize("pulse, pace, status", [(501, 9000, 2), (500, 9000, 0), (65, 900, 0), (66, 900, 2),
+                                                 (130, 1800, 0)])
+def test_config_check_caps_a_solenoid_pulse_at_500_ms_and_at_what_its_ptc_holds(tmp_path, capsys, pulse, pace,
+                                                                                status):
+    """500 ms passed at Dr. Nim's 900 ms pace, where the coil's pulses average 0.83 A (RMS) against the 0.30 A
+    its PTC holds: it tripped a few marbles into a game, and the release stayed dead until the 5 V was
+    unplugged (the Pico's build refused it; the Pi's check did not)."""
     path = tmp_path / "config.toml"
-    path.write_text(MOCK + "release_pulse_ms = %d\n" % pulse)
+    path.write_text(MOCK + "release_pulse_ms = %d\n[drnim]\npace_ms = %d\n" % (pulse, pace))
     assert main(["config", "check", str(path)], out=io.StringIO()) == status
     err = capsys.readouterr().err
-    if status:
+    if pulse == 501:
         assert err == ("controller: --config: %s: service.release_pulse_ms: 501, but the release is a solenoid "
                        "(outputs.release): at most 500 ms, or the coil heats up, in the pin map %s\n"
                        % (path, default_pinmap_path("drnim")))
+    elif status:
+        assert err.startswith("controller: --config: %s: service.release_pulse_ms: 66 ms, but the coil's pulses, one "
+                              "a 900 ms pace, then take 0.301 A (RMS), more than the 0.30 A its PTC holds" % path)
+        assert err.endswith("use at most 65 ms (or a longer drnim.pace_ms), in the pin map %s\n"
+                            % default_pinmap_path("drnim"))

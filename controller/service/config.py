@@ -20,6 +20,7 @@ from controller.core.exhibit import ConfigError, Setting, check_settings
 from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path
+from controller.hardware.pinmap.electrical import pulse_problem
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.service.pin_factories import PIN_FACTORIES
@@ -238,6 +239,13 @@ def check_with_pinmap(config, pinmap):
                              config.service["servo_open_ms"])
     if problem:
         raise ConfigError("%s: service.%s: %s, in the pin map %s" % (where, problem[0], problem[1], pinmap.path))
+    # a solenoid's pulses, one a pace at most, must not trip the PTC that guards its coil (as the Pico's build checks)
+    release = pinmap.outputs.get("release")
+    if release is not None and release.kind == "solenoid" and "pace_ms" in config.machine:
+        problem = pulse_problem(release, config.service["release_pulse_ms"], config.machine["pace_ms"])
+        if problem:
+            raise ConfigError("%s: service.release_pulse_ms: %s (or a longer %s.pace_ms), in the pin map %s"
+                              % (where, problem, config.machine_name, pinmap.path))
     cls = machine_class(config.machine_name)
     opened = release_open_ms(config, pinmap)
     for setting in cls.RELEASE_GAPS:

@@ -158,7 +158,7 @@ def pulse_problem(spec, pulse_ms, pace_ms=GAME_PACE_MS):
     rms = coil_rms_amps(o, pulse_ms, pace_ms)
     if rms <= o["ptc_hold_a"]:
         return None
-    return ("%d ms, but the coil's pulses, one a %d ms pace, then take %.2f A (RMS), more than the %.2f A its PTC "
+    return ("%d ms, but the coil's pulses, one a %d ms pace, then take %.3f A (RMS), more than the %.2f A its PTC "
             "holds (%s.ptc_hold_a): it would trip within a few marbles, and the release stay dead until the 5 V is "
             "unplugged; use at most %d ms" % (pulse_ms, pace_ms, rms, o["ptc_hold_a"], spec.key,
                                               longest_pulse_ms(o, pace_ms)))
