@@ -356,7 +356,8 @@ def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
     finally:
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)
-    assert server.returncode == 0 and out == "Stopped.\n" and err == ""
+    assert server.returncode == 0 and out == "Stopped.\n" and err.endswith(" 127.0.0.1 GET / 200\n")
+    assert err.count("\n") == 1
 
 
 def test_serve_lets_a_class_s_phones_in_only_when_asked_and_says_where(tmp_path):
@@ -662,3 +663,25 @@ def test_a_request_with_a_fat_head_is_refused_and_a_long_address_still_served(tm
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_each_request_is_one_line_on_stderr_without_the_address_s_query(tmp_path, capfd):
+    """Who asked for what, and what they got: a line a request (the time, the device's address, the
+    method, the path, the status), so that a school's or a museum's IT can see who reads the page
+    and what was refused. The query is left out (a kiosk's ?password= is the broker's), and a
+    path's control characters are shown as escapes, not sent to the terminal. Before, the server
+    said nothing at all."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    server, address = served(tmp_path)
+    try:
+        urllib.request.urlopen(address + "/?follow=hall-2&broker=ws://b:9001/&user=screen&password=hunter2").read()
+        raw_request(address, b"GET /missing\x1b[2J.js HTTP/1.0\r\n\r\n")
+        raw_request(address, b"GET /../../etc/passwd HTTP/1.0\r\n\r\n")
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = capfd.readouterr().err.splitlines()
+    assert [line.split(" ", 2)[2] for line in lines] == [
+        "127.0.0.1 GET /?\u2026 200", "127.0.0.1 GET /missing\\x1b[2J.js 404", "127.0.0.1 GET /../../etc/passwd 404"]
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ", line) for line in lines)
+    assert "hunter2" not in "".join(lines) and "\x1b" not in "".join(lines)

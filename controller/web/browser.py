@@ -50,7 +50,7 @@ def served_page(viewport=(1280, 800), add=None, reduced_motion="no-preference", 
         for name, text in (add or {}).items():
             with open(folder + "/page/" + name, "w", encoding="utf-8") as f:
                 f.write(text)
-        server = make_server(folder + "/page", 0)
+        server = make_server(folder + "/page", 0, quiet=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         requests = []

@@ -11,7 +11,8 @@ folder is never listed (only its index.html is served); a request whose head
 connection is cut off, however it trickles in, and one of more than HEAD_LIMIT
 bytes is refused (431); at most THREADS requests are served at
 once (the others wait in a listen queue of BACKLOG); a connection cut short
-costs no traceback.
+costs no traceback. Each request is a line on stderr (the time, the device's
+address, the method, the path without its query, the status).
 
 It serves only what is inside the folder: `..` (however it is written) never
 leaves it, and neither does a link in it that points outside (a file whose
@@ -28,9 +29,12 @@ import io
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+from controller.printable import printable
 
 TIMEOUT_S = 10
 THREADS = 32
@@ -85,6 +89,8 @@ class PageHandler(SimpleHTTPRequestHandler):
                              ".wasm": "application/wasm", ".py": "text/plain; charset=utf-8",
                              "": "text/plain; charset=utf-8"})
 
+    quiet = False       # no line a request (make_server's quiet)
+
     def setup(self):
         super().setup()
         self.rfile.close()          # the socket's own reader, in place of which:
@@ -133,8 +139,25 @@ class PageHandler(SimpleHTTPRequestHandler):
             self.send_header(name, value)
         super().end_headers()
 
+    def log_request(self, code="-", size="-"):
+        """One line a request: the method, the path without its query (a kiosk's ?password= is the
+        broker's) and the status."""
+        path = getattr(self, "path", "")
+        self.log_message("%s %s %s", self.command or "-", path.split("?")[0] + ("?\u2026" if "?" in path else ""),
+                         getattr(code, "value", code))
+
+    def log_error(self, format, *args):
+        """A refusal has its line from log_request; a request cut off (its time was up) says so."""
+        if not format.startswith("code "):
+            self.log_message(format, *args)
+
     def log_message(self, format, *args):
-        """Quiet: a page loads a few dozen files, and the terminal says where to look."""
+        """A line on stderr: the time, the device's address and what it did (its control characters as
+        escapes: a path is anyone's text)."""
+        if self.quiet:
+            return
+        sys.stderr.write("%s %s %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"), self.client_address[0],
+                                          printable(format % args)))
 
 
 class PageServer(ThreadingHTTPServer):
@@ -170,9 +193,11 @@ class PageServer(ThreadingHTTPServer):
         """A client that went away (a reset, a timeout, a closed tab): nothing to say."""
 
 
-def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS):
-    """A server for `folder` on `host`:`port` (0: any free port); serve_forever() runs it."""
-    handler = functools.partial(type("TimedPageHandler", (PageHandler,), {"timeout": timeout}), directory=str(folder))
+def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS, quiet=False):
+    """A server for `folder` on `host`:`port` (0: any free port); serve_forever() runs it. `quiet`: no
+    line a request (the tests' and the bench's browser)."""
+    handler = functools.partial(type("TimedPageHandler", (PageHandler,), {"timeout": timeout, "quiet": quiet}),
+                                directory=str(folder))
     return PageServer((host, port), handler, threads)
 
 
