@@ -5,6 +5,8 @@ is still loading. One phone-like Chromium for the file (360x640, touch, 3 device
 
 Skipped, with the reason, when Chromium, Playwright or the npm package is missing."""
 
+import contextlib
+
 import pytest
 
 from controller.web.browser import missing, open_page, served_page, spare_tabs
@@ -128,53 +130,53 @@ def test_pressing_the_drawn_trigger_twice_selects_none_of_the_boards_words(phone
     assert page.evaluate("getSelection().toString()") == ""
 
 
-def test_the_sound_button_answers_a_tap_while_micropython_loads(phone):
-    """On a slow phone the page shows its first lines and the Sound button for seconds before the
-    machine; a tap on Sound then did nothing, and the sound stayed on. Keys pressed meanwhile are
-    let go, without an error."""
+@contextlib.contextmanager
+def loading(phone):
+    """A Dr. Nim page whose MicroPython is held back, once it shows its languages: (the page, what lets the
+    port come and waits until the page is ready)."""
     context, address = phone
     held = []
     page = context.new_page()
     context.own_tabs.append(page)
-    try:
-        # MicroPython held back until the test lets it come
-        page.route("**/micropython.wasm", lambda route: held.append(route))
-        page.goto(address + "?machine=drnim", wait_until="commit")
-        page.wait_for_function("document.querySelectorAll('#languages button').length > 0")
-        assert page.inner_text("#status") == "Starting MicroPython, which runs the machine in this page…"
-        page.tap("#sound")
-        page.keyboard.press("t")
+
+    def let_it_come():
         assert len(held) == 1 and not page.evaluate("nim.ready")
         held[0].continue_()
         page.wait_for_function("nim.ready")
-        assert page.get_attribute("#sound", "aria-pressed") == "false" and page.inner_text("#sound") == "Sound: off"
-        assert page.evaluate("nim.view().taken") == 0 and page.evaluate("nim.errors") == []
+
+    try:
+        page.route("**/micropython.wasm", lambda route: held.append(route))
+        page.goto(address + "?machine=drnim", wait_until="commit")
+        page.wait_for_function("document.querySelectorAll('#languages button').length > 0")
+        yield page, let_it_come
     finally:
         page.close()        # its route is not the next test's
+
+
+def test_the_sound_button_answers_a_tap_while_micropython_loads(phone):
+    """On a slow phone the page shows its first lines and the Sound button for seconds before the
+    machine; a tap on Sound then did nothing, and the sound stayed on. Keys pressed meanwhile are
+    let go, without an error."""
+    with loading(phone) as (page, let_it_come):
+        assert page.inner_text("#status") == "Starting MicroPython, which runs the machine in this page…"
+        page.tap("#sound")
+        page.keyboard.press("t")
+        let_it_come()
+        assert page.get_attribute("#sound", "aria-pressed") == "false" and page.inner_text("#sound") == "Sound: off"
+        assert page.evaluate("nim.view().taken") == 0 and page.evaluate("nim.errors") == []
 
 
 def test_the_header_stands_still_while_micropython_loads_and_a_machine_tapped_meanwhile_starts(phone):
     """The machines' buttons came seconds after the languages', once MicroPython was up, and the header
     grew under a pupil's finger: a tap meant for one button landed on the next. Now they come together,
     and the machine tapped while the page loads is the one that starts."""
-    context, address = phone
-    held = []
-    page = context.new_page()
-    context.own_tabs.append(page)
-    try:
-        page.route("**/micropython.wasm", lambda route: held.append(route))
-        page.goto(address + "?machine=drnim", wait_until="commit")
-        page.wait_for_function("document.querySelectorAll('#languages button').length > 0")
+    with loading(phone) as (page, let_it_come):
         header = box(page, "header")
         assert page.evaluate("[...document.querySelectorAll('#machines button')].map(b => b.value)") == \
             ["drnim", "nimatron"]
         page.tap("#machines button[value=nimatron]")
-        assert len(held) == 1 and not page.evaluate("nim.ready")
-        held[0].continue_()
-        page.wait_for_function("nim.ready")
+        let_it_come()
         assert box(page, "header") == header
         assert page.evaluate("nim.view().machine") == "nimatron"
         assert page.get_attribute("#machines button[value=nimatron]", "aria-pressed") == "true"
         assert page.evaluate("nim.errors") == []
-    finally:
-        page.close()
