@@ -252,3 +252,19 @@ def test_the_emulated_pico_says_in_one_line_which_of_its_files_is_missing(tmp_pa
     monkeypatch.setenv("CONTROLLER_PICO_UF2", str(tmp_path / "nowhere.uf2"))
     with pytest.raises(FirmwareError, match="CONTROLLER_PICO_UF2: .*nowhere.uf2 is not a file"):
         tools()
+
+
+def test_what_a_board_names_itself_reaches_the_report_as_escapes_on_one_line(port, link):
+    """Something on a USB port that pretends to be a board names its machine, its mode and its protocol
+    with an escape sequence (a terminal's title, a clear screen) and a line break that starts a line of its
+    own in the journal: the monitor's report wrote them raw to the terminal and the journal. They are
+    shown as escapes, on the one line of the report."""
+    hostile = HELLO.replace('"drnim"', '"drnim\\u001b]0;owned\\u0007\\nFault: none"').replace(
+        '"production"', '"\\u202eproduction"')
+    port.write(hostile + hostile + '{"kind":"state","protocol":"\\u001b[2J","id":1}\n')
+    assert [link.receive(5)["kind"] for _ in range(3)] == ["hello", "hello", "state"]
+    assert len(link.said) == 2
+    for line in link.said:
+        assert line.isprintable(), line
+    assert link.said[0].endswith("(a reset): drnim\\x1b]0;owned\\x07\\nFault: none, protocol 1, \\u202eproduction mode")
+    assert "speaks protocol \\x1b[2J and" in link.said[1]

@@ -31,6 +31,7 @@ import serial
 
 from controller.core import board_lines, protocol
 from controller.core.jsontext import encode
+from controller.printable import printable
 
 BAUD = 115200
 # How often a port that has gone is tried again.
@@ -45,7 +46,10 @@ LONGEST_LINE = board_lines.MAX_BOARD_LINE
 class Link:
     def __init__(self, port, report=None, clock=time.monotonic, retry_s=RETRY_S):
         self.port = port
-        self.report = report or (lambda text: None)
+        said = report or (lambda text: None)
+        # a report may quote what the board sent (its machine, its protocol): its control characters as escapes,
+        # so that something on the port can neither act on a terminal nor start a line of its own in the journal
+        self.report = lambda text: said(printable(text))
         self.clock = clock
         self.retry_s = retry_s
         self.serial = None
