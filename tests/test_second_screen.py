@@ -284,6 +284,22 @@ def test_a_kiosk_given_a_wrong_broker_address_shows_the_address_it_cannot_reach(
     clean(page, address)
 
 
+def test_a_password_written_into_the_broker_s_address_is_never_shown(browser):
+    """A broker address with its log-in written into it (ws://screen:secret@host/, as a browser takes
+    one) was shown whole on the kiosk's banner while the broker could not be reached, and in the
+    connection's log: any visitor beside the screen read the broker's password. Both show the
+    address without it."""
+    context, address, _ = browser
+    port = free_port()
+    page = open_page(context, "%s?follow=hall-1&broker=ws://screen:hunter2@127.0.0.1:%d/" % (address, port))
+    page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'unreachable'",
+                           timeout=TIMEOUT_MS)
+    assert "cannot reach the broker at ws://127.0.0.1:%d/," % port in page.inner_text("#follow-status")
+    shown = page.inner_text("body") + "\n".join(page.evaluate("nim.log"))
+    assert "hunter2" not in shown and "screen:" not in shown
+    clean(page, address)
+
+
 def test_a_kiosk_goes_back_to_its_language_once_the_exhibit_it_follows_falls_idle(broker, browser, tmp_path):
     """A visitor beside the exhibit chooses French on the screen, plays and leaves: once the exhibit
     rests again, the screen is in the museum's language for the next visitor, as a kiosk that plays is."""

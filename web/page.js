@@ -1085,7 +1085,7 @@ function drawLink() {
   // "unreachable": no try has reached the broker yet (a wrong address, a broker not up): its address is said
   const words = { connecting: _("connecting to the broker…"), live: _("live"), reconnecting: _("reconnecting…"),
                   unreachable: fmt(_("cannot reach the broker at %(address)s, trying again…"),
-                                   { address: params.get("broker") }),
+                                   { address: brokerShown() }),
                   stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
@@ -1109,6 +1109,19 @@ function drawLink() {
   banner.dataset.link = link.state;
   banner.dataset.online = link.online === null ? "unknown" : String(link.online);
   window.nim.follow = Object.assign({}, link);
+}
+
+// The broker's address as the screen and its log show it: without a user name or password written into it
+// (ws://screen:secret@host/), which a visitor beside a kiosk would read.
+function brokerShown() {
+  try {
+    const url = new URL(params.get("broker") || "");
+    url.username = "";
+    url.password = "";
+    return url.href;
+  } catch (error) {
+    return String(params.get("broker"));
+  }
 }
 
 // When the exhibit went offline, in the screen's language: the time, and the date when it is not today.
@@ -1228,7 +1241,7 @@ async function follow() {
     client.subscribe(Object.keys(topics), { qos: 0 }, (error) => {
       if (error) logLine("the broker refused the subscription: " + (error.message || error));
     });
-    logLine("connected to " + settings.broker);
+    logLine("connected to " + brokerShown());
     drawLink();
   });
   // A connection lost is "reconnecting"; a broker never reached (and that never answered) is "unreachable".
@@ -1237,7 +1250,7 @@ async function follow() {
     if (link.state === "live" || link.state === "reconnecting") {
       link.state = "reconnecting";
     } else if (!link.problem) {
-      if (link.state === "connecting") logLine(`no answer from ${settings.broker}: trying again every ${RECONNECT_MS / 1000} s`);
+      if (link.state === "connecting") logLine(`no answer from ${brokerShown()}: trying again every ${RECONNECT_MS / 1000} s`);
       link.state = "unreachable";
     }
     drawLink();
