@@ -138,3 +138,16 @@ def test_controller_status_says_what_the_broker_did_not_only_that_it_is_not_conn
     finally:
         rig.service.stop()
         broker.stop()
+
+
+def test_a_password_file_that_is_not_utf8_is_said_without_a_byte_of_the_password(tmp_path):
+    """A password saved in another encoding: the refusal, in the journal and in config check, quoted
+    the codec's words, which give a byte of the password and where it is ("can't decode byte 0xe9 in
+    position 4"). It says only that the file is not UTF-8 text."""
+    from controller.telemetry.settings import read_password
+    secret = tmp_path / "secret"
+    secret.write_bytes("pass\u00e9word\n".encode("latin-1"))
+    os.chmod(secret, 0o600)
+    with pytest.raises(ConfigError) as error:
+        read_password(str(secret))
+    assert str(error.value) == "telemetry.password_file: %s: cannot read it (not UTF-8 text)" % secret

@@ -102,7 +102,11 @@ def read_password(path, setting="telemetry.password_file"):
             raw = f.read(PASSWORD_FILE_LIMIT + 1)
         if len(raw) > PASSWORD_FILE_LIMIT:
             raise ValueError("more than %d bytes: a password file holds one line" % PASSWORD_FILE_LIMIT)
-        return raw.decode("utf-8").split("\n")[0].rstrip("\r")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("not UTF-8 text")     # not the codec's words, which quote a byte of the password
+        return text.split("\n")[0].rstrip("\r")
     except (OSError, ValueError) as error:
         raise ConfigError("%s%s: cannot read it (%s)" % (setting + ": " if setting else "", path,
                                                           getattr(error, "strerror", None) or error))
