@@ -705,3 +705,29 @@ def test_a_status_is_sent_at_once_only_when_what_staff_look_at_changed(tmp_path)
         assert sent == [True, False, False, True, False]
     finally:
         publisher.close()
+
+
+def test_a_stranger_s_statuses_of_made_up_exhibits_are_kept_only_up_to_the_fleet_s_limit(monkeypatch):
+    """Anyone who may publish on the broker can send a status for each of a million made-up exhibits:
+    the fleet kept every one, in memory and in its table, until the follower's computer ran out. It keeps
+    EXHIBITS_LIMIT (here 3) and ignores a new exhibit's status beyond them with a line; a known exhibit's
+    status still comes in, and one cleared makes room."""
+    from controller.telemetry import fleet as fleet_module
+    monkeypatch.setattr(fleet_module, "EXHIBITS_LIMIT", 3, raising=False)
+    said = []
+    now = time.time()
+    fleet = Fleet("m", FleetStore(":memory:"), said.append, clock=lambda: now)
+
+    def status(name, games):
+        return encode({"v": 1, "exhibit": name, "online": True, "at": now, "machine": "drnim", "mode": "play",
+                       "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
+                       "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "games": games,
+                                 "machine_wins": 0}})
+    for number in range(5):
+        fleet.message("m/x%d/status" % number, status("x%d" % number, 1))
+    assert [row[0] for row in fleet.rows()] == ["x0", "x1", "x2"]
+    assert said == ["ignored a message: m/x%d/status: a new exhibit, and the fleet holds 3 already" % n for n in (3, 4)]
+    fleet.message("m/x1/status", status("x1", 7))
+    fleet.message("m/x0/status", b"")
+    fleet.message("m/x4/status", status("x4", 2))
+    assert [(row[0], row[4]) for row in fleet.rows()] == [("x1", "7"), ("x2", "1"), ("x4", "2")]

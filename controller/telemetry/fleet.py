@@ -41,6 +41,9 @@ STATUS_KEPT = ("online", "at", "machine", "version", "uptime_s", "heartbeat_s", 
                "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game")
 TEXT_KEPT = 64
 FAULTS_KEPT = 8
+# The most exhibits the fleet keeps (a museum has dozens; bench_fleet.py follows 1,000): a stranger on the broker
+# could send a status for each of a million made-up ones, each kept in memory.
+EXHIBITS_LIMIT = 5000
 
 
 class FleetStore:
@@ -140,6 +143,10 @@ class Fleet:
             # old as it says
             if "at" in payload:
                 payload["heard"] = payload["at"] if retained else self.clock()
+            if exhibit not in self.exhibits and len(self.exhibits) >= EXHIBITS_LIMIT:
+                self.log("ignored a message: %s: a new exhibit, and the fleet holds %d already"
+                         % (printable(name), EXHIBITS_LIMIT))
+                return
             if not payload["online"]:
                 # the last will says only "offline": what was known of the day stays
                 payload = dict(self.exhibits.get(exhibit, {}), **payload)
