@@ -114,9 +114,12 @@ def build_parser():
     status = commands.add_parser("status", help="the running game, the last heartbeat and any fault")
     status.set_defaults(action=run_status)
     add_config_argument(status)
-    stats = commands.add_parser("stats", help="games per day, wins by side, faults by kind")
+    stats = commands.add_parser("stats", help="games per day and weekday, wins by side, faults by kind, over a period")
     stats.set_defaults(action=run_stats)
     add_config_argument(stats)
+    stats.add_argument("--period", default="14d", help="how far back, in this computer's time zone: 7d, 24h, 90min, "
+                       "2025-03 (a month), 2025-03-01, 2025-03-01..2025-03-31, 2025-03-01.., this-month, last-month "
+                       "(default 14d)")
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
@@ -443,25 +446,36 @@ def run_status(args, out):
 
 
 def run_stats(args, out):
-    """Games per day, wins and faults: read only; a damaged file is said in one line."""
+    """Games per day and weekday, wins and faults over --period: read only; a damaged file is said in one line."""
+    import datetime
     import sqlite3
     from controller.service.config import load_config
-    from controller.service.stats import summary as read_summary
+    from controller.service.stats import WEEKDAYS, period as read_period, summary as read_summary
+    within = argument("--period", read_period, args.period)
     config = argument("--config", load_config, config_path(args))
     shut_out("stats", config.state_dir())
     path = os.path.join(config.state_dir(), "stats.sqlite")
     if not os.path.exists(path):
-        out.write("No statistics yet in %s.\n" % path)
+        out.write("No statistics yet in %s: the service writes them from its first game.\n" % path)
         return 0
     try:
-        summary = read_summary(path)
+        summary = read_summary(path, within)
     except sqlite3.Error as error:
         sys.stderr.write("controller stats: %s is not readable statistics (%s); the service sets a damaged file "
                          "aside at its next start\n" % (path, error))
         return 1
-    out.write("Games per day (last 14 days):\n")
-    for day, count in summary["games_per_day"]:
-        out.write("  %s  %d\n" % (day, count))
+    out.write("Period: %s\n" % within.said())
+    if not summary["games"]:
+        out.write("No games in this period.\n")
+    else:
+        wins = summary["wins"]
+        out.write("Games: %d (visitors won %d, the machine %d)\n" % (summary["games"], wins.get("player", 0),
+                                                                      wins.get("machine", 0)))
+        out.write("Games per day:\n")
+        for day, count in summary["games_per_day"]:
+            out.write("  %s %s  %d\n" % (day, WEEKDAYS[datetime.date.fromisoformat(day).weekday()], count))
+        out.write("Games per weekday: %s\n" % ", ".join("%s %d" % (name, summary["games_per_weekday"][name])
+                                                        for name in WEEKDAYS))
     out.write("Wins: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["wins"].items())) or "none"))
     out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
     out.write("Jams: %d\n" % summary["jams"])

@@ -326,7 +326,7 @@ def test_the_fleet_keeps_a_game_sent_twice_once(tmp_path):
     out = io.StringIO()
     assert main(["fleet", "stats", "--offline", "--db", str(tmp_path / "fleet.sqlite"), "--period", "1d"],
                 out=out) == 0
-    assert out.getvalue().splitlines()[2].split() == ["a", "drnim", "1", "1", "0", "5.0", "-"]
+    assert out.getvalue().splitlines()[3].split() == ["a", "drnim", "1", "1", "0", "5.0", "-"]
 
 
 def test_the_queue_is_bounded_and_drops_the_oldest(tmp_path):

@@ -11,13 +11,16 @@ log says so.
 `summary(path)` reads a database without changing it (for `controller stats`).
 """
 
+import datetime
 import os
 import queue
+import re
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
+from controller.core.values import is_whole, quoted
 from controller.service.store import untaken
 
 SCHEMA = """
@@ -170,18 +173,106 @@ def check_pages(db):
         raise sqlite3.DatabaseError(" ".join(problems[0].split()) if problems else "pragma quick_check gave nothing")
 
 
-def summary(path, days=14, clock=time.time):
-    """Games per day, wins and faults by kind, read without changing the file.
+# What --period takes (`controller stats`, `controller fleet stats`); the dates are this computer's.
+PERIODS = ("a period such as 7d, 24h, 90min, 2025-03 (a month), 2025-03-01 (a day), 2025-03-01..2025-03-31 "
+           "(days, both counted), 2025-03-01.. (since that day), this-month or last-month")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+class Period:
+    """From `start` to `end` (seconds since the epoch; `end` not included), and how it was asked for."""
+
+    def __init__(self, start, end, label):
+        self.start, self.end, self.label = start, end, label
+
+    def days(self):
+        """Every local date of the period, in order (its first day's to its last's)."""
+        first = datetime.date.fromtimestamp(self.start)
+        last = datetime.date.fromtimestamp(max(self.start, self.end - 0.001))
+        return [first + datetime.timedelta(days=n) for n in range((last - first).days + 1)]
+
+    def said(self):
+        """The period in words: its label and, for a rolling one, from when to when (local time)."""
+        start = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.start))
+        end = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.end))
+        zones = [time.strftime("%Z", time.localtime(when)) for when in (self.start, self.end)]
+        return "%s (%s to %s, %s)" % (self.label, start, end, zones[0] if zones[0] == zones[1] else "/".join(zones))
+
+
+def midnight(day):
+    """Seconds since the epoch at the local midnight that begins `day` (a date): daylight saving's days
+    are 23 or 25 hours long, so a day is never 86,400 s added."""
+    return datetime.datetime(day.year, day.month, day.day).timestamp()
+
+
+def month_of(year, month):
+    start = datetime.date(year, month, 1)
+    after = datetime.date(year + month // 12, month % 12 + 1, 1)
+    return Period(midnight(start), midnight(after), start.strftime("%Y-%m"))
+
+
+def a_date(text, whole):
+    """A YYYY-MM-DD date; ValueError naming `whole` when it is not one."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        raise ValueError("%s is not %s" % (quoted(whole), PERIODS))
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError("%s%s is not a date of the calendar" % ("" if whole == text else quoted(whole) + ": ",
+                                                                 quoted(text)))
+
+
+def period(text, clock=time.time):
+    """A Period from what a user wrote (PERIODS), in this computer's time zone; ValueError with one line."""
+    now = clock()
+    units = {"d": 86400, "h": 3600, "min": 60}
+    for unit, seconds in units.items():
+        number = text[:-len(unit)]
+        if text.endswith(unit) and is_whole(number) and int(number) > 0:
+            return Period(now - int(number) * seconds, now, "the last %s" % text)
+    today = datetime.date.fromtimestamp(now)
+    if text in ("this-month", "last-month"):
+        year, month = today.year, today.month
+        if text == "last-month":
+            year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+        return month_of(year, month)
+    month = re.fullmatch(r"(\d{4})-(\d{2})", text)
+    if month:
+        if not 1 <= int(month.group(2)) <= 12:
+            raise ValueError("%s is not a month of the calendar" % quoted(text))
+        return month_of(int(month.group(1)), int(month.group(2)))
+    if ".." in text:
+        first, _, last = text.partition("..")
+        first = a_date(first, text)
+        last = a_date(last, text) if last else None
+        if last is not None and last < first:
+            raise ValueError("%s ends before it begins" % quoted(text))
+        end = midnight(last + datetime.timedelta(days=1)) if last else max(now, midnight(first))
+        return Period(midnight(first), end, text if last else "since %s" % first.isoformat())
+    day = a_date(text, text)
+    return Period(midnight(day), midnight(day + datetime.timedelta(days=1)), text)
+
+
+def summary(path, within=None):
+    """Games, wins and faults `within` a Period (everything without one), read without changing the
+    file: the games of each local day and of each weekday, the wins by side, the faults by kind.
     sqlite3.DatabaseError when it is not a statistics database."""
     db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+    start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
     try:
-        since = clock() - days * 86400
-        per_day = db.execute(
-            "select date(ended, 'unixepoch', 'localtime') as day, count(*) from games where ended >= ? "
-            "group by day order by day", (since,)).fetchall()
-        wins = db.execute("select winner, count(*) from games group by winner order by winner").fetchall()
-        faults = db.execute("select kind, count(*) from faults group by kind order by kind").fetchall()
+        games = db.execute("select ended, winner from games where ended >= ? and ended < ? order by ended",
+                           (start, end)).fetchall()
+        faults = db.execute("select kind, count(*) from faults where at >= ? and at < ? group by kind order by kind",
+                            (start, end)).fetchall()
     finally:
         db.close()
-    return {"games_per_day": per_day, "wins": dict(wins), "faults": dict(faults),
-            "jams": dict(faults).get("jam", 0)}
+    per_day, per_weekday, wins = {}, dict.fromkeys(WEEKDAYS, 0), {}
+    for ended, winner in games:
+        day = datetime.date.fromtimestamp(ended)
+        per_day[day] = per_day.get(day, 0) + 1
+        per_weekday[WEEKDAYS[day.weekday()]] += 1
+        wins[winner] = wins.get(winner, 0) + 1
+    if within:
+        per_day = dict((day, per_day.get(day, 0)) for day in within.days())
+    return {"games": len(games), "games_per_day": [(day.isoformat(), count) for day, count in sorted(per_day.items())],
+            "games_per_weekday": per_weekday, "wins": wins, "faults": dict(faults), "jams": dict(faults).get("jam", 0)}

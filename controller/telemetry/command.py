@@ -35,7 +35,6 @@ QUIET_S = 0.5
 # ...or after this long, whatever comes.
 COLLECT_S = 10.0
 CONNECT_S = 5.0
-PERIODS = "a period such as 7d, 24h or 90min"
 
 
 class Unreachable(Exception):
@@ -69,7 +68,9 @@ def add_parser(commands):
                        help="the broker (default localhost, port 1883, 8883 with --tls)")
     fleet.add_argument("--prefix", default="nim-museum", help="the exhibits' topic_prefix (default nim-museum)")
     fleet.add_argument("--once", action="store_true", help="print the table once and exit")
-    fleet.add_argument("--period", default="7d", help="stats: how far back, such as 7d, 24h, 90min (default 7d)")
+    fleet.add_argument("--period", default="7d", help="stats: how far back, in this computer's time zone: 7d, 24h, "
+                       "90min, 2025-03 (a month), 2025-03-01, 2025-03-01..2025-03-31, 2025-03-01.., this-month, "
+                       "last-month (default 7d)")
     fleet.add_argument("--offline", action="store_true", help="stats: only what the store holds, without the broker")
     fleet.add_argument("--db", metavar="PATH", help="the fleet's store of games (default %s)" % default_db())
     fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
@@ -77,15 +78,6 @@ def add_parser(commands):
     fleet.add_argument("--ca-file", metavar="PATH", help="with --tls: the broker's CA certificate")
     fleet.add_argument("--username", help="log in to the broker as this user (with --password-file)")
     fleet.add_argument("--password-file", metavar="PATH", help="a file whose first line is the password")
-
-
-def period_seconds(text):
-    units = {"d": 86400, "h": 3600, "min": 60}
-    for unit, seconds in units.items():
-        number = text[:-len(unit)]
-        if text.endswith(unit) and is_whole(number) and int(number) > 0:
-            return int(number) * seconds
-    raise ValueError("%s is not %s" % (quoted(text), PERIODS))
 
 
 def run(args, out):
@@ -105,7 +97,8 @@ def run(args, out):
         raise ArgumentError("--password-file: give --username too")
     host, port = argument("--broker", broker_address, args.broker)
     port = port or default_port(args.tls)
-    period = argument("--period", period_seconds, args.period) if args.what == "stats" else None
+    from controller.service.stats import period as read_period
+    period = argument("--period", read_period, args.period) if args.what == "stats" else None
     log = lambda text: sys.stderr.write("controller fleet: %s\n" % printable(text))  # noqa: E731
     from controller.extras import lacking
     lacks = None if args.what == "stats" and args.offline else lacking("telemetry", "paho.mqtt.client")
@@ -161,17 +154,26 @@ def cannot_open(what, error):
     return 1
 
 
-def print_stats(store, period, out):
+def print_stats(store, within, out):
     from controller.telemetry.fleet import table
-    games, faults = store.summary(time.time() - period)
-    rows = [[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins), "%.1f" % turns,
-             "-" if seconds is None else "%d s" % seconds]
-            for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
-    total = sum(row[2] for row in games)
-    rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)), "", ""])
-    out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
-                           "length (mean)"]) + "\n")
-    out.write("Faults: %s\n" % (", ".join("%s %d" % (printable(fault), count) for fault, count in faults) or "none"))
+    games, faults = store.summary(within.start, within.end)
+    out.write("Period: %s\n" % within.said())
+    if not games:
+        out.write("No games in this period.\n")
+    else:
+        rows = [[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins),
+                 "%.1f" % turns, "-" if seconds is None else "%d s" % seconds]
+                for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
+        total = sum(row[2] for row in games)
+        rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)),
+                     "", ""])
+        out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
+                               "length (mean)"]) + "\n")
+    by_kind = {}
+    for exhibit, fault, count in faults:
+        by_kind[fault] = by_kind.get(fault, 0) + count
+    out.write("Faults: %s\n" % (", ".join("%s %d" % (printable(fault), count) for fault, count in sorted(by_kind.items()))
+                                 or "none"))
     return 0
 
 

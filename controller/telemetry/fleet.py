@@ -99,15 +99,16 @@ class FleetStore:
         """Write what came since the last commit: one transaction for a batch of messages, not one each."""
         self.db.commit()
 
-    def summary(self, since):
-        """Per exhibit since `since` (seconds since the epoch): (exhibit, machine, games, machine wins,
-        player wins, mean turns, mean seconds or None), and the faults by kind."""
+    def summary(self, since, until=float("inf")):
+        """Per exhibit from `since` to `until` (seconds since the epoch, `until` not included): (exhibit,
+        machine, games, machine wins, player wins, mean turns, mean seconds or None), and the faults:
+        (exhibit, kind, count)."""
         games = self.db.execute(
             "select exhibit, machine, count(*), sum(winner = 'machine'), sum(winner = 'player'), avg(turns), "
-            "avg(duration_s) from games where ended >= ? group by exhibit, machine order by exhibit, machine",
-            (since,)).fetchall()
-        faults = self.db.execute("select fault, count(*) from faults where at >= ? group by fault order by fault",
-                                 (since,)).fetchall()
+            "avg(duration_s) from games where ended >= ? and ended < ? group by exhibit, machine "
+            "order by exhibit, machine", (since, until)).fetchall()
+        faults = self.db.execute("select exhibit, fault, count(*) from faults where at >= ? and at < ? "
+                                 "group by exhibit, fault order by exhibit, fault", (since, until)).fetchall()
         return games, faults
 
     def close(self):

@@ -1,0 +1,137 @@
+"""A museum's manager reports each month how much the exhibits were played: `controller stats` and
+`controller fleet stats` over the periods a manager thinks in (a calendar month, since a date, a date
+range), with dates in the museum's time zone, and the same totals from both for the same exhibit."""
+
+import datetime
+import io
+import time
+
+import pytest
+
+from controller.cli import main
+from controller.service.stats import Statistics
+from controller.telemetry.fleet import Fleet, FleetStore
+from controller.telemetry.payloads import encode
+from service_rig import write_config
+
+
+@pytest.fixture
+def new_york(monkeypatch):
+    """The museum's time zone: daylight saving began on 9 March 2025 (a day of 23 hours)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def local(*when):
+    return datetime.datetime(*when).timestamp()
+
+
+# (local time, winner): a game at 23:30 on the last day of February and on the 23-hour day, one
+# at 00:30 on 1 April, which is not March's
+GAMES = [((2025, 2, 28, 23, 30), "machine"), ((2025, 3, 1, 10, 0), "player"), ((2025, 3, 9, 23, 30), "machine"),
+         ((2025, 3, 10, 0, 30), "machine"), ((2025, 3, 31, 23, 30), "player"), ((2025, 4, 1, 0, 30), "player")]
+FAULTS = [((2025, 2, 27, 12, 0), "jam"), ((2025, 3, 9, 12, 0), "jam"), ((2025, 3, 31, 12, 0), "check")]
+
+
+def exhibit(tmp_path):
+    """An exhibit's statistics and the fleet's store, filled with the same games and faults."""
+    path = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    now = [0.0]
+    stats = Statistics(str(tmp_path / "state" / "stats.sqlite"), clock=lambda: now[0])
+    store = FleetStore(str(tmp_path / "fleet.sqlite"))
+    fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))
+    for n, (when, winner) in enumerate(GAMES):
+        now[0] = local(*when)
+        stats.game("drnim", winner)
+        fleet.message("m/hall-1/game", encode({"v": 1, "exhibit": "hall-1", "id": "hall-1/%d" % n, "machine": "drnim",
+                                               "winner": winner, "turns": 7, "duration_s": 80, "ended": now[0],
+                                               "settings": {}}))
+    for n, (when, kind) in enumerate(FAULTS):
+        now[0] = local(*when)
+        stats.fault("drnim", kind)
+        fleet.message("m/hall-1/fault", encode({"v": 1, "exhibit": "hall-1", "id": "hall-1/f%d" % n,
+                                                "machine": "drnim", "fault": kind, "at": now[0]}))
+    assert stats.flush()
+    stats.close()
+    store.commit()
+    store.close()
+    return str(path), str(tmp_path / "fleet.sqlite")
+
+
+def stats(config, period):
+    out = io.StringIO()
+    assert main(["stats", "--config", config, "--period", period], out=out) == 0
+    return out.getvalue()
+
+
+def fleet_stats(db, period):
+    out = io.StringIO()
+    assert main(["fleet", "stats", "--offline", "--db", db, "--period", period], out=out) == 0
+    return out.getvalue()
+
+
+def test_a_calendar_month_in_the_museums_time_zone(tmp_path, new_york):
+    """`controller stats` had no period at all: the last 14 days by the day, and wins and faults since
+    the file began, whatever the month asked about."""
+    config, _ = exhibit(tmp_path)
+    text = stats(config, "2025-03")
+    assert text.startswith("Period: 2025-03 (2025-03-01 00:00 to 2025-04-01 00:00, EST/EDT)\n"), text
+    assert "Games: 4 (visitors won 2, the machine 2)\n" in text
+    days = [line.split() for line in text.splitlines() if line.startswith("  2025-")]
+    assert len(days) == 31 and days[0] == ["2025-03-01", "Sat", "1"] and days[-1] == ["2025-03-31", "Mon", "1"]
+    assert ["2025-03-09", "Sun", "1"] in days and ["2025-03-10", "Mon", "1"] in days    # the 23-hour day
+    assert "Games per weekday: Mon 2, Tue 0, Wed 0, Thu 0, Fri 0, Sat 1, Sun 1\n" in text
+    assert "Wins: machine 2, player 2\n" in text and "Faults: check 1, jam 1\n" in text and "Jams: 1\n" in text
+
+
+def test_since_a_date_and_a_date_range(tmp_path, new_york):
+    config, db = exhibit(tmp_path)
+    assert "Games: 2 (visitors won 2, the machine 0)" in stats(config, "2025-03-31..")
+    assert "Games: 2 (visitors won 0, the machine 2)" in stats(config, "2025-03-09..2025-03-10")
+    assert "Games: 1 (visitors won 0, the machine 1)" in stats(config, "2025-02-28")
+    assert "hall-1   drnim    2" in fleet_stats(db, "2025-03-09..2025-03-10")
+
+
+def test_stats_and_fleet_stats_give_the_same_totals_for_an_exhibit(tmp_path, new_york):
+    """`controller fleet stats` took only 7d, 24h or 90min back from now: a month, a day or a range
+    of days was refused, so its numbers could not be set beside the exhibit's own."""
+    config, db = exhibit(tmp_path)
+    for period in ["2025-03", "2025-02", "2025-03-01..2025-03-31", "2025-03-31..", "2025-04-01"]:
+        mine = stats(config, period)
+        wins = dict(item.split() for item in mine.split("Wins: ")[1].splitlines()[0].split(", ")) \
+            if "Wins: none" not in mine else {}
+        row = [line.split() for line in fleet_stats(db, period).splitlines() if line.startswith("hall-1 ")]
+        assert row[0][2:5] == [str(sum(int(n) for n in wins.values())), wins.get("machine", "0"),
+                               wins.get("player", "0")], (period, mine, row)
+
+
+def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_path, new_york):
+    config, db = exhibit(tmp_path)
+    text = stats(config, "2024-06")
+    assert "No games in this period.\n" in text and "Games per day" not in text
+    assert "No games in this period.\n" in fleet_stats(db, "2024-06")
+    (tmp_path / "state" / "stats.sqlite").unlink()
+    assert stats(config, "2025-03").count("\n") == 1
+
+
+@pytest.mark.parametrize("period, said", [
+    ("1 month", "'1 month' is not a period such as 7d"),
+    ("30days", "'30days' is not a period such as 7d"),
+    ("0d", "'0d' is not a period such as 7d"),
+    ("=-7d", "'-7d' is not a period such as 7d"),
+    ("2025-13", "'2025-13' is not a month of the calendar"),
+    ("2025-02-30", "'2025-02-30' is not a date of the calendar"),
+    ("2025-03-01..2025-02-30", "'2025-03-01..2025-02-30': '2025-02-30' is not a date of the calendar"),
+    ("2025-04-02..2025-03-01", "'2025-04-02..2025-03-01' ends before it begins"),
+    ("march", "'march' is not a period such as 7d")])
+def test_a_typo_in_a_period_is_one_line_naming_it(tmp_path, capsys, period, said):
+    config = str(write_config(tmp_path))
+    arg = ["--period" + period] if period.startswith("=") else ["--period", period]
+    for argv in (["stats", "--config", config], ["fleet", "stats", "--offline", "--db", str(tmp_path / "f.sqlite")]):
+        assert main(argv + arg) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--period: " + said in err, err
