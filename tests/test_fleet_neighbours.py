@@ -135,7 +135,7 @@ def test_games_no_store_holds_are_ignored_and_the_good_ones_after_them_kept(brok
         stranger.close()
     assert result.returncode == 0, result.stderr
     assert len(result.stderr.splitlines()) == len(bad) and "Traceback" not in result.stderr, result.stderr
-    assert result.stdout.splitlines()[2].split()[:3] == ["hall-1", "drnim", "%d" % len(bad)]
+    assert result.stdout.splitlines()[3].split()[:3] == ["hall-1", "drnim", "%d" % len(bad)]
 
 
 def test_escape_sequences_from_the_network_never_reach_the_operators_terminal(broker, tmp_path):
