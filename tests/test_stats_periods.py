@@ -135,3 +135,16 @@ def test_a_typo_in_a_period_is_one_line_naming_it(tmp_path, capsys, period, said
         assert main(argv + arg) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "--period: " + said in err, err
+
+
+def test_fleet_stats_says_which_exhibit_had_the_faults(tmp_path, new_york):
+    """The faults were counted by kind over the whole fleet: 'Faults: jam 2' did not say which
+    exhibit jammed, the first thing a manager asks."""
+    _, db = exhibit(tmp_path)
+    store = FleetStore(db)
+    fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))
+    fleet.message("m/hall-2/fault", encode({"v": 1, "exhibit": "hall-2", "id": "hall-2/f", "machine": "nimatron",
+                                            "fault": "jam", "at": local(2025, 3, 2, 12)}))
+    store.commit()
+    store.close()
+    assert "Faults: hall-1: check 1, jam 1; hall-2: jam 1\n" in fleet_stats(db, "2025-03")

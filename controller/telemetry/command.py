@@ -169,11 +169,11 @@ def print_stats(store, within, out):
                      "", ""])
         out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
                                "length (mean)"]) + "\n")
-    by_kind = {}
+    by_exhibit = {}
     for exhibit, fault, count in faults:
-        by_kind[fault] = by_kind.get(fault, 0) + count
-    out.write("Faults: %s\n" % (", ".join("%s %d" % (printable(fault), count) for fault, count in sorted(by_kind.items()))
-                                 or "none"))
+        by_exhibit.setdefault(exhibit, []).append("%s %d" % (printable(fault), count))
+    out.write("Faults: %s\n" % ("; ".join("%s: %s" % (printable(exhibit), ", ".join(kinds))
+                                          for exhibit, kinds in by_exhibit.items()) or "none"))
     return 0
 
 
