@@ -120,6 +120,8 @@ def build_parser():
     stats.add_argument("--period", default="14d", help="how far back, in this computer's time zone: 7d, 24h, 90min, "
                        "2025-03 (a month), 2025-03-01, 2025-03-01..2025-03-31, 2025-03-01.., this-month, last-month "
                        "(default 14d)")
+    stats.add_argument("--csv", action="store_true", help="one row per day of the period, for a spreadsheet: date, "
+                       "weekday, exhibit, machine, games, visitors_wins, machine_wins, faults, mean_length_s")
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
@@ -459,6 +461,13 @@ def run_stats(args, out):
         out.write("No statistics yet in %s: the service writes them from its first game.\n" % path)
         return 0
     try:
+        if args.csv:
+            from controller.service.stats import records, write_csv
+            games, faults = records(path, within)
+            exhibit = config.telemetry["client_id"]
+            write_csv(out, within, [(exhibit, machine, ended, winner, None) for machine, ended, winner in games],
+                      [(exhibit, machine, at) for machine, at in faults], [(exhibit, config.machine_name)])
+            return 0
         summary = read_summary(path, within)
     except sqlite3.Error as error:
         sys.stderr.write("controller stats: %s is not readable statistics (%s); the service sets a damaged file "

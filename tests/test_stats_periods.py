@@ -148,3 +148,39 @@ def test_fleet_stats_says_which_exhibit_had_the_faults(tmp_path, new_york):
     store.commit()
     store.close()
     assert "Faults: hall-1: check 1, jam 1; hall-2: jam 1\n" in fleet_stats(db, "2025-03")
+
+
+def csv_rows(argv):
+    out = io.StringIO()
+    assert main(argv + ["--csv"], out=out) == 0
+    return [line.split(",") for line in out.getvalue().splitlines()]
+
+
+def test_the_days_go_into_a_spreadsheet_one_row_per_exhibit_per_day(tmp_path, new_york):
+    """Neither command gave anything a spreadsheet takes: a manager copied numbers by hand."""
+    config, db = exhibit(tmp_path)
+    heading = ["date", "weekday", "exhibit", "machine", "games", "visitors_wins", "machine_wins", "faults",
+               "mean_length_s"]
+    mine = csv_rows(["stats", "--config", config, "--period", "2025-03-08..2025-03-10"])
+    name = mine[1][2]
+    assert mine == [heading, ["2025-03-08", "Sat", name, "drnim", "0", "0", "0", "0", ""],
+                    ["2025-03-09", "Sun", name, "drnim", "1", "0", "1", "1", ""],
+                    ["2025-03-10", "Mon", name, "drnim", "1", "0", "1", "0", ""]]
+    fleet = csv_rows(["fleet", "stats", "--offline", "--db", db, "--period", "2025-03-08..2025-03-10"])
+    # the same days and counts from the fleet, with the mean length a game has there
+    assert fleet == [heading] + [row[:2] + ["hall-1"] + row[3:8] + ["80" if row[4] != "0" else ""]
+                                 for row in mine[1:]]
+    month = csv_rows(["fleet", "stats", "--offline", "--db", db, "--period", "2025-03"])
+    assert len(month) == 32 and sum(int(row[4]) for row in month[1:]) == 4
+
+
+def test_a_strangers_exhibit_name_is_no_formula_in_the_spreadsheet(tmp_path, new_york):
+    store = FleetStore(str(tmp_path / "fleet.sqlite"))
+    fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))
+    fleet.message("m/=HYPERLINK(1)/game", encode({"v": 1, "exhibit": "=HYPERLINK(1)", "id": "x", "machine": "drnim",
+                                                 "winner": "player", "turns": 3, "duration_s": 10,
+                                                 "ended": local(2025, 3, 1, 12), "settings": {}}))
+    store.commit()
+    store.close()
+    rows = csv_rows(["fleet", "stats", "--offline", "--db", str(tmp_path / "fleet.sqlite"), "--period", "2025-03-01"])
+    assert rows[1][2] == "'=HYPERLINK(1)"

@@ -253,6 +253,67 @@ def period(text, clock=time.time):
     return Period(midnight(day), midnight(day + datetime.timedelta(days=1)), text)
 
 
+CSV_HEADINGS = ("date", "weekday", "exhibit", "machine", "games", "visitors_wins", "machine_wins", "faults",
+                "mean_length_s")
+
+
+def write_csv(out, within, games, faults, always=()):
+    """One row per exhibit per local day of the period (CSV_HEADINGS), every day of it, none of games
+    too, for a spreadsheet. `games`: (exhibit, machine, ended, winner, seconds or None); `faults`:
+    (exhibit, machine, at); `always`: (exhibit, machine) whose rows are written even without either."""
+    import csv
+    days = within.days()
+    counts = {}
+    def row(exhibit, machine, when):
+        key = (exhibit, machine)
+        if key not in counts:
+            counts[key] = dict((day, [0, 0, 0, 0, 0, 0]) for day in days)
+        return counts[key].get(datetime.date.fromtimestamp(when))
+    for exhibit, machine, ended, winner, seconds in games:
+        cells = row(exhibit, machine, ended)
+        if cells is not None:
+            cells[0] += 1
+            cells[1 if winner == "player" else 2] += 1
+            if seconds is not None:
+                cells[4] += seconds
+                cells[5] += 1
+    for exhibit, machine, at in faults:
+        cells = row(exhibit, machine, at)
+        if cells is not None:
+            cells[3] += 1
+    for exhibit, machine in always:
+        row(exhibit, machine, within.start)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADINGS)
+    for (exhibit, machine), per_day in sorted(counts.items()):
+        exhibit, machine = cell(exhibit), cell(machine)
+        for day in days:
+            games_, player, machine_wins, faults_, seconds, timed = per_day[day]
+            writer.writerow([day.isoformat(), WEEKDAYS[day.weekday()], exhibit, machine, games_, player, machine_wins,
+                             faults_, round(seconds / timed) if timed else ""])
+
+
+def cell(text):
+    """A name as a CSV cell: printable, and never a spreadsheet's formula (a stranger on the broker may name an
+    exhibit '=HYPERLINK(...)'), which a leading apostrophe keeps text."""
+    from controller.printable import printable
+    text = printable(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def records(path, within):
+    """The games (ended, winner) and faults (at) of a statistics database `within` a Period, read only."""
+    db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+    try:
+        games = db.execute("select machine, ended, winner from games where ended >= ? and ended < ? order by ended",
+                           (within.start, within.end)).fetchall()
+        faults = db.execute("select machine, at from faults where at >= ? and at < ?",
+                            (within.start, within.end)).fetchall()
+    finally:
+        db.close()
+    return games, faults
+
+
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
     file: the games of each local day and of each weekday, the wins by side, the faults by kind.

@@ -71,6 +71,9 @@ def add_parser(commands):
     fleet.add_argument("--period", default="7d", help="stats: how far back, in this computer's time zone: 7d, 24h, "
                        "90min, 2025-03 (a month), 2025-03-01, 2025-03-01..2025-03-31, 2025-03-01.., this-month, "
                        "last-month (default 7d)")
+    fleet.add_argument("--csv", action="store_true", help="stats: one row per exhibit per day of the period, for a "
+                       "spreadsheet: date, weekday, exhibit, machine, games, visitors_wins, machine_wins, faults, "
+                       "mean_length_s")
     fleet.add_argument("--offline", action="store_true", help="stats: only what the store holds, without the broker")
     fleet.add_argument("--db", metavar="PATH", help="the fleet's store of games (default %s)" % default_db())
     fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
@@ -87,8 +90,8 @@ def run(args, out):
 
     from controller.telemetry.fleet import Fleet, FleetStore, table
     from controller.telemetry.settings import default_port
-    if args.what != "stats" and (args.offline or args.period != "7d"):
-        raise ArgumentError("--period and --offline are for 'controller fleet stats'")
+    if args.what != "stats" and (args.offline or args.csv or args.period != "7d"):
+        raise ArgumentError("--period, --csv and --offline are for 'controller fleet stats'")
     if args.what == "stats" and args.once:
         raise ArgumentError("--once: 'controller fleet stats' always prints once")
     if args.ca_file and not args.tls:
@@ -113,7 +116,7 @@ def run(args, out):
     fleet = Fleet(args.prefix, store, log)
     try:
         if args.what == "stats" and args.offline:
-            return print_stats(store, period, out)
+            return print_stats(store, period, out, args.csv)
         persistent = not args.once
         client_id = args.client_id or ("drnim-fleet-%s" % socket.gethostname() if persistent
                                        else "drnim-fleet-once-%s" % uuid.uuid4().hex[:8])
@@ -129,7 +132,7 @@ def run(args, out):
         try:
             if args.what == "stats":
                 follower.collect()
-                return print_stats(store, period, out)
+                return print_stats(store, period, out, args.csv)
             if args.once:
                 follower.collect()
                 rows = fleet.rows()
@@ -154,8 +157,12 @@ def cannot_open(what, error):
     return 1
 
 
-def print_stats(store, within, out):
+def print_stats(store, within, out, csv=False):
     from controller.telemetry.fleet import table
+    if csv:
+        from controller.service.stats import write_csv
+        write_csv(out, within, *store.records(within.start, within.end))
+        return 0
     games, faults = store.summary(within.start, within.end)
     out.write("Period: %s\n" % within.said())
     if not games:

@@ -111,6 +111,15 @@ class FleetStore:
                                  "group by exhibit, fault order by exhibit, fault", (since, until)).fetchall()
         return games, faults
 
+    def records(self, since, until):
+        """The games (exhibit, machine, ended, winner, duration_s) and faults (exhibit, machine, at) from
+        `since` to `until` (not included)."""
+        games = self.db.execute("select exhibit, machine, ended, winner, duration_s from games where ended >= ? "
+                                "and ended < ?", (since, until)).fetchall()
+        faults = self.db.execute("select exhibit, machine, at from faults where at >= ? and at < ?",
+                                 (since, until)).fetchall()
+        return games, faults
+
     def close(self):
         self.db.commit()
         self.db.close()
