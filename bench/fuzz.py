@@ -403,6 +403,7 @@ def run_fleet(case):
     """A message as `controller fleet` takes it from the broker (its store in memory), then the table
     and the stats it prints: nothing may raise, and nothing a terminal acts on may be printed."""
     from controller.printable import printable
+    from controller.service.stats import Period
     from controller.telemetry.command import print_stats
     from controller.telemetry.fleet import Fleet, FleetStore, table
     name, raw = case
@@ -412,7 +413,9 @@ def run_fleet(case):
     fleet.store.commit()
     out = io.StringIO()
     out.write(table(fleet.rows()) + "\n")
-    print_stats(fleet.store, 10 ** 10, out)
+    print_stats(fleet.store, Period(-10 ** 10, 10 ** 10, "all the store holds"), out)
+    # a spreadsheet's rows, a day each (so over a week around the payloads' times): no formula, no escape
+    print_stats(fleet.store, Period(1795435300.0 - 86400 * 7, 1795435300.0 + 86400, "a week"), out, csv=True)
     shown = out.getvalue() + "".join(printable(line) + "\n" for line in lines)
     fleet.store.close()
     if any(not char.isprintable() and char != "\n" for char in shown):
@@ -555,7 +558,9 @@ def attempt(target, case):
 
 def fuzz(inputs, seed=0, only=None, report=print):
     """Run `inputs` inputs shared among the targets; returns {target: (tried, {problem: example})}."""
-    targets = [t for t in TARGETS if only is None or t.name == only]
+    targets = [t for t in TARGETS if only is None or t.name.startswith(only)]
+    if not targets:
+        raise SystemExit("fuzz.py: --only %r: no target's name begins so (%s)" % (only, ", ".join(t.name for t in TARGETS)))
     total_share = sum(t.share for t in targets)
     counts = [max(1, int(inputs * t.share / total_share)) for t in targets]
     counts[0] += max(0, inputs - sum(counts))       # the rounding's remainder, so the total is `inputs`
