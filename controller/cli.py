@@ -611,9 +611,22 @@ def simulated_machine(args):
     return config.machine_name, config.machine
 
 
+def period_joined(argv):
+    """`--period -7d` as `--period=-7d`: argparse takes a value that begins with '-' (and is not a plain
+    negative number) for an option, and said only 'expected one argument'; joined, it reaches --period's
+    own check, which says what a period is."""
+    joined = []
+    for word in argv:
+        if joined and joined[-1] == "--period" and word.startswith("-") and not word.startswith("--"):
+            joined[-1] = "--period=" + word
+        else:
+            joined.append(word)
+    return joined
+
+
 def main(argv=None, out=None, read_line=input):
     out = out or sys.stdout
-    argv = sys.argv[1:] if argv is None else argv
+    argv = period_joined(sys.argv[1:] if argv is None else argv)
     try:
         # `controller --simulate ...` (an option first) is the simulator; a subcommand's --simulate is its own
         if "--simulate" in argv and argv[0].startswith("-"):

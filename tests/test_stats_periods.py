@@ -123,6 +123,7 @@ def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_pa
     ("30days", "'30days' is not a period such as 7d"),
     ("0d", "'0d' is not a period such as 7d"),
     ("=-7d", "'-7d' is not a period such as 7d"),
+    ("-7d", "'-7d' is not a period such as 7d"),       # argparse said only 'expected one argument'
     ("2025-13", "'2025-13' is not a month of the calendar"),
     ("2025-02-30", "'2025-02-30' is not a date of the calendar"),
     ("2025-03-01..2025-02-30", "'2025-03-01..2025-02-30': '2025-02-30' is not a date of the calendar"),
