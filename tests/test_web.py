@@ -7,6 +7,7 @@ The browser tests are skipped, with the reason, when Chromium, Playwright
 or the npm package is missing (.ci/run installs all three).
 """
 
+import contextlib
 import json
 import random
 import re
@@ -399,19 +400,13 @@ def test_the_server_gives_modules_and_webassembly_their_types(tmp_path):
     (tmp_path / "a.mjs").write_text("export const a = 1;\n")
     (tmp_path / "a.wasm").write_bytes(b"\0asm\1\0\0\0")
     (tmp_path / "LICENSE").write_text("MIT License\n")
-    server = make_server(tmp_path, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        base = "http://127.0.0.1:%d/" % server.server_address[1]
-        with urllib.request.urlopen(base + "a.mjs") as reply:
+    with served(tmp_path) as (_, address):
+        with urllib.request.urlopen(address + "/a.mjs") as reply:
             assert reply.headers["Content-Type"] == "text/javascript"
-        with urllib.request.urlopen(base + "a.wasm") as reply:
+        with urllib.request.urlopen(address + "/a.wasm") as reply:
             assert reply.headers["Content-Type"] == "application/wasm"
-        with urllib.request.urlopen(base + "LICENSE") as reply:
+        with urllib.request.urlopen(address + "/LICENSE") as reply:
             assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.skipif(not web_build.runtime_ready(), reason=WEB_PORT_MISSING)
@@ -493,27 +488,15 @@ def test_half_open_connections_are_closed_hold_few_threads_and_print_nothing(tmp
     """60 connections that send half a request: at most the server's threads (here 4) are held, each
     closed after its timeout (here 0.2 s) without a traceback, and then the page is served again."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
-    server = make_server(tmp_path, 0, timeout=0.2, threads=4)
-    assert server.request_queue_size >= 128
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
     before = threading.active_count()
-    held = []
-    try:
-        for _ in range(60):
-            connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+    with served(tmp_path, timeout=0.2, threads=4) as (server, address), connections(server, 60) as held:
+        assert server.request_queue_size >= 128
+        for connection in held:
             connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")      # and never the end of the headers
-            held.append(connection)
-        busiest = threading.active_count() - before
+        busiest = threading.active_count() - before - 1         # less the server's own thread
         for connection in held[:4]:
             assert connection.recv(100) == b"", "the server closes a connection that sends nothing more"
-        with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=60) as reply:
-            assert reply.read().startswith(b"<!doctype html>")
-    finally:
-        for connection in held:
-            connection.close()
-        server.shutdown()
-        server.server_close()
+        assert serves_the_page(address)
     assert busiest <= 4
     assert "Traceback" not in capfd.readouterr().err
 
@@ -529,11 +512,33 @@ def test_the_screenshot_command_answers_help_and_refuses_a_picture_that_is_not_a
         "python -m controller.web.screenshot: error: PATH: web.txt: the picture is a PNG, so its name ends in .png"
 
 
+@contextlib.contextmanager
 def served(folder, **options):
-    """A server of `folder` on a free port of localhost, on a thread: (server, its address)."""
+    """A server of `folder` on a free port of localhost, on a thread, while the block runs: (server,
+    its address)."""
     server = make_server(folder, 0, **options)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, "http://127.0.0.1:%d" % server.server_address[1]
+    try:
+        yield server, "http://127.0.0.1:%d" % server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def serves_the_page(address):
+    with urllib.request.urlopen(address + "/", timeout=60) as reply:
+        return reply.read().startswith(b"<!doctype html>")
+
+
+@contextlib.contextmanager
+def connections(server, count):
+    """`count` connections to `server`, closed when the block ends."""
+    held = [socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=30) for _ in range(count)]
+    try:
+        yield held
+    finally:
+        for connection in held:
+            connection.close()
 
 
 def raw_request(address, request, timeout=30):
@@ -563,8 +568,7 @@ def test_the_server_gives_nothing_outside_its_folder_however_it_is_asked(tmp_pat
     (page / "secret.txt").symlink_to(tmp_path / "secret.txt")
     (page / "etc").symlink_to("/etc")
     (page / "own.txt").symlink_to("inside.txt")         # a link that stays inside is served
-    server, address = served(page)
-    try:
+    with served(page) as (_, address):
         for path in ("/secret.txt", "/etc/passwd", "/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt",
                      "/%2e%2e%2fsecret.txt", "//..//secret.txt", "/%00", "/index.html%00.txt", "/%ed%a0%80"):
             answer = raw_request(address, b"GET " + path.encode() + b" HTTP/1.0\r\n\r\n")
@@ -573,9 +577,6 @@ def test_the_server_gives_nothing_outside_its_folder_however_it_is_asked(tmp_pat
         for path in ("/inside.txt", "/own.txt"):
             with urllib.request.urlopen(address + path) as reply:
                 assert reply.read() == b"the page's own\n"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_every_answer_says_its_type_is_meant_sends_no_address_on_and_carries_the_pages_policy(tmp_path):
@@ -587,15 +588,11 @@ def test_every_answer_says_its_type_is_meant_sends_no_address_on_and_carries_the
     which a <meta> cannot give). Before, an answer had none of these headers, and the server named
     its Python's version."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
-    server, address = served(tmp_path)
-    try:
+    with served(tmp_path) as (_, address):
         answers = [urllib.request.urlopen(address + "/").headers]
         with pytest.raises(urllib.error.HTTPError) as missing_file:
             urllib.request.urlopen(address + "/nothing.js")
         answers.append(missing_file.value.headers)
-    finally:
-        server.shutdown()
-        server.server_close()
     for headers in answers:
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert headers["Referrer-Policy"] == "no-referrer"
@@ -615,10 +612,7 @@ def test_a_request_that_trickles_in_is_cut_off_and_the_page_served_again(tmp_pat
     so they held every thread for as long as they kept on and no one else was served. A request now
     has the timeout for the whole of its head: each is cut off, and the page is served again."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
-    server, address = served(tmp_path, timeout=0.5, threads=2)
-    port = server.server_address[1]
-    held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(2)]
-    try:
+    with served(tmp_path, timeout=0.5, threads=2) as (server, address), connections(server, 2) as held:
         for connection in held:
             connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
         cut = set()
@@ -637,13 +631,7 @@ def test_a_request_that_trickles_in_is_cut_off_and_the_page_served_again(tmp_pat
                 break
             time.sleep(0.05)
         assert len(cut) == len(held), "a request that trickles in holds its thread for as long as it likes"
-        with urllib.request.urlopen(address + "/", timeout=60) as reply:
-            assert reply.read().startswith(b"<!doctype html>")
-    finally:
-        for connection in held:
-            connection.close()
-        server.shutdown()
-        server.server_close()
+        assert serves_the_page(address)
 
 
 def test_a_request_with_a_fat_head_is_refused_and_a_long_address_still_served(tmp_path):
@@ -652,17 +640,13 @@ def test_a_request_with_a_fat_head_is_refused_and_a_long_address_still_served(tm
     with a kiosk's browser beside it). A head is now at most 16 KB: more is answered 431 and the
     connection closed; a browser's head, even with a long ?follow= address, is served."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
-    server, address = served(tmp_path)
-    try:
+    with served(tmp_path) as (_, address):
         fat = b"GET / HTTP/1.0\r\n" + b"".join(b"X-%d: %s\r\n" % (n, b"a" * 2000) for n in range(90)) + b"\r\n"
         assert raw_request(address, fat).startswith(b"HTTP/1.0 431 ")
         long_address = "/?follow=hall-2-drnim&broker=ws://broker.museum.lan:9001/&kiosk=1&user=screen&password=" \
             + "p" * 2000
         with urllib.request.urlopen(address + long_address) as reply:
             assert reply.read().startswith(b"<!doctype html>")
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_each_request_is_one_line_on_stderr_without_the_address_s_query(tmp_path, capfd):
@@ -672,14 +656,10 @@ def test_each_request_is_one_line_on_stderr_without_the_address_s_query(tmp_path
     path's control characters are shown as escapes, not sent to the terminal. Before, the server
     said nothing at all."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
-    server, address = served(tmp_path)
-    try:
+    with served(tmp_path) as (_, address):
         urllib.request.urlopen(address + "/?follow=hall-2&broker=ws://b:9001/&user=screen&password=hunter2").read()
         raw_request(address, b"GET /missing\x1b[2J.js HTTP/1.0\r\n\r\n")
         raw_request(address, b"GET /../../etc/passwd HTTP/1.0\r\n\r\n")
-    finally:
-        server.shutdown()
-        server.server_close()
     lines = capfd.readouterr().err.splitlines()
     assert [line.split(" ", 2)[2] for line in lines] == [
         "127.0.0.1 GET /?\u2026 200", "127.0.0.1 GET /missing\\x1b[2J.js 404", "127.0.0.1 GET /../../etc/passwd 404"]
