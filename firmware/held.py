@@ -17,7 +17,7 @@ import select
 import time
 
 import flash
-from drivers import BoardLed
+from drivers import BoardLed, input_pin
 from runner import Lines
 
 from controller.core import protocol
@@ -32,8 +32,7 @@ def new_game_button(config):
     """The New game button's pin and the level it reads pressed (None, None: there is none)."""
     for role, number, pull, high, _, _ in config.INPUTS:
         if role == "new_game":
-            pull = machine.Pin.PULL_UP if pull == "up" else machine.Pin.PULL_DOWN if pull == "down" else None
-            return machine.Pin(number, machine.Pin.IN, pull), 1 if high else 0
+            return input_pin(number, pull), 1 if high else 0
     return None, None
 
 
