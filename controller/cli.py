@@ -340,7 +340,7 @@ def run_config_check(args, out):
     if args.path and args.config and args.path != args.config:
         raise ArgumentError("--config: %s, and PATH %s: name one configuration to check" % (args.config, args.path))
     path = args.path or args.config or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
-    from controller.telemetry.settings import check_password
+    from controller.telemetry.settings import check_password, password_in_clear
     config, pinmap = load_service_config(path)
     argument("--config", check_password, path or "the defaults", config.telemetry)
     from controller.extras import lacking
@@ -352,6 +352,9 @@ def run_config_check(args, out):
     out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
         path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
         ", ".join(config.languages)))
+    warning = password_in_clear(config.telemetry)
+    if warning:
+        out.write("%s: %s\n" % (path or "the defaults", warning))
     return 0
 
 

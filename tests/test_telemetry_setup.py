@@ -104,6 +104,31 @@ def test_tls_to_a_listener_without_it_says_so(tmp_path, capsys):
         broker.stop()
 
 
+@pytest.mark.parametrize("host, tls, warned", [("broker.museum.lan", "false", True), ("10.0.0.5", "false", True),
+                                               ("broker.museum.lan", "true", False), ("localhost", "false", False),
+                                               ("127.0.0.1", "false", False), ("::1", "false", False)])
+def test_a_password_sent_without_tls_over_the_network_is_said(tmp_path, capsys, host, tls, warned):
+    """Found in the security walkthrough: a username and password with tls off went over the museum's
+    network in the clear, and nothing said so. `config check` and the exhibit's log say it, once, and go
+    on (a museum's own network may be trusted); a broker on the same computer is not a network."""
+    path = service_rig.write_config(tmp_path)
+    path.write_text(path.read_text() + '[telemetry]\nenabled = true\nhost = "%s"\ntls = %s\nusername = "hall-1"\n'
+                    'password_file = "%s"\n' % (host, tls, password_file(tmp_path, "secret", "s")))
+    assert main(["config", "check", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    said = "%s: telemetry: the password is sent to %s unencrypted, where anyone on the network can read it: tls " \
+           "is off (set telemetry.tls = true and use the broker's TLS port)" % (path, host)
+    assert out[1:] == ([said] if warned else []), out
+    log = []
+    (tmp_path / "state").mkdir()
+    publisher = Telemetry(check_telemetry("test", {"enabled": True, "host": host, "tls": tls == "true",
+                                                   "port": 9, "username": "hall-1",
+                                                   "password_file": str(tmp_path / "secret")}),
+                          "drnim", str(tmp_path / "state"), log.append)
+    publisher.close()
+    assert [line for line in log if "unencrypted" in line] == ([said.split(": ", 1)[1]] if warned else []), log
+
+
 def test_a_password_file_that_is_a_folder_is_called_one(tmp_path):
     (tmp_path / "secrets").mkdir()
     with pytest.raises(ConfigError) as error:

@@ -38,7 +38,7 @@ from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, topic
-from controller.telemetry.settings import read_password, refusal
+from controller.telemetry.settings import password_in_clear, read_password, refusal
 
 KEEPALIVE_S = 30
 # Messages sent and not yet acknowledged, at most (paho's own default limit).
@@ -122,6 +122,9 @@ class Telemetry:
         self.timer = timer
         self.started = timer()
         self.password = read_password(settings["password_file"])
+        warning = password_in_clear(settings)
+        if warning:
+            log(warning)
         self.path = os.path.join(state_dir, "telemetry.sqlite")
         self.outbox_limit = outbox_limit
         self.inbox = queue.SimpleQueue()

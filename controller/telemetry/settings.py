@@ -4,6 +4,7 @@ Off by default. With `enabled = true` the exhibit publishes to one MQTT broker;
 docs/telemetry.md says what, and where.
 """
 
+import ipaddress
 import os
 import socket
 import stat
@@ -72,6 +73,25 @@ def check_telemetry(where, given):
 def default_port(tls):
     """MQTT's port: 8883 with TLS, 1883 without."""
     return 8883 if tls else 1883
+
+
+def password_in_clear(settings):
+    """A sentence for the log and `config check` when a password crosses the network unencrypted (a
+    username and password_file with tls off, to a broker not on this computer), else None. A museum's
+    own network may be trusted, so it is said, not refused."""
+    if not (settings["enabled"] and settings["username"] and settings["password_file"]) or settings["tls"]:
+        return None
+    if settings["host"] == "localhost" or loopback(settings["host"]):
+        return None
+    return ("telemetry: the password is sent to %s unencrypted, where anyone on the network can read it: tls is "
+            "off (set telemetry.tls = true and use the broker's TLS port)" % settings["host"])
+
+
+def loopback(host):
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:            # a host name
+        return False
 
 
 def check_password(where, settings):
