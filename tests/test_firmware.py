@@ -340,7 +340,7 @@ def test_the_shipped_pin_maps_have_a_checked_pico_section():
 
 
 @pytest.mark.parametrize("edit, line, problem", [
-    (("trigger = 2\n", ""), "[pico]", "pico.trigger: missing (its GP number)"),
+    (("trigger = 2\n", ""), "[pico]", "pico.trigger: missing (trigger: its GP number)"),
     (("trigger = 2\n", "trigger = 25\n"), "trigger =", "pico.trigger: 25 is not a GP pin of the Pico (use 0-22, 26-28)"),
     (("new_game = 5\n", "new_game = 2\n"), "new_game =", "pico.new_game: GP2 is already used by pico.trigger"),
     (("turn = { left = 16, right = 17 }", "turn = 16"), "turn =", "pico.turn: must be a table of left, right, not 16"),
@@ -360,6 +360,20 @@ def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, 
         load_pico(path, "drnim")
     number = written[:written.index("\n" + line, start - 1) + 1].count("\n") + 1
     assert str(caught.value).startswith("%s:%d: %s" % (path, number, problem)), caught.value
+
+
+def test_every_role_missing_from_the_pico_section_is_named_at_once(tmp_path):
+    """Found by a hobbyist writing the [pico] table by hand: each run named one role, and the next run
+    the next."""
+    text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
+    start = text.index("[pico]")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text[:start] + text[start:].replace("trigger = 2\n", "").replace("turn = { left = 16, right = 17 }\n",
+                                                                                      ""))
+    with pytest.raises(PinMapError) as caught:
+        load_pico(path, "drnim")
+    assert str(caught.value) == "%s:%d: pico.trigger, pico.turn: missing (trigger: its GP number; turn: its GP " \
+        "number, { left = N, right = N })" % (path, text[:start].count("\n") + 1), caught.value
 
 
 def test_the_lamp_chains_oe_pin_is_optional_and_named_when_misspelt(tmp_path):

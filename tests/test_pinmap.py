@@ -143,7 +143,7 @@ def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):
     bad = tmp_path / "pinmap.toml"
     bad.write_text('machine = "drnim"\n')
     assert pm.main([str(bad)]) == 1
-    assert capsys.readouterr().out.startswith("%s:1: inputs.trigger: missing" % bad)
+    assert capsys.readouterr().out.startswith("%s:1: inputs: missing (Dr. Nim needs trigger, " % bad)
 
 
 def test_main_write_docs_fills_the_markers(tmp_path, capsys):
@@ -288,6 +288,13 @@ def test_a_missing_role_points_at_its_table_when_there_is_one(tmp_path):
     text = ('machine = "drnim"\n\n[inputs]\ntrigger = { pin = 4 }\nturn_switch = { pin = 5 }\n'
             + drnim_text(top="", inputs__trigger=None, inputs__turn_switch=None, inputs__new_game=None))
     expect_error(tmp_path, text, line_of(text, "[inputs]"), "inputs.new_game", "missing (Dr. Nim needs")
+
+
+def test_every_missing_role_is_named_at_once(tmp_path):
+    """Found by a hobbyist writing a map by hand: each run named one missing role, and the next run
+    the next."""
+    text = drnim_text(inputs__new_game=None, inputs__marble_sensor=None)
+    expect_error(tmp_path, text, 1, "inputs.new_game, inputs.marble_sensor", "missing (Dr. Nim needs trigger,")
 
 
 def test_a_missing_output_role(tmp_path):

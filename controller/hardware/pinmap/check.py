@@ -241,10 +241,11 @@ class _Checker:
             if role not in roles:
                 self.fail("%s.%s" % (key, role), "unknown %s (%s's %ss are %s)"
                           % (what, name, what, ", ".join(roles)))
-        for role in roles:
-            if role not in table:
-                self.fail("%s.%s" % (key, role), "missing (%s needs %s)"
-                          % (name[0].upper() + name[1:], ", ".join(roles)))
+        missing = ["%s.%s" % (key, role) for role in roles if role not in table]
+        if missing:             # all at once: a map written by hand often lacks several
+            self.fail(key if len(missing) == len(roles) else ", ".join(missing),
+                      "missing (%s needs %s)" % (name[0].upper() + name[1:], ", ".join(roles)),
+                      line_of(self.lines, missing[0]))
 
     def inputs(self, table, cls, layout):
         kinds = dict((spec.role, spec.kind) for spec in cls.inputs(layout))

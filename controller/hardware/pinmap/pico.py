@@ -43,8 +43,8 @@ def load_pico(path, machine=None):
     lines = key_lines(text)
     section = tomllib.loads(text).get("pico")
 
-    def fail(key, problem):
-        raise PinMapError("%s:%d: %s: %s" % (path, line_of(lines, key), key, problem))
+    def fail(key, problem, at=None):
+        raise PinMapError("%s:%d: %s: %s" % (path, line_of(lines, at or key), key, problem))
 
     if not isinstance(section, dict):
         fail("pico", "missing: a [pico] table with the GP number of every role, for the Pico firmware")
@@ -73,13 +73,15 @@ def load_pico(path, machine=None):
     for key in section:
         if key not in names and key not in RELEASE_TIMES:
             fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
+    missing = [role for role in names if role not in section]
+    if missing:                 # all at once: a map written by hand often lacks several
+        fail(", ".join("pico." + role for role in missing), "missing (%s)" % "; ".join(
+            "%s: its GP number%s" % (role, "" if names[role] == ("pin",) else ", { %s }" % ", ".join(
+                "%s = N" % name for name in names[role])) for role in missing), "pico." + missing[0])
     pins = {}
     used = {}
     for role, wanted in names.items():
         key = "pico." + role
-        if role not in section:
-            fail(key, "missing (its GP number%s)" % ("" if wanted == ("pin",) else ": { %s }" % ", ".join(
-                "%s = N" % name for name in wanted)))
         given = section[role]
         if wanted == ("pin",):
             given = {"pin": given}
