@@ -214,6 +214,26 @@ def test_a_store_keyed_by_id_alone_is_brought_up_to_date_keeping_its_games(tmp_p
     assert FleetStore(path).db.execute("select count(*) from games").fetchone() == (2,)
 
 
+def test_a_store_of_version_1_gains_the_exhibits_and_keeps_its_games(tmp_path):
+    path = str(tmp_path / "v1.sqlite")
+    old = sqlite3.connect(path)
+    old.executescript("create table games (exhibit text not null, id text not null, machine text not null, winner "
+                      "text not null, turns integer not null, duration_s integer, ended real not null, primary key "
+                      "(exhibit, id)); create table faults (exhibit text not null, id text not null, machine text not "
+                      "null, fault text not null, at real not null, primary key (exhibit, id)); pragma user_version = 1;")
+    old.execute("insert into games values ('hall-1', 'a', 'drnim', 'player', 6, 40, 1795435100.4)")
+    old.commit()
+    old.close()
+    store = FleetStore(path)
+    Fleet("v1", store, [].append).message("v1/hall-2/status", encode({"v": 1, "exhibit": "hall-2", "online": False,
+                                                                       "at": 1795435000.0, "machine": "nimatron"}),
+                                          retained=True)
+    store.commit()
+    assert store.db.execute("select exhibit, id from games").fetchall() == [("hall-1", "a")]
+    assert store.without_games(1795435200.0) == [("hall-2", "nimatron")]
+    store.close()
+
+
 def test_a_game_and_the_days_count_go_into_the_exhibits_queue_together(tmp_path):
     """One transaction: a kill (or a failure) between the two never leaves the day's count ahead of the
     queue (after 15 kill -9 it was 12 games ahead)."""

@@ -151,6 +151,32 @@ def test_fleet_stats_says_which_exhibit_had_the_faults(tmp_path, new_york):
     assert "Faults: hall-1: check 1, jam 1; hall-2: jam 1\n" in fleet_stats(db, "2025-03")
 
 
+def status(exhibit, machine, at):
+    return encode({"v": 1, "exhibit": exhibit, "online": True, "at": at, "machine": machine, "mode": "play",
+                   "fault": None, "version": "0.1.0", "uptime_s": 5, "last_game": None,
+                   "today": {"date": "2025-02-20", "games": 0, "machine_wins": 0}})
+
+
+def test_fleet_stats_names_an_exhibit_without_a_game(tmp_path, new_york):
+    """Found by a museum's manager: an exhibit broken all month was missing from `fleet stats`, where
+    a row of noughts is what tells a manager to send someone. An exhibit heard from before the period
+    is counted in it; one whose retained status was cleared (taken out of the fleet) no longer is."""
+    _, db = exhibit(tmp_path)
+    store = FleetStore(db)
+    fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))
+    fleet.message("m/hall-2/status", status("hall-2", "nimatron", local(2025, 2, 20)), retained=True)
+    fleet.message("m/hall-3/status", status("hall-3", "drnim", local(2025, 4, 20)), retained=True)
+    store.commit()
+    rows = [line.split() for line in fleet_stats(db, "2025-03").splitlines()[3:-1]]
+    assert rows == [["hall-1", "drnim", "4", "2", "2", "7.0", "80", "s"], ["hall-2", "nimatron", "0", "0", "0", "-", "-"],
+                    ["all", "4", "2", "2"]], rows
+    assert "No games in this period.\n" in fleet_stats(db, "2025-02-01")       # before hall-2 was heard
+    fleet.message("m/hall-2/status", b"")
+    store.commit()
+    store.close()
+    assert "hall-2" not in fleet_stats(db, "2025-03")
+
+
 def csv_rows(argv):
     out = io.StringIO()
     assert main(argv + ["--csv"], out=out) == 0

@@ -164,13 +164,15 @@ def print_stats(store, within, out, csv=False):
         write_csv(out, within, *store.records(within.start, within.end))
         return 0
     games, faults = store.summary(within.start, within.end)
+    quiet = store.without_games(within.start, within.end)
     out.write("Period: %s\n" % within.said())
-    if not games:
+    if not games and not quiet:
         out.write("No games in this period.\n")
     else:
-        rows = [[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins),
-                 "%.1f" % turns, "-" if seconds is None else "%d s" % seconds]
-                for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
+        rows = sorted([[printable(exhibit), printable(machine), str(count), str(machine_wins), str(player_wins),
+                        "%.1f" % turns, "-" if seconds is None else "%d s" % seconds]
+                       for exhibit, machine, count, machine_wins, player_wins, turns, seconds in games]
+                      + [[printable(exhibit), printable(machine), "0", "0", "0", "-", "-"] for exhibit, machine in quiet])
         total = sum(row[2] for row in games)
         rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)),
                      "", ""])

@@ -23,13 +23,15 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import BadMessage, decode
 
-# Version 1 of the store keys games and faults by (exhibit, id); version 0 (no user_version) by id alone.
-STORE_VERSION = 1
+# Version 2 of the store adds the exhibits heard from (so that `stats` names one without a game); version 1
+# keys games and faults by (exhibit, id); version 0 (no user_version) by id alone.
+STORE_VERSION = 2
 SCHEMA = """
 create table if not exists games (exhibit text not null, id text not null, machine text not null,
     winner text not null, turns integer not null, duration_s integer, ended real not null, primary key (exhibit, id));
 create table if not exists faults (exhibit text not null, id text not null, machine text not null,
     fault text not null, at real not null, primary key (exhibit, id));
+create table if not exists exhibits (exhibit text primary key, machine text not null, first_heard real not null);
 """
 # An exhibit whose status is older than this many of its heartbeats is shown as silent.
 SILENT_AFTER_BEATS = 3
@@ -54,12 +56,14 @@ class FleetStore:
         self.upgrade()
 
     def upgrade(self):
-        """The schema, created, or brought up from version 0 (games keyed by id alone) in one transaction."""
+        """The schema, created, or brought up from version 0 (games keyed by id alone) or 1 (no exhibits
+        table) in one transaction."""
         db = self.db
-        if db.execute("pragma user_version").fetchone()[0] >= STORE_VERSION:
+        version = db.execute("pragma user_version").fetchone()[0]
+        if version >= STORE_VERSION:
             return
-        old = [row[0] for row in db.execute("select name from sqlite_master where type = 'table' and name in "
-                                            "('games', 'faults')")]
+        old = [] if version else [row[0] for row in db.execute(
+            "select name from sqlite_master where type = 'table' and name in ('games', 'faults')")]
         db.execute("begin")
         try:
             for table in old:
@@ -94,6 +98,24 @@ class FleetStore:
                                  (payload["exhibit"], payload["id"], payload["machine"], payload["fault"],
                                   payload["at"]))
         return cursor.rowcount == 1
+
+    def exhibit(self, name, machine, heard):
+        """An exhibit heard from: kept with the time it was first heard (written only when it is new or
+        its machine changed, not at each heartbeat)."""
+        self.db.execute("insert into exhibits (exhibit, machine, first_heard) values (?, ?, ?) on conflict (exhibit) "
+                        "do update set machine = excluded.machine where machine != excluded.machine",
+                        (name, machine, heard))
+
+    def forget(self, name):
+        """An exhibit whose retained status was cleared: taken out of the fleet."""
+        self.db.execute("delete from exhibits where exhibit = ?", (name,))
+
+    def without_games(self, since, until=float("inf")):
+        """(exhibit, machine) of each exhibit heard from before `until` that kept no game from `since` to
+        `until`: a broken or closed exhibit, which a report should name."""
+        return self.db.execute(
+            "select exhibit, machine from exhibits where first_heard < ? and exhibit not in "
+            "(select exhibit from games where ended >= ? and ended < ?) order by exhibit", (until, since, until)).fetchall()
 
     def commit(self):
         """Write what came since the last commit: one transaction for a batch of messages, not one each."""
@@ -139,7 +161,9 @@ class Fleet:
 
     def message(self, name, raw, retained=False):
         if not raw and name.endswith("/status"):
-            self.exhibits.pop(name[len(self.prefix) + 1:-len("/status")], None)
+            gone = name[len(self.prefix) + 1:-len("/status")]
+            self.exhibits.pop(gone, None)
+            self.store.forget(gone)
             return
         try:
             exhibit, kind, payload = decode(self.prefix, name, raw)
@@ -161,6 +185,8 @@ class Fleet:
                 # the last will says only "offline": what was known of the day stays
                 payload = dict(self.exhibits.get(exhibit, {}), **payload)
             self.exhibits[exhibit] = payload
+            if isinstance(payload.get("machine"), str):
+                self.store.exhibit(exhibit, payload["machine"], payload.get("heard", self.clock()))
             return
         when = payload["ended" if kind == "game" else "at"]
         if when > self.clock() + AHEAD_S:
