@@ -1,5 +1,9 @@
 """The faults a real Pico's MicroPython has and our fake `machine` module hid,
-each shown on the official MicroPython on an emulated RP2040 (tests/pico_rig.py)."""
+each shown on the official MicroPython on an emulated RP2040 (tests/pico_rig.py).
+
+Each boots an emulated chip, seconds of a CPU: `make test` runs the one a fake hid longest (the
+sensor deaf past the ticks wrap) and two power cuts, `make firmware-test` (which CI runs after it)
+every one, as it runs every scenario."""
 
 import threading
 
@@ -41,6 +45,7 @@ def test_marbles_count_on_both_sides_of_the_ticks_wrap_and_the_led_blinks_slowly
     assert blinking(drnim, 0) == 1000
 
 
+@pytest.mark.firmware_test
 def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
     release = [line[2][0] for line in drnim.bench.config.OUTPUTS if line[0] == "release"][0]
     assert drnim.script("machine drnim\n") == []
@@ -62,6 +67,7 @@ def test_the_release_shuts_on_time_while_the_host_reads_nothing(drnim):
     assert len(dropped) == 1 and dropped[0]["text"].endswith("lines dropped: the host read nothing for a while")
 
 
+@pytest.mark.firmware_test
 def test_a_new_game_the_wiring_cannot_play_is_refused_and_nothing_of_it_saved(nimatron):
     """A Nimatron wired for 4 rows asked for 5: one error line, and the flash still
     holds a game the board can play, so the next power-up plays (no crash loop)."""
@@ -75,6 +81,7 @@ def test_a_new_game_the_wiring_cannot_play_is_refused_and_nothing_of_it_saved(ni
     assert nimatron.script("machine nimatron openings=1,3,5,7\npress row4\nexpect rows 1,3,5,6\n") == []
 
 
+@pytest.mark.firmware_test
 def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(drnim):
     """Three resets in a row soon after the start (here a firmware stopped at its
     console, which its watchdog resets): the fourth start holds, the LED blinking
@@ -98,6 +105,7 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
 
 
+@pytest.mark.firmware_test
 def test_a_held_board_starts_afresh_when_staff_hold_new_game_down(drnim):
     """A board held after resets in a row waited for a host's new_game line alone, and a power cut did not
     end it (it counts only the resets the board made itself): a museum without a computer at hand had a
@@ -163,6 +171,7 @@ def new_game_or_power_cut(board, settings, ident):
         board.link.restarting = False
 
 
+@pytest.mark.firmware_test
 def test_the_host_s_line_reaches_the_board_when_sent_however_late_the_port_passes_it_on(drnim):
     """A busy machine's pseudo-terminal passes the host's bytes on a moment late: the
     board's time waits for them, so a script plays the same on a busy machine (here half
