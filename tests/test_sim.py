@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from conftest import ROOT
+from controller.cli import main
 from controller.sim.engine import Simulation
 from controller.sim.script import run_script
 
@@ -65,12 +66,13 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
     ("game drnim marbles=-3\n", "line 1: marbles is '-3': it must be a whole number from 1 to 999"),
     ("game drnim marbles=0\n", "line 1: marbles is 0: it must be from 1 to 999"),
 ])
-def test_a_malformed_script_exits_2_naming_the_line(tmp_path, text, words):
+def test_a_malformed_script_exits_2_naming_the_line(tmp_path, capsys, text, words):
+    """In the test's process (the command's own exit status is the tests above and below)."""
     script = tmp_path / "bad.sim"
     script.write_text(text)
-    result = simulate("--script", str(script))
-    assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and words in result.stderr and str(script) in result.stderr
+    assert main(["--simulate", "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and str(script) in err
 
 
 def test_a_script_may_start_with_a_byte_order_mark_and_wait_in_minutes_and_hours(tmp_path):
