@@ -362,6 +362,23 @@ def test_a_fault_before_the_board_names_its_machine_is_counted(watching, port, t
     assert summary(str(tmp_path / "stats.sqlite"))["faults"] == {"link": 1}
 
 
+def test_a_boards_fault_or_game_of_the_wrong_shape_costs_no_other_record(watching, port, tmp_path):
+    """A board's fault without a kind, or a game won by a table, from a firmware of another version or noise
+    that still reads as a line, reached the statistics, which refused it, and the games and faults written
+    with it were lost, and the statistics said they could not be written. Only the well-formed are kept, the
+    kind cut to 64 characters (as the fleet keeps it)."""
+    from controller.service.stats import summary
+    opened(watching)
+    port.write('{"at":5,"kind":"fault","text":"no kind"}\n{"at":6,"fault":{"a":1},"kind":"fault"}\n'
+               '{"kind":"game_over","machine":["x"],"winner":{"b":2}}\n{"at":7,"fault":"%s","kind":"fault"}\n'
+               '{"kind":"game_over","machine":"nimatron","winner":"player"}\n' % ("j" * 300))
+    watching.until("player")
+    assert watching.stats.flush()
+    assert watching.stats.problem is None and watching.said == []
+    kept = summary(str(tmp_path / "stats.sqlite"))
+    assert kept["faults"] == {"j" * 64: 1} and kept["games"] == 1, kept
+
+
 class Board:
     """The lines an emulated board sent, handed to the monitor one at a time as a port would."""
 

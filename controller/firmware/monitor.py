@@ -33,6 +33,9 @@ from controller.firmware.link import describe_hello
 from controller.telemetry.live import LiveGame, animation
 from controller.telemetry.payloads import SIDES
 
+# The longest fault kind the statistics keep of a board's fault (a board's are single words; the fleet keeps
+# as many characters of a text).
+FAULT_KEPT = 64
 # A state request not answered within this many seconds (its reply lost to noise on the line) may be sent again.
 ASK_AGAIN_S = 30
 # How a board started, as its hello says; the fault line that comes next says why a board holds.
@@ -171,10 +174,13 @@ class Monitor:
         self.follow(message)
         if self.stats is None:
             return
-        if kind == "game_over":
-            self.stats.game(message.get("machine") or self.machine, message.get("winner"))
-        elif kind == "fault":
-            self.stats.fault(self.machine, message.get("fault"))
+        # what the statistics take: a line of another shape (another firmware's, noise that reads as a
+        # line) would be refused by them, with every record written beside it
+        if kind == "game_over" and message.get("winner") in SIDES:
+            machine = message.get("machine")
+            self.stats.game(machine if isinstance(machine, str) else self.machine, message["winner"])
+        elif kind == "fault" and isinstance(message.get("fault"), str):
+            self.stats.fault(self.machine, message["fault"][:FAULT_KEPT])
 
     def publish(self, message):
         """What the fleet sees of the board: its status, its games (won by one side) and its faults."""
