@@ -123,6 +123,24 @@ def test_a_dr_nim_save_of_format_2_resumes_with_its_equalizer_switch_where_new_g
     assert rig.machine.taken == data["state"]["taken"] and rig.machine.switches() == {"equalizer_switch": True}
 
 
+def test_a_game_goes_on_when_staff_change_only_a_time(tmp_path):
+    """Found by a museum technician: idle_ms raised and the service restarted mid-game, and the visitor's
+    game was gone ('the saved game was for other settings'). A time (the pace, a wait, the attract's) takes
+    its new value with the game going on; a setting of the game itself still begins a new one."""
+    data = played_save(DrNim, DRNIM_EVENTS)
+
+    def started(folder, **settings):
+        (folder / "state").mkdir(parents=True)
+        (folder / "state" / "game.json").write_text(json.dumps(data))
+        return Rig(folder, "drnim", **settings)
+    rig = started(tmp_path / "times", idle_ms=300000, pace_ms=1200)
+    assert rig.machine.taken == data["state"]["taken"] > 0 and rig.machine.fault is None
+    assert (rig.machine.config["idle_ms"], rig.machine.config["pace_ms"]) == (300000, 1200)
+    assert any("resuming the saved drnim game" in line for line in rig.log), rig.log
+    rig = started(tmp_path / "rule", marbles=13)
+    assert rig.machine.taken == 0 and any("the saved game was for other settings" in line for line in rig.log), rig.log
+
+
 def test_a_save_for_the_other_machine_starts_a_new_game(tmp_path):
     rig = start_with(tmp_path, "nimatron", json.dumps(played_save(DrNim, DRNIM_EVENTS)))
     assert rig.machine.fault is None and aside(tmp_path) == []

@@ -93,7 +93,7 @@ def resume(cls, settings, data, problem=None, keep_settings=False):
     (machine, how, note). `data` is the saved game read back (None: no save),
     `problem` why it could not be read. how is "saved" (resumed), "new" (no
     save, one for the other machine, or, unless `keep_settings`, one made with
-    other settings; `note` says which) or "check" (the save cannot be trusted:
+    other settings than times; `note` says which) or "check" (the save cannot be trusted:
     a new game held in fault "check" until staff press New game; `note` says
     why)."""
     if data is None and problem is None:
@@ -109,12 +109,23 @@ def resume(cls, settings, data, problem=None, keep_settings=False):
             if keep_settings:
                 return machine, "saved", None
             fresh = cls(settings)
-            if machine.config == fresh.config:
+            if same_game(machine.config, fresh.config):
+                machine.config = fresh.config
                 return machine, "saved", None
             return fresh, "new", "the saved game was for other settings"
     machine = cls(settings)
     machine.hold_for_check()
     return machine, "check", problem
+
+
+def same_game(saved, given):
+    """Whether a saved game goes on under the settings `given`: the same but for the times (`*_ms`:
+    the pace, the waits, the attract's), which staff may change mid-game; the next of each takes
+    the new time."""
+    for key in given:
+        if saved.get(key) != given[key] and not key.endswith("_ms"):
+            return False
+    return True
 
 
 def restore(cls, data):
