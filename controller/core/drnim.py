@@ -28,7 +28,8 @@ Policies where machines.md leaves a choice open:
   never takes more than 3; a marble dropped after the hand-over but before
   the trigger starts Dr. Nim's turn, as it would on the original.
 - Presses while the player's marble is still falling are queued, up to the
-  3-marble limit; a 4th press is refused (`lenient` lifts the limit).
+  3-marble limit; a 4th press is refused, and so is a hand-over before a
+  marble (`lenient` lifts both, as the original trusted the player).
 - The trigger is ignored while Dr. Nim's marbles run; moving the turn switch
   back before the trigger cancels the hand-over; moving it during the run is
   ignored.
@@ -291,7 +292,7 @@ class DrNim(Exhibit):
             self.tell(out, "wait_marble", "refuse")
         elif s["taken"] == 0 and self.config["first"] == "player":
             self.tell(out, "you_first", "refuse")
-        elif s["taken"] and s["turn_taken"] == 0:
+        elif s["taken"] and s["turn_taken"] == 0 and not self.config["lenient"]:
             self.tell(out, "take_first", "refuse")
         else:
             s["turn"] = MACHINE
