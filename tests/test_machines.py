@@ -173,3 +173,27 @@ def test_the_longest_game_saves_in_the_512_bytes_littlefs_keeps_in_its_directory
     machine.state["turns"] = turns
     saved = machine.to_save()
     assert len(json.dumps(saved, separators=(",", ":"))) <= 512
+
+
+def test_the_working_says_what_a_mis_set_dr_nim_drops_while_its_turn_runs():
+    """R19: a mis-set machine plays mechanically, and the working follows its
+    marbles, not the theory: 13 marbles set as for 12 leave Dr. Nim losing
+    (q = 0) with flip-flops that drop 3. The working said 3 before the
+    trigger, then 'this turn Dr. Nim takes 1' while it took 3."""
+    def working():
+        return dict((line[1], line[2]) for line in machine.explain())
+
+    machine = DrNim({"marbles": 13, "flip_flops": "LRR", "equalizer": False})
+    machine.handle(("switch", "turn", "machine"), 10)
+    assert working()["w_handed"] == {"take": 3}
+    machine.handle(("press", "trigger"), 20)
+    now, running = 320, []
+    while machine.running:
+        running.append(working()["w_this_turn"]["take"])
+        machine.handle(("marble",), now)
+        if machine.running:
+            now = machine.next_deadline()
+            machine.handle(("tick",), now)
+        now += 300
+    assert machine.rail == 10
+    assert running == [3, 3, 3]

@@ -20,8 +20,9 @@ def takes_by_theory(q, armed):
 
 
 def marbles_planned(machine):
-    """What Dr. Nim's marble logic drops from here, run through the model of
-    the flip-flops: exact for decide = historic, whatever the setting."""
+    """What Dr. Nim's marble logic drops from here (from the next marble to
+    fall, in a turn under way), run through the model of the flip-flops:
+    exact for decide = historic, whatever the setting."""
     flip_flops, armed = machine.flip_flops, machine.equalizer_armed
     for taken in range(1, machine.rail + 1):
         flip_flops, armed, carry_on = route(flip_flops, armed, True)
@@ -51,7 +52,7 @@ def explain_drnim(machine):
     else:
         lines.append(("note", "w_strategy", {"opponent": machine.config["opponent"]}))
     if machine.running:
-        take = min(takes_by_theory(q, machine.equalizer_armed), n) if historic else machine.planned
+        take = machine.turn_taken + marbles_planned(machine) if historic else machine.planned
         lines.append(("head", "w_this_turn", {"take": take, "taken": machine.turn_taken}))
     elif machine.mode == "play" and historic and not machine.fault:
         handed = machine.turn == MACHINE
