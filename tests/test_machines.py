@@ -197,3 +197,11 @@ def test_the_working_says_what_a_mis_set_dr_nim_drops_while_its_turn_runs():
         now += 300
     assert machine.rail == 10
     assert running == [3, 3, 3]
+
+
+def test_the_working_blames_the_equalizer_only_when_it_is_armed():
+    """A mis-set machine (R19) with the equalizer off takes 1 where the theory
+    says 2: the working said 'the equalizer's misplay' under a spent equalizer."""
+    forecast = DrNim({"flip_flops": "LLL", "equalizer": False}).explain()[-1]
+    assert forecast == ("head", "w_if_handed", {"take": 1})
+    assert DrNim({"equalizer": True}).explain()[-1] == ("head", "w_if_handed_misplay", {"take": 1})

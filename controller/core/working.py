@@ -57,7 +57,7 @@ def explain_drnim(machine):
     elif machine.mode == "play" and historic and not machine.fault:
         handed = machine.turn == MACHINE
         take = marbles_planned(machine)
-        misplay = take != takes_by_theory(q, False) and q in (2, 3)
+        misplay = machine.equalizer_armed and take != takes_by_theory(q, False) and q in (2, 3)
         lines.append(("head", ("w_handed" if handed else "w_if_handed") + ("_misplay" if misplay else ""),
                       {"take": take}))
     last = None
