@@ -148,6 +148,13 @@ def announced(page):
     return page.evaluate("nim.announced")
 
 
+def scroll_and_tab_stop(page):
+    """Whether what the machine said scrolls, and whether it is a tab stop (a short list was one too: found
+    in the classroom walkthrough, a keyboard stopped on it for nothing)."""
+    return page.evaluate("(list => [list.scrollHeight > list.clientHeight, list.tabIndex === 0])"
+                         "(document.getElementById('messages'))")
+
+
 @needs_browser
 def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_focus(browser):
     """Tab to the trigger, Enter to drop a marble, m for the turn switch: the live region says each marble the
@@ -155,6 +162,7 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false&first=player",
                      reduced_motion="no-preference")        # as most visitors see it: the marbles fall
+    assert scroll_and_tab_stop(page) == [False, False]       # "Nothing yet.": no tab stop on it
     while page.evaluate("document.activeElement.id") != "control-trigger":
         page.keyboard.press("Tab")
     english = language("en")
@@ -188,6 +196,10 @@ def test_a_whole_dr_nim_game_by_keyboard_alone_is_told_in_words_and_keeps_the_fo
     assert [line for line in announced(page) if not line.startswith("New game")] == said
     assert page.get_attribute("#said", "aria-live") == "polite" and page.get_attribute("#said", "role") == "status"
     assert page.evaluate("document.activeElement.id") == "control-trigger"
+    for _ in range(16):                  # a morning of games: more than the list shows at once
+        page.keyboard.press("n")
+    page.wait_for_function("document.getElementById('messages').children.length === 17")
+    assert scroll_and_tab_stop(page) == [True, True]            # it scrolls, and a keyboard reaches it
 
 
 @needs_browser

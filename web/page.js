@@ -250,6 +250,16 @@ function element(tag, attrs, parent, text) {
   return node;
 }
 
+// A list that scrolls is a tab stop, so that a keyboard can scroll it (WCAG 2.1.1); a short one is not, or each
+// Tab would stop on a list with nothing more to show. Checked as each list is drawn, and as its box changes (the
+// window, the zoom, a panel shown).
+function tabStopIfScrolls(list) {
+  if (list.scrollHeight > list.clientHeight) list.tabIndex = 0;
+  else list.removeAttribute("tabindex");
+}
+const scrolling = new ResizeObserver((entries) => entries.forEach((entry) => tabStopIfScrolls(entry.target)));
+for (const id of ["messages", "log"]) scrolling.observe($(id));
+
 // --- talking to the machine ----------------------------------------------------
 function answer(reply) {
   if (reply.view) {
@@ -402,6 +412,7 @@ function drawMessages() {
     if (typeof extra === "string") element("li", { class: extra }, list, what);
     else element("li", {}, list, message(what, extra));
   }
+  tabStopIfScrolls(list);
 }
 
 // The live region (polite): what this answer brought, in words, once. A text like the last one
@@ -1078,6 +1089,7 @@ function logLine(text) {
   const list = $("log");
   list.insertBefore(element("li", {}, null, line), list.firstChild);
   while (list.children.length > LOG_KEPT) list.removeChild(list.lastChild);
+  tabStopIfScrolls(list);
 }
 
 function drawLink() {
