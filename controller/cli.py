@@ -468,7 +468,8 @@ def run_stats(args, out):
             from controller.service.stats import records, write_csv
             games, faults = records(path, within)
             exhibit = config.telemetry["client_id"]
-            write_csv(out, within, [(exhibit, machine, ended, winner, None) for machine, ended, winner in games],
+            write_csv(out, within, [(exhibit, machine, ended, winner, seconds)
+                                    for machine, ended, winner, seconds in games],
                       [(exhibit, machine, at) for machine, at in faults], [(exhibit, config.machine_name)])
             return 0
         summary = read_summary(path, within)
@@ -488,6 +489,8 @@ def run_stats(args, out):
             out.write("  %s %s  %d\n" % (day, WEEKDAYS[datetime.date.fromisoformat(day).weekday()], count))
         out.write("Games per weekday: %s\n" % ", ".join("%s %d" % (name, summary["games_per_weekday"][name])
                                                         for name in WEEKDAYS))
+        if summary["mean_length_s"] is not None:
+            out.write("Length of a game (mean, from its first move): %d s\n" % summary["mean_length_s"])
     out.write("Wins: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["wins"].items())) or "none"))
     out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
     out.write("Jams: %d\n" % summary["jams"])

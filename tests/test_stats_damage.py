@@ -20,7 +20,8 @@ def statistics_with_games(path, games=5000):
     db = sqlite3.connect(str(path))
     db.executescript(SCHEMA)
     with db:
-        db.executemany("insert into games values (?, 'drnim', 'machine')", [(1.7e9 + i,) for i in range(games)])
+        db.executemany("insert into games (ended, machine, winner) values (?, 'drnim', 'machine')",
+                       [(1.7e9 + i,) for i in range(games)])
     db.close()
 
 

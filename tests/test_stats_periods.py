@@ -12,7 +12,7 @@ from controller.cli import main
 from controller.service.stats import Statistics
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.payloads import encode
-from service_rig import write_config
+from service_rig import Rig, write_config
 
 
 @pytest.fixture
@@ -211,3 +211,33 @@ def test_a_strangers_exhibit_name_is_no_formula_in_the_spreadsheet(tmp_path, new
     store.close()
     rows = csv_rows(["fleet", "stats", "--offline", "--db", str(tmp_path / "fleet.sqlite"), "--period", "2025-03-01"])
     assert rows[1][2] == "'=HYPERLINK(1)"
+
+
+def test_the_exhibits_own_statistics_give_the_length_of_a_game(tmp_path):
+    """Found by a museum's manager: only the fleet knew how long a game lasted, so an exhibit without
+    telemetry had no length at all, and its spreadsheet's column was empty. A file from before is read as
+    it is, and brought up to date by the service."""
+    import sqlite3
+    (tmp_path / "state").mkdir()
+    old = sqlite3.connect(str(tmp_path / "state" / "stats.sqlite"))
+    old.executescript("create table games (ended real not null, machine text not null, winner text not null);"
+                      "create table faults (at real not null, machine text not null, kind text not null);")
+    old.execute("insert into games values (?, 'drnim', 'machine')", (time.time() - 60,))
+    old.commit()
+    old.close()
+    config = str(write_config(tmp_path))
+    assert "Games: 1 " in stats(config, "7d") and "Length of a game" not in stats(config, "7d")
+    rig = Rig(tmp_path)                       # no telemetry
+    rig.take(1)
+    started = rig.clock.now
+    while rig.machine.state["mode"] == "play":
+        rig.hand_over()
+        if rig.machine.state["mode"] == "play":
+            rig.take(1)
+    lasted = (rig.clock.now - started) // 1000
+    assert rig.service.stats.flush() and lasted > 5
+    assert "Games: 2 " in stats(config, "7d")
+    assert "Length of a game (mean, from its first move): %d s\n" % lasted in stats(config, "7d")
+    rows = csv_rows(["stats", "--config", config, "--period", "7d"])[1:]
+    assert sum(int(row[4]) for row in rows) == 2, rows
+    assert [row[8] for row in rows if row[0] == datetime.date.today().isoformat()] == [str(lasted)], rows

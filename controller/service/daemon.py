@@ -405,9 +405,9 @@ class Service:
         machine = self.machine
         name = self.config.machine_name
         if mode == "play" and machine.mode == "over":
-            self.stats.game(name, machine.winner)
+            lasted = None if self.first_move_at in (None, RESTORED) else (self.clock() - self.first_move_at) // 1000
+            self.stats.game(name, machine.winner, lasted)
             if self.telemetry:
-                lasted = None if self.first_move_at in (None, RESTORED) else (self.clock() - self.first_move_at) // 1000
                 self.telemetry.game(machine.winner, len(machine.turns), lasted, self.config.machine)
         if not machine.turns:
             self.first_move_at = None

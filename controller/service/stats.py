@@ -24,7 +24,7 @@ from controller.core.values import is_whole, quoted
 from controller.service.store import untaken
 
 SCHEMA = """
-create table if not exists games (ended real not null, machine text not null, winner text not null);
+create table if not exists games (ended real not null, machine text not null, winner text not null, duration_s integer);
 create table if not exists faults (at real not null, machine text not null, kind text not null);
 """
 # What the log says while the statistics cannot be written: the game never waits for them.
@@ -44,8 +44,11 @@ class Statistics:
         self.thread.start()
 
     # --- what the service calls: never blocks ------------------------------------
-    def game(self, machine, winner):
-        self.queue.put(("insert into games values (?, ?, ?)", (self.clock(), machine, winner)))
+    def game(self, machine, winner, duration_s=None):
+        """A game ended: who won, and how long it lasted from its first move (None: not known, as for a
+        game resumed after a restart)."""
+        self.queue.put(("insert into games (ended, machine, winner, duration_s) values (?, ?, ?, ?)",
+                        (self.clock(), machine, winner, duration_s)))
 
     def fault(self, machine, kind):
         self.queue.put(("insert into faults values (?, ?, ?)", (self.clock(), machine, kind)))
@@ -124,6 +127,8 @@ class Statistics:
         db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S)
         try:
             db.executescript(SCHEMA)
+            if not lengths(db):        # statistics from before games had a length
+                db.execute("alter table games add column duration_s integer")
             check_pages(db)
         except sqlite3.Error:
             db.close()
@@ -301,12 +306,19 @@ def cell(text):
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
+def lengths(db):
+    """Whether the games have a length (`duration_s`): a file from before they had one is read as it is
+    (`controller stats` reads without changing it) until the service brings it up to date."""
+    return any(row[1] == "duration_s" for row in db.execute("pragma table_info(games)"))
+
+
 def records(path, within):
-    """The games (ended, winner) and faults (at) of a statistics database `within` a Period, read only."""
+    """The games (machine, ended, winner, seconds or None) and faults (machine, at) of a statistics database
+    `within` a Period, read only."""
     db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
     try:
-        games = db.execute("select machine, ended, winner from games where ended >= ? and ended < ? order by ended",
-                           (within.start, within.end)).fetchall()
+        games = db.execute("select machine, ended, winner, %s from games where ended >= ? and ended < ? order by "
+                           "ended" % ("duration_s" if lengths(db) else "null"), (within.start, within.end)).fetchall()
         faults = db.execute("select machine, at from faults where at >= ? and at < ?",
                             (within.start, within.end)).fetchall()
     finally:
@@ -321,14 +333,15 @@ def summary(path, within=None):
     db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
     try:
-        games = db.execute("select ended, winner from games where ended >= ? and ended < ? order by ended",
-                           (start, end)).fetchall()
+        games = db.execute("select ended, winner, %s from games where ended >= ? and ended < ? order by ended"
+                           % ("duration_s" if lengths(db) else "null"), (start, end)).fetchall()
         faults = db.execute("select kind, count(*) from faults where at >= ? and at < ? group by kind order by kind",
                             (start, end)).fetchall()
     finally:
         db.close()
     per_day, per_weekday, wins = {}, dict.fromkeys(WEEKDAYS, 0), {}
-    for ended, winner in games:
+    timed = [seconds for _, _, seconds in games if seconds is not None]
+    for ended, winner, _ in games:
         day = datetime.date.fromtimestamp(ended)
         per_day[day] = per_day.get(day, 0) + 1
         per_weekday[WEEKDAYS[day.weekday()]] += 1
@@ -336,4 +349,5 @@ def summary(path, within=None):
     if within:
         per_day = dict((day, per_day.get(day, 0)) for day in within.days())
     return {"games": len(games), "games_per_day": [(day.isoformat(), count) for day, count in sorted(per_day.items())],
-            "games_per_weekday": per_weekday, "wins": wins, "faults": dict(faults), "jams": dict(faults).get("jam", 0)}
+            "games_per_weekday": per_weekday, "wins": wins, "faults": dict(faults), "jams": dict(faults).get("jam", 0),
+            "mean_length_s": round(sum(timed) / len(timed)) if timed else None}
