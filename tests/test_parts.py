@@ -55,6 +55,7 @@ def test_each_part_renders_as_one_closed_solid_inside_its_stated_box(part, rende
     assert mesh.bodies() == 1, f"{part}: {mesh.bodies()} separate bodies"
     assert mesh.volume() > 0
     assert mesh.steep_overhangs() == 0, f"{part}: faces that would need supports in the stated orientation"
+    assert mesh.cantilevers() == 0, f"{part}: a flat overhang held on one side only would need supports"
     extent = mesh.extent()
     for side, stated in zip(extent, part.box):
         # the header is the part's real size to the millimetre, not just an upper limit
@@ -124,7 +125,7 @@ def test_a_parameter_the_parts_cannot_take_is_refused_in_one_line(name, define, 
 
 
 @needs_openscad
-def test_the_checks_catch_two_bodies_an_open_surface_and_an_overhang(tmp_path):
+def test_the_checks_catch_two_bodies_an_open_surface_an_overhang_and_a_shelf(tmp_path):
     source = tmp_path / "two.scad"
     source.write_text("cube(10); translate([20, 0, 0]) cube(10);\n")
     assert render(OPENSCAD, source, tmp_path / "two.stl").bodies() == 2
@@ -134,6 +135,10 @@ def test_the_checks_catch_two_bodies_an_open_surface_and_an_overhang(tmp_path):
     (tmp_path / "hanging.scad").write_text("cube(10); translate([5, 5, 9]) cylinder(d1 = 2, d2 = 20, h = 5);\n")
     assert render(OPENSCAD, tmp_path / "hanging.scad", tmp_path / "hanging.stl").steep_overhangs() > 0
     assert cube.steep_overhangs() == 0
+    (tmp_path / "shelf.scad").write_text("cube(10); translate([0, 0, 10]) cube([30, 10, 2]);\n")
+    assert render(OPENSCAD, tmp_path / "shelf.scad", tmp_path / "shelf.stl").cantilevers() > 0
+    (tmp_path / "bridge.scad").write_text("cube(10); translate([20, 0, 0]) cube(10); translate([0, 0, 10]) cube([30, 10, 2]);\n")
+    assert render(OPENSCAD, tmp_path / "bridge.scad", tmp_path / "bridge.stl").cantilevers() == 0
 
 
 @needs_openscad

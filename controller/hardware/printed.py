@@ -21,6 +21,7 @@ from pathlib import Path
 from controller import shipped
 
 BED = (220, 220, 250)   # a common FDM printer's build volume, mm
+SHELF_MM = 5            # a flat overhang held on one side prints without supports this far out
 HEADER = re.compile(r"^// (print|bounding box|count|mates with): (.*)$", re.MULTILINE)
 BOX = re.compile(r"^(\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) mm$")
 
@@ -135,6 +136,62 @@ class Mesh:
             if length and min(a[2], b[2], c[2]) > bed + 0.01 and -0.999 < normal[2] / length < -0.75:
                 steep += 1
         return steep
+
+    def cantilevers(self):
+        """Flat ceilings off the bed that are neither bridges nor short shelves: under a bridge
+        the printer finds the part's own plastic on both sides along x or along y, at the
+        height just below it, and spans the gap; a shelf with plastic on one side only is
+        laid out from that wall, and prints without supports only within SHELF_MM of it.
+        The count of ceiling triangles (by a point inside each) that need supports."""
+        triangles = [tuple(tuple(map(float, corner)) for corner in triangle) for triangle in self.triangles]
+        bed = min(corner[2] for triangle in triangles for corner in triangle)
+        hanging = 0
+        for a, b, c in triangles:
+            u = [b[i] - a[i] for i in range(3)]
+            v = [c[i] - a[i] for i in range(3)]
+            normal = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+            length = sum(n * n for n in normal) ** 0.5
+            if not length or normal[2] / length > -0.999 or a[2] <= bed + 0.01:
+                continue
+            # a point inside the triangle, and the height a little under it (off the round
+            # numbers a corner or an edge sits on, so that a ray meets faces, not edges)
+            point = [(a[i] + b[i] + c[i]) / 3 + 0.0123 * (i + 1) * 0.1 for i in range(2)]
+            height = a[2] - 0.0517
+            sides = [self._solid_either_side(triangles, point, height, axis) for axis in (0, 1)]
+            walls = [gap for side in sides for gap in side if gap is not None]
+            bridged = any(None not in side for side in sides)
+            if not bridged and not (walls and min(walls) <= SHELF_MM):
+                hanging += 1
+        return hanging
+
+    @staticmethod
+    def _solid_either_side(triangles, point, height, axis):
+        """How far the nearest plastic is from `point` along `axis` at `height`, on the near
+        side and on the far side (None for no plastic on that side): where the line along that
+        axis crosses the surface (the point itself is in the air under a ceiling)."""
+        across = 1 - axis
+        crossings = []
+        for triangle in triangles:
+            zs = [corner[2] for corner in triangle]
+            if min(zs) > height or max(zs) < height:
+                continue
+            # the triangle's edge-crossings of the plane z = height give a segment; where it
+            # meets the line (across = point[across]) is the crossing
+            ends = []
+            for p, q in ((triangle[0], triangle[1]), (triangle[1], triangle[2]), (triangle[2], triangle[0])):
+                if (p[2] - height) * (q[2] - height) < 0:
+                    t = (height - p[2]) / (q[2] - p[2])
+                    ends.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+            if len(ends) != 2:
+                continue
+            (x0, y0), (x1, y1) = ends
+            s0, s1 = (x0, y0)[across] - point[across], (x1, y1)[across] - point[across]
+            if s0 * s1 < 0:
+                t = s0 / (s0 - s1)
+                crossings.append((x0, y0)[axis] + t * ((x1, y1)[axis] - (x0, y0)[axis]))
+        near = [point[axis] - at for at in crossings if at < point[axis]]
+        far = [at - point[axis] for at in crossings if at >= point[axis]]
+        return (min(near) if near else None), (min(far) if far else None)
 
     def extent(self):
         """The size of the bounding box: x, y, z in mm."""

@@ -5,7 +5,9 @@
 // the marble breaks the beam on its way to the tray. The two halves of the IR pair (the
 // pin map's sensor) slide into their pockets from the ends, LEDs facing the bore through
 // the slots, wires out at the ends (a drop of hot glue holds each). Two screws through the
-// tab at the back, below the body, hold it to the backboard.
+// tab at the back, below the body, hold it to the backboard; the body reaches down to the
+// tab's foot (it would hang over nothing there, printed upright), with a tunnel in front of
+// each screw for its head and the screwdriver.
 // print: standing upright, funnel upwards; no supports
 // bounding box: 55.0 x 25.4 x 35.4 mm
 // count: 1
@@ -18,9 +20,9 @@ module beam_holder() {
     difference() {
         union() {
             cube([beam_length, beam_depth, beam_height]);
-            translate([0, 0, -beam_tab]) cube([beam_length, beam_back, beam_tab + 0.01]);
+            translate([0, 0, -beam_tab]) cube([beam_length, beam_depth, beam_tab + 0.01]);
         }
-        translate([centre[0], centre[1], -1]) cylinder(d = beam_bore, h = beam_height + 2);
+        translate([centre[0], centre[1], -beam_tab - 1]) cylinder(d = beam_bore, h = beam_tab + beam_height + 2);
         // the funnel: long along the rail, as wide as the bore across it
         translate([centre[0], centre[1], beam_height - beam_funnel])
             hull() {
@@ -36,8 +38,10 @@ module beam_holder() {
             translate([centre[0] + side * (beam_bore / 2 + wall / 2) - wall, centre[1] - 2, wall + beam_pocket[2] / 2 - 2])
                 cube([2 * wall, 4, 4]);
         }
-        for (screw = beam_screws)
+        for (screw = beam_screws) {
             translate(screw) teardrop_y(screw_hole, beam_back + 2);
+            translate([screw[0], (beam_back + beam_depth + 1) / 2, screw[2]]) teardrop_y(beam_tunnel, beam_depth - beam_back + 1);
+        }
     }
 }
 

@@ -95,6 +95,7 @@ beam_height = beam_pocket[2] + 2 * wall + beam_funnel;
 beam_depth = path_from_board + beam_bore / 2 + wall;
 beam_back = 4;                        // the back plate, and the tab below the body
 beam_tab = 12;                        // how far the tab reaches below the body
+beam_tunnel = 8;                      // the tunnel to each screw's head, through the body under the funnel
 beam_screws = [for (side = [-1, 1]) [beam_length / 2 + side * (beam_length / 2 - 8), beam_back / 2, -beam_tab / 2]];
 
 // The tray (tray.scad): inside, the walls' height, the hood's depth
