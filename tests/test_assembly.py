@@ -127,6 +127,18 @@ def test_a_holder_moved_along_the_rail_misses_the_marble(checked):
 
 
 @needs_openscad
+@pytest.mark.parametrize("define, part, path", [
+    ("beam_bore=15", "beam_holder", "marble-drop"),       # the bore under the funnel, narrower than a marble
+    ("channel=15", "rail_lower", "marble-rail"),          # the rail's channel, narrower than a marble
+])
+def test_a_way_narrower_than_the_marble_stops_it(checked, define, part, path):
+    """The marble's whole way is a solid nothing may cross: down the rail to the lip, and from
+    the funnel's mouth through the bore to the tray, as well as its flight between them."""
+    report = checked("drnim-solenoid", [define])
+    assert any(line.startswith("collision: %s and %s" % (part, path)) for line in report.collisions), report.collisions
+
+
+@needs_openscad
 def test_a_slot_too_narrow_for_the_servo_arms_sweep(checked):
     report = checked("drnim-servo", ["gate_slot=5"])
     assert any(line.startswith("collision: rail_lower and peg-sweep-") for line in report.collisions), report.collisions

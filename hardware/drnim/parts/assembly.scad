@@ -139,7 +139,8 @@ module placed(name) {
     else if (name == "fit-max:beam-emitter") beam_half(-1, fit_max);
     else if (name == "fit-max:beam-receiver") beam_half(1, fit_max);
     else if (starts(name, "marble-flight-")) flight(ord(name[14]) - ord("1"));
-    else if (name == "marble-drop") translate([bore_x, -path_from_board, tray_at[2] + tray_roof - 2]) cylinder(d = marble, h = max(0.1, holder_at[2] - tray_at[2] - tray_roof + 2));
+    else if (name == "marble-rail") mounted(rail_start) rotate([0, slope, 0]) rail_path();
+    else if (name == "marble-drop") translate([bore_x, -path_from_board, tray_at[2] + tray_roof - 2]) cylinder(d = marble, h = mouth_z - tray_at[2] - tray_roof + 2);
     else if (name == "tray") mounted(tray_at) tray();
     else if (name == "panel") translate([panel_at[0], panel_face, panel_at[2]]) rotate([90, 0, 0]) mirror([0, 0, 1]) panel();
     else if (name == "panel-parts") {
@@ -218,6 +219,14 @@ module bezel_led(b, side, grow) {
     translate([b[0] + side * bezel_span / 2, board[2] - 5 + 1, b[1]]) rotate([90, 0, 0]) led5(grow);
 }
 
+// A marble's way down the rail, in the rail's frame: from the closed upper end to its rest
+// against the lip, 0.1 mm over the floor (the queue rolls on it, past the joint, the gate's
+// hole and slot, and under the screws' heads).
+module rail_path() {
+    hull() for (x = [wall + marble / 2 + 0.1, rail_length - wall - marble / 2 - 0.1])
+        translate([x, path_from_board, rail_floor + marble / 2 + 0.1]) sphere(d = marble, $fn = 20);
+}
+
 // The marble's flight at every exit speed between the slowest and the fastest, from just after
 // it leaves the lip's corner until its middle is in the funnel's mouth: it must meet nothing on
 // the way, the funnel's rim least of all (a 20-sided marble, a little smaller than the real one), in
@@ -273,7 +282,7 @@ solids = concat(
      ["rail_upper", "printed", "board"], ["rail_lower", "printed", "board"]],
     gate,
     [["beam_holder", "printed", "board"], ["beam-emitter", "bought", ""], ["beam-receiver", "bought", ""],
-    ["marble-drop", "path", ""], ["tray", "printed", "board"],
+    ["marble-rail", "path", ""], ["marble-drop", "path", ""], ["tray", "printed", "board"],
      ["panel", "printed", "board"], ["panel-parts", "bought", ""]],
     [for (i = [1 : 5]) [str("led_bezel-", i), "printed", "board"]],
     [for (i = [1 : flight_pieces]) [str("marble-flight-", i), "path", ""]],
