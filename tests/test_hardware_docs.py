@@ -130,3 +130,14 @@ def test_the_guides_never_advise_a_release_pulse_that_trips_the_coils_ptc():
         for limit in re.findall(r"release_pulse_ms[^|]{0,120}?at most (\d+)", doc.read_text(encoding="utf-8")):
             said.setdefault(int(limit), []).append(doc.relative_to(ROOT).as_posix())
     assert set(said) == {longest}, said
+
+
+def test_the_servo_arm_goes_on_after_its_brackets_screws():
+    """The arm hangs level in front of the servo bracket's right-hand screw (its lower edge at the
+    screw's middle, controller hardware check's drawing): fitted at step 7, as the guide said,
+    it left that screw out of a screwdriver's reach at step 9, where the bracket is screwed on."""
+    guide = (ROOT / "hardware" / "drnim" / "README.md").read_text(encoding="utf-8")
+    steps = dict(re.findall(r"^## (\d+)\. (.*?)(?=^## )", guide, re.M | re.S))
+    assert "Fit the arm" not in steps["7"] and "fit the arm" not in steps["7"]
+    mounting = steps["9"]
+    assert mounting.index("screw its bracket on first") < mounting.index("fit the arm on the horn")
