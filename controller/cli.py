@@ -289,7 +289,12 @@ def run_play(args, out):
 
 def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
     read_line = args.read_line
-    while not args.heaps and preset.name == "sinclair":
+    from controller.terminal import play, rule, title
+    header = "%s: %s.\n" % (title(t, preset), rule(t, variant))
+    asks_for_matchsticks = not args.heaps and preset.name == "sinclair"
+    if asks_for_matchsticks:
+        out.write(header)  # what the game is, before its first question
+    while asks_for_matchsticks and not args.heaps:
         answer = read_line(t._("How many matchsticks? ")).strip()
         if is_whole(answer) and int(answer) > 0:
             args.heaps = [answer]
@@ -303,8 +308,8 @@ def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
     first = args.first or preset.first
     if first == RANDOM:
         first = MACHINE if rng.below(2) else "you"
-    from controller.terminal import play, rule, title
-    out.write("%s: %s.\n" % (title(t, preset), rule(t, variant)))
+    if not asks_for_matchsticks:
+        out.write(header)
     who = t._("You play against %(opponent)s; the machine moves first. (seed %(seed)s)") if first == MACHINE \
         else t._("You play against %(opponent)s; you move first. (seed %(seed)s)")
     out.write(t.format(who, {"opponent": opponent.name, "seed": seed}) + "\n")

@@ -59,6 +59,39 @@ def draw(t, position):
     return "\n".join(lines)
 
 
+def examples(variant, position):
+    """Moves as the player types them, that this game's rule allows: Rosebushes refuses 2:3,
+    and a game whose move may touch several heaps shows how to write one that does."""
+    count = variant.most_from_one_heap(2)
+    if len(position) == 1:
+        return str(count), None
+    several = "1:1,2:%d" % count if getattr(variant, "k", 1) > 1 else None
+    return "2:%d" % variant.most_from_one_heap(3), several
+
+
+def prompt(t, variant, position):
+    if len(position) == 1:
+        return t._("How many do you take? ")
+    one, several = examples(variant, position)
+    if several:
+        # Translators: %(one)s and %(several)s are moves as typed, such as 2:3 and 1:1,2:2 (heap:count).
+        return t.format(t._("Your move (heap:count, such as %(one)s, or %(several)s from two heaps): "),
+                        {"one": one, "several": several})
+    return t.format(t._("Your move (heap:count, such as %(one)s): "), {"one": one})
+
+
+def not_a_move(t, variant, position, typed):
+    """What to type instead of `typed`, which is no move at all."""
+    one, several = examples(variant, position)
+    values = {"move": repr(typed), "one": one, "several": several}
+    if len(position) == 1:
+        return t.format(t._("%(move)s is not a move: write how many you take, such as %(one)s."), values)
+    if several:
+        return t.format(t._("%(move)s is not a move: write heap:count, such as %(one)s, or %(several)s from two "
+                            "heaps."), values)
+    return t.format(t._("%(move)s is not a move: write heap:count, such as %(one)s."), values)
+
+
 def read_move(text, position):
     """The player's move: heap:count, or a bare count when there is one heap."""
     text = text.strip()
@@ -74,23 +107,28 @@ def say_move(t, move):
 
 
 def why_illegal(t, variant, position, move, typed):
-    """Why the rules refuse `move` (as the player typed it) in `position`, in words."""
-    for heap, count in move.takes:
+    """Why the rules refuse `move` (as the player typed it) in `position`, in words: the game's rule before
+    the heap's size, so that 99 at Dr. Nim's 15 marbles is told 'take 1 to 3', not that 15 is too few."""
+    for heap, _ in move.takes:
         if heap >= len(position):
             return t.format(t._("There is no heap %(heap)d."), {"heap": heap + 1})
+    broken = t.format(t._("%(move)s is not allowed here: %(rule)s."), {"move": repr(typed), "rule": rule(t, variant)})
+    if variant.shape_error(position, move):
+        return broken
+    for heap, count in move.takes:
         if position[heap] == 0:
             return t.format(t._("Heap %(heap)d is empty."), {"heap": heap + 1})
         if count > position[heap]:
             return t.format(t._n("Heap %(heap)d has only %(size)d.", "Heap %(heap)d has only %(size)d.",
                                  position[heap]), {"heap": heap + 1, "size": position[heap]})
-    return t.format(t._("%(move)s is not allowed here: %(rule)s."), {"move": repr(typed), "rule": rule(t, variant)})
+    return broken
 
 
 def play(variant, heaps, opponent, machine_first, ask, tell, t):
     """Play one game and return its Outcome; `ask(prompt)` reads a line, `tell(text)` prints."""
     game = Game(variant, heaps)
     machine = 0 if machine_first else 1
-    prompt = t._("How many do you take? ") if len(heaps) == 1 else t._("Your move (heap:count, such as 2:3): ")
+    asked = prompt(t, variant, heaps)
     while not game.is_over():
         tell(draw(t, game.position))
         if game.turn == machine:
@@ -100,13 +138,12 @@ def play(variant, heaps, opponent, machine_first, ask, tell, t):
                           {"opponent": opponent.name, "move": say_move(t, move)}))
             continue
         while True:
-            text = ask(prompt)
+            text = ask(asked)
             try:
                 game.push(read_move(text, game.position))
                 break
             except InvalidMove:
-                tell(t.format(t._("%(move)s is not a move: write heap:count, such as 2:3 (or just the count when "
-                                  "there is one heap)."), {"move": repr(text.strip())}))
+                tell(not_a_move(t, variant, game.position, text.strip()))
             except IllegalMove:
                 tell(why_illegal(t, variant, game.position, read_move(text, game.position), text.strip()))
     outcome = game.outcome()

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -215,8 +216,38 @@ def test_a_bad_move_is_refused_with_a_reason_and_asked_again():
     assert code == 0
     assert "'5' is not allowed here: take 1 to 3 from one heap; whoever takes the last object loses." in text
     assert "There is no heap 2." in text
-    assert "'three' is not a move: write heap:count" in text
+    assert "'three' is not a move: write how many you take, such as 2." in text
     assert text.rstrip().endswith("You win!")
+
+
+@pytest.mark.parametrize("game, heaps, options, two_heaps", [
+    ("rosebushes", (3, 4, 5), (), True), ("rosebushes", (3, 4), ("--k", "1"), False), ("moore", (3, 4, 5), (), True),
+    ("nim", (3, 4), (), False), ("subtraction", (3, 4), ("--max-take", "1"), False), ("rosebushes", (6,), (), False)])
+def test_every_move_a_prompt_shows_is_one_its_rule_allows(game, heaps, options, two_heaps):
+    """'such as 2:3' was shown in Rosebushes, where a student who typed it was refused, and Moore's
+    game never showed how to take from two heaps at once."""
+    from controller.cli import build_parser, game_variant
+    from controller.terminal import read_move
+    argv = ("play", game, *map(str, heaps), *options)
+    code, text = run(*argv, "--seed", "1", lines=["?"])
+    shown = re.findall(r"such as (\d+(?::\d+)?)(?:, or (\d+:\d+(?:,\d+:\d+)+) from two heaps)?", text)
+    assert len(shown) == (3 if len(heaps) > 1 else 1), text  # the prompt twice and the answer to "?"; one heap, the answer
+    _, variant = game_variant(build_parser().parse_args(argv))
+    for one, several in shown:
+        assert bool(several) == two_heaps, text
+        for example in filter(None, (one, several)):
+            variant.check(heaps, read_move(example, heaps))
+
+
+def test_a_count_past_the_rule_is_told_the_rule_not_the_heap():
+    """99 at Dr. Nim's 15 marbles was told 'Heap 1 has only 15.', as if 15 could be taken."""
+    code, text = run("play", "drnim", "--seed", "1", lines=["99", "14", "3"])
+    assert "'99' is not allowed here: take 1 to 3 from one heap" in text
+    assert "'14' is not allowed here: take 1 to 3 from one heap" in text and "has only" not in text
+    code, text = run("play", "drnim", "3", "--seed", "1", lines=["4", "3"])
+    assert "'4' is not allowed here" in text
+    code, text = run("play", "drnim", "2", "--seed", "1", lines=["3"])
+    assert "Heap 1 has only 2." in text
 
 
 def test_a_move_from_an_emptied_heap_says_the_heap_is_empty():
@@ -393,6 +424,16 @@ def test_a_position_with_nothing_left_is_a_finished_game():
     played = command("play", "drnim", "0")
     assert (played.returncode, played.stdout) == (2, "")
     assert played.stderr == "controller: HEAPS: nothing to take in (0): a game needs at least one object\n"
+
+
+def test_sinclair_says_which_game_it_is_before_it_asks_for_the_matchsticks():
+    """'How many matchsticks?' was the first line a class saw, with no game or rule before it."""
+    code, text = run("play", "sinclair", "--seed", "1", lines=["13"])
+    header = "Sinclair Cambridge Programmable matchstick game (1977): take 1 to 3 from one heap; whoever takes the " \
+             "last object loses.\n"
+    assert text.startswith(header + "How many matchsticks? ") and text.count(header) == 1
+    code, text = run("play", "sinclair", "13", "--seed", "1")
+    assert text.startswith(header + "You play against sinclair") and "matchsticks?" not in text
 
 
 def test_sinclair_says_why_it_asks_again_for_the_matchsticks():
