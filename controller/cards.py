@@ -10,7 +10,9 @@ Sans, through cairo) so that a label shrinks to its place and a step of
 "How to play" wraps to the card's width, in a language that takes more room
 too; the steps' size goes down a little when a language needs it, and a card
 whose words cannot fit at all is refused (CardError), never printed cut off.
-Without --machine and --lang: every card, into hardware/ (the committed ones).
+Without --machine and --lang: every card, into hardware/ (the committed ones);
+an installed controller writes them into the current folder instead, never
+among its own files.
 
 The PDF comes from the SVG with CairoSVG, the same bytes each time and on
 every machine: its date is `SOURCE_DATE_EPOCH` (the reproducible-builds
@@ -236,11 +238,14 @@ def card_path(folder, code):
 
 
 def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
-    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/); the paths
-    of the cards written, leaving out those already as they would be (`make catalogs` runs this each time).
-    `languages`, code -> Language, stands in for the catalogs (a test's pseudo-locale)."""
+    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/ in a
+    checkout, else the current folder); the paths of the cards written, leaving out those already as they
+    would be (`make catalogs` runs this each time). `languages`, code -> Language, stands in for the catalogs
+    (a test's pseudo-locale)."""
     measure = Measure()
     made = []
+    if out is None and not shipped.in_checkout():
+        out = "."
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
     for machine in machines:
@@ -269,7 +274,8 @@ def main(argv):
     parser.add_argument("--machine", choices=MACHINES, action="append", help="a machine (default: each)")
     parser.add_argument("--lang", action="append", metavar="LL", help="a language: %s (default: each)"
                         % ", ".join(CODES))
-    parser.add_argument("--out", metavar="DIR", help="the folder to write into (default: hardware/<machine>/)")
+    parser.add_argument("--out", metavar="DIR", help="the folder to write into (default: hardware/<machine>/ in a "
+                        "checkout, else the current folder)")
     args = parser.parse_args(argv)
     try:
         codes = [language(code).code for code in args.lang] if args.lang else list(CODES)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, WEB_PORT_MISSING, needed_tool, tool
+from conftest import ROOT, WEB_PORT_MISSING, cairo_missing, needed_tool, tool
 
 # Not copied for the build: what a checkout gathers that is no source.
 LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "node_modules", "__pycache__", "*.egg-info",
@@ -156,6 +156,20 @@ def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
                  "controller/core/drnim.py"]:
         assert (page / name).is_file(), name
     assert (page / "page.js").read_bytes() == (ROOT / "web" / "page.js").read_bytes()
+
+
+def test_the_visitor_cards_go_into_the_current_folder_not_the_installed_package(installed, tmp_path):
+    """Without --out they went into the installed package's own folder (site-packages), where
+    nobody looks for them and a package manager's files are not to be changed."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    controller, env, _, _ = installed
+    done = subprocess.run([str(controller.parent / "python"), "-m", "controller.cards", "--machine", "drnim",
+                           "--lang", "fr"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "wrote visitor-card.fr.svg and its PDF\n"
+    assert sorted(os.listdir(tmp_path)) == ["visitor-card.fr.pdf", "visitor-card.fr.svg"]
 
 
 def test_nothing_but_ci_names_the_folder_beside_the_repository():

@@ -41,6 +41,12 @@ def package_folder(name="controller"):
     return found
 
 
+def in_checkout():
+    """Whether these are the repository's own files (this package's links, in a checkout or an editable
+    install) rather than copies installed with the package, which nothing may write into."""
+    return (files(__name__) / "hardware").is_symlink()
+
+
 def firmware():
     """firmware/: the Pico's MicroPython sources, with emulator/ for the emulated board."""
     return path("firmware")
