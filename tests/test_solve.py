@@ -121,7 +121,19 @@ def test_search_reports_progress_to_a_callback():
     seen = []
     assert solve.mover_wins(variant, (12, 13, 14, 15, 16, 17), seen.append) is not None
     assert len(seen) > 3 and seen == sorted(seen) and seen[-1] <= len(search._memo(variant))
-    assert seen[0] == search.PROGRESS_EVERY
+    assert seen[0] <= search.PROGRESS_EVERY, "the first report comes by the 2,048th position settled"
+
+
+def test_a_search_of_few_positions_with_many_moves_each_still_reports_progress():
+    """Misère Nim_k at (30, 30, 30) searched 36 s before its first 2,048 positions were settled, and the
+    terminal showed nothing all that time; a teacher at the projector took it for hung."""
+    variant = Moore(MISERE, k=2)
+    solve.forget(variant)
+    seen = []
+    assert solve.mover_wins(variant, (12, 12, 12), seen.append) is False
+    assert len(search._memo(variant)) < search.PROGRESS_EVERY
+    assert len(seen) >= 2 and seen == sorted(seen)
+    solve.forget(variant)
 
 
 def test_the_memo_belongs_to_the_solver_one_per_spec_and_forget_frees_it():

@@ -16,8 +16,11 @@ from .rules import position_text
 # equal variants share what was searched. `forget()` frees it.
 _memos = {}
 
-# How many positions a search settles between two calls of its progress callback.
+# How many positions a search settles between two calls of its progress callback, and how many moves
+# it may look through: a position of misère Nim_k can have thousands, and a search of a few thousand
+# positions then took a minute with nothing to show (a teacher took it for hung).
 PROGRESS_EVERY = 2048
+PROGRESS_MOVES = 16384
 
 
 def forget(variant=None):
@@ -103,7 +106,7 @@ def search_wins(variant, position, family, limit, progress=None):
                              limit))
     children_of = getattr(family, "children", _move_children)(variant)
     closed = getattr(family, "closed_key", None)
-    settled = 0
+    settled = moves = 0
     # A frame: [position, its children not known yet, the index of the one being searched].
     stack = [[root, None, 0]]
     while stack:
@@ -118,7 +121,12 @@ def search_wins(variant, position, family, limit, progress=None):
             else:
                 result = None
                 unknown = []
-                for child in children_of(key):
+                children = children_of(key)
+                moves += len(children)
+                if progress and moves >= PROGRESS_MOVES:
+                    moves = 0
+                    progress(len(memo))
+                for child in children:
                     known = memo.get(child)
                     if known is None and closed:
                         known = closed(variant, child)
