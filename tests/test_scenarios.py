@@ -101,6 +101,7 @@ def test_a_failed_expectation_says_what_was_wanted_and_got():
     ("machine nimatron\nswitch equalizer on", "line 2: cannot set equalizer on: the Nimatron has no switches"),
     ("machine drnim\nwait", "line 2: cannot read 'wait': write it as wait 2s (or 500ms, 5min, 1h)"),
     ("machine drnim\nwait 2 s", "line 2: cannot read 'wait 2 s': write it as wait 2s (or 500ms, 5min, 1h)"),
+    ("machine drnim\nwait 2", "line 2: cannot read 'wait 2': write it as wait 2s (or 500ms, 5min, 1h)"),
     ("machine drnim\nsettle", "line 2: cannot read 'settle': write it as settle on or settle off"),
     ("machine drnim\nmarble 2", "line 2: cannot read 'marble 2': write it as marble, alone on its line"),
     ("machine drnim\nexpect rail=14", "line 2: cannot read 'expect rail=14': write it as expect rail 14"),
@@ -112,7 +113,9 @@ def test_a_failed_expectation_says_what_was_wanted_and_got():
 ])
 def test_an_unreadable_line_says_what_would_be_right(text, message):
     """What a newcomer writes wrong is answered in one line with the right form: the machine's
-    controls or switches, the verb's shape, what the machine shows; an empty script is no pass."""
+    controls or switches, the verb's shape, what the machine shows; an empty script is no pass. A wait
+    without its unit ('wait 2', meant as seconds) was taken as 2 ms, and the next expect failed for no
+    reason the script showed."""
     with pytest.raises(ScriptError) as error:
         run(text)
     assert str(error.value) == message

@@ -359,7 +359,7 @@ class Script:
         return True
 
     def wait(self, number, words):
-        if len(words) != 2:
+        if len(words) != 2 or is_whole(words[1]):  # 'wait 2' without its unit: meant 2 s, or 2 ms?
             self.cannot(number, words)
         self.world.wait(duration_ms(words[1], "wait"))
         return True
