@@ -40,6 +40,10 @@ def commands(line):
 
 
 def ignored(path):
+    """Whether git leaves `path` out of a commit; in an unpacked sdist, which is no repository, no commit
+    lists it either."""
+    if not (ROOT / ".git").exists():
+        return True
     return subprocess.run(["git", "check-ignore", "--no-index", "-q", str(path)], cwd=ROOT).returncode == 0
 
 

@@ -36,6 +36,7 @@ def installed(tmp_path_factory):
     built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"),
                             str(source)], capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (work / "build.log").write_text(built.stdout + built.stderr)
     wheel, = (work / "dist").glob("*.whl")
     sdist, = (work / "dist").glob("*.tar.gz")
     venv = work / "venv"
@@ -82,6 +83,33 @@ def test_the_wheel_and_the_sdist_carry_what_every_command_needs(installed):
     listing = subprocess.run(["tar", "tvzf", str(sdist)], capture_output=True, text=True, check=True).stdout
     assert "controller/shipped/firmware/runner.py" in listing
     assert not [line for line in listing.splitlines() if line.startswith("l")], "links in the sdist"
+
+
+def tracked():
+    """The files git tracks, or a skip outside a checkout."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: git ls-files lists nothing")
+    return [name for name in listed.stdout.decode().split("\0") if name]
+
+
+def test_the_sdist_is_the_whole_source(installed):
+    """A distribution builds, tests and installs from the sdist alone: it held the package and the test
+    files, without their conftest, scenarios or snapshots, nor the docs, nor systemd/'s units and example
+    configuration."""
+    _, _, _, sdist = installed
+    listing = subprocess.run(["tar", "tzf", str(sdist)], capture_output=True, text=True, check=True).stdout
+    carried = {line.split("/", 1)[1].rstrip("/") for line in listing.splitlines()}
+    missing = [name for name in tracked() if name not in carried and not name.startswith(".ci/")
+               and name != ".gitignore"]
+    assert missing == []
+
+
+def test_the_build_leaves_out_no_folder_it_warns_of(installed):
+    """setuptools warned, for each data folder Python could import as a package (locale/de, pico/...), that
+    it "would be ignored": some six hundred lines a packager had to read to find the files were all there."""
+    _, _, wheel, _ = installed
+    assert "would be ignored" not in (wheel.parent.parent / "build.log").read_text()
 
 
 def test_the_installed_package_is_the_wheels_not_the_checkouts(installed, tmp_path):
@@ -176,12 +204,9 @@ def test_nothing_but_ci_names_the_folder_beside_the_repository():
     """Whoever clones the repository has not the `shared` folder beside it: the specification is in
     docs/, and only .ci/run points the tests at the tools there, through environment variables.
     The bytecode a run of the suite leaves beside the sources counts too: grep finds a name in it."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
-    if listed.returncode != 0:
-        pytest.skip("not a git checkout: git ls-files lists nothing")
     # joined at run time: a constant written out here would be in this file's own bytecode
     folder = b"/".join((b"..", b"shared"))
-    files = [name for name in listed.stdout.decode().split("\0") if name and not name.startswith(".ci/")]
+    files = [name for name in tracked() if not name.startswith(".ci/")]
     files += [str(path.relative_to(ROOT)) for top in ("controller", "firmware", "tests", "bench")
               for path in (ROOT / top).rglob("*.pyc")]
     naming = [name for name in files if (ROOT / name).is_file() and folder in (ROOT / name).read_bytes()]
