@@ -58,8 +58,10 @@ def add_game_arguments(parser):
                       help="whoever takes the last object loses")
     rule.add_argument("--normal", dest="rule", action="store_const", const=NORMAL,
                       help="whoever takes the last object wins")
-    parser.add_argument("--k", type=positive, help="Moore and Rosebushes: how many heaps a move may touch")
-    parser.add_argument("--max-take", type=positive, help="subtraction games: the most a move takes")
+    parser.add_argument("--k", type=positive, help="Moore and Rosebushes: how many heaps a move may touch "
+                        "(default %d)" % find_preset("moore").k)
+    parser.add_argument("--max-take", type=positive, help="subtraction games: the most a move takes (default %d)"
+                        % find_preset("subtraction").max_take)
 
 
 def build_parser():

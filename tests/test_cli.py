@@ -204,6 +204,15 @@ def test_without_a_game_only_the_game_is_asked_for(subcommand):
     assert result.stderr.rstrip().endswith("the following arguments are required: GAME")
 
 
+@pytest.mark.parametrize("subcommand", ["play", "solve"])
+def test_the_help_gives_the_k_and_the_most_taken_a_game_has_without_them(subcommand):
+    """A teacher reading --help could not tell what 'solve moore 3 4 5' plays without --k."""
+    shown = " ".join(command(subcommand, "--help").stdout.split())
+    assert "how many heaps a move may touch (default 2)" in shown and "the most a move takes (default 3)" in shown
+    assert "1 to 2 heaps" in run("solve", "moore", "3", "4")[1] and "1 to 2 heaps" in run("solve", "rosebushes", "3")[1]
+    assert "take 1 to 3 from one heap" in run("solve", "subtraction", "3")[1]
+
+
 def test_play_drnim_against_perfect_to_a_win():
     code, text = run("play", "drnim", "--seed", "1", "--first", "you", lines=["2", "3", "3", "3"])
     assert code == 0
