@@ -43,10 +43,15 @@ from controller.service.pin_factories import PIN_FACTORIES
 
 
 def heap_sizes(texts):
-    """The heaps typed; a number too long to read is said to be that, not to be no number."""
+    """The heaps typed; a number too long to read is said to be that, not to be no number, and heaps
+    written as a script writes rows (1,3,5,7) or quoted together ('1 3 5 7') are shown written apart."""
     for i, text in enumerate(texts):
         if len(text) > MAX_DIGITS and not text.strip("0123456789"):
             raise ArgumentError("HEAPS: heap %d has %d digits: a heap has at most %d" % (i + 1, len(text), MAX_DIGITS))
+        parts = text.replace(",", " ").split()
+        if len(parts) > 1 and all(is_whole(part) for part in parts):
+            raise ArgumentError("HEAPS: heap %d is %s: give each heap on its own, with spaces between: %s"
+                                % (i + 1, quoted(text), " ".join(parts)))
     return [argument("HEAPS", whole, text, "heap %d" % (i + 1)) for i, text in enumerate(texts)]
 
 

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import ROOT, in_process, typed
+from controller.core.quoting import quoted
 from controller.core import search, solve_rosebushes
 
 # controller solve --method ip solves with HiGHS (the ip extra)
@@ -211,6 +212,17 @@ def test_the_help_gives_the_k_and_the_most_taken_a_game_has_without_them(subcomm
     assert "how many heaps a move may touch (default 2)" in shown and "the most a move takes (default 3)" in shown
     assert "1 to 2 heaps" in run("solve", "moore", "3", "4")[1] and "1 to 2 heaps" in run("solve", "rosebushes", "3")[1]
     assert "take 1 to 3 from one heap" in run("solve", "subtraction", "3")[1]
+
+
+@pytest.mark.parametrize("typed", ["1,3,5,7", "1 3 5 7", "1, 3,5 ,7"])
+def test_heaps_written_together_are_shown_written_apart(typed):
+    """A class that had read a script's rows=1,3,5,7 typed 'solve nim 1,3,5,7' and was told only that
+    it is not a whole number."""
+    result = command("solve", "nim", typed)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "controller: HEAPS: heap 1 is %s: give each heap on its own, with spaces between: " \
+                            "1 3 5 7\n" % quoted(typed)
+    assert command("play", "nim", "2", typed).stderr.startswith("controller: HEAPS: heap 2 is ")
 
 
 def test_play_drnim_against_perfect_to_a_win():
