@@ -9,6 +9,13 @@ wall = 2.4;            // wall thickness, mm: six 0.4 mm lines, stiff enough for
 clearance = 0.3;       // gap on each side where a bought part fits into a printed one, mm
 $fa = 6;               // facet angle and size: round enough to look round,
 $fs = 0.8;             // coarse enough that openscad renders each part in seconds
+// Holes print smaller than drawn: the printer's outline of a hole shrinks inwards. PLA on a
+// 0.4 mm nozzle takes 0.1-0.2 mm off a hole's diameter, so every hole a bought part goes into
+// or a screw cuts into is drawn this much wider (hole(), hole_circle()), measured across its
+// flats, not its corners: the hole sizes below are the sizes a hole must print at. Print a
+// test plate of holes and change this for your printer (0.1 for a well-tuned one, 0.3 for a
+// printer whose holes come out a lot small).
+hole_allowance = 0.2;
 
 // Bought parts named in the parts lists (bom.csv)
 button_hole = 16.2;    // 16 mm momentary push button (R13-507): its M16 thread
@@ -19,6 +26,7 @@ panel_thickness = 3;   // panel plates: the button's and toggle's nuts need at m
 barrel_hole = 11.2;    // panel barrel socket 2.1 x 5.5 mm (M11 thread)
 fuse_hole = 12.5;      // panel fuse holder 5 x 20 mm (M12 thread)
 screw_hole = 3.4;      // M3 wood or machine screws into the backboard or the box
+pi_pilot = 2.2;        // the Pi's M2.5 thread-forming screws into the standoffs (2.1-2.2 mm in plastic)
 pi_board = [85, 56];   // Raspberry Pi 4 / 5 (a 3 B+ has the same size and holes)
 pi_holes = [58, 49];   // the Pi's M2.5 mounting holes, centre to centre
 pi_hole_inset = 3.5;   // from the board's edges to the first holes' centres
@@ -43,14 +51,31 @@ usb_c_plug = [12.5, 8.0, 30];
 // The T-Cobbler's 40-way ribbon plug on the header: length, width, height above the board.
 ribbon_plug = [56.0, 9.0, 18.0];
 
+// A round hole's sides: enough that it looks round; its flats, not its corners, are what it
+// prints at. A multiple of 8, so that a teardrop's point meets a corner at 45 degrees.
+function hole_sides(d) = 8 * ceil(max(16, PI * d / 0.6) / 8);
+// The diameter across its corners of a hole that prints at `d`: its flats hole_allowance wider.
+function hole_corners(d) = (d + hole_allowance) / cos(180 / hole_sides(d));
+
+// A round hole of diameter `d` as it must print, in 2D: a polygon whose flats are
+// hole_allowance wider than `d` (its corners further out), so the printed hole is `d`.
+module hole_circle(d) {
+    circle(d = hole_corners(d), $fn = hole_sides(d));
+}
+
+// The same, `h` long along z from z = 0.
+module hole(d, h) {
+    linear_extrude(height = h) hole_circle(d);
+}
+
 // A round hole along y through a vertical wall, with a 45-degree point on top, so its
-// roof prints without support.
+// roof prints without support (d as for hole_circle).
 module teardrop_y(d, length) {
     rotate([90, 0, 0])
         linear_extrude(height = length, center = true)
             union() {
-                circle(d = d);
-                rotate(45) square(d / 2);
+                hole_circle(d);
+                rotate(45) square(hole_corners(d) / 2);
             }
 }
 
@@ -68,7 +93,7 @@ module open_box(size, floor_thickness = wall) {
     }
 }
 
-// Four standoffs for a Raspberry Pi, with holes for M2.5 self-tapping screws, in the Pi's
+// Four standoffs for a Raspberry Pi, with pilot holes for M2.5 thread-forming screws, in the Pi's
 // own frame (its corner at the origin; see pi_ports). Their feet overlap the floor below
 // them by 0.01 mm so they fuse. Place them with pi_frame(), as the Pi itself is placed.
 module pi_standoffs(height = pi_standoff) {
@@ -77,7 +102,7 @@ module pi_standoffs(height = pi_standoff) {
         translate([x, y, -0.01])
             difference() {
                 cylinder(d = 6, h = height + 0.01);
-                cylinder(d = 2.2, h = height + 1);
+                hole(pi_pilot, height + 1);
             }
 }
 
@@ -135,6 +160,10 @@ module pi_keepout(plugs = [], grow = 0) {
     }
     // the header, and the ribbon's plug on its pins above the header's 2.5 mm base
     translate([pi_header[0][0] - pi_header[1][0] / 2, pi_header[0][1] - pi_header[1][1] / 2, pi_pcb]) cube(pi_header[1]);
-    if (listed("ribbon", plugs))
-        translate([pi_header[0][0] - ribbon_plug[0] / 2, pi_header[0][1] - ribbon_plug[1] / 2, pi_pcb + 2.5]) cube(ribbon_plug);
+    if (listed("ribbon", plugs)) pi_ribbon();
+}
+
+// The T-Cobbler's ribbon plug on the Pi's header, in the Pi's frame.
+module pi_ribbon() {
+    translate([pi_header[0][0] - ribbon_plug[0] / 2, pi_header[0][1] - ribbon_plug[1] / 2, pi_pcb + 2.5]) cube(ribbon_plug);
 }

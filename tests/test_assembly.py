@@ -67,7 +67,10 @@ def test_each_build_is_proven_together(build, checked):
     assert report.summary() == "assembly: %d parts and %d screws checked: 0 collisions, 0 screw faults, 0 misfits" \
         % (report.parts, listed)
     assert report.parts >= (17 if build == "nimatron" else 25)
-    assert "screws: " in figures and "turns of thread" in figures and "fits (proven between 0.05 and 0.6 mm" in figures
+    assert "screws: " in figures and "turns of thread" in figures
+    # every fit judged as printed: holes hole_allowance smaller than drawn, across their flats
+    assert "fits (proven between 0.05 and 0.6 mm a side, holes printing 0.2 mm small; as printed, mm): " in figures
+    assert "a status lamp in the %s 0.10" % ("console's top" if build == "nimatron" else "panel") in figures
     if build.startswith("drnim"):
         assert "marble: leaves the lip at 100-250 mm/s" in figures and "lift: " in figures
 
@@ -136,6 +139,50 @@ def test_a_way_narrower_than_the_marble_stops_it(checked, define, part, path):
     the funnel's mouth through the bore to the tray, as well as its flight between them."""
     report = checked("drnim-solenoid", [define])
     assert any(line.startswith("collision: %s and %s" % (part, path)) for line in report.collisions), report.collisions
+
+
+@needs_openscad
+@pytest.mark.parametrize("build, define, says", [
+    ("drnim-solenoid", "pi_pilot=2.0", "tight: the Pi's M2.5 thread-forming screws in their standoffs: a hole in "
+                                       "enclosure_base prints narrower than 2.1 mm across its flats"),
+    ("nimatron", "strip_pilot=2.9", "loose: the stripboard's M3 screws in their posts: a hole in console_base prints "
+                                    "wider than 2.7 mm"),
+])
+def test_a_pilot_hole_the_screw_cannot_take(checked, build, define, says):
+    """A thread-forming screw splits a pilot hole that prints too narrow and strips one too wide:
+    the hole as printed (hole_allowance smaller than drawn, across its flats) is judged."""
+    report = checked(build, [define])
+    assert any(line.startswith(says) for line in report.misfits), report.misfits
+
+
+# Where each build guide fits a part or drives the screws that hold it: a phrase of its own.
+GUIDE_SAYS = {
+    "drnim": {"enclosure_base": "Screw the electronics box to the base", "pi": "M2.5 x 6 self-tapping screws",
+              "pi-ribbon": "Plug the T-Cobbler's ribbon", "fuse-holder": "fit the panel\nbarrel socket and the fuse holder",
+              "gate_servo_mount": "screw its bracket on first", "gate_servo_arm": "fit the arm on the horn"},
+    "nimatron": {"console_base": "Screw the console to the base", "pi": "M2.5 x 6 self-tapping screws",
+                 "pi-ribbon": "Plug the T-Cobbler's ribbon", "fuse-holder": "fit the fuse holder",
+                 "console-board": "screw the stripboard onto its four posts",
+                 "barrel-socket": "fit the barrel\nsocket in"},
+}
+
+
+@needs_openscad
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_guide_fits_nothing_over_a_screw_before_driving_it(build, checked):
+    """The check finds what lies in a screwdriver's way to each screw's head (the T-Cobbler's
+    ribbon plug over two of the Pi's screws, the fuse holder over a floor screw, the servo arm
+    over its bracket's screw): the build guide drives those screws before it fits that part."""
+    machine = build.split("-")[0]
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    steps = " ".join(guide[guide.index("\n## 1. "):guide.index("\n## Troubleshooting")].split())
+    says = dict((part, " ".join(phrase.split())) for part, phrase in GUIDE_SAYS[machine].items())
+    report = checked(build)
+    assert report.blocked, "the check found no screw covered by a part: the guide's order is not tested"
+    for screwed, part in report.blocked:
+        assert screwed in says and part in says, "the guide's phrase for %s or %s is not known" % (screwed, part)
+        assert says[screwed] in steps and says[part] in steps, (says[screwed], says[part])
+        assert steps.index(says[screwed]) < steps.index(says[part]), "%s covers the screws of %s" % (part, screwed)
 
 
 @needs_openscad

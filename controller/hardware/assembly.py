@@ -13,7 +13,13 @@ parts' own included params.scad too (a test moves or resizes a part with them). 
 - collisions: every two solids whose bounding boxes overlap are intersected; a pair whose
   intersection encloses more than TOUCH_MM3 collides (faces that only touch enclose nothing);
 - fits: each fitted bought part, grown by fit_min, is among the solids (it must clear its
-  pocket); grown by fit_max, it must meet the part that holds it (it must not rattle);
+  pocket as printed: it is grown by half the hole_allowance more, as every round hole is drawn
+  that much wider across its flats, and what goes through one is drawn whole); grown by
+  fit_max, it must meet the part that holds it as drawn (it must not rattle where holes print
+  true); a thread-forming screw's pilot hole, as printed, takes a pin of the least pilot the
+  screw wants and not one of the largest (grown by fit_min a side);
+- screwdrivers: the way out from each screw's head; a part in it must go on after the screw
+  (Report.blocked, which the build guides' order is tested against);
 - carriers: every printed part lies within the backboard (or the base) it is mounted on;
 - screws: at least MIN_THREADS turns of thread in what a screw bites into, and a wood screw's
   tip BACK_MARGIN_MM short of its back face; and the parts list has as many of each as the
@@ -74,6 +80,7 @@ class Report:
         self.screws = []
         self.misfits = []
         self.figures = []
+        self.blocked = []       # (what the screws hold, the part in their screwdriver's way)
 
     @property
     def failures(self):
@@ -269,7 +276,11 @@ class Assembly:
             solids = facts["solids"]
             names = [solid[0] for solid in solids]
             fits = facts["fits"]
-            texts = self.csg(names + [fit[0] for fit in fits], work)
+            pilots = facts["pilots"]
+            groups = [name[len("screws:"):] for name in names if name.startswith("screws:")]
+            drivers = ["driver:" + group for group in groups]
+            texts = self.csg(names + [fit[0] for fit in fits] + [pin for pilot in pilots for pin in pilot[:2]] + drivers,
+                             work)
             shapes = self.shapes(texts)
             boxes = dict((name, _bounds(shape)) for name, shape in shapes.items())
             kinds = dict((solid[0], solid[1]) for solid in solids)
@@ -277,21 +288,36 @@ class Assembly:
             pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
                      if (a, b) not in joins and (b, a) not in joins
                      and not (kinds[a] == "path" and kinds[b] == "path") and _overlap(boxes[a], boxes[b])]
+            checked = len(pairs)
             pairs += [(fit[0], fit[1]) for fit in fits]
+            pairs += [(pin, pilot[2]) for pilot in pilots for pin in pilot[:2]]
+            ways = self.driver_pairs(facts, groups, kinds, boxes)
+            pairs += ways
             volumes = self.intersections(pairs, shapes, texts, work)
         report.parts = sum(1 for solid in solids if solid[1] in ("board", "printed", "bought"))
-        for a, b in pairs[:len(pairs) - len(fits)]:
+        for a, b in pairs[:checked]:
             if volumes[(a, b)] > TOUCH_MM3:
                 report.collisions.append("collision: %s and %s share %.1f mm³" % (a, b, volumes[(a, b)]))
+        fit_min, fit_max, allowance = facts["fit"]
         held = []
-        for (grown, holder, what, gap), pair in zip(fits, pairs[len(pairs) - len(fits):]):
-            if volumes[pair] <= TOUCH_MM3:
+        for grown, holder, what, gap in fits:
+            if volumes[(grown, holder)] <= TOUCH_MM3:
                 report.misfits.append("loose: %s: it clears %s even grown by %s mm a side (it rattles)"
-                                      % (what, holder, facts["fit"][1]))
+                                      % (what, holder, fit_max))
             else:
                 held.append("%s %.2f" % (what, gap))
-        report.figures.append("fits (proven between %s and %s mm a side; drawn, mm): %s"
-                              % (facts["fit"][0], facts["fit"][1], "; ".join(held)))
+        report.figures.append("fits (proven between %s and %s mm a side, holes printing %s mm small; as printed, "
+                              "mm): %s" % (fit_min, fit_max, allowance, "; ".join(held)))
+        for least, most, holder, what, low, high in pilots:
+            if volumes[(least, holder)] > TOUCH_MM3:
+                report.misfits.append("tight: %s: a hole in %s prints narrower than %s mm across its flats (holes "
+                                      "print %s mm small): the screw splits it" % (what, holder, low, allowance))
+            if volumes[(most, holder)] <= TOUCH_MM3:
+                report.misfits.append("loose: %s: a hole in %s prints wider than %s mm (holes print %s mm small): "
+                                      "the screw strips it" % (what, holder, high, allowance))
+        report.blocked = [(a[len("driver:"):], b) for a, b in ways if volumes[(a, b)] > TOUCH_MM3]
+        report.figures.append("screwdrivers: " + ("; ".join("%s covers the screws of %s" % (part, held_by)
+                                                            for held_by, part in report.blocked) or "every way clear"))
         self.carriers(facts, solids, boxes, report)
         self.screws(facts, report)
         if "flight" in facts:
@@ -304,6 +330,23 @@ class Assembly:
         if problem:
             report.misfits.append("gate: %s: %s" % problem)
         return report
+
+    def driver_pairs(self, facts, groups, kinds, boxes):
+        """(the way to a group's screw heads, a part in reach of it): every solid but the screws,
+        the ways a marble or a plunger takes, what the screws hold or go into, and what goes on
+        last over them all."""
+        into = {}
+        for name, _, _, part, holds in facts["screws"]:
+            into.setdefault(holds, set()).add(part)
+        pairs = []
+        for group in groups:
+            way = "driver:" + group
+            for name, kind in kinds.items():
+                if kind in ("screw", "path") or name == group or name in into[group] or name in facts["last"]:
+                    continue
+                if _overlap(boxes[way], boxes[name]):
+                    pairs.append((way, name))
+        return pairs
 
     def carriers(self, facts, solids, boxes, report):
         for name, kind, carrier in solids:

@@ -26,8 +26,11 @@ solid = "";
 
 g = 9810;                        // mm/s²
 exit_speeds = [100, 250];        // mm/s: how fast a marble leaves the lip (measured on the replica)
-fit_min = 0.05;                  // a bought part grown by this still fits its pocket or hole...
-fit_max = 0.6;                   // ...and grown by this no longer does: it is held
+fit_min = 0.05;                  // a bought part grown by this still fits its pocket or hole as printed...
+fit_max = 0.6;                   // ...and grown by this no longer does, as drawn: it is held
+fit_in = fit_min + hole_allowance / 2;   // the room it takes in the drawing, where holes are hole_allowance wider
+driver_reach = 60;               // a screwdriver's way out from a screw's head, mm
+board_led_hole = 5.5;            // drilled through the backboard for each indicator LED (its bezel holds it)
 base = [board[0], 305, 9];       // the plywood base the board stands on (x, y from y = -80, thickness)
 base_front = -80;
 
@@ -109,7 +112,7 @@ module backboard() {
         w = panel_window;
         translate([panel_at[0] + w[0][0], -1, panel_at[2] + w[0][1]]) cube([w[1][0] - w[0][0], board[2] + 2, w[1][1] - w[0][1]]);
         for (b = bezels, side = [-1, 1]) translate([b[0] + side * bezel_span / 2, 0, b[1]]) {
-            rotate([-90, 0, 0]) translate([0, 0, -1]) cylinder(d = led_hole, h = board[2] + 2);
+            rotate([-90, 0, 0]) translate([0, 0, -1]) cylinder(d = board_led_hole / cos(180 / fitted), h = board[2] + 2, $fn = fitted);
             translate([0, board[2] - 5, 0]) rotate([-90, 0, 0]) cylinder(d = 6.5, h = 6);
         }
     }
@@ -123,19 +126,19 @@ module placed(name) {
     else if (name == "rail_upper") mounted(rail_start) rotate([0, slope, 0]) rail_upper();
     else if (name == "rail_lower") mounted(rail_start) rotate([0, slope, 0]) translate([rail_length / 2, 0, 0]) rail_lower();
     else if (name == "gate_solenoid") mounted(cradle_at) gate_solenoid();
-    else if (name == "solenoid") solenoid_keepout(fit_min);
+    else if (name == "solenoid") solenoid_keepout(fit_in);
     else if (name == "fit-max:solenoid") solenoid_keepout(fit_max, frame_only = true);
     else if (name == "solenoid-stroke") translate([lift_world[0], -path_from_board, tip_rest]) cylinder(d = solenoid_plunger, h = solenoid_stroke);
     else if (name == "gate_servo_mount") mounted(mount_at) gate_servo_mount();
-    else if (name == "servo") sg90_keepout(fit_min);
+    else if (name == "servo") sg90_keepout(fit_in);
     else if (name == "fit-max:servo") sg90_keepout(fit_max, case_only = true);
     else if (name == "gate_servo_arm") arm_at(gate_closed_angle);
     else if (starts(name, "peg-sweep-")) let(i = ord(name[10]) - ord("1"), step = (gate_open_angle - gate_closed_angle) / peg_steps)
         hull() for (a = [gate_closed_angle + i * step, gate_closed_angle + (i + 1) * step]) peg_at(a);
     else if (name == "gate_servo_arm-open") arm_at(gate_open_angle);
     else if (name == "beam_holder") mounted(holder_at) beam_holder();
-    else if (name == "beam-emitter") beam_half(-1, fit_min);
-    else if (name == "beam-receiver") beam_half(1, fit_min);
+    else if (name == "beam-emitter") beam_half(-1, fit_in);
+    else if (name == "beam-receiver") beam_half(1, fit_in);
     else if (name == "fit-max:beam-emitter") beam_half(-1, fit_max);
     else if (name == "fit-max:beam-receiver") beam_half(1, fit_max);
     else if (starts(name, "marble-flight-")) flight(ord(name[14]) - ord("1"));
@@ -144,28 +147,31 @@ module placed(name) {
     else if (name == "tray") mounted(tray_at) tray();
     else if (name == "panel") translate([panel_at[0], panel_face, panel_at[2]]) rotate([90, 0, 0]) mirror([0, 0, 1]) panel();
     else if (name == "panel-parts") {
-        for (at = panel_buttons) panel_part(at) push_button(panel_thickness, fit_min);
-        for (at = panel_toggles) panel_part(at) toggle(panel_thickness, fit_min);
-        for (at = panel_lamps) translate(panel_point(at) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_min);
+        for (at = panel_buttons) panel_part(at) push_button(panel_thickness, fit_in);
+        for (at = panel_toggles) panel_part(at) toggle(panel_thickness, fit_in);
+        for (at = panel_lamps) translate(panel_point(at) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_in);
     }
     else if (name == "fit-max:button-trigger") panel_part(panel_buttons[1]) push_button(panel_thickness, fit_max);
     else if (name == "fit-max:toggle-turn") panel_part(panel_toggles[0]) toggle(panel_thickness, fit_max);
     else if (name == "fit-max:lamp") translate(panel_point(panel_lamps[0]) + [0, panel_face + panel_thickness + 1, 0]) rotate([90, 0, 0]) led5(fit_max);
     else if (starts(name, "led_bezel-"))
         let(b = bezels[ord(name[10]) - ord("1")]) translate([b[0] - bezel_span / 2, 0, b[1]]) rotate([90, 0, 0]) led_bezel();
-    else if (name == "bezel-leds") for (b = bezels, side = [-1, 1]) bezel_led(b, side, fit_min);
+    else if (name == "bezel-leds") for (b = bezels, side = [-1, 1]) bezel_led(b, side, fit_in);
     else if (name == "fit-max:bezel-led") bezel_led(bezels[0], -1, fit_max);
     else if (name == "enclosure_base") translate(box_at) enclosure_base();
     else if (name == "enclosure_lid") translate(box_at) translate([0, enclosure_inner[1] + 2 * wall, enclosure_height + wall]) rotate([180, 0, 0]) enclosure_lid();
-    else if (name == "pi") translate(box_at) pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_keepout(["usb-c", "ribbon"]);
+    else if (name == "pi") translate(box_at) pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_keepout(["usb-c"]);
+    else if (name == "pi-ribbon") translate(box_at) pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_ribbon();
     else if (name == "breadboard") translate(box_at + [wall + gap, wall + gap, wall]) circuit_board(breadboard, 9.5, 15, 0.5, tails = 0);
-    else if (name == "barrel-socket") translate(box_at + [box_outer[0], box_outer[1] - 30, 20]) rotate([0, 90, 0]) barrel_socket(wall, fit_min);
-    else if (name == "fuse-holder") translate(box_at + [box_outer[0], box_outer[1] - 60, 20]) rotate([0, 90, 0]) fuse_holder(wall, fit_min);
+    else if (name == "barrel-socket") translate(box_at + [box_outer[0], box_outer[1] - 30, 20]) rotate([0, 90, 0]) barrel_socket(wall, fit_in);
+    else if (name == "fuse-holder") translate(box_at + [box_outer[0], box_outer[1] - 60, 20]) rotate([0, 90, 0]) fuse_holder(wall, fit_in);
     else if (name == "fit-max:barrel-socket") translate(box_at + [box_outer[0], box_outer[1] - 30, 20]) rotate([0, 90, 0]) barrel_socket(wall, fit_max);
     else if (name == "fit-max:fuse-holder") translate(box_at + [box_outer[0], box_outer[1] - 60, 20]) rotate([0, 90, 0]) fuse_holder(wall, fit_max);
     else if (name == "supply") translate(supply_at) supply();
-    else if (starts(name, "screws:"))
+    else if (starts(name, "screws:")) {
         for (s = screws) if (str("screws:", s[7]) == name) translate(s[4]) rotate(s[5]) screw(s[1][0], s[1][1], s[6]);
+    }
+    else placed_check(name, screws, pilots);
 }
 
 module solenoid_keepout(grow, frame_only = false) {
@@ -287,13 +293,13 @@ solids = concat(
     [for (i = [1 : 5]) [str("led_bezel-", i), "printed", "board"]],
     [for (i = [1 : flight_pieces]) [str("marble-flight-", i), "path", ""]],
     [["bezel-leds", "bought", ""], ["enclosure_base", "printed", "base"], ["enclosure_lid", "printed", "base"],
-     ["pi", "bought", ""], ["breadboard", "bought", ""], ["barrel-socket", "bought", ""], ["fuse-holder", "bought", ""],
+     ["pi", "bought", ""], ["pi-ribbon", "bought", ""], ["breadboard", "bought", ""], ["barrel-socket", "bought", ""], ["fuse-holder", "bought", ""],
      ["supply", "bought", "base"]],
     [for (holds = screw_groups) [str("screws:", holds), "screw", ""]]
 );
 // Pairs meant to overlap: a screw and what it bites into; a part and what is glued or
 // pressed into it is not among them (those must clear).
-joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]],
+joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], [["pi", "pi-ribbon"]],
                release_kind == "servo" ? concat([["gate_servo_arm", "gate_servo_arm-open"]],
                                                 [for (i = [1 : peg_steps]) [str("peg-sweep-", i), "gate_servo_arm"]]) : []);
 // [the part grown by fit_max, the part that must then hold it, what fits, its gap a side as drawn]
@@ -308,13 +314,20 @@ fits = concat(
      ["fit-max:bezel-led", "led_bezel-1", "an indicator LED in its bezel", (led_hole - 5) / 2],
      ["fit-max:barrel-socket", "enclosure_base", "the barrel socket in the box's wall", (barrel_hole - 11) / 2],
      ["fit-max:fuse-holder", "enclosure_base", "the fuse holder in the box's wall", (fuse_hole - 12) / 2]]);
+// [the pin of the least pilot hole the screw takes, the pin of the largest, the part, what
+// screw, its least and largest pilot as printed (mm)]: the least must clear the hole, the
+// largest grown by fit_min a side must meet it (the screw then cuts its thread, and holds)
+pilots = [["pilot-least:pi", "pilot-most:pi", "enclosure_base", "the Pi's M2.5 thread-forming screws in their standoffs", 2.1, 2.2]];
+// What goes on last, over every screw it covers: no screwdriver's way is asked of it.
+last = ["enclosure_lid"];
 lift = release_kind == "solenoid"
     ? ["the solenoid's plunger", tip_rest + solenoid_stroke - floor_top, lip + (marble / 2 - sqrt(pow(marble / 2, 2) - pow(0.3 * marble, 2)))]
     : ["the servo gate's peg", floor_bottom - rest_gap + gate_arm * (sin(gate_open_angle) - sin(gate_closed_angle)) - floor_top,
        lip + (marble / 2 - sqrt(pow(marble / 2, 2) - pow(0.3 * marble, 2)))];
 
 if (mode == "facts")
-    echo(facts = [["solids", solids], ["joins", joins], ["fits", fits], ["fit", [fit_min, fit_max]],
+    echo(facts = [["solids", solids], ["joins", joins], ["fits", fits], ["fit", [fit_min, fit_max, hole_allowance]],
+                  ["pilots", pilots], ["last", last],
                   ["screws", [for (s = screws) [s[0], s[1], s[2], s[3], s[7]]]],
                   ["anchors", [["backboard", board[2]], ["base", base[2]], ["enclosure_base", pi_standoff]]],
                   ["board", [0, board[0], 0, board[1]]], ["base", [0, base[0], base_front, base_front + base[1]]],

@@ -31,7 +31,7 @@ module enclosure_base() {
         // the harness to the board: a notch in the near wall
         translate([outer[0] / 2 - 20, -1, enclosure_height - 15]) cube([40, wall + 2, 16]);
         // four holes in the floor to screw the box down
-        for (at = enclosure_floor_screws) translate([at[0], at[1], -1]) cylinder(d = screw_hole, h = wall + 2);
+        for (at = enclosure_floor_screws) translate([at[0], at[1], -1]) hole(screw_hole, wall + 2);
     }
     pi_frame([pi_corner[0], pi_corner[1], wall], pi_turn) pi_standoffs();
     // two stops keep the breadboard from sliding into the Pi

@@ -15,9 +15,9 @@ module led_bezel() {
     difference() {
         hull()
             for (x = [0, bezel_span]) translate([x, 0, 0]) cylinder(d = 14, h = bezel_thickness);
-        for (x = [0, bezel_span]) translate([x, 0, -1]) cylinder(d = led_hole, h = bezel_thickness + 2);
+        for (x = [0, bezel_span]) translate([x, 0, -1]) hole(led_hole, bezel_thickness + 2);
         for (x = [bezel_span / 2 - 7, bezel_span / 2 + 7])
-            translate([x, 0, -1]) cylinder(d = screw_hole, h = bezel_thickness + 2);
+            translate([x, 0, -1]) hole(screw_hole, bezel_thickness + 2);
     }
 }
 

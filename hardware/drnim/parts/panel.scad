@@ -18,12 +18,12 @@ module panel_plate() {
     difference() {
         square(panel_size);
         // new game (left) and the trigger (right)
-        for (at = panel_buttons) translate(at) circle(d = button_hole);
+        for (at = panel_buttons) translate(at) hole_circle(button_hole);
         // turn switch and equalizer switch
-        for (at = panel_toggles) translate(at) circle(d = toggle_hole);
+        for (at = panel_toggles) translate(at) hole_circle(toggle_hole);
         // the five status lamps
-        for (at = panel_lamps) translate(at) circle(d = led_hole);
-        for (screw = panel_screws) translate(screw) circle(d = screw_hole);
+        for (at = panel_lamps) translate(at) hole_circle(led_hole);
+        for (screw = panel_screws) translate(screw) hole_circle(screw_hole);
     }
 }
 
@@ -38,7 +38,7 @@ module panel_rim() {
         translate(screw)
             difference() {
                 circle(d = 8);
-                circle(d = screw_hole);
+                hole_circle(screw_hole);
             }
 }
 

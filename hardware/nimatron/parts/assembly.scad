@@ -15,8 +15,10 @@ use <console_top.scad>
 
 mode = "picture";
 solid = "";
-fit_min = 0.05;
+fit_min = 0.05;                  // as for Dr. Nim's assembly.scad
 fit_max = 0.6;
+fit_in = fit_min + hole_allowance / 2;
+driver_reach = 60;
 
 outer = [console_inner[0] + 2 * wall, console_inner[1] + 2 * wall];
 base = [outer[0] + 20, 220, 9];
@@ -44,21 +46,22 @@ module placed(name) {
     else if (name == "bracket-right") translate([brackets[1], upright_at[1] + upright[2], 0]) angle_bracket();
     else if (name == "console_base") console_base();
     else if (name == "console_top") translate([0, outer[1], top_z]) rotate([180, 0, 0]) console_top();
-    else if (name == "pi") pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_keepout(["usb-c", "ribbon"]);
+    else if (name == "pi") pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_keepout(["usb-c"]);
+    else if (name == "pi-ribbon") pi_frame([pi_corner[0], pi_corner[1], wall + pi_standoff], pi_turn) pi_ribbon();
     else if (name == "console-board") translate([wall + console_gap, wall + console_gap, wall + pi_standoff]) difference() {
         circuit_board(stripboard, 1.6, 10, 8);
         for (x = [4, stripboard[0] - 4], y = [4, stripboard[1] - 4]) translate([x, y, -5]) cylinder(d = 3.2, h = 20);
     }
-    else if (name == "barrel-socket") translate([0, console_barrel[0], console_barrel[1]]) rotate([0, -90, 0]) barrel_socket(wall, fit_min);
-    else if (name == "fuse-holder") translate([0, console_fuse[0], console_fuse[1]]) rotate([0, -90, 0]) fuse_holder(wall, fit_min);
+    else if (name == "barrel-socket") translate([0, console_barrel[0], console_barrel[1]]) rotate([0, -90, 0]) barrel_socket(wall, fit_in);
+    else if (name == "fuse-holder") translate([0, console_fuse[0], console_fuse[1]]) rotate([0, -90, 0]) fuse_holder(wall, fit_in);
     else if (name == "fit-max:barrel-socket") translate([0, console_barrel[0], console_barrel[1]]) rotate([0, -90, 0]) barrel_socket(wall, fit_max);
     else if (name == "fit-max:fuse-holder") translate([0, console_fuse[0], console_fuse[1]]) rotate([0, -90, 0]) fuse_holder(wall, fit_max);
-    else if (name == "buttons") for (b = buttons) translate([b[0], b[1], top_z]) push_button(panel_thickness, fit_min);
+    else if (name == "buttons") for (b = buttons) translate([b[0], b[1], top_z]) push_button(panel_thickness, fit_in);
     else if (name == "fit-max:button") translate([buttons[0][0], buttons[0][1], top_z]) push_button(panel_thickness, fit_max);
-    else if (name == "status-lamps") for (l = lamps) translate([l[0], l[1], top_z - panel_thickness - 1]) led5(fit_min);
+    else if (name == "status-lamps") for (l = lamps) translate([l[0], l[1], top_z - panel_thickness - 1]) led5(fit_in);
     else if (name == "fit-max:status-lamp") translate([lamps[0][0], lamps[0][1], top_z - panel_thickness - 1]) led5(fit_max);
     else if (name == "lamp_panel") translate([panel_at[0], panel_at[1], panel_at[2]]) rotate([90, 0, 0]) lamp_panel();
-    else if (name == "lamp-leds") for (at = lamp_corners) lamp_led(at[0], at[1], fit_min);
+    else if (name == "lamp-leds") for (at = lamp_corners) lamp_led(at[0], at[1], fit_in);
     else if (name == "fit-max:lamp-led") lamp_led(0, 0, fit_max);
     else if (name == "lamp-board") translate([grid_centre[0] - lamp_board[0] / 2, board_front + 1.6, grid_centre[1] - lamp_board[1] / 2])
         rotate([90, 0, 0]) difference() {
@@ -68,8 +71,10 @@ module placed(name) {
     else if (name == "spacers") for (h = board_holes) translate([h[0], upright_at[1] + upright[2], h[1]]) rotate([-90, 0, 0])
         difference() { cylinder(d = 6, h = lamp_board_gap); translate([0, 0, -1]) cylinder(d = 3.3, h = lamp_board_gap + 2); }
     else if (name == "supply") translate(supply_at) supply();
-    else if (starts(name, "screws:"))
+    else if (starts(name, "screws:")) {
         for (s = screws) if (str("screws:", s[7]) == name) translate(s[4]) rotate(s[5]) screw(s[1][0], s[1][1], s[6]);
+    }
+    else placed_check(name, screws, pilots);
 }
 
 // The lamps' LEDs the check places: the grid's four corners and one in its middle (the rest
@@ -102,21 +107,26 @@ screw_groups = [for (i = [0 : len(screws) - 1]) if (len([for (j = [0 : max(0, i 
 
 solids = concat(
     [["base", "board", ""], ["upright", "board", ""], ["bracket-left", "bought", "base"], ["bracket-right", "bought", "base"],
-     ["console_base", "printed", "base"], ["console_top", "printed", "base"], ["pi", "bought", ""],
+     ["console_base", "printed", "base"], ["console_top", "printed", "base"], ["pi", "bought", ""], ["pi-ribbon", "bought", ""],
      ["console-board", "bought", ""], ["barrel-socket", "bought", ""], ["fuse-holder", "bought", ""],
      ["buttons", "bought", ""], ["status-lamps", "bought", ""], ["lamp_panel", "printed", "upright"],
      ["lamp-leds", "bought", ""], ["lamp-board", "bought", ""], ["spacers", "bought", ""], ["supply", "bought", "base"]],
     [for (holds = screw_groups) [str("screws:", holds), "screw", ""]]
 );
-joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], [["screws:lamp-board", "spacers"]]);
+joins = concat([for (s = screws) [str("screws:", s[7]), s[3]]], [["screws:lamp-board", "spacers"], ["pi", "pi-ribbon"]]);
 fits = [["fit-max:barrel-socket", "console_base", "the barrel socket in the console's wall", (barrel_hole - 11) / 2],
         ["fit-max:fuse-holder", "console_base", "the fuse holder in the console's wall", (fuse_hole - 12) / 2],
         ["fit-max:button", "console_top", "a push button in the console's top", (button_hole - 16) / 2],
         ["fit-max:status-lamp", "console_top", "a status lamp in the console's top", (led_hole - 5) / 2],
         ["fit-max:lamp-led", "lamp_panel", "a lamp's LED in the lamp panel", (led_hole - 5) / 2]];
+// as for Dr. Nim's assembly.scad
+pilots = [["pilot-least:pi", "pilot-most:pi", "console_base", "the Pi's M2.5 thread-forming screws in their standoffs", 2.1, 2.2],
+          ["pilot-least:console-board", "pilot-most:console-board", "console_base", "the stripboard's M3 screws in their posts", 2.5, 2.7]];
+last = ["console_top", "buttons", "status-lamps"];
 
 if (mode == "facts")
-    echo(facts = [["solids", solids], ["joins", joins], ["fits", fits], ["fit", [fit_min, fit_max]],
+    echo(facts = [["solids", solids], ["joins", joins], ["fits", fits], ["fit", [fit_min, fit_max, hole_allowance]],
+                  ["pilots", pilots], ["last", last],
                   ["screws", [for (s = screws) [s[0], s[1], s[2], s[3], s[7]]]],
                   ["repeated", [["lamp_panel", 2], ["lamp-board", 2]]],   // the spectators' display has its own
                   ["anchors", [["upright", upright[2]], ["base", base[2]], ["console_base", pi_standoff]]],

@@ -26,16 +26,16 @@ module console_base() {
         translate([wall / 2, console_fuse[0], console_fuse[1]]) teardrop_x(fuse_hole, wall + 2);
         // the 6-way ribbon to the spectators' display: a notch in the back wall's top
         translate([40, outer[1] - wall - 1, console_height - 8]) cube([20, wall + 2, 9]);
-        for (at = console_floor_screws) translate([at[0], at[1], -1]) cylinder(d = screw_hole, h = wall + 2);
+        for (at = console_floor_screws) translate([at[0], at[1], -1]) hole(screw_hole, wall + 2);
     }
     // the Pi, long edge front to back (its holes turned with it)
     pi_frame([pi_corner[0], pi_corner[1], wall], pi_turn) pi_standoffs();
-    // the stripboard on four posts; drill its corners 3 mm
+    // the stripboard on four posts, pilot holes for its M3 screws; drill its corners 3 mm
     for (x = [4, stripboard[0] - 4], y = [4, stripboard[1] - 4])
         translate([board[0] + x, board[1] + y, wall - 0.01])
             difference() {
                 cylinder(d = 7, h = pi_standoff + 0.01);
-                cylinder(d = 2.5, h = pi_standoff + 1);
+                hole(strip_pilot, pi_standoff + 1);
             }
 }
 

@@ -15,8 +15,8 @@ module console_top() {
         box_lid(console_inner, panel_thickness);
         // drawn face down: the front edge, nearest the player, is at y = outer[1] here.
         // The four row buttons, then a space, the hand-over and the new-game buttons
-        for (b = console_buttons) translate([b[0], outer[1] - b[1], -1]) cylinder(d = button_hole, h = panel_thickness + 2);
-        for (l = console_lamps) translate([l[0], outer[1] - l[1], -1]) cylinder(d = led_hole, h = panel_thickness + 2);
+        for (b = console_buttons) translate([b[0], outer[1] - b[1], -1]) hole(button_hole, panel_thickness + 2);
+        for (l = console_lamps) translate([l[0], outer[1] - l[1], -1]) hole(led_hole, panel_thickness + 2);
     }
 }
 

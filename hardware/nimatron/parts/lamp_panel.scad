@@ -16,9 +16,9 @@ module lamp_layer(size) {
     difference() {
         square(size);
         for (column = [0 : lamps_per_row - 1], row = [0 : rows - 1])
-            translate([lamp_margin + column * lamp_pitch, lamp_margin + row * lamp_pitch]) circle(d = led_hole);
+            translate([lamp_margin + column * lamp_pitch, lamp_margin + row * lamp_pitch]) hole_circle(led_hole);
         for (x = [lamp_margin / 2, size[0] - lamp_margin / 2], y = [lamp_margin / 2, size[1] - lamp_margin / 2])
-            translate([x, y]) circle(d = screw_hole);
+            translate([x, y]) hole_circle(screw_hole);
     }
 }
 

@@ -23,6 +23,7 @@ lamp_board_gap = 12;
 // back on the right, turned so that no button stands over it: its header faces the
 // buttons, its USB-C edge the back wall (the upright stands far enough behind for the plug).
 stripboard = [95, 64];
+strip_pilot = 2.5;      // the stripboard's M3 screws cut their thread in its posts (2.5-2.7 mm in plastic)
 console_gap = 3;
 console_height = 45;
 console_inner = [stripboard[0] + pi_board[0] + 3 * console_gap, 101];
