@@ -643,6 +643,10 @@ def period_joined(argv):
 
 
 def main(argv=None, out=None, read_line=input):
+    if out is None and hasattr(sys.stdout, "reconfigure"):
+        # A terminal or a file in an encoding without some language's letters (Latin-1, a Windows code page:
+        # French's ’ and the narrow space of its digit groups) shows '?' for them, not a traceback mid-game.
+        sys.stdout.reconfigure(errors="replace")
     out = out or sys.stdout
     argv = period_joined(sys.argv[1:] if argv is None else argv)
     try:

@@ -302,6 +302,22 @@ def test_the_same_seed_gives_the_same_game():
     assert one == two and "(seed 99)" in one[1]
 
 
+def test_a_terminal_without_a_languages_letters_shows_question_marks_in_their_place(monkeypatch):
+    """A Latin-1 terminal, or a file written on a Windows code page, has no French ’ nor the narrow space of
+    French digit groups: 'controller play drnim --lang fr' stopped on its first line with a traceback."""
+    from controller.cli import main
+    raw = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="latin-1"))
+
+    def no_more(prompt):
+        raise EOFError
+    assert main(["play", "nim", "12345", "1", "--lang", "fr", "--seed", "1"], read_line=no_more) == 0
+    sys.stdout.flush()
+    text = raw.getvalue().decode("latin-1")
+    assert text.startswith("Nim: prenez") and "12?345" in text
+    assert text.endswith("Partie abandonnée\xa0: fin de l?entrée.\n")
+
+
 def test_end_of_input_ends_the_game_cleanly():
     result = process("play", "drnim", stdin="2\n")
     assert result.returncode == 0 and "Game abandoned: end of input." in result.stdout
