@@ -225,6 +225,23 @@ def test_heaps_written_together_are_shown_written_apart(typed):
     assert command("play", "nim", "2", typed).stderr.startswith("controller: HEAPS: heap 2 is ")
 
 
+def test_a_scenario_named_by_its_number_is_told_its_whole_name_and_where_it_is(tmp_path, monkeypatch):
+    """A teacher who read R5 in docs/machines.md typed --script R5 and was told only 'No such file or
+    directory', with the scenarios inside the installed package where no one would find them."""
+    monkeypatch.chdir(tmp_path)
+    from controller.cli import main
+    for name, shown in (("R5", "R5-equalizer-on-machine-first-drops-1.txt"),
+                        ("r8", "R8-player-takes-3-eq-any.txt and R8-player-takes-3-eq-drnim.txt")):
+        err = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        assert main(["--simulate", "--script", name], out=io.StringIO()) == 2
+        assert err.getvalue() == "controller: --script: cannot read %s: no such file here; the shipped scenarios " \
+                                 "(in %s) include %s\n" % (name, ROOT / "tests" / "scenarios", shown)
+    out = io.StringIO()
+    assert main(["--simulate", "--script", "R5-equalizer-on-machine-first-drops-1.txt"], out=out) == 0
+    assert out.getvalue().endswith("every expectation holds\n")
+
+
 def test_play_drnim_against_perfect_to_a_win():
     code, text = run("play", "drnim", "--seed", "1", "--first", "you", lines=["2", "3", "3", "3"])
     assert code == 0
