@@ -28,8 +28,3 @@ def machine_class(name):
         if module == name:
             return getattr(__import__(module, globals(), None, (cls,), 1), cls)
     raise UnknownMachine("unknown machine %r (known: %s)" % (name, ", ".join(NAMES)))
-
-
-def machine_classes():
-    """Every machine class, in registry order."""
-    return [machine_class(name) for name in NAMES]
