@@ -214,10 +214,6 @@ class EmulatedPico:
         """The host's bytes the emulator has read from the port so far."""
         return self.ask("received")["received"]
 
-    def flash_operations(self):
-        """The boot ROM's flash erases and programs so far."""
-        return self.ask("flash")["operations"]
-
     def cut_power_at_flash(self, operation):
         """The power goes as the board starts its `operation`-th flash erase or program
         from now (1: the next): that one is never done."""

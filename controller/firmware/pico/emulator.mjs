@@ -421,9 +421,7 @@ class Board {
         this.freeRunning = null;
         return Object.assign({ now: this.now }, this.happened());
       case 'flash':
-        return {
-          now: this.now, erases: [...this.erases.entries()], pages: this.pages, operations: this.flashOps,
-        };
+        return { now: this.now, erases: [...this.erases.entries()], pages: this.pages };
       case 'cut_at_flash':
         this.cutAt = this.flashOps + message.operation;
         return { now: this.now };
