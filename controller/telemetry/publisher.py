@@ -140,8 +140,7 @@ class Telemetry:
         self.watched = None      # the last status's STATUS_CHANGES (status)
         self.latest = None       # the last status given, sent at the next change or heartbeat
         self.live_state = None   # the live game's last state, encoded: sent again at every connection
-        self.live_sent = 0       # live messages and their bytes handed to the broker (for the bench)
-        self.live_bytes = 0
+        self.live_sent = 0       # live messages handed to the broker (for the bench)
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
 
@@ -317,7 +316,6 @@ class Telemetry:
     def publish_live(self, client, kind, payload):
         client.publish(self.topic(kind), payload, qos=0, retain=kind == STATE)
         self.live_sent += 1
-        self.live_bytes += len(payload)
 
     def connection(self, item):
         """A change in the connection, said once in the log; True when the status should be sent again."""
