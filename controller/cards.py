@@ -35,7 +35,6 @@ from controller.language import CODES, UnknownLanguage, language
 
 MACHINES = ("drnim", "nimatron")
 FONT = "DejaVu Sans"
-WIDTH = 105
 # "How to play": where the steps go, their size at most and at least, and the lines' spacing (in sizes).
 STEPS_LEFT, STEPS_RIGHT, STEPS_TOP = 11, 98, 83
 STEP_SIZES = (2.75, 2.6, 2.45, 2.3)
