@@ -14,9 +14,10 @@ from .rules import MISERE
 from .solve import mover_wins, nim_sum, winning_move
 
 
-def takes_by_theory(q, armed):
-    """What Dr. Nim drops when q = (n - t) mod 4 (machines.md §1.5)."""
-    return 1 if q == 0 or armed else q
+def takes_by_theory(q):
+    """What Dr. Nim drops, its equalizer spent or off, when q = (n - t) mod 4
+    (machines.md §1.5): q, and 1 where it is losing (q = 0)."""
+    return q or 1
 
 
 def marbles_planned(machine):
@@ -57,7 +58,7 @@ def explain_drnim(machine):
     elif machine.mode == "play" and historic and not machine.fault:
         handed = machine.turn == MACHINE
         take = marbles_planned(machine)
-        misplay = machine.equalizer_armed and take != takes_by_theory(q, False) and q in (2, 3)
+        misplay = machine.equalizer_armed and take != takes_by_theory(q) and q in (2, 3)
         lines.append(("head", ("w_handed" if handed else "w_if_handed") + ("_misplay" if misplay else ""),
                       {"take": take}))
     last = None
