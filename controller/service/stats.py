@@ -328,7 +328,8 @@ def records(path, within):
 
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
-    file: the games of each local day and of each weekday, the wins by side, the faults by kind.
+    file: the games of each local day and of each weekday, the wins by side, the faults by kind, and the
+    games' mean length in seconds (None when none was timed).
     sqlite3.DatabaseError when it is not a statistics database."""
     db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
