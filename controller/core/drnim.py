@@ -58,6 +58,8 @@ RIGHT = "right"
 # r = (N - 1) mod 4 when the last marble loses, N mod 4 when it wins.
 # The rows for r = 1 and r = 3 are the first of two readings of the booklet
 # (the "alt." reading swaps them): ambiguous until the booklet is checked.
+# SYMBOLS and AMBIGUOUS are read by nothing: §1.6's replica advice ships the
+# booklet's symbols as data, the ambiguous rows flagged, until then.
 START_SETTINGS = {2: "RRL", 0: "RLR", 1: "LLL", 3: "LRR"}
 SYMBOLS = {"RRL": "/ _ _", "RLR": "_ _ /", "LLL": "_ / _", "LRR": "_ _ _"}
 AMBIGUOUS = ("LLL", "LRR")
