@@ -20,6 +20,36 @@ def reach(variant, position):
     return min(variant.k, len(position))
 
 
+def children(variant):
+    """For the search (misère Nim_k): the distinct sorted positions one move
+    away from a sorted position, made without a Move and a legality check for
+    each of its moves, which took nearly all of the search's time: three heaps
+    of 30 have 2,790 moves, and such a search settles 5,456 positions."""
+    k = variant.k
+
+    def children(key):
+        found = set()
+        heaps = list(key)
+        for size in range(1, min(k, len(heaps)) + 1):
+            for chosen in combinations(range(len(heaps)), size):
+                _lowered(heaps, chosen, 0, found)
+        return list(found)
+    return children
+
+
+def _lowered(heaps, chosen, i, found):
+    """Into `found`, each sorted position with the `chosen` heaps from i on lowered, each by 1 or more."""
+    if i == len(chosen):
+        found.add(tuple(sorted(h for h in heaps if h)))
+        return
+    heap = chosen[i]
+    size = heaps[heap]
+    for value in range(size):
+        heaps[heap] = value
+        _lowered(heaps, chosen, i + 1, found)
+    heaps[heap] = size
+
+
 def wins(variant, position):
     if variant.misere:
         return solve_nim.wins(variant, position)
