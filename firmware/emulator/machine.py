@@ -138,9 +138,6 @@ class PWM:
             if self.pin.watch:
                 self.pin.watch(self.pin, duty)
 
-    def deinit(self):
-        self.duty = 0
-
 
 class Timer:
     """A timer that fires where the emulated board runs the firmware's own
@@ -179,10 +176,6 @@ class Timer:
                     timer.due = time.ticks_add(timer.due, timer.period) if timer.mode == Timer.PERIODIC else None
                     timer.callback(timer)
             await asyncio.sleep_ms(1)
-
-    def deinit(self):
-        self.due = None
-        self.callback = None
 
 
 class WatchdogReset(SystemExit):
