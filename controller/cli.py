@@ -587,7 +587,10 @@ def run_simulate(argv, out):
             from controller.sim.app import run_app
         except ImportError as error:
             from controller.extras import missing
-            raise ArgumentError("--simulate: the drawing needs Textual: %s (or make simulate)" % missing("sim", error))
+            from controller.shipped import in_checkout
+            # `make simulate` is a checkout's: an installed controller (pipx, a distribution's) has no Makefile
+            raise ArgumentError("--simulate: the drawing needs Textual: %s%s" % (
+                missing("sim", error), " (or make simulate)" if in_checkout() else ""))
         run_app(simulation, speed=args.speed or 1.0)
         return 0
     finally:

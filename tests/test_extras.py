@@ -110,12 +110,17 @@ def test_config_check_finds_telemetry_enabled_without_paho(tmp_path, monkeypatch
                           % (config, sys.executable)
 
 
-def test_the_simulator_without_textual_says_what_to_install(monkeypatch):
+@pytest.mark.parametrize("checkout", [True, False])
+def test_the_simulator_without_textual_says_what_to_install(monkeypatch, checkout):
+    """`make simulate` only where there is a Makefile: an installed controller was offered it too (found by
+    the packager's walkthrough)."""
+    import controller.shipped
     without(monkeypatch, "textual")
+    monkeypatch.setattr(controller.shipped, "in_checkout", lambda: checkout)
     done = in_process(["--simulate"])
     assert done.returncode == 2
     assert done.stderr.endswith("--simulate: the drawing needs Textual: textual is missing (the 'sim' extra): %s -m pip "
-                                "install 'textual<9,>=8' (or make simulate)\n" % sys.executable)
+                                "install 'textual<9,>=8'%s\n" % (sys.executable, " (or make simulate)" * checkout))
 
 
 def test_a_missing_gpio_backend_says_what_to_install(monkeypatch):
