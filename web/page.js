@@ -1027,6 +1027,12 @@ async function boot() {
   const name = tapped || (Object.hasOwn(machines, params.get("machine")) ? params.get("machine") : Object.keys(machines)[0]);
   for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
+  const asked = params.get("machine");
+  if (!tapped && asked !== null && asked !== name) {         // a typo in a kiosk's address: said, not guessed at
+    const names = Object.keys(machines);
+    settingError(`machine: ${asked.slice(0, 40)} is not ${names.slice(0, -1).join(", ")} or ${names.at(-1)}: `
+                 + `${name} is shown`);
+  }
   if (params.get("seed") && chosen.seed !== seed) {
     settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
