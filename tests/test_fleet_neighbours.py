@@ -192,18 +192,25 @@ def test_one_exhibit_cannot_take_another_exhibits_game_ids(tmp_path):
     store.close()
 
 
-def test_a_store_keyed_by_id_alone_is_brought_up_to_date_keeping_its_games(tmp_path):
-    path = str(tmp_path / "old.sqlite")
+def old_store(path, schema, *rows):
+    """A store written by an older controller: its `schema`, then `rows` (insert statements)."""
     old = sqlite3.connect(path)
-    old.executescript("create table games (id text primary key, exhibit text not null, machine text not null, "
-                      "winner text not null, turns integer not null, duration_s integer, ended real not null);"
-                      "create table faults (id text primary key, exhibit text not null, machine text not null, "
-                      "fault text not null, at real not null);")
-    old.execute("insert into games values ('a', 'hall-1', 'drnim', 'player', 6, 40, 1795435100.4)")
-    old.execute("insert into faults values ('f', 'hall-1', 'drnim', 'jam', 1795435000.0)")
+    old.executescript(schema)
+    for row in rows:
+        old.execute(row)
     old.commit()
     old.close()
-    store = FleetStore(path)
+    return FleetStore(path)
+
+
+def test_a_store_keyed_by_id_alone_is_brought_up_to_date_keeping_its_games(tmp_path):
+    path = str(tmp_path / "old.sqlite")
+    store = old_store(path, "create table games (id text primary key, exhibit text not null, machine text not null, "
+                            "winner text not null, turns integer not null, duration_s integer, ended real not null);"
+                            "create table faults (id text primary key, exhibit text not null, machine text not null, "
+                            "fault text not null, at real not null);",
+                      "insert into games values ('a', 'hall-1', 'drnim', 'player', 6, 40, 1795435100.4)",
+                      "insert into faults values ('f', 'hall-1', 'drnim', 'jam', 1795435000.0)")
     follower = Fleet("old", store, [].append)
     follower.message("old/hall-2/game", encode(game("hall-2", 1, id="a")))
     store.commit()
@@ -215,16 +222,12 @@ def test_a_store_keyed_by_id_alone_is_brought_up_to_date_keeping_its_games(tmp_p
 
 
 def test_a_store_of_version_1_gains_the_exhibits_and_keeps_its_games(tmp_path):
-    path = str(tmp_path / "v1.sqlite")
-    old = sqlite3.connect(path)
-    old.executescript("create table games (exhibit text not null, id text not null, machine text not null, winner "
+    store = old_store(str(tmp_path / "v1.sqlite"),
+                      "create table games (exhibit text not null, id text not null, machine text not null, winner "
                       "text not null, turns integer not null, duration_s integer, ended real not null, primary key "
                       "(exhibit, id)); create table faults (exhibit text not null, id text not null, machine text not "
-                      "null, fault text not null, at real not null, primary key (exhibit, id)); pragma user_version = 1;")
-    old.execute("insert into games values ('hall-1', 'a', 'drnim', 'player', 6, 40, 1795435100.4)")
-    old.commit()
-    old.close()
-    store = FleetStore(path)
+                      "null, fault text not null, at real not null, primary key (exhibit, id)); pragma user_version = 1;",
+                      "insert into games values ('hall-1', 'a', 'drnim', 'player', 6, 40, 1795435100.4)")
     Fleet("v1", store, [].append).message("v1/hall-2/status", encode({"v": 1, "exhibit": "hall-2", "online": False,
                                                                        "at": 1795435000.0, "machine": "nimatron"}),
                                           retained=True)
