@@ -16,7 +16,7 @@ WEB_PORT := web/node_modules/@micropython/micropython-webassembly-pyscript/micro
 # axe-core, pinned there too: the accessibility tests run it in the page
 AXE := web/node_modules/axe-core/axe.min.js
 
-.PHONY: test bench play simulate install-pi clean firmware-test pico-emulator catalogs constraints
+.PHONY: test bench play simulate install-pi pi-offline clean firmware-test pico-emulator catalogs constraints
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -86,9 +86,38 @@ catalogs: $(VENV)/.installed
 	$(PY) -m controller.language.catalogs
 	$(PY) -m controller.cards
 
-# On a Raspberry Pi: install and start the service (see README).
+# On a Raspberry Pi: install and start the service (see README); WHEELS=DIR installs from a folder of
+# wheels, without internet.
 install-pi:
-	sudo bash systemd/install.sh
+	sudo bash systemd/install.sh $(if $(WHEELS),--wheels $(WHEELS))
+
+# For a Raspberry Pi without internet (README, "Without internet"), on a computer with it: $(PI_OFFLINE)
+# holds the commit checked out and, in its wheels/, every wheel the Pi's install takes (install.sh --wheels
+# wheels): the pi and telemetry extras' with their dependencies, and what builds the controller there
+# (pyproject.toml's build-system), for each Python of PI_PYTHONS on each architecture of PI_ARCHS (aarch64
+# is the 64-bit Raspberry Pi OS, armv7l the 32-bit one: `python3 -V` and `getconf LONG_BIT` on the Pi).
+# Manylinux wheels go up to bookworm's glibc, 2.36. A wheel put in $(PI_WHEELS) beforehand (a Python
+# PyPI has no lgpio built for) is used and packed too.
+PI_PYTHONS ?= 3.11
+PI_ARCHS ?= aarch64 armv7l
+PI_WHEELS := build/pi-wheels
+PI_OFFLINE := build/drnim-controller-pi.tar.gz
+pi-offline:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	mkdir -p $(PI_WHEELS)
+	@builds=$$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])') \
+		&& for python in $(PI_PYTHONS); do for arch in $(PI_ARCHS); do \
+			echo "==> The wheels for Python $$python on $$arch"; \
+			platforms="--platform linux_$$arch --platform manylinux2014_$$arch"; \
+			for minor in $$(seq 17 36); do platforms="$$platforms --platform manylinux_2_$${minor}_$$arch"; done; \
+			$(PY) -m pip download --quiet --dest $(PI_WHEELS) --find-links $(PI_WHEELS) --only-binary=:all: \
+				--python-version $$python $$platforms '.[pi,telemetry]' $$builds \
+				|| { echo "pi-offline: a wheel for Python $$python on $$arch is missing (above): README, Without internet"; exit 1; }; \
+		done; done
+	git archive --format=tar.gz --output=$(PI_OFFLINE) --prefix=drnim-controller/wheels/ \
+		$$(for wheel in $(PI_WHEELS)/*.whl; do printf ' --add-file=%s' "$$wheel"; done) --prefix=drnim-controller/ HEAD
+	@echo "==> $(PI_OFFLINE): copy it to the Pi, then there: tar -xzf drnim-controller-pi.tar.gz &&" \
+		"cd drnim-controller && sudo systemd/install.sh --wheels wheels"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -5,6 +5,13 @@
 #   git clone <repository> drnim-controller && cd drnim-controller
 #   sudo systemd/install.sh
 #
+# A Pi without internet (a gallery's isolated network) installs from a folder of
+# wheels instead of PyPI, which `make pi-offline` gathers on a computer that has
+# internet, in its archive with the checkout (README, "Without internet"); pip
+# then asks no index, and a wheel the folder lacks is named:
+#
+#   sudo systemd/install.sh --wheels wheels            # also: monitor PORT --wheels wheels
+#
 # Safe to run again (after a `git pull`, say): it reuses the virtualenv,
 # reinstalls the package, keeps an existing /etc/drnim-controller/config.toml,
 # checks it and its pin map with the new code (a file it refuses is named, and
@@ -201,6 +208,33 @@ uninstall() {
     say "Kept $CONFIG_DIR (the configuration and the pin maps), /var/lib/$NAME (the saved game and the statistics) and the drnim user; to remove them too: sudo rm -r $CONFIG_DIR /var/lib/$NAME && sudo userdel drnim"
 }
 
+# --wheels DIR, anywhere among an install's arguments. An option rather than pip's own
+# PIP_NO_INDEX and PIP_FIND_LINKS: sudo drops the environment, and the install itself must
+# know, so that it asks apt for nothing either and names a wheel the folder lacks.
+ARGUMENTS=("$@")
+WHEELS=
+positional=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --wheels)
+            [[ $# -ge 2 && -n $2 ]] || die "--wheels needs the folder of wheels: --wheels DIR"
+            WHEELS=$2
+            shift 2 ;;
+        --wheels=*) WHEELS=${1#--wheels=}; shift ;;
+        *) positional+=("$1"); shift ;;
+    esac
+done
+set -- "${positional[@]}"
+if [[ -n $WHEELS ]]; then
+    case ${1:-} in
+        uninstall|telemetry|strict-gpiod) die "--wheels is for an install or an update, not $1" ;;
+    esac
+    [[ -d $WHEELS ]] || die "--wheels $WHEELS: no such folder"
+    WHEELS=$(cd -- "$WHEELS" && pwd)
+    compgen -G "$WHEELS/*.whl" >/dev/null || die "--wheels $WHEELS: no wheels (*.whl) in it; make pi-offline gathers them (README, \"Without internet\")"
+fi
+readonly WHEELS
+
 if [[ ${1:-} == uninstall ]]; then
     [[ $# -eq 1 ]] || die "usage: $0 uninstall"
     uninstall
@@ -223,7 +257,7 @@ if [[ ${1:-} == strict-gpiod ]]; then
     exit 0
 fi
 # The command that finishes an install stopped halfway.
-readonly AGAIN="sudo $0${*:+ $*}"
+readonly AGAIN="sudo $0${ARGUMENTS[*]:+ ${ARGUMENTS[*]}}"
 MONITOR_PORT=
 if [[ ${1:-} == monitor ]]; then
     [[ $# -eq 2 && -n $2 ]] || die "usage: $0 monitor PORT (the board's serial port, such as /dev/serial/by-id/usb-MicroPython_...)"
@@ -231,7 +265,7 @@ if [[ ${1:-} == monitor ]]; then
     MONITOR_PORT=$2
     shift 2
 fi
-[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0, $0 monitor PORT, $0 telemetry, $0 strict-gpiod on|off, or $0 uninstall)"
+[[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0 [--wheels DIR], $0 monitor PORT [--wheels DIR], $0 telemetry, $0 strict-gpiod on|off, or $0 uninstall)"
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
@@ -257,11 +291,40 @@ finish() {
     local status=$?
     [[ -z $SRC ]] || rm -rf -- "$SRC"
     if [[ $status -ne 0 && -n $STEP ]]; then
-        printf 'install.sh: error: the install stopped while %s, so the steps after it were not done and no service was (re)started; once the messages above are seen to (pip needs the network; a full disk: df -h), run it again: %s\n' \
+        printf 'install.sh: error: the install stopped while %s, so the steps after it were not done and no service was (re)started; once the messages above are seen to (pip needs the network, or --wheels DIR; a full disk: df -h), run it again: %s\n' \
             "$STEP" "$AGAIN" >&2
     fi
 }
 trap finish EXIT
+
+# run_pip VERB ARGUMENTS...: pip; with --wheels, every package from that folder, built (an sdist would need
+# apt), and no index asked. A package the folder lacks ends the install in one line that names it,
+# this Pi's Python and architecture, and what gathers it; pip's own lines name neither the folder
+# nor the remedy.
+run_pip() {
+    if [[ -z $WHEELS ]]; then
+        "$VENV/bin/python" -m pip "$@"
+        return
+    fi
+    local errors missing pi
+    if errors=$("$VENV/bin/python" -m pip "$1" --no-index --find-links "$WHEELS" --only-binary=:all: \
+            --disable-pip-version-check "${@:2}" 2>&1 >/dev/null); then
+        [[ -z $errors ]] || printf '%s\n' "$errors" >&2
+        return
+    fi
+    missing=$(sed -n 's/^ *ERROR: No matching distribution found for \([^;]*\).*/\1/p' <<<"$errors" | head -n 1)
+    if [[ -z $missing ]]; then
+        printf '%s\n' "$errors" >&2
+        return 1
+    fi
+    # The Python and the architecture pip picks wheels for: a 32-bit Raspberry Pi OS on a
+    # 64-bit kernel says aarch64 to uname, and takes armv7l wheels.
+    pi=$("$VENV/bin/python" -c 'import platform, struct, sys
+machine = platform.machine()
+print("%d.%d" % sys.version_info[:2], "armv7l" if machine == "aarch64" and struct.calcsize("P") == 4 else machine)')
+    STEP=
+    die "$WHEELS has no wheel of $missing for this Pi's Python ${pi% *} on ${pi#* }, so no service was (re)started: on a computer with internet, make pi-offline PI_PYTHONS=${pi% *} PI_ARCHS=${pi#* } gathers it (README, \"Without internet\"); then run again: $AGAIN"
+}
 
 # 1. The virtualenv. python3 -m venv needs ensurepip, which Debian packages apart.
 # One that a failure left without pip (a full disk) is made again, not used.
@@ -292,8 +355,7 @@ mkdir -- "$SRC/source"
 tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=node_modules \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
     | tar -C "$SRC/source" -xf -
-"$VENV/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" \
-    || die "pip could not build the wheel of $CHECKOUT"
+run_pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" || die "pip could not build the wheel of $CHECKOUT"
 WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
 say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
@@ -301,7 +363,8 @@ STEP="installing the package into $VENV"
 # lgpio, gpiozero's GPIO library, is a C extension: PyPI has it built for Python 3.11 and 3.12
 # on a 64-bit Pi, piwheels on a 32-bit one. Elsewhere (Python 3.13 on trixie) pip builds it, which
 # takes a compiler, Python's headers, swig and the lgpio C library: those come first, from apt.
-if ! resolved=$("$VENV/bin/python" -m pip install --dry-run --quiet --only-binary=lgpio "${WHEEL}[pi,telemetry]" 2>&1); then
+# A folder of wheels (--wheels) has lgpio built, or the install names it missing.
+if [[ -z $WHEELS ]] && ! resolved=$("$VENV/bin/python" -m pip install --dry-run --quiet --only-binary=lgpio "${WHEEL}[pi,telemetry]" 2>&1); then
     if [[ $resolved != *"requirement lgpio"* ]]; then
         printf '%s\n' "$resolved" >&2
         exit 1
@@ -317,8 +380,8 @@ fi
 # The dependencies first: when they cannot be had (no network), the code in place stays the
 # code its dependencies were installed for. Then --force-reinstall: an update keeps the version
 # number, and pip would keep the old code.
-"$VENV/bin/python" -m pip install --quiet "${WHEEL}[pi,telemetry]"
-"$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
+run_pip install --quiet "${WHEEL}[pi,telemetry]"
+run_pip install --quiet --force-reinstall --no-deps "$WHEEL"
 [[ -x $VENV/bin/controller ]] || die "pip did not install $VENV/bin/controller"
 
 # 3. The service user: drnim, in gpio (created if missing) and dialout.

@@ -3,14 +3,17 @@
 The script runs as root in a private mount namespace (unshare) in which a temporary /etc and
 /opt hide the machine's own, with stubs for what would touch the running system: systemctl
 (which keeps the units' enable links in the temporary /etc and logs every call),
-systemd-sysusers, and the virtualenv's python (pip builds and installs nothing). Nothing is
+systemd-sysusers, and the virtualenv's python (pip builds and installs nothing, and given a folder
+of wheels and no index, finds in it what pyproject.toml asks for, by file name). Nothing is
 installed on this machine and nothing needs a network, a Raspberry Pi or a running systemd.
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -44,9 +47,27 @@ esac
 # The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
 # (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip finds no built
 # lgpio for this Python when NO_LGPIO_WHEEL is set, pip is missing when the virtualenv has a NO_PIP
-# file, and the telemetry check (python -) finds [telemetry] off.
+# file, and the telemetry check (python -) finds [telemetry] off. With --no-index, a requirement of
+# BUILD_NEEDS (pip wheel) or INSTALL_NEEDS (the install with the extras) that has no wheel in the
+# --find-links folder fails as pip says it, its marker included. It is Python 3.13 on aarch64.
 VENV_PYTHON = """#!/bin/bash
 echo "python $*" >>"$INSTALL_LOG"
+if [[ "$1 $2" == "-m pip" && " $* " == *" --no-index --find-links "* ]]; then
+    folder="$*"
+    folder=${folder#*--find-links }
+    folder=${folder%% *}
+    needs=
+    [[ $3 == wheel ]] && needs=$BUILD_NEEDS
+    [[ $3 == install && $* == *"[pi,telemetry]"* ]] && needs=$INSTALL_NEEDS
+    while IFS= read -r need; do
+        name=${need%%[<>=!~;]*}
+        if [[ -n $name ]] && ! compgen -G "$folder/${name//-/_}-*.whl" >/dev/null; then
+            echo "ERROR: Could not find a version that satisfies the requirement $need (from versions: none)" >&2
+            echo "ERROR: No matching distribution found for $need" >&2
+            exit 1
+        fi
+    done <<<"$needs"
+fi
 if [[ "$1 $2" == "-m pip" && -e $(dirname "$0")/../NO_PIP ]]; then
     echo "No module named pip" >&2
     exit 1
@@ -58,6 +79,8 @@ elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} && "$*" == *"${PIP_F
     exit 1
 elif [[ $1 == -V ]]; then
     echo "Python 3.13.5"
+elif [[ $1 == -c ]]; then
+    echo "3.13 aarch64"
 elif [[ "$1 $2 $3 $4" == "-m pip install --dry-run" && -n ${NO_LGPIO_WHEEL:-} ]]; then
     echo "ERROR: Could not find a version that satisfies the requirement lgpio>=0.2 (from versions: 0.0.0.2)" >&2
     exit 1
@@ -75,6 +98,12 @@ fi
 # The virtualenv's controller that answers `config check` as the real one does (the fixture's stub says nothing).
 REAL_CONTROLLER = '#!/bin/sh\nexec "%s" -m controller "$@"\n' % sys.executable
 MOUNTS = 'set -e; mount --bind "$1" /opt; mount --bind "$2" /etc; shift 2; exec "$@"'
+# What pip needs wheels of: the controller's build (pyproject.toml's build-system), and its install with
+# the extras install.sh names, each line as pip names a requirement it cannot find.
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+BUILD_NEEDS = PROJECT["build-system"]["requires"]
+INSTALL_NEEDS = PROJECT["project"]["dependencies"] + ['%s; extra == "%s"' % (need, extra) for extra in ("pi", "telemetry")
+                                                      for need in PROJECT["project"]["optional-dependencies"][extra]]
 
 
 def stub(path, text):
@@ -120,7 +149,8 @@ def install(root, *arguments, **env):
     log = root / "install.log"
     log.write_text("")
     environment = dict(os.environ, PATH="%s:%s" % (root / "bin", os.environ["PATH"]), PYTHON=sys.executable,
-                       BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8")
+                       BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8",
+                       BUILD_NEEDS="\n".join(BUILD_NEEDS), INSTALL_NEEDS="\n".join(INSTALL_NEEDS))
     environment.update(env)
     result = subprocess.run(namespace(root, "bash", str(root / "checkout/systemd/install.sh"), *arguments),
                             capture_output=True, text=True, timeout=120, env=environment)
@@ -263,6 +293,34 @@ def test_a_python_without_a_built_lgpio_gets_what_pip_builds_it_with_first(pi):
     assert source.log[apt - 1] == "apt-get update -qq"
     assert source.log[apt + 1].startswith("python -m pip install --quiet ") and source.log[apt + 1].endswith(
         "[pi,telemetry]")
+
+
+def test_a_pi_without_internet_installs_from_a_folder_of_wheels_and_is_told_which_one_it_lacks(pi):
+    """A gallery's Pi on an isolated network: pip could only go to PyPI, and the install stopped at 'pip
+    needs the network'. With --wheels (the folder make pi-offline gathers) pip asks no index and takes
+    built wheels only, apt is not asked for lgpio's build even where PyPI has no lgpio built for the Pi's
+    Python, and a wheel the folder lacks is named in one line, with what gathers it."""
+    wheels = pi / "wheels"
+    wheels.mkdir()
+    for need in BUILD_NEEDS + INSTALL_NEEDS:
+        (wheels / ("%s-99-py3-none-any.whl" % re.split("[<>=!~;]", need)[0].replace("-", "_"))).write_text("")
+    offline = install(pi, "--wheels", str(wheels), NO_LGPIO_WHEEL="1")
+    assert offline.returncode == 0, offline.stderr
+    assert "==> Enabling and starting drnim-controller" in offline.stdout.splitlines()
+    pip = [line for line in offline.log if line.startswith("python -m pip ") and line != "python -m pip --version"]
+    assert [line.split()[3] for line in pip] == ["wheel", "install", "install"], pip
+    assert all(" --no-index --find-links %s --only-binary=:all: " % wheels in line for line in pip), pip
+    assert not [line for line in offline.log if line.startswith("apt-get")]
+
+    next(wheels.glob("lgpio-*")).unlink()
+    lacking = install(pi, "--wheels", str(wheels))
+    assert lacking.returncode != 0
+    assert lacking.stderr.splitlines() == [
+        "install.sh: error: %s has no wheel of lgpio>=0.2 for this Pi's Python 3.13 on aarch64, so no service was "
+        "(re)started: on a computer with internet, make pi-offline PI_PYTHONS=3.13 PI_ARCHS=aarch64 gathers it "
+        "(README, \"Without internet\"); then run again: sudo %s --wheels %s"
+        % (wheels, pi / "checkout/systemd/install.sh", wheels)]
+    assert not [line for line in lacking.log if line.startswith(("systemctl restart", "systemctl enable"))]
 
 
 def test_an_update_whose_dependencies_cannot_be_had_leaves_the_code_in_place(pi):
