@@ -33,6 +33,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 
 from bench_service import latency  # noqa: E402
 from broker_rig import MISSING, Broker, find_mosquitto, free_port, wait_until  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
 from controller.sim.autoplay import autoplay  # noqa: E402
 from controller.sim.engine import Simulation  # noqa: E402
 from controller.telemetry import publisher  # noqa: E402
@@ -82,7 +83,7 @@ def per_game(broker):
     listener.subscribe("bench/#", qos=1)
     listener.loop_start()
     real = publisher.Telemetry
-    for machine in ("drnim", "nimatron"):
+    for machine in NAMES:
         settings = check_telemetry("bench", {"enabled": True, "host": "127.0.0.1", "port": broker.port,
                                              "client_id": "bench-" + machine, "topic_prefix": "bench"})
         publisher.Telemetry = Counting      # the service imports it when it starts

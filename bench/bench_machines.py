@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT / "tests" / "mpy"))
 
 from controller.core.players import find_player  # noqa: E402
 from controller.core.presets import Nimatron as NimatronPreset  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
 from controller.core.rng import Random  # noqa: E402
 from controller.core.rules import Game, Nim  # noqa: E402
 from machine_game import drnim_game, nimatron_game  # noqa: E402
@@ -53,7 +54,7 @@ if __name__ == "__main__":
     nimatron_win_rates()
     events_per_second("Dr. Nim", drnim_game)
     events_per_second("Nimatron", nimatron_game)
-    for name in ("drnim", "nimatron"):
+    for name in NAMES:
         figures = smallest_heap(ROOT / "tests" / "mpy" / "machine_game.py", [name])
         if figures is None:
             print("MicroPython heap: skipped (install the test extra)")

@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.core.registry import NAMES  # noqa: E402
 from controller.firmware.board_test import Connector, run_scripts  # noqa: E402
 from controller.firmware.rp2040 import tools  # noqa: E402
 from controller.firmware.tools import FirmwareError  # noqa: E402
@@ -96,7 +97,7 @@ def main():
         return 0
     worst = None
     with tempfile.TemporaryDirectory() as images:
-        for machine in ("drnim", "nimatron"):
+        for machine in NAMES:
             erases, pages, wall, emulated, started_ms = play(machine, games, images)
             total = sum(erases.values())
             hottest = max(erases.values())

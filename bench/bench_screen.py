@@ -195,6 +195,7 @@ def wire(topic, payload):
 def bytes_per_game(folder, broker):
     import paho.mqtt.client as mqtt
     from broker_rig import wait_until
+    from controller.core.registry import NAMES
     from controller.sim.autoplay import autoplay
     from controller.sim.engine import Simulation
     from controller.telemetry.settings import check_telemetry
@@ -206,7 +207,7 @@ def bytes_per_game(folder, broker):
     client.subscribe("bench-bytes/+/live/#")
     client.loop_start()
     try:
-        for machine in ("drnim", "nimatron"):
+        for machine in NAMES:
             telemetry = check_telemetry("bench", {"enabled": True, "host": "127.0.0.1", "port": broker.port,
                                                   "client_id": machine, "topic_prefix": "bench-bytes"})
             sim = Simulation(machine, telemetry=telemetry, state_dir=str(folder / machine))

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
 
+from controller.core.registry import NAMES  # noqa: E402
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap  # noqa: E402
 from controller.service.config import load_config  # noqa: E402
 from controller.service.daemon import Service  # noqa: E402
@@ -172,7 +173,7 @@ def flood(service, calm, seconds, posted):
 def writes(games=20, idle_hours=1):
     """Saves written per idle hour and per game, on the simulator (the real
     service on mock pins, on a simulated clock)."""
-    for machine in ("drnim", "nimatron"):
+    for machine in NAMES:
         sim = Simulation(machine, {}, seed=1)
         try:
             before = sim.service.writes

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from firmware_heap import load_order, sources  # noqa: E402
 
 from controller.core.protocol import DEVELOPMENT  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
 from controller.firmware.tools import find_tool  # noqa: E402
 from controller.hardware.pinmap.pico import write_board_config  # noqa: E402
 
@@ -143,10 +144,10 @@ def main():
 
     files = sources()
     loaded = {machine: [name.rpartition(".")[2] for name in load_order(machine, files, "app")
-                        if files.get(name) is not None and name != "machine"] for machine in ("drnim", "nimatron")}
+                        if files.get(name) is not None and name != "machine"] for machine in NAMES}
     print("functions that never ran on a board: %d scenario scripts and the firmware's unit tests"
           % len(scripts))
-    for module in dict.fromkeys(loaded["drnim"] + loaded["nimatron"]):
+    for module in dict.fromkeys(each for machine in NAMES for each in loaded[machine]):
         functions = [name for name in names if name.startswith(module + ":")]
         if not functions:
             continue

@@ -67,6 +67,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.core.registry import NAMES  # noqa: E402
 from controller.firmware.board import Board, BoardError  # noqa: E402
 from controller.firmware.build import build as board_build, compile_file  # noqa: E402
 from controller.firmware.link import Link  # noqa: E402
@@ -668,7 +669,7 @@ def pico_figures():
         return ["emulated Pico: skipped (%s)" % error]
     lines = []
     with tempfile.TemporaryDirectory() as folder:
-        for machine in ("drnim", "nimatron"):
+        for machine in NAMES:
             free, used, smallest = pico_heap(machine, Path(folder))
             lines.append("emulated Pico (the official MicroPython, %s): after a game with a power cut in it, "
                          "gc.mem_free() %d bytes (%d in use); the smallest heap the game needs, found by a "
@@ -701,7 +702,7 @@ def main():
                            capture_output=True, text=True).stdout.strip()
     print("the firmware's heap on %s (%s-bit)" % (micropython, width), flush=True)
     largest = []
-    for machine in ("drnim", "nimatron"):
+    for machine in NAMES:
         with tempfile.TemporaryDirectory() as folder:
             setup = Setup(micropython, Path(folder), compile_tree(Path(folder), machine))
             fresh, resumed, share, costs, emulator = figures(setup, machine)

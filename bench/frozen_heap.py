@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import firmware_heap as bench  # noqa: E402
+from controller.core.registry import NAMES  # noqa: E402
 from controller.firmware.build import FROZEN, build  # noqa: E402
 
 BUILDS = ROOT / "build" / "micropython"
@@ -108,7 +109,7 @@ def main():
     with tempfile.TemporaryDirectory() as stub:   # micropython-lib: the build checks for its README, uses nothing
         (Path(stub) / "README.md").write_text("Nothing from micropython-lib is frozen.\n")
         for bits in word_sizes():
-            own = max(measure(source, machine, bits, stub) for machine in ("drnim", "nimatron"))
+            own = max(measure(source, machine, bits, stub) for machine in NAMES)
             figures.append("%d KiB at %d-bit" % (own, bits))
     print("frozen firmware heap: " + ", ".join(figures))
     return 0

@@ -64,7 +64,7 @@ from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, poss
 STRANGE = ["0", "-1", "1", "2", "3", "7", "15", "999", "1000", "100000", "86400000", "86400001", "2147483648",
            "9" * 5000, "\u00b2", "\u0661\u0662", "1e9", "1e309", "nan", "inf", "-inf", "1.5", "-0", "+5", "0x10",
            "1_000", "07", "true", "false", '""', "[]", "{}", "[" * 3000, "\x00", "x", "null", "1/x", ",,", "=",
-           "#", "\t", '"', "'", "\\", "\u00e9", "\u202e", " " * 300, "a" * 300, "drnim", "nimatron", "trigger",
+           "#", "\t", '"', "'", "\\", "\u00e9", "\u202e", " " * 300, "a" * 300, *NAMES, "trigger",
            "row", "wait", "marble", "power", "press", "set", "expect", "machine", "game", "ms", "s", "86400s",
            "99999999999s", "-5ms", "on", "off", "up", "down", "low", "high", "none"]
 TOKEN = re.compile(r"\w+|[^\w\s]")

@@ -7,7 +7,7 @@ header gives: the parts are modelled that way) and slices it with PrusaSlicer's 
 counts as many times as its header's `count`, in each build of the machine. Without prusa-slicer it prints each part's
 solid volume only.
 
-    .venv/bin/python bench/parts.py [drnim|nimatron ...]
+    .venv/bin/python bench/parts.py [MACHINE ...]
 """
 
 import os

@@ -31,9 +31,9 @@ from html import escape
 from pathlib import Path
 
 from controller import shipped
+from controller.core.registry import NAMES
 from controller.language import CODES, UnknownLanguage, language
 
-MACHINES = ("drnim", "nimatron")
 FONT = "DejaVu Sans"
 # "How to play": where the steps go, their size at most and at least, and the lines' spacing (in sizes).
 STEPS_LEFT, STEPS_RIGHT, STEPS_TOP = 11, 98, 83
@@ -218,6 +218,9 @@ WORDS = {"drnim": drnim_words, "nimatron": nimatron_words}
 
 def card_svg(machine, t, measure=None):
     """The card of `machine` in the Language `t`, as SVG text."""
+    if machine not in WORDS:
+        raise CardError("%s has no visitor card: give it its words in WORDS of controller/cards.py and its drawing, "
+                        "hardware/%s/visitor-card-drawing.svg (DEVELOPERS.md, 'Adding a machine')" % (machine, machine))
     card = Card(measure or Measure())
     WORDS[machine](card, t)
     drawing = shipped.path("hardware", machine, "visitor-card-drawing.svg").read_text(encoding="utf-8")
@@ -236,7 +239,7 @@ def card_path(folder, code):
     return Path(folder) / ("visitor-card.%s.svg" % code)
 
 
-def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
+def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
     """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/ in a
     checkout, else the current folder); the paths of the cards written, leaving out those already as they
     would be (`make catalogs` runs this each time). `languages`, code -> Language, stands in for the catalogs
@@ -270,7 +273,7 @@ def write_cards(machines=MACHINES, codes=CODES, out=None, languages=None):
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m controller.cards", description="The visitor cards (SVG and "
                                      "PDF), per machine and language.")
-    parser.add_argument("--machine", choices=MACHINES, action="append", help="a machine (default: each)")
+    parser.add_argument("--machine", choices=NAMES, action="append", help="a machine (default: each)")
     parser.add_argument("--lang", action="append", metavar="LL", help="a language: %s (default: each)"
                         % ", ".join(CODES))
     parser.add_argument("--out", metavar="DIR", help="the folder to write into (default: hardware/<machine>/ in a "
@@ -278,7 +281,7 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         codes = [language(code).code for code in args.lang] if args.lang else list(CODES)
-        machines = args.machine or MACHINES
+        machines = args.machine or NAMES
         written = write_cards(machines, codes, args.out)
         for path in written:
             print("wrote %s and its PDF" % path)

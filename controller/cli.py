@@ -531,8 +531,9 @@ def build_simulate_parser():
     parser.add_argument("--machine", choices=MACHINES,
                         help="the replica to simulate (default: --config's machine, else %s)" % MACHINES[0])
     parser.add_argument("--config", metavar="PATH",
-                        help="play with a configuration file's settings for the machine (its [drnim] or [nimatron] "
-                             "section: how it plays, its marbles or rows), as an exhibit would before it is deployed")
+                        help="play with a configuration file's settings for the machine (its section, such as "
+                             "[%s]: how it plays, its marbles or rows), as an exhibit would before it is deployed"
+                             % MACHINES[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--script", metavar="FILE", help="run a scenario script; exit 0 when every expect holds")
     mode.add_argument("--autoplay", metavar="N", type=positive, help="play N games against a model of a visitor")

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from conftest import ROOT
+from controller.core.registry import NAMES as MACHINES
 from controller.hardware.pinmap import load_default, load_pinmap
 from controller.hardware.pinmap.parts import parts
 
-MACHINES = ("drnim", "nimatron")
 
 
 def bom(machine, path=None):

@@ -14,6 +14,7 @@ import brute
 from conftest import ROOT, needed_tool, run_micropython
 from controller.core import solve
 from controller.core.presets import find_preset
+from controller.core.registry import NAMES
 from controller.core.families import make_variant
 from controller.core.rules import Game, Move
 
@@ -173,7 +174,7 @@ def test_a_machine_loads_only_what_its_settings_use(micropython, machine, settin
         "what it plays (DEVELOPERS.md, 'Layers')" % (machine, settings, ", ".join(sorted(spares & modules))))
 
 
-@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+@pytest.mark.parametrize("machine", NAMES)
 def test_complete_games_through_the_machines_match_on_both_runtimes(micropython, machine):
     script = str(ROOT / "tests" / "mpy" / "machine_game.py")
     cpython = subprocess.run([sys.executable, script, machine], cwd=ROOT, capture_output=True, text=True,

@@ -2,6 +2,7 @@
 machine importing only itself, and each declaring what the shells need."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -85,3 +86,52 @@ def test_every_declared_input_gives_events_the_machine_knows(name):
         if spec.kind == SWITCH:
             assert set(spec.positions.values()) == {True, False}
         assert spec.kind in (BUTTON, SWITCH) or inactive is None
+
+
+# A list of machines written out: two of the registry's names side by side, apart only by a comma, a bar, a
+# slash, "or" or "and" (quotes and brackets around them), such as ("drnim", "nimatron") or [drnim] or [nimatron].
+SIDE_BY_SIDE = r"""[\s"'`\[\]]*(?:,|\||/|\bor\b|\band\b)[\s"'`\[\]]*"""
+
+
+def written_out_lists(text):
+    """The line numbers of `text` that write out a list of the registry's machines."""
+    either = "|".join(map(re.escape, NAMES))
+    pattern = re.compile(r"\b(%s)\b%s\b(%s)\b" % (either, SIDE_BY_SIDE, either))
+    return [number for number, line in enumerate(text.splitlines(), 1)
+            if any(found.group(1) != found.group(2) for found in pattern.finditer(line))]
+
+
+def test_no_shell_writes_out_its_own_list_of_machines():
+    """registry.NAMES is the one list of machines: a shell, a benchmark or a help text that wrote out its
+    own left a third machine out without a word (the visitor cards' --machine refused it and `make catalogs`
+    made it no card; the heap benchmarks never measured its board)."""
+    assert written_out_lists('choices=("drnim", "nimatron")\n(its [drnim] or [nimatron] section)\n'
+                             '--machine drnim|nimatron\n"drnim_turn", "nimatron"\n') == [1, 2, 3]
+    files = [path for folder in ("controller", "firmware", "bench") for path in sorted((ROOT / folder).rglob("*.py"))
+             if path != ROOT / "controller" / "core" / "registry.py" and "shipped" not in path.parts]
+    files += [ROOT / "web" / "page.js", ROOT / "web" / "index.html", ROOT / "Makefile"]
+    found = ["%s:%d" % (path.relative_to(ROOT), number) for path in files
+             for number in written_out_lists(path.read_text(encoding="utf-8"))]
+    assert found == [], "%s write out a list of machines: take it from controller/core/registry.py's NAMES, " \
+        "or name one machine as an example" % ", ".join(found)
+
+
+def page_table_keys(function):
+    """The keys of the table that web/page.js's `function` looks a machine's name up in."""
+    page = (ROOT / "web" / "page.js").read_text(encoding="utf-8")
+    if "function %s(" % function not in page:
+        return set()
+    body = page[page.index("function %s(" % function):]
+    body = body[:body.index("\n}\n")]
+    return set(re.findall(r'(?:^|[{,]\s*)"?([\w-]+)"?:\s*_\(', body, re.M))
+
+
+def test_every_machine_has_its_names_for_visitors():
+    """The page named every machine but Dr. Nim "The Nimatron", so a third machine took the Nimatron's name
+    on its button, its tab and its heading; a machine without its words on the cards had no card at all."""
+    from controller.cards import WORDS
+    for where, names in (("machineName in web/page.js", page_table_keys("machineName")),
+                         ("machineHeading in web/page.js", page_table_keys("machineHeading")),
+                         ("WORDS in controller/cards.py", set(WORDS))):
+        assert names == set(NAMES), "%s names %s, the registry %s: give each machine its line there, then make " \
+            "catalogs and translate it (DEVELOPERS.md, 'Adding a machine')" % (where, sorted(names), sorted(NAMES))

@@ -1,6 +1,6 @@
 """The `controller selftest` and `controller calibrate` subcommands.
 
-    controller selftest [--machine drnim|nimatron] [--config PATH] [--skip STAGE]...
+    controller selftest [--machine MACHINE] [--config PATH] [--skip STAGE]...
                         [--simulate [--jam-rate R] [--seed N]]
     controller calibrate [--marbles N] [--config PATH] [--simulate [--jam-rate R] [--seed N]]
 

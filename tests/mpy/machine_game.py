@@ -2,7 +2,7 @@
 takes one marble (or one lamp) a turn against Dr. Nim or the Nimatron, with
 the marbles falling 300 ms after each release. Runs under CPython and
 MicroPython; the benchmarks time it and find the smallest heap it needs.
-Usage: machine_game.py drnim|nimatron  (each imports only its own machine)
+Usage: machine_game.py MACHINE  (each imports only its own machine)
 """
 
 import sys
@@ -65,6 +65,6 @@ def nimatron_game():
 
 
 if __name__ == "__main__":
-    game = drnim_game if sys.argv[1] == "drnim" else nimatron_game
+    game = {"drnim": drnim_game, "nimatron": nimatron_game}[sys.argv[1]]    # a new machine needs its game here
     player, winner, turns = game()
     print(sys.argv[1], "winner", winner, "events", player.events, "turns", len(turns))
