@@ -18,6 +18,7 @@ import tomllib
 import pytest
 
 from conftest import ROOT
+from controller.core.registry import NAMES
 
 WANTS = "etc/systemd/system/multi-user.target.wants"
 PORT = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
@@ -126,7 +127,7 @@ def pi(tmp_path):
     checkout = tmp_path / "checkout"
     shutil.copytree(ROOT / "systemd", checkout / "systemd")
     shutil.copyfile(ROOT / "pyproject.toml", checkout / "pyproject.toml")
-    for machine in ("drnim", "nimatron"):
+    for machine in NAMES:
         (checkout / "hardware" / machine).mkdir(parents=True)
         shutil.copyfile(ROOT / "hardware" / machine / "pinmap.toml", checkout / "hardware" / machine / "pinmap.toml")
     (tmp_path / "etc/systemd/system").mkdir(parents=True)
@@ -235,7 +236,7 @@ def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edit
     assert "Keeping /etc/drnim-controller/pinmaps/nimatron.toml (the shipped one)" in update.stdout
 
 
-@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+@pytest.mark.parametrize("machine", NAMES)
 def test_the_pin_map_shipped_now_is_listed_as_shipped(machine):
     """So that the next update replaces it where no one edited it (a changed pin map adds its line)."""
     digest = hashlib.sha256((ROOT / "hardware" / machine / "pinmap.toml").read_bytes()).hexdigest()

@@ -135,3 +135,13 @@ def test_every_machine_has_its_names_for_visitors():
                          ("WORDS in controller/cards.py", set(WORDS))):
         assert names == set(NAMES), "%s names %s, the registry %s: give each machine its line there, then make " \
             "catalogs and translate it (DEVELOPERS.md, 'Adding a machine')" % (where, sorted(names), sorted(NAMES))
+
+
+def test_every_machine_has_its_build_and_its_screws():
+    """A machine added to the registry without its [build] defaults and screws made every pin map of it
+    fail to load with a bare KeyError (found by a contributor adding a third machine)."""
+    from controller.hardware.pinmap import build
+    tables = (("DEFAULTS", build.DEFAULTS), ("SCREWS", build.SCREWS))
+    lacking = [(name, table) for name in NAMES for table, known in tables if name not in known]
+    assert lacking == [], "add each machine's entry to controller/hardware/pinmap/build.py: %r" % lacking
+
