@@ -36,22 +36,24 @@ def pytest_xdist_auto_num_workers(config):
 # workers idle. (xdist keeps this order only with --no-loadscope-reorder, which make test passes:
 # tests/test_suite_order.py.)
 LONGEST_FIRST = [
-    "test_firmware_pico_faults.py",     # 124
-    "test_firmware_pico.py",            # 69
-    "test_page_access.py",              # 66
-    "test_sim_app.py",                  # 65
-    "test_second_screen.py",            # 47
-    "test_fleet.py",                    # 47
-    "test_web.py",                      # 42
-    "test_sim.py",                      # 30
-    "test_wheel.py",                    # 30
-    "test_fleet_neighbours.py",         # 24
-    "test_solve.py",                    # 23
-    "test_stress.py",                   # 22
-    "test_service.py",                  # 22
-    "test_firmware.py",                 # 19
-    "test_parts.py",                    # 17
-    "test_firmware_emulated.py",        # 17
+    "test_firmware_pico.py",            # 72
+    "test_sim_app.py",                  # 72
+    "test_page_access.py",              # 71
+    "test_firmware_pico_faults.py",     # 66
+    "test_second_screen.py",            # 62
+    "test_wheel.py",                    # 54
+    "test_fleet.py",                    # 48
+    "test_sim.py",                      # 46
+    "test_web.py",                      # 46
+    "test_parts.py",                    # 42
+    "test_solve.py",                    # 39
+    "test_service.py",                  # 33
+    "test_firmware_emulated.py",        # 30
+    "test_assembly.py",                 # 28
+    "test_stress.py",                   # 28
+    "test_firmware.py",                 # 27
+    "test_page_touch.py",               # 23
+    "test_fleet_neighbours.py",         # 22
 ]
 
 
