@@ -121,6 +121,16 @@ def test_the_installed_package_is_the_wheels_not_the_checkouts(installed, tmp_pa
     assert all(Path(path).is_relative_to(venv) for path in found), found
 
 
+def test_the_firmware_messages_name_a_readme_the_wheel_has(installed, tmp_path):
+    """A deploy that found no MicroPython said '(firmware/README.md, step 1)', a file an installed controller
+    does not have: it carries the README and names it where it is (found by the packager's walkthrough)."""
+    controller, env, _, _ = installed
+    named = subprocess.run([str(controller.parent / "python"), "-c", "from controller.firmware.rp2040 import WHERE; "
+                            "print(WHERE.rsplit('(', 1)[1].rstrip(')'))"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(named).is_relative_to(controller.parent.parent) and "step 1" in Path(named).read_text(), named
+
+
 def test_version(installed, tmp_path):
     done = run(installed, tmp_path, "--version")
     assert done.returncode == 0 and done.stdout.strip().startswith("controller ")

@@ -30,6 +30,7 @@ from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError
 from controller.firmware.tools import FirmwareError, no_port
+from controller.shipped import firmware_readme
 
 
 def default_build(machine):
@@ -66,7 +67,7 @@ def add_parser(commands):
                             "(default: production, for an exhibit)")
     build.add_argument("--frozen", action="store_true",
                        help="for a board with little heap: the modules as source with a manifest that freezes "
-                            "them into a MicroPython firmware you build (see firmware/README.md)")
+                            "them into a MicroPython firmware you build (see %s)" % firmware_readme())
 
     deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
     deploy.set_defaults(firmware_action=run_deploy)

@@ -36,6 +36,7 @@ from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
 from controller.firmware.link import reason
 from controller.firmware.tools import FirmwareError, find_tool, no_port
+from controller.shipped import firmware_readme
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
 DEPLOY_TIMEOUT_S = 300
@@ -130,8 +131,8 @@ def mpremote(port, arguments, folder, doing):
             [line.strip() for line in result.stdout.splitlines() if line.strip()]
         if said and said[-1].endswith("could not enter raw repl"):
             raise FirmwareError("nothing on %s answered as a MicroPython board does (mpremote could not enter its "
-                                "REPL): is the Pico on this port, with MicroPython on it? (firmware/README.md, "
-                                "step 1)" % port)
+                                "REPL): is the Pico on this port, with MicroPython on it? (%s, step 1)"
+                                % (port, firmware_readme()))
         raise FirmwareError("mpremote could not %s %s: %s"
                             % (doing, port, said[-1] if said else "exit status %d" % result.returncode))
     return result.stdout
@@ -181,8 +182,8 @@ def stop(port, folder, mpy_version):
         if mpy_version is not None:
             needs += ", reading .mpy version %d" % mpy_version
         raise FirmwareError("the board on %s runs MicroPython %s, reading .mpy version %s: this build needs %s; "
-                            "flash a newer MicroPython first (firmware/README.md, step 1)"
-                            % (port, version, reads, needs))
+                            "flash a newer MicroPython first (%s, step 1)"
+                            % (port, version, reads, needs, firmware_readme()))
 
 
 def deploy(port, folder):
@@ -194,9 +195,9 @@ def deploy(port, folder):
         found = said[-1] if said else "none"
         if found != machine:
             raise FirmwareError("the MicroPython on %s has %s frozen in, not this %s build: build MicroPython with "
-                                "FROZEN_MANIFEST=%s and flash it first (firmware/README.md)"
+                                "FROZEN_MANIFEST=%s and flash it first (%s)"
                                 % (port, "no firmware" if found == "none" else "the %s firmware" % found, machine,
-                                   (Path(folder) / FREEZE_MANIFEST).resolve()))
+                                   (Path(folder) / FREEZE_MANIFEST).resolve(), firmware_readme()))
     stop(port, folder, None if frozen else bytecode_version(folder, files))
     wait_for_port(port)
     mpremote(port, mpremote_arguments(files), folder, "copy the build to")

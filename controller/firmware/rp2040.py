@@ -36,6 +36,7 @@ from controller.cache import cache_folder, locked
 from controller.core.protocol import PRODUCTION
 from controller.firmware.link import Link
 from controller.firmware.tools import FIRMWARE, FirmwareError
+from controller.shipped import firmware_readme
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
 BOOTROM_VARIABLE = "CONTROLLER_RP2040_BOOTROM"
@@ -43,7 +44,7 @@ BOOTROM_NAME = "bootrom-b1.bin"     # looked for beside the UF2 when the variabl
 HARNESS = Path(__file__).resolve().parent / "pico"
 HARNESS_FILES = ("emulator.mjs", "package.json", "package-lock.json")
 WHERE = ("MicroPython for the Raspberry Pi Pico: the RPI_PICO .uf2 from micropython.org/download/RPI_PICO; "
-         "the RP2040's boot ROM: bootrom-b1.bin, built from github.com/raspberrypi/pico-bootrom (firmware/README.md)")
+         "the RP2040's boot ROM: bootrom-b1.bin, built from github.com/raspberrypi/pico-bootrom (%s)" % firmware_readme())
 # A command that runs this long without an answer means the Node process is stuck.
 ANSWER_S = 600
 MS = 1000000        # the emulator counts nanoseconds

@@ -52,6 +52,12 @@ def firmware():
     return path("firmware")
 
 
+def firmware_readme():
+    """The firmware's README as a message names it: firmware/README.md in a checkout, where its reader
+    stands; the installed copy's path otherwise (a wheel has no firmware/ folder to look in)."""
+    return "firmware/README.md" if in_checkout() else str(path("firmware", "README.md"))
+
+
 def web():
     """web/: the page's files, and package.json and package-lock.json, which pin its MicroPython port."""
     return path("web")
