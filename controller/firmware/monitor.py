@@ -31,11 +31,8 @@ import time
 from controller.core.protocol import HOST_CLOCK, HOST_KINDS, ProtocolError, checked, decode
 from controller.firmware.link import describe_hello
 from controller.telemetry.live import LiveGame, animation
-from controller.telemetry.payloads import SIDES
+from controller.telemetry.payloads import SIDES, TEXT_KEPT
 
-# The longest fault kind the statistics keep of a board's fault (a board's are single words; the fleet keeps
-# as many characters of a text).
-FAULT_KEPT = 64
 # A state request not answered within this many seconds (its reply lost to noise on the line) may be sent again.
 ASK_AGAIN_S = 30
 # How a board started, as its hello says; the fault line that comes next says why a board holds.
@@ -180,7 +177,7 @@ class Monitor:
             machine = message.get("machine")
             self.stats.game(machine if isinstance(machine, str) else self.machine, message["winner"])
         elif kind == "fault" and isinstance(message.get("fault"), str):
-            self.stats.fault(self.machine, message["fault"][:FAULT_KEPT])
+            self.stats.fault(self.machine, message["fault"][:TEXT_KEPT])
 
     def publish(self, message):
         """What the fleet sees of the board: its status, its games (won by one side) and its faults."""

@@ -21,7 +21,7 @@ import sqlite3
 import time
 
 from controller.printable import printable
-from controller.telemetry.payloads import BadMessage, decode
+from controller.telemetry.payloads import TEXT_KEPT, BadMessage, decode
 
 # Version 2 of the store adds the exhibits heard from (so that `stats` names one without a game); version 1
 # keys games and faults by (exhibit, id); version 0 (no user_version) by id alone.
@@ -41,7 +41,6 @@ AHEAD_S = 86400
 # What is kept of a status, and how long a text of it may be.
 STATUS_KEPT = ("online", "at", "machine", "version", "uptime_s", "heartbeat_s", "queued", "mode", "turn", "winner",
                "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game")
-TEXT_KEPT = 64
 FAULTS_KEPT = 8
 # The most exhibits the fleet keeps (a museum has dozens; bench_fleet.py follows 1,000): a stranger on the broker
 # could send a status for each of a million made-up ones, each kept in memory.

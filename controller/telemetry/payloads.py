@@ -19,6 +19,9 @@ KINDS = ("status", "game", "fault")
 # The longest payload a consumer reads: a status or a game is well under 2 KB.
 MAX_PAYLOAD = 16384
 SIDES = ("player", "machine")
+# The longest text kept of a message (an exhibit's name, a fault's kind): by the fleet of a status, and by the
+# statistics of a board's fault.
+TEXT_KEPT = 64
 # A time is seconds since the epoch, from 0 to LATEST (the year 2286): an exhibit's clock gives no other.
 LATEST = 10 ** 10
 # Every whole number is below this in size: what a store's INTEGER holds.
