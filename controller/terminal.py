@@ -34,15 +34,17 @@ def title(t, preset):
 def rule(t, variant):
     """What a move may take, and how the game ends, in words."""
     family = variant.family
-    if family == "subtraction":
+    if family == "subtraction" and variant.max_take == 1 or family == "rosebushes" and variant.k == 1:
+        take = t._("take one from one heap")    # not "take 1 to 1", nor "from each of 1 to 1 heap"
+    elif family == "subtraction":
         take = t.format(t._("take 1 to %(most)d from one heap"), {"most": variant.max_take})
-    elif family == "moore":
+    elif family == "moore" and variant.k > 1:
         take = t.format(t._n("take any numbers from each of 1 to %(k)d heap",
                              "take any numbers from each of 1 to %(k)d heaps", variant.k), {"k": variant.k})
     elif family == "rosebushes":
         take = t.format(t._n("take one from each of 1 to %(k)d heap",
                              "take one from each of 1 to %(k)d heaps", variant.k), {"k": variant.k})
-    else:
+    else:   # Nim, and Moore's Nim_k with k = 1, which is Nim
         take = t._("take any number from one heap")
     end = t._("whoever takes the last object loses") if variant.misere else t._("whoever takes the last object wins")
     return t.format(t._("%(take)s; %(end)s"), {"take": take, "end": end})

@@ -288,6 +288,18 @@ def test_a_count_past_the_rule_is_told_the_rule_not_the_heap():
     assert "Heap 1 has only 2." in text
 
 
+@pytest.mark.parametrize("argv, said, lang", [
+    (("moore", "3", "4", "--k", "1"), "take any number from one heap;", "en"),
+    (("rosebushes", "3", "4", "--k", "1"), "take one from one heap;", "en"),
+    (("subtraction", "5", "--max-take", "1"), "take one from one heap;", "en"),
+    (("rosebushes", "3", "4", "--k", "1"), "nimm einen von einem Haufen;", "de")])
+def test_a_rule_of_one_is_said_without_one_to_one(argv, said, lang):
+    """With --k 1 the terminal said 'take one from each of 1 to 1 heap', and --max-take 1 'take 1 to 1'."""
+    code, text = run("play", *argv, "--seed", "1", "--lang", lang, lines=[])
+    assert said in text.splitlines()[0], text
+    assert "1 to 1" not in text and "1 bis 1" not in text
+
+
 def test_a_move_from_an_emptied_heap_says_the_heap_is_empty():
     """'Heap 1 has only 0.' read as a count to a student; the heap is empty, in every language."""
     code, text = run("play", "nim", "1", "5", "5", "--seed", "1", lines=["1:1", "1:1", "2:1", "3:5", "3:5"])
