@@ -338,23 +338,38 @@ def test_the_marbles_fall_without_animation_when_the_visitor_asks_for_less_motio
     assert page.evaluate("getComputedStyle(document.querySelector('.lever')).transitionDuration") == "0.25s"
 
 
+def lamps_seen(page):
+    """The status lamps' looks over about 0.3 s."""
+    seen = set()
+    for _ in range(8):
+        seen.add(tuple(page.locator("#lamps li").evaluate_all("lamps => lamps.map(lamp => lamp.className)")))
+        page.wait_for_timeout(40)
+    return seen
+
+
 @needs_browser
 def test_the_resting_machines_lamps_stand_still_when_the_visitor_asks_for_less_motion(browser):
     """Resting after a game (or idle), the machine lights its lamps one after another, by itself, every
-    0.4 s for as long as no one plays: with prefers-reduced-motion: reduce they stand still, out."""
+    0.4 s for as long as no one plays: with prefers-reduced-motion: reduce they stand still, out. Without
+    the preference, the Moving lamps button stops them (WCAG 2.2.2: a visitor could not, and they ran for as
+    long as the page was open), and starts them again."""
     context, address, _ = browser
     for motion in ("reduce", "no-preference"):
         page = open_page(context, address + "?machine=drnim&idle_ms=300&attract_step_ms=50", reduced_motion=motion)
         page.keyboard.press("n")
         page.wait_for_function("nim.view().attract", timeout=10000)
-        seen = set()
-        for _ in range(8):
-            seen.add(tuple(page.locator("#lamps li").evaluate_all("lamps => lamps.map(lamp => lamp.className)")))
-            page.wait_for_timeout(40)
+        switch = page.locator("#moving-lamps")
         if motion == "reduce":
-            assert seen == {("lamp off",) * 5}
-        else:
-            assert len(seen) > 1, "without the preference the lamps run round"
+            assert lamps_seen(page) == {("lamp off",) * 5}
+            assert switch.get_attribute("aria-pressed") == "false" and switch.inner_text() == "Moving lamps: off"
+            continue
+        assert len(lamps_seen(page)) > 1, "without the preference the lamps run round"
+        assert switch.get_attribute("aria-pressed") == "true"
+        switch.click()
+        assert switch.get_attribute("aria-pressed") == "false" and switch.inner_text() == "Moving lamps: off"
+        assert lamps_seen(page) == {("lamp off",) * 5}, "the Moving lamps button did not stop them"
+        switch.click()
+        assert len(lamps_seen(page)) > 1, "the Moving lamps button did not start them again"
 
 
 @needs_browser

@@ -499,6 +499,11 @@ function drawSoundSwitch() {
   $("sound").textContent = soundOn ? _("Sound: on") : _("Sound: off");
 }
 
+function drawMovingLampsSwitch() {
+  $("moving-lamps").setAttribute("aria-pressed", lampsMove());
+  $("moving-lamps").textContent = lampsMove() ? _("Moving lamps: on") : _("Moving lamps: off");
+}
+
 // --- the language buttons ------------------------------------------------------------------
 async function setLanguage(code) {
   await loadLanguage(code);
@@ -551,6 +556,7 @@ function drawTexts() {
          { micropython: () => element("a", { href: "micropython/LICENSE" }, null, "MicroPython"),
            licence: () => element("a", { href: "LICENSE" }, null, _("Licence")) });
   drawSoundSwitch();
+  drawMovingLampsSwitch();
 }
 
 // `text` into `parent`, each %(name)s made by `parts[name]()` (a link, a word set apart).
@@ -834,6 +840,12 @@ function drawDrNim() {
 
 // prefers-reduced-motion: a falling marble is drawn where it is, never moved frame by frame.
 const still = window.matchMedia("(prefers-reduced-motion: reduce)");
+// The Moving lamps button (WCAG 2.2.2): a visitor stops the resting machine's lamps, which run round by
+// themselves for as long as no one plays; until it is pressed, prefers-reduced-motion says.
+let movingLamps = null;
+function lampsMove() {
+  return movingLamps === null ? !still.matches : movingLamps;
+}
 
 function drawFalling() {
   if (!parts.falling || !view.falling) return;
@@ -910,9 +922,9 @@ function nimatronStatus() {
 function draw() {
   if (decl.name === "drnim") drawDrNim(); else drawNimatron();
   for (const name of decl.lamps) {
-    // prefers-reduced-motion: the resting machine's lamps, lit one after another by themselves, are drawn
-    // out (the fault lamp still says a fault)
-    const chasing = view.attract && still.matches && name !== "fault";
+    // the resting machine's lamps, lit one after another by themselves, are drawn out when they are not to
+    // move (the fault lamp still says a fault)
+    const chasing = view.attract && !lampsMove() && name !== "fault";
     const state = chasing ? "off" : outputs["lamp/" + name] || "off";
     parts["lamp-item-" + name].setAttribute("class", "lamp " + state);
     parts["lamp-item-" + name].setAttribute("aria-label", fmt(_("%(lamp)s: %(state)s"),
@@ -986,6 +998,12 @@ async function boot() {
   if (following) document.documentElement.classList.add("following");
   // the Sound button is on the page from the start: it answers while MicroPython loads (seconds on a slow phone)
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
+  $("moving-lamps").addEventListener("click", () => {
+    movingLamps = !lampsMove();
+    drawMovingLampsSwitch();
+    if (view) draw();
+  });
+  still.addEventListener("change", drawMovingLampsSwitch);
   // The port starts while the core's files come: each waits for the other only at the end.
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
