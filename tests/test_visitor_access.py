@@ -1,0 +1,44 @@
+"""What the museum's documents tell staff about every visitor at the machine itself (a slow player,
+a colour-blind, low-vision or deaf visitor, a wheelchair user, one who reads another language),
+checked against the code, which is what the visitor meets: a default said in a document is the
+default the controller runs."""
+
+import re
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+from controller.core.registry import NAMES, machine_class
+
+SHIPPED_CONFIG = ROOT / "systemd" / "config.toml"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_shipped_configuration_shows_each_setting_with_the_default_it_runs(name):
+    """systemd/config.toml says "Every setting is shown with its default": a museum reads its idle time
+    there, and what it reads is what the machine does when the line is deleted."""
+    shown = tomllib.loads(SHIPPED_CONFIG.read_text())[name]
+    settings = machine_class(name).SETTINGS
+    assert sorted(shown) == sorted(settings), "systemd/config.toml's [%s] lists its settings" % name
+    for key, setting in settings.items():
+        assert shown[key] == setting.default, "systemd/config.toml's %s.%s is %r, the default %r" % (
+            name, key, shown[key], setting.default)
+
+
+def test_the_readme_says_how_long_a_visitor_may_think_as_the_machines_have_it():
+    """A slow visitor's game is never ended: the README and the shipped configuration say after how long
+    the machine falls into its attract pattern, and how far a museum may lengthen that, in the machines'
+    own figures."""
+    readme = (ROOT / "README.md").read_text()
+    said = re.search(r"\*\*At the machine itself\*\*.*?after (\d+) minutes without a press in a game "
+                     r"\(`idle_ms = (\d+)`.*?up to a day \((\d+)\)", readme, re.S)
+    assert said, "README.md's 'At the machine itself' says the idle time, its setting and its longest"
+    minutes, default, longest = (int(group) for group in said.groups())
+    config = [line for line in SHIPPED_CONFIG.read_text().splitlines() if line.startswith("idle_ms =")]
+    assert len(config) == len(NAMES)
+    for name in NAMES:
+        idle = machine_class(name).SETTINGS["idle_ms"]
+        assert (minutes * 60000, default, longest) == (idle.default, idle.default, idle.high), name
+        for line in config:
+            assert [int(n) * 60000 for n in re.findall(r"(\d+) minutes", line)] == [idle.default], line
