@@ -10,6 +10,9 @@ import pytest
 
 from conftest import ROOT
 from controller.core.registry import NAMES, machine_class
+from controller.hardware.pinmap import generated_section, load_default, render_wiring_doc
+from controller.hardware.pinmap.labels import LAMP_NAMES, LabelError, label_table
+from controller.language import CODES, LOCALE
 
 SHIPPED_CONFIG = ROOT / "systemd" / "config.toml"
 
@@ -42,3 +45,36 @@ def test_the_readme_says_how_long_a_visitor_may_think_as_the_machines_have_it():
         assert (minutes * 60000, default, longest) == (idle.default, idle.default, idle.high), name
         for line in config:
             assert [int(n) * 60000 for n in re.findall(r"(\d+) minutes", line)] == [idle.default], line
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_assembly_guide_names_its_status_lamps_in_their_order_in_every_language(name):
+    """The lamps' colours do not tell them apart for a red-green colour-blind visitor, and nothing on the
+    machine says what a lamp means: the guide says in which hole each goes and gives its name for the
+    label beside it, in each language of the catalogs (--write-docs refills the table)."""
+    guide = (ROOT / "hardware" / name / "README.md").read_text(encoding="utf-8")
+    pinmap = load_default(name)
+    assert generated_section(guide, "labels") == label_table(pinmap), \
+        "run: .venv/bin/python -m controller.hardware.pinmap --write-docs"
+    rows = [line.split(" | ") for line in label_table(pinmap).splitlines()[2:]]
+    assert [row[1] for row in rows] == ["`lamp_%s`" % lamp for lamp in machine_class(name).LAMPS]
+
+
+def test_every_lamp_name_is_translated_in_every_catalog():
+    """A name the catalogs do not translate would come out English in a German row of the table."""
+    from babel.messages.pofile import read_po
+    for code in CODES[1:]:
+        with open(LOCALE / code / "LC_MESSAGES" / "drnim.po", "rb") as po:
+            catalog = read_po(po)
+        for machine, names in LAMP_NAMES.items():
+            for text in names.values():
+                message = catalog.get(text)
+                assert message is not None and message.string and not message.fuzzy, (code, machine, text)
+
+
+def test_a_status_lamp_without_a_name_is_said_in_one_line(monkeypatch):
+    monkeypatch.setitem(LAMP_NAMES, "drnim", {lamp: "x" for lamp in ("your_turn", "drnim_turn", "you_win")})
+    with pytest.raises(LabelError) as error:
+        render_wiring_doc("<!-- labels:begin -->\n<!-- labels:end -->\n", load_default("drnim"))
+    assert str(error.value) == "drnim's lamps drnim_wins, fault have no name for their labels: add them to " \
+                               "LAMP_NAMES in controller/hardware/pinmap/labels.py"

@@ -10,6 +10,7 @@ and the self-test. The package holds:
     electrical.py the electrical rule check: each pin's current, the header's total
     parts.py      the parts a map calls for (LEDs by colour, resistors by value, chips)
     docs.py       the generated tables of wiring.md (and of the assembly guide's README.md)
+    labels.py     the status lamps' names in every language, the assembly guide's table for their labels
     bom.py        the parts lists (bom.csv) priced: the assembly guide's table and total
     drawing.py    the drawn wiring, wiring-pi.svg and wiring-pico.svg (schemdraw, imported when drawing)
     command.py    python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]

@@ -15,6 +15,7 @@ from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError
 from controller.hardware.pinmap.build import build_scad, gate_problem
 from controller.hardware.pinmap.check import PinMapError, load_pinmap
+from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
@@ -51,7 +52,7 @@ def main(argv=None, out=None):
                 text = doc.read_text(encoding="utf-8") if doc.exists() else ""
                 try:
                     new = render_wiring_doc(text, pinmap)
-                except BomError as error:
+                except (BomError, LabelError) as error:
                     print(error, file=out)
                     status = 1
                     continue

@@ -10,6 +10,7 @@ from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
 from controller.hardware.pinmap.bom import cost_text, parts_table
+from controller.hardware.pinmap.labels import label_table
 from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
 
 # The 74HC595 pin each shift-register line goes to.
@@ -202,7 +203,7 @@ def led_text(pinmap):
 
 
 SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
-            "parts": parts_table, "cost": cost_text, "leds": led_text}
+            "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table}
 
 
 def render_wiring_doc(text, pinmap):
