@@ -201,6 +201,23 @@ def test_the_days_go_into_a_spreadsheet_one_row_per_exhibit_per_day(tmp_path, ne
     assert len(month) == 32 and sum(int(row[4]) for row in month[1:]) == 4
 
 
+def test_the_spreadsheet_has_the_noughts_of_an_exhibit_without_a_game(tmp_path, new_york):
+    """Found by a newcomer trying the fleet on a laptop: `fleet stats` showed an exhibit that played no
+    game as a row of noughts, and its --csv left it out, so the month's sheet lacked the one exhibit
+    someone should be sent to."""
+    _, db = exhibit(tmp_path)
+    store = FleetStore(db)
+    fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))
+    fleet.message("m/hall-2/status", status("hall-2", "nimatron", local(2025, 2, 20)), retained=True)
+    store.commit()
+    store.close()
+    rows = csv_rows(["fleet", "stats", "--offline", "--db", db, "--period", "2025-03-08..2025-03-09"])
+    quiet = [row[:8] for row in rows if row[2] == "hall-2"]
+    assert quiet == [["2025-03-08", "Sat", "hall-2", "nimatron", "0", "0", "0", "0"],
+                     ["2025-03-09", "Sun", "hall-2", "nimatron", "0", "0", "0", "0"]]
+    assert len(rows) == 5, rows
+
+
 def test_a_strangers_exhibit_name_is_no_formula_in_the_spreadsheet(tmp_path, new_york):
     store = FleetStore(str(tmp_path / "fleet.sqlite"))
     fleet = Fleet("m", store, lambda text: None, clock=lambda: local(2025, 5, 1))

@@ -161,7 +161,8 @@ def print_stats(store, within, out, csv=False):
     from controller.telemetry.fleet import table
     if csv:
         from controller.service.stats import write_csv
-        write_csv(out, within, *store.records(within.start, within.end))
+        write_csv(out, within, *store.records(within.start, within.end),
+                  always=store.without_games(within.start, within.end))
         return 0
     games, faults = store.summary(within.start, within.end)
     quiet = store.without_games(within.start, within.end)
