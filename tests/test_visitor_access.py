@@ -9,6 +9,7 @@ import tomllib
 import pytest
 
 from conftest import ROOT
+from controller.cards import STEP_SIZES
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import generated_section, load_default, render_wiring_doc
 from controller.hardware.pinmap.labels import LAMP_NAMES, LabelError, label_table
@@ -78,3 +79,19 @@ def test_a_status_lamp_without_a_name_is_said_in_one_line(monkeypatch):
         render_wiring_doc("<!-- labels:begin -->\n<!-- labels:end -->\n", load_default("drnim"))
     assert str(error.value) == "drnim's lamps drnim_wins, fault have no name for their labels: add them to " \
                                "LAMP_NAMES in controller/hardware/pinmap/labels.py"
+
+
+def test_the_large_print_card_is_as_large_as_the_cards_steps_make_it():
+    """hardware/README.md gives the steps' type size on the A6 card and on A4 at 200 %, for a visitor with
+    low vision: a smaller step size in cards.py (a language that needs the room) would make it a promise
+    the card no longer keeps."""
+    text = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"\*\*Large print\.\*\* On the A6 card the steps of \"How to play\" are set at ([\d.]+) to "
+                     r"([\d.]+) pt.*?on A4 at 200 % is a large-print card, its steps at ([\d.]+) to ([\d.]+) pt",
+                     text, re.S)
+    assert said, "hardware/README.md's 'Large print' gives the steps' sizes on the A6 card and on A4"
+    point = 25.4 / 72
+    smallest, largest = min(STEP_SIZES) / point, max(STEP_SIZES) / point
+    assert [float(size) for size in said.groups()] == [round(size, 1) for size in
+                                                       (smallest, largest, 2 * smallest, 2 * largest)]
+    assert 2 * smallest >= 12, "the large-print card's steps are 12 pt at least, as the RNIB asks"
