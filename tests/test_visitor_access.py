@@ -95,3 +95,32 @@ def test_the_large_print_card_is_as_large_as_the_cards_steps_make_it():
     assert [float(size) for size in said.groups()] == [round(size, 1) for size in
                                                        (smallest, largest, 2 * smallest, 2 * largest)]
     assert 2 * smallest >= 12, "the large-print card's steps are 12 pt at least, as the RNIB asks"
+
+
+def test_what_the_guide_says_of_presses_and_lamps_is_what_the_controller_does():
+    """hardware/README.md's 'Every visitor at the machine' gives the times a press is judged by and how
+    fast the lamps blink, for an access officer: each figure is the controller's own."""
+    from controller.hardware.boards import BLINK_S
+    from controller.hardware.pinmap.check import DEFAULT_DEBOUNCE_MS, MIN_PULSE_MAX_MS
+    from controller.service.config import SERVICE_SETTINGS
+    text = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Every visitor at the machine\n", 1)[1].split("\n## ", 1)[0]
+
+    def said(pattern):
+        found = re.search(pattern, section)
+        assert found, "hardware/README.md's 'Every visitor at the machine' says %r" % pattern
+        return float(found.group(1))
+
+    assert said(r"`stuck_after_s` \((\d+) s\)") == SERVICE_SETTINGS["stuck_after_s"].default
+    assert said(r"`debounce_ms` \((\d+) ms\)") == DEFAULT_DEBOUNCE_MS
+    assert said(r"`min_pulse_ms` \(at most (\d+) ms\)") == MIN_PULSE_MAX_MS
+    assert said(r"blinks at ([\d.]+) Hz") == 1 / (2 * BLINK_S) < 3
+    firmware = (ROOT / "firmware" / "drivers.py").read_text()
+    assert re.search(r"^BLINK_MS = (\d+)$", firmware, re.M).group(1) == str(round(1000 * BLINK_S)), \
+        "a Pico blinks its lamps as the Pi does"
+    for name in NAMES:
+        cls = machine_class(name)
+        assert len(cls.LAMPS) * cls.SETTINGS["attract_step_ms"].default >= 1000, \
+            "%s's attract pattern lights each lamp less than once a second" % name
+        for role in cls().buttons():
+            assert load_default(name).inputs[role].debounce_ms == DEFAULT_DEBOUNCE_MS, (name, role)
