@@ -141,7 +141,7 @@ readonly BROKER_ENV=$CONFIG_DIR/mqtt-broker.env
 
 # host:port of the broker when [telemetry] is on, nothing when off; dies on a bad configuration.
 telemetry_broker() {
-    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix [telemetry] (controller config check)"
+    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix [telemetry] ($VENV/bin/controller config check $CONFIG_DIR/config.toml)"
 import sys
 from controller.core.exhibit import ConfigError
 from controller.service.config import load_config
