@@ -2,9 +2,10 @@
 folders' blocks run one after the other from the repository's top folder, each file they name
 where the shell then is, and what they render left out of git; a checkout's Python and controller
 are the virtualenv's, in a block or in a sentence; a command on the Pi calls the controller where systemd/install.sh puts it
-(nothing puts it on the PATH there); and the number of prints each parts README gives is what
-the parts' headers count."""
+(nothing puts it on the PATH there); the number of prints each parts README gives is what the
+parts' headers count; and the line a guide says the pin-map check prints is the one it prints."""
 
+import io
 import re
 import shlex
 import subprocess
@@ -145,3 +146,17 @@ def test_the_servo_arm_goes_on_after_its_brackets_screws():
     assert "Fit the arm" not in steps["7"] and "fit the arm" not in steps["7"]
     mounting = steps["9"]
     assert mounting.index("screw its bracket on first") < mounting.index("fit the arm on the horn")
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guide_quotes_what_the_pin_map_check_prints(machine):
+    """Step 1's check quotes the line the pin-map command prints for the installed map ('ok, Dr. Nim,
+    22 pins used'): a pin added to or taken from the shipped map changes that count, and nothing held
+    the guide to it."""
+    from controller.hardware.pinmap.command import main
+    out = io.StringIO()
+    assert main([machine], out=out) == 0
+    printed = out.getvalue().split(": ", 1)[1]
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"the last command prints `([^`]+)`", guide.replace("\n", " "))
+    assert quoted and all(printed.startswith(line) for line in quoted), (quoted, printed)
