@@ -173,7 +173,7 @@ def test_lang_fr_is_french_throughout_and_the_buttons_change_the_language(browse
 @needs_browser
 def test_the_kiosk_goes_back_to_the_museums_first_language_for_the_next_visitor(browser):
     context, address, _ = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=400&lang=de")
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=400&warn_ms=300&lang=de")
     assert page.evaluate("document.documentElement.lang") == "de"
     page.click("#language-es")
     page.wait_for_function("document.documentElement.lang === 'es'")

@@ -128,15 +128,26 @@ def test_the_board_grows_with_a_classroom_s_large_screen_and_stays_on_it(browser
 
 @needs_browser
 def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
+    """Once the machine falls idle with a game under way, the kiosk warns that it will end it, and any press
+    keeps it (WCAG 2.2.1: a visitor still thinking lost the game without a word at idle_ms); unanswered, the
+    warning is followed by a fresh machine for the next visitor."""
     context, address, requests = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&seed=9", reduced_motion="no-preference")
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&warn_ms=1500&seed=9",
+                     reduced_motion="no-preference")
     assert page.is_hidden("#settings-panel") and page.is_hidden("#machines")
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().taken") == 1
-    # idle: a fresh machine for the next visitor (the marbles back), resting in its attract lamps
-    page.wait_for_function("nim.view().attract", timeout=10000)
-    assert page.evaluate("nim.view().rail") == 15 and page.evaluate("nim.view().taken") == 0
+    warning = "Still playing? Press any button within 2 seconds to keep your game."
+    page.wait_for_function("document.getElementById('said').textContent === %r" % warning, timeout=10000)
+    assert page.evaluate("nim.view().attract") and page.evaluate("nim.view().taken") == 1, "warned, the game kept"
+    page.keyboard.press("t")                        # the visitor answers: the game plays on
+    page.wait_for_function(SETTLED)
+    page.wait_for_timeout(1700)                     # past the first warning's time
+    assert page.evaluate("nim.view().taken") == 2, "a press during the warning did not keep the game"
+    # no answer: a fresh machine for the next visitor (the marbles back), resting in its attract lamps
+    page.wait_for_function("nim.view().attract && nim.view().taken === 0", timeout=15000)
+    assert page.evaluate("nim.view().rail") == 15
     trace = page.evaluate("nim.trace()")
     assert [entry[0] for entry in trace["trace"]][:2] == [["power"], ["tick"]]
     assert replay(trace).attract

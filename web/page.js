@@ -228,6 +228,8 @@ let outputs = {};           // every output's last setting: "flip_flop/1" -> "le
 let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
+let warning = null;         // the timer of the kiosk's reset once it warned a visitor still playing
+const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
 let wasAttract = false;     // the machine was resting in its attract state at the last answer
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
 let soundOn = params.get("sound") !== "off";
@@ -281,6 +283,7 @@ function answer(reply) {
 function feed(event) {
   if (following) return null;         // a second screen only watches
   touched = true;
+  if (warning !== null) keepGame();
   return ask(() => bridge.handle(JSON.stringify(event), now()));
 }
 
@@ -330,20 +333,47 @@ function animate() {
 
 // The kiosk: once the machine falls idle after a visitor, a fresh machine for
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
+// A game still under way is ended only after a warning (WCAG 2.2.1): a visitor who is
+// still thinking has warn_ms (20 s unless the address says) to keep it with any press.
 // A kiosk that follows an exhibit goes back to its first language when the exhibit falls idle.
 function kioskReset() {
   const fellIdle = view.attract && !wasAttract;
   wasAttract = view.attract;
   if (kiosk && following && fellIdle && lang.code !== home) setLanguage(home);
   if (kiosk && !following && view.attract && touched) {
-    if (!params.get("seed")) chosen.seed = newSeed();
-    if (lang.code !== home) {
-      setLanguage(home).then(() => start(decl.name, true));
-      touched = false;
+    if (view.mode === "play" && warnMs > 0) {
+      if (warning === null) warn();
       return;
     }
-    start(decl.name, true);
+    freshMachine();
   }
+}
+
+function warn() {
+  const seconds = Math.ceil(warnMs / 1000);
+  sayText(fmt(_n("Still playing? Press any button within %(seconds)d second to keep your game.",
+                 "Still playing? Press any button within %(seconds)d seconds to keep your game.", seconds),
+              { seconds }), "warning");
+  announce();
+  warning = setTimeout(() => {
+    warning = null;
+    if (view.attract && touched) freshMachine();
+  }, warnMs);
+}
+
+function keepGame() {
+  clearTimeout(warning);
+  warning = null;
+}
+
+function freshMachine() {
+  if (!params.get("seed")) chosen.seed = newSeed();
+  if (lang.code !== home) {
+    setLanguage(home).then(() => start(decl.name, true));
+    touched = false;
+    return;
+  }
+  start(decl.name, true);
 }
 
 function newSeed() {
