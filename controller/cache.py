@@ -4,7 +4,7 @@ where the commands keep what they fetched or made once for the next run: the pag
 the assembly's renders (assembly/); the lock that two runs sharing a file there take, and the
 way each writes a file there whole, for the other to read."""
 
-import fcntl
+import errno
 import os
 import tempfile
 from contextlib import contextmanager
@@ -21,12 +21,33 @@ def cache_folder(*names):
 def locked(path):
     """Held by this process alone (the lock file `path` locked) until the block ends: two runs
     that share a folder make each thing in it once, one waiting for the other."""
-    with open(path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with open(path, "ab") as lock:
+        release = take(lock)
         try:
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            release()
+
+
+def take(lock):
+    """Lock the open file `lock`, waiting for as long as another run holds it; returns what lets it
+    go. fcntl's lock on Linux and macOS, msvcrt's on Windows, which has no fcntl: imported here, so
+    that every command that takes no lock runs on a computer without one."""
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+        lock.seek(0)
+        while True:
+            try:
+                msvcrt.locking(lock.fileno(), msvcrt.LK_LOCK, 1)
+                break
+            except OSError as error:        # LK_LOCK gives up after 10 s; a render takes minutes
+                if error.errno != errno.EDEADLOCK:
+                    raise
+        return lambda: msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lambda: fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def keep(path, data):
