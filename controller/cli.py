@@ -432,7 +432,7 @@ def run_status(args, out):
         out.write(".\nFault: %s.\n" % fault_help(status))
     path = os.path.join(config.runtime_dir(), "status.json")
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             heartbeat = json.load(f)
         ago, pid = time.time() - heartbeat["heartbeat"], heartbeat["pid"]
         if not process_alive(pid):

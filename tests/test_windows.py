@@ -1,7 +1,9 @@
 """A laptop with Windows runs what a laptop is for: play and solve, the simulator, config check,
 the firmware's build, the page's build and its server. Python there has no fcntl, termios, tty,
-pwd..., no os.fchmod, os.openpty or O_NOFOLLOW, no SIGHUP and no signal masks, and opens no folder
-as a file. windows_rig.py runs the commands in a Python made to lack the same, once for this file."""
+pwd..., no os.fchmod, os.openpty or O_NOFOLLOW, no SIGHUP and no signal masks, opens no folder as
+a file, and reads and writes text in the computer's own encoding unless told which (cp1252 on
+most). windows_rig.py runs the commands in a Python made to lack the same, once for this file,
+with Python's EncodingWarning on and in a locale whose own encoding is ASCII, the strictest of them."""
 
 import errno
 import json
@@ -34,15 +36,15 @@ def laptop(tmp_path_factory):
         "solve": ["solve", "nim", "1", "2", "3"],
         "play": ["play", "drnim", "--seed", "1", "--lang", "fr"],
         "config check": ["config", "check", str(config)],
-        "firmware build --frozen": ["firmware", "build", "--frozen", "--machine", "nimatron",
+        "firmware build --frozen": ["firmware", "build", "--frozen", "--pinmap", str(pinmap),
                                     "--out", str(folder / "frozen")],
     }
     if not missing_tool("mpy-cross"):
-        commands["firmware build"] = ["firmware", "build", "--machine", "nimatron", "--out", str(folder / "firmware")]
+        commands["firmware build"] = ["firmware", "build", "--pinmap", str(pinmap), "--out", str(folder / "firmware")]
     if web_build.runtime_ready():
         commands["web build"] = ["web", "build", "--out", str(folder / "built")]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "windows_rig.py")],
+    env = dict(os.environ, LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-X", "warn_default_encoding", str(ROOT / "tests" / "windows_rig.py")],
                           input=json.dumps(commands).encode(), capture_output=True, cwd=folder, env=env, timeout=300)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return json.loads(done.stdout)
@@ -58,6 +60,13 @@ def test_a_laptop_command_runs_in_a_python_without_what_windows_lacks(laptop, na
     result = laptop[name]
     assert result["crash"] is None, result["crash"]
     assert (result["status"], result["err"]) == (0, ""), result
+
+
+def test_no_laptop_command_leaves_the_encoding_of_its_text_to_the_computer(laptop):
+    """A catalog, a pin map, a scenario, a build's files and the output of mpy-cross or npm are UTF-8 whatever the
+    computer's own encoding: left to it, a Greek comment in a pin map stopped the firmware build with a traceback."""
+    left = {name: result["encodings"] for name, result in laptop.items() if result["encodings"]}
+    assert left == {}
 
 
 def test_the_cache_lock_on_windows_waits_for_as_long_as_another_run_holds_it(tmp_path, monkeypatch):

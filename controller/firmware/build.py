@@ -111,7 +111,8 @@ def compile_file(mpy_cross, source, target, name):
     if kept is not None and kept.is_file():
         shutil.copyfile(kept, target)
         return
-    result = subprocess.run([mpy_cross] + options + ["-o", str(target), str(source)], capture_output=True, text=True)
+    result = subprocess.run([mpy_cross] + options + ["-o", str(target), str(source)], capture_output=True,
+                            encoding="utf-8", errors="replace")
     if result.returncode != 0:
         raise FirmwareError("cannot compile " + compile_error(result.stderr + result.stdout, name))
     if kept is not None:
@@ -128,7 +129,8 @@ def compiled_before(mpy_cross, options, text):
     the mpy-cross cannot say its version (nothing is kept then)."""
     if mpy_cross not in VERSIONS:
         try:
-            said = subprocess.run([mpy_cross, "--version"], capture_output=True, text=True, timeout=30)
+            said = subprocess.run([mpy_cross, "--version"], capture_output=True, encoding="utf-8", errors="replace",
+                                  timeout=30)
             VERSIONS[mpy_cross] = said.stdout.strip() if said.returncode == 0 and said.stdout.strip() else None
         except (OSError, subprocess.TimeoutExpired):
             VERSIONS[mpy_cross] = None
@@ -185,7 +187,7 @@ def build(machine, out, mode=PRODUCTION, frozen=False, pinmap=None):
         files.append(target)
     with tempfile.TemporaryDirectory() as generated:
         source = Path(generated) / CONFIG
-        source.write_text(config_text)
+        source.write_text(config_text, encoding="utf-8")
         compile_file(mpy_cross, source, out / (CONFIG[:-3] + ".mpy"), CONFIG)
     files.append(CONFIG[:-3] + ".mpy")
     return write_manifest(out, {"machine": machine, "mode": mode, "files": files})
@@ -202,15 +204,16 @@ def build_frozen(machine, out, mode, pinmap=None):
             target = out / FROZEN / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
-    (out / FROZEN / CONFIG).write_text(config_text)
+    (out / FROZEN / CONFIG).write_text(config_text, encoding="utf-8")
     (out / FREEZE_MANIFEST).write_text(FREEZE_TEXT % {"title": machine_class(machine).TITLE, "mode": mode,
-                                                      "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN})
-    (out / "main.py").write_text(FROZEN_MAIN)
+                                                      "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN},
+                                         encoding="utf-8")
+    (out / "main.py").write_text(FROZEN_MAIN, encoding="utf-8")
     return write_manifest(out, {"machine": machine, "mode": mode, "frozen": True, "files": ["main.py"]})
 
 
 def write_manifest(out, manifest):
     """build.json, what deploy reads; returns the files it lists."""
-    with open(out / MANIFEST, "w") as f:
+    with open(out / MANIFEST, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
     return manifest["files"]

@@ -84,7 +84,7 @@ def read_manifest(folder):
     """(machine, files, frozen) of the build in `folder`."""
     path = Path(folder) / MANIFEST
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             manifest = json.load(f)
         files = manifest["files"]
         machine = manifest["machine"]
@@ -119,7 +119,8 @@ def mpremote(port, arguments, folder, doing):
     in one line what it could not do (`doing`, such as "copy the build to")."""
     command = [find_tool("mpremote"), "connect", port] + arguments
     try:
-        result = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=DEPLOY_TIMEOUT_S)
+        result = subprocess.run(command, cwd=folder, capture_output=True, encoding="utf-8", errors="replace",
+                                timeout=DEPLOY_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise FirmwareError("mpremote did not finish within %d s on %s: unplug the board, plug it in and try again"
                             % (DEPLOY_TIMEOUT_S, port))

@@ -104,7 +104,7 @@ def harness():
     except OSError as error:
         raise FirmwareError("cannot fetch rp2040js into %s: %s" % (folder, error.strerror or error))
     done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
-                          capture_output=True, text=True)
+                          capture_output=True, encoding="utf-8", errors="replace")
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
         raise FirmwareError("npm ci in %s failed: %s" % (folder, lines[-1]))

@@ -157,8 +157,8 @@ class Assembly:
             shutil.copy(shipped.hardware() / name, work / "hardware" / name)
         for path in self.source.parent.glob("*.scad"):
             shutil.copy(path, parts / path.name)
-        (parts / "build.scad").write_text(made.build_scad(self.pinmap))
-        with open(parts / "params.scad", "a") as params:
+        (parts / "build.scad").write_text(made.build_scad(self.pinmap), encoding="utf-8")
+        with open(parts / "params.scad", "a", encoding="utf-8") as params:
             params.write("".join("%s;\n" % define for define in self.defines))
         return parts / "assembly.scad"
 
@@ -168,7 +168,8 @@ class Assembly:
         command = [self.openscad, "-o", str(target)]
         for define in self.defines + list(extra):
             command += ["-D", define]
-        result = subprocess.run(command + [str(source)], capture_output=True, text=True, timeout=600)
+        result = subprocess.run(command + [str(source)], capture_output=True, encoding="utf-8", errors="replace",
+                                timeout=600)
         problems = [line for line in result.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))
                     and "may not be a valid 2-manifold" not in line
                     and not (self.defines and " but was overwritten in file " in line)]
@@ -179,7 +180,7 @@ class Assembly:
         if result.returncode != 0 or problems:
             raise AssemblyError("%s: %s" % (self.source, (problems or ["openscad exited with %d"
                                                                       % result.returncode])[0]))
-        found = re.search(r"^ECHO: facts = (.*)$", (work / "facts.echo").read_text(), re.M)
+        found = re.search(r"^ECHO: facts = (.*)$", (work / "facts.echo").read_text(encoding="utf-8"), re.M)
         return dict(_scad_value(found.group(1)))
 
     def csg(self, names, work):
@@ -187,12 +188,13 @@ class Assembly:
         lines = ["include <%s>" % self.copied]
         lines += ["translate([%d, 0, 0]) placed(\"%s\");" % (i * BAND, name) for i, name in enumerate(names)]
         source = work / "solids.scad"
-        source.write_text("\n".join(lines) + "\n")
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
         result, problems = self.run(source, work / "solids.csg", ['mode="none"'])
         if result.returncode != 0 or problems:
             raise AssemblyError("%s: %s" % (self.source, (problems or ["openscad exited with %d"
                                                                       % result.returncode])[0]))
-        blocks = [block for block in _blocks((work / "solids.csg").read_text()) if block[0].startswith("multmatrix")]
+        blocks = [block for block in _blocks((work / "solids.csg").read_text(encoding="utf-8"))
+                  if block[0].startswith("multmatrix")]
         if len(blocks) != len(names):
             raise AssemblyError("%s: %d solids named, %d drawn" % (self.source, len(names), len(blocks)))
         return {name: "\n".join(["group() {"] + block[1:]) for name, block in zip(names, blocks)}
@@ -206,7 +208,7 @@ class Assembly:
         with locked(self.cache / (key + ".lock")):
             if not stl.exists():
                 source = self.cache / (key + ".csg")
-                source.write_text(text + "\n")
+                source.write_text(text + "\n", encoding="utf-8")
                 target = self.cache / (key + ".part.stl")
                 result, problems = self.run(source, target)
                 if result.returncode != 0 or not target.exists():
@@ -247,7 +249,7 @@ class Assembly:
         a, b = pair
         kept = self.cache / ("%s.volume" % "--".join(sorted((stls[a].stem, stls[b].stem))))
         if kept.exists():
-            return float(kept.read_text())
+            return float(kept.read_text(encoding="utf-8"))
         volume = self.scad_volume(pair, stls, work)
         keep(kept, repr(volume).encode())       # whole, for a check running beside this one
         return volume
@@ -255,7 +257,8 @@ class Assembly:
     def scad_volume(self, pair, stls, work):
         a, b = pair
         source = work / ("%s--%s.scad" % pair)
-        source.write_text("intersection() { import(\"%s\"); import(\"%s\"); }\n" % (stls[a], stls[b]))
+        source.write_text("intersection() { import(\"%s\"); import(\"%s\"); }\n" % (stls[a], stls[b]),
+                          encoding="utf-8")
         target = work / ("%s--%s.stl" % pair)
         result, problems = self.run(source, target)
         if not target.exists():

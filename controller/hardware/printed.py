@@ -70,7 +70,8 @@ def render(openscad, source, stl, defines=()):
     command = [openscad, "-o", str(stl)]
     for define in defines:
         command += ["-D", define]
-    result = subprocess.run(command + [str(source)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(command + [str(source)], capture_output=True, encoding="utf-8", errors="replace",
+                            timeout=300)
     errors = [line for line in result.stderr.splitlines() if line.startswith(("ERROR", "WARNING"))]
     if result.returncode != 0 or errors or not Path(stl).exists():
         reason = errors[0] if errors else f"openscad exited with {result.returncode}"

@@ -32,7 +32,7 @@ def stop_first(what):
 def service_pid(config):
     """The pid of a running service named by the heartbeat, or None."""
     try:
-        with open(os.path.join(config.runtime_dir(), "status.json")) as f:
+        with open(os.path.join(config.runtime_dir(), "status.json"), encoding="utf-8") as f:
             pid = json.load(f)["pid"]
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -64,7 +64,7 @@ class Report:
         os.makedirs(folder, exist_ok=True)
         name = "selftest-simulated-" if self.simulated else "selftest-"
         path = untaken(os.path.join(folder, name), self.started, ".json")
-        with open(path, "x") as f:
+        with open(path, "x", encoding="utf-8") as f:
             json.dump(self.to_dict(), f, indent=1)
             f.write("\n")
         return path

@@ -562,13 +562,14 @@ def hold_state_folder(folder):
     unwritable = None
     try:
         os.makedirs(folder, exist_ok=True)
-        lock = open(path, "a+")
+        lock = open(path, "a+", encoding="utf-8")
     except OSError as error:
         lock = None
         if error.errno == errno.EROFS and os.path.exists(path):
             unwritable = error
             try:
-                lock = open(path, "r")      # a lock taken through a read-only file excludes all the same
+                # a lock taken through a read-only file excludes all the same
+                lock = open(path, "r", encoding="utf-8")
             except OSError:
                 pass
         if lock is None:

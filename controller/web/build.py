@@ -47,7 +47,7 @@ class WebError(RuntimeError):
 
 def pinned_version(package=PACKAGE):
     """The version of `package` (by default the port) that web/package.json pins."""
-    return json.loads((WEB / "package.json").read_text())["dependencies"][package]
+    return json.loads((WEB / "package.json").read_text(encoding="utf-8"))["dependencies"][package]
 
 
 def cache():
@@ -61,7 +61,8 @@ def ready_in(folder):
         installed = folder / "node_modules" / package
         if not (installed / "package.json").is_file() or not (installed / needed).is_file():
             return False
-        if json.loads((installed / "package.json").read_text()).get("version") != pinned_version(package):
+        said = json.loads((installed / "package.json").read_text(encoding="utf-8"))
+        if said.get("version") != pinned_version(package):
             return False
     return True
 
@@ -101,7 +102,7 @@ def fetch_runtime():
         raise WebError("cannot fetch MicroPython's WebAssembly port into %s: %s" % (folder, error.strerror or error))
     # --omit=dev: not the tests' tools (axe-core), only what the page carries
     done = subprocess.run([npm, "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
-                          capture_output=True, text=True)
+                          capture_output=True, encoding="utf-8", errors="replace")
     if done.returncode != 0 or not ready_in(folder):
         lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
         raise WebError("npm ci in %s failed: %s" % (folder, lines[-1]))

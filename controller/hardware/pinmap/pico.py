@@ -39,7 +39,7 @@ def load_pico(path, machine=None):
     """(the checked PinMap, its [pico] pins: role -> {pin name: GP number},
     the section's options); PinMapError naming the line and key."""
     pinmap = load_pinmap(path, machine)
-    text = Path(path).read_text()
+    text = Path(path).read_text(encoding="utf-8")
     lines = key_lines(text)
     section = tomllib.loads(text).get("pico")
 
@@ -197,5 +197,5 @@ def write_board_config(folder, machine, path=None, mode="production"):
     one at `path`); returns the file's path."""
     target = Path(folder) / "board_config.py"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(board_config(path or default_pinmap_path(machine), machine, mode))
+    target.write_text(board_config(path or default_pinmap_path(machine), machine, mode), encoding="utf-8")
     return target
