@@ -15,6 +15,7 @@ import pytest
 
 from conftest import ROOT, missing_tool
 from controller import cache
+from controller.service.store import replace_file
 from controller.web import build as web_build
 
 # A museum's own words, in the files a technician writes: cp1252 cannot even read the Greek ('ρ').
@@ -30,12 +31,16 @@ def laptop(tmp_path_factory):
     pinmap.write_text(GREEK + (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text(encoding="utf-8"),
                       encoding="utf-8")
     config = folder / "config.toml"
-    config.write_text(FRENCH + '[service]\nmachine = "drnim"\npinmap = "%s"\n\n[exhibit]\nlanguage = ["fr", "en"]\n'
-                      % pinmap.as_posix(), encoding="utf-8")
+    config.write_text(FRENCH + '[service]\nmachine = "drnim"\npinmap = "%s"\nstate_dir = "%s"\nruntime_dir = "%s"\n\n'
+                      '[exhibit]\nlanguage = ["fr", "en"]\n' % (pinmap.as_posix(), (folder / "state").as_posix(),
+                                                                (folder / "run").as_posix()), encoding="utf-8")
     commands = {
         "solve": ["solve", "nim", "1", "2", "3"],
         "play": ["play", "drnim", "--seed", "1", "--lang", "fr"],
         "config check": ["config", "check", str(config)],
+        "simulator script": ["--simulate", "--script", "R1-one-marble-per-press.txt"],
+        "simulator autoplay": ["--simulate", "--autoplay", "2", "--machine", "nimatron", "--lang", "fr"],
+        "controller run": ["run", "--pin-factory", "mock", "--config", str(config)],
         "firmware build --frozen": ["firmware", "build", "--frozen", "--pinmap", str(pinmap),
                                     "--out", str(folder / "frozen")],
     }
@@ -50,7 +55,8 @@ def laptop(tmp_path_factory):
     return json.loads(done.stdout)
 
 
-WORKING = ["solve", "play", "config check", "firmware build --frozen", "firmware build", "web build"]
+WORKING = ["solve", "play", "config check", "simulator script", "simulator autoplay", "firmware build --frozen",
+           "firmware build", "web build"]
 
 
 @pytest.mark.parametrize("name", WORKING)
@@ -62,11 +68,35 @@ def test_a_laptop_command_runs_in_a_python_without_what_windows_lacks(laptop, na
     assert (result["status"], result["err"]) == (0, ""), result
 
 
+def test_the_pi_service_where_there_is_no_fcntl_is_one_line(laptop):
+    """`controller run` is the Raspberry Pi's: on a computer where it cannot lock its state folder (Windows), it
+    says so and what to run there instead."""
+    result = laptop["controller run"]
+    assert result["crash"] is None, result["crash"]
+    assert (result["status"], result["err"]) == (1, "controller: the service runs on a Raspberry Pi (Linux), and this "
+                                                    "computer has no fcntl to lock its state folder with: here, try "
+                                                    "it with controller --simulate\n")
+
+
 def test_no_laptop_command_leaves_the_encoding_of_its_text_to_the_computer(laptop):
     """A catalog, a pin map, a scenario, a build's files and the output of mpy-cross or npm are UTF-8 whatever the
     computer's own encoding: left to it, a Greek comment in a pin map stopped the firmware build with a traceback."""
     left = {name: result["encodings"] for name, result in laptop.items() if result["encodings"]}
     assert left == {}
+
+
+def test_a_save_where_no_folder_opens_as_a_file_is_a_save(tmp_path, monkeypatch):
+    """Windows opens no folder as a file, so the folder is not synced after the rename: the simulator's game is
+    saved all the same, where its log said 'fault: storage: cannot save the game ... (Permission denied)'."""
+    real_open = os.open
+
+    def windows_open(path, flags, mode=0o777, **where):
+        if os.path.isdir(path):
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, flags, mode, **where)
+    monkeypatch.setattr(os, "open", windows_open)
+    replace_file(str(tmp_path / "game.json"), b'{"rail": 14}')
+    assert (tmp_path / "game.json").read_bytes() == b'{"rail": 14}'
 
 
 def test_the_cache_lock_on_windows_waits_for_as_long_as_another_run_holds_it(tmp_path, monkeypatch):

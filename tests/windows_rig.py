@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 import traceback
 import urllib.request
@@ -88,11 +89,15 @@ def serve(folder):
 
 
 def run(argv):
+    """The command's status, output and errors. Its errors go to a file, as a terminal's have a
+    file number: `controller run` hands it to faulthandler."""
     from controller.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stderr(err):
-        status = main(argv, out=out, read_line=answers())
-    return status, out.getvalue(), err.getvalue()
+    out = io.StringIO()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        with contextlib.redirect_stderr(err):
+            status = main(argv, out=out, read_line=answers())
+        err.seek(0)
+        return status, out.getvalue(), err.read()
 
 
 def main():

@@ -35,7 +35,6 @@ that arrives while the loop is inside the queue cannot deadlock the stop.
 
 import errno
 import faulthandler
-import fcntl
 import json
 import os
 import queue
@@ -558,6 +557,11 @@ def hold_state_folder(folder):
     A card gone read-only (what a failing SD card does) or full is not refused: the saved game can
     still be read, and the service plays on unsaved, as when the card fails during play. Returns
     (the lock, None), or (the lock, the OSError that says why the folder cannot be written)."""
+    try:
+        import fcntl     # here, not at the top: the simulator runs the service on a laptop, maybe one with Windows
+    except ImportError:
+        raise RuntimeError("the service runs on a Raspberry Pi (Linux), and this computer has no fcntl to lock its "
+                           "state folder with: here, try it with controller --simulate")
     path = os.path.join(folder, "service.lock")
     unwritable = None
     try:

@@ -12,6 +12,11 @@ import json
 import os
 import time
 
+# Windows, where the simulator runs the service on a laptop, has no O_NOFOLLOW (there the O_EXCL
+# alone makes the file new), and without O_BINARY would write each "\n" as "\r\n".
+NOT_FOLLOWED = getattr(os, "O_NOFOLLOW", 0)
+BYTES_AS_THEY_ARE = getattr(os, "O_BINARY", 0)
+
 
 def untaken(prefix, when, suffix=""):
     """`prefix` + YYYYmmdd-HHMMSS (`when`, local time) + `suffix`, with -2, -3...
@@ -40,9 +45,10 @@ def replace_file(path, payload, mode=0o600, before=None, durable=True):
         # then the file is made new and only then written: its target is never someone else's file
         if os.path.lexists(temporary):
             os.remove(temporary)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOT_FOLLOWED | BYTES_AS_THEY_ARE, mode)
         try:
-            os.fchmod(fd, mode)
+            if hasattr(os, "fchmod"):       # Windows has none: the simulator's saves there keep its default
+                os.fchmod(fd, mode)
             written = 0
             while written < len(payload):
                 written += os.write(fd, payload[written:])
@@ -58,7 +64,10 @@ def replace_file(path, payload, mode=0o600, before=None, durable=True):
             os.remove(temporary)
     if not durable:
         return
-    folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except PermissionError:     # Windows opens no folder to sync (the simulator's there): the file is replaced
+        return
     try:
         os.fsync(folder)
     finally:
