@@ -34,6 +34,9 @@ def laptop(tmp_path_factory):
     config.write_text(FRENCH + '[service]\nmachine = "drnim"\npinmap = "%s"\nstate_dir = "%s"\nruntime_dir = "%s"\n\n'
                       '[exhibit]\nlanguage = ["fr", "en"]\n' % (pinmap.as_posix(), (folder / "state").as_posix(),
                                                                 (folder / "run").as_posix()), encoding="utf-8")
+    page = folder / "page"
+    page.mkdir()
+    (page / "index.html").write_text("<!doctype html><title>Νιμ</title>\n", encoding="utf-8")
     commands = {
         "solve": ["solve", "nim", "1", "2", "3"],
         "play": ["play", "drnim", "--seed", "1", "--lang", "fr"],
@@ -43,6 +46,7 @@ def laptop(tmp_path_factory):
         "controller run": ["run", "--pin-factory", "mock", "--config", str(config)],
         "firmware build --frozen": ["firmware", "build", "--frozen", "--pinmap", str(pinmap),
                                     "--out", str(folder / "frozen")],
+        "web serve": ["web", "serve", "--dir", str(page)],
     }
     if not missing_tool("mpy-cross"):
         commands["firmware build"] = ["firmware", "build", "--pinmap", str(pinmap), "--out", str(folder / "firmware")]
@@ -56,7 +60,7 @@ def laptop(tmp_path_factory):
 
 
 WORKING = ["solve", "play", "config check", "simulator script", "simulator autoplay", "firmware build --frozen",
-           "firmware build", "web build"]
+           "firmware build", "web build", "web serve"]
 
 
 @pytest.mark.parametrize("name", WORKING)

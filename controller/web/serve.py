@@ -47,6 +47,8 @@ HEAD_LIMIT = 16384
 POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
           "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY}
+# Whether this computer masks signals by thread (not Windows): see PageServer.process_request.
+MASKS = hasattr(signal, "pthread_sigmask")
 
 
 class HeadTooLarge(Exception):
@@ -172,16 +174,18 @@ class PageServer(ThreadingHTTPServer):
     def process_request(self, request, client_address):
         """The request's thread is started with Ctrl-C and SIGTERM blocked, so that they always
         reach the main thread: one that a request's thread took was sometimes never acted on,
-        and the server ran on after Ctrl-C (1 stop in 10 on a busy machine, on CPython 3.11)."""
+        and the server ran on after Ctrl-C (1 stop in 10 on a busy machine, on CPython 3.11). Windows
+        has no signal masks, and needs none: there Python hands Ctrl-C to the main thread alone."""
         self.slots.acquire()
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if MASKS else None
         try:
             super().process_request(request, client_address)
         except BaseException:
             self.slots.release()
             raise
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            if MASKS:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def process_request_thread(self, request, client_address):
         try:
