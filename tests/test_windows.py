@@ -47,6 +47,7 @@ def laptop(tmp_path_factory):
         "firmware build --frozen": ["firmware", "build", "--frozen", "--pinmap", str(pinmap),
                                     "--out", str(folder / "frozen")],
         "web serve": ["web", "serve", "--dir", str(page)],
+        "firmware monitor --emulate": ["firmware", "monitor", "--emulate", "unix"],
     }
     if not missing_tool("mpy-cross"):
         commands["firmware build"] = ["firmware", "build", "--pinmap", str(pinmap), "--out", str(folder / "firmware")]
@@ -70,6 +71,16 @@ def test_a_laptop_command_runs_in_a_python_without_what_windows_lacks(laptop, na
     result = laptop[name]
     assert result["crash"] is None, result["crash"]
     assert (result["status"], result["err"]) == (0, ""), result
+
+
+def test_an_emulated_board_where_there_are_no_pseudo_terminals_is_one_line(laptop):
+    """The emulated boards talk over a pseudo-terminal: Windows has none, and a user is told so, not a traceback."""
+    result = laptop["firmware monitor --emulate"]
+    assert result["crash"] is None, result["crash"]
+    assert result["status"] == 1
+    assert result["err"] == ("controller firmware: --emulate: the emulated board is reached through a pseudo-terminal, "
+                             "which this computer (Windows) has none of: test a Pico on --port, or emulate on Linux, "
+                             "macOS or WSL\n")
 
 
 def test_the_pi_service_where_there_is_no_fcntl_is_one_line(laptop):

@@ -114,6 +114,10 @@ def add_board_arguments(parser):
 def run(args, out):
     """Run `controller firmware ...`; the exit status."""
     try:
+        if getattr(args, "emulate", None) and not hasattr(os, "openpty"):
+            raise FirmwareError("--emulate: the emulated board is reached through a pseudo-terminal, which this "
+                                "computer (Windows) has none of: test a Pico on --port, or emulate on Linux, macOS "
+                                "or WSL")
         return args.firmware_action(args, out)
     except (FirmwareError, BoardError) as error:
         sys.stderr.write("controller firmware: %s\n" % error)
