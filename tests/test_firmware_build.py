@@ -12,13 +12,14 @@ import stat
 import subprocess
 import sys
 import tomllib
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import ROOT, needed_tool
 from controller.cli import main
 from controller.core.protocol import MAINTENANCE_FILE
-from controller.firmware import deploy
+from controller.firmware import deploy, tools
 from controller.firmware.build import board_sources, build, compile_file
 
 # What a board with MicroPython 1.27 answers to deploy's stop.
@@ -172,6 +173,27 @@ def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys
     assert status == 1
     assert err == "controller firmware: there is no %s: plug the Pico in, or name its port with --port (a Pico's " \
         "is usually /dev/ttyACM0: ls /dev/ttyACM*)\n" % (tmp_path / "ttyACM7")
+
+
+def test_deploy_to_a_windows_com_port_that_is_there_says_what_mpremote_found(tmp_path, monkeypatch, capsys):
+    """Windows names a Pico's port COM3, which is no file: a port pyserial lists is there, and
+    mpremote's reason is said, not 'there is no COM3'."""
+    put_mpremote(tmp_path, monkeypatch, "#!%s\nimport sys\nsys.stderr.write('mpremote: failed to access COM3 (it may be "
+                 "in use by another program)\\n')\nsys.exit(1)\n" % sys.executable)
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [SimpleNamespace(device="COM3")])
+    build = fake_build(tmp_path / "build")
+    assert run("firmware", "deploy", "--port", "COM3", "--build", str(build))[0] == 1
+    assert capsys.readouterr().err == "controller firmware: mpremote could not stop the firmware on COM3: mpremote: " \
+        "failed to access COM3 (it may be in use by another program)\n"
+
+
+@pytest.mark.parametrize("platform,usual", [
+    ("win32", "a Pico's is a COM port, such as COM3: mpremote devs lists them"),
+    ("darwin", "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*"),
+    ("linux", "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*")])
+def test_a_port_that_is_not_there_is_told_where_a_picos_is_on_this_computer(monkeypatch, platform, usual):
+    monkeypatch.setattr(sys, "platform", platform)
+    assert str(tools.no_port("COM3")) == "there is no COM3: plug the Pico in, or name its port with --port (%s)" % usual
 
 
 def test_a_port_where_no_micropython_answers_is_said_so_not_b_quote_quote(tmp_path, monkeypatch, capsys, port):

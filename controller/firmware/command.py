@@ -29,7 +29,7 @@ from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, ar
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError
-from controller.firmware.tools import FirmwareError, no_port
+from controller.firmware.tools import FirmwareError, no_port, port_there
 from controller.shipped import firmware_readme
 
 
@@ -71,7 +71,8 @@ def add_parser(commands):
 
     deploy = actions.add_parser("deploy", help="copy a build onto the board with mpremote, then reset it")
     deploy.set_defaults(firmware_action=run_deploy)
-    deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0")
+    deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0 (COM3 on "
+                        "Windows)")
     deploy.add_argument("--machine", choices=MACHINES, help="copy build/firmware/MACHINE (default: the build "
                         "made last there, which the output names)")
     deploy.add_argument("--build", metavar="DIR", help="the build folder to copy")
@@ -102,7 +103,7 @@ EMULATORS = ("rp2040", "unix")
 
 def add_board_arguments(parser):
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", help="the board's serial port, such as /dev/ttyACM0")
+    where.add_argument("--port", help="the board's serial port, such as /dev/ttyACM0 (COM3 on Windows)")
     where.add_argument("--emulate", choices=EMULATORS, metavar="rp2040|unix",
                        help="an emulated board on a pseudo-terminal: rp2040, the official MicroPython for the Pico "
                             "(--uf2) on an emulated RP2040, the build deployed with mpremote; unix, the firmware under "
@@ -243,7 +244,7 @@ def run_test(args, out):
     if args.port and not args.scripts and not args.machine:
         raise ArgumentError("--machine: name the machine the board on %s runs, to play its shipped scenarios"
                             % args.port)
-    if args.port and not os.path.exists(args.port):
+    if args.port and not port_there(args.port):
         raise no_port(args.port)        # not a script that failed: no board to play it on
     scripts = [] if args.scripts else shipped_scripts(args.machine)
     for path in args.scripts:

@@ -25,7 +25,6 @@ with no one to read it.
 """
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ import serial
 from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
 from controller.firmware.link import reason
-from controller.firmware.tools import FirmwareError, find_tool, no_port
+from controller.firmware.tools import FirmwareError, find_tool, no_port, port_there
 from controller.shipped import firmware_readme
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
@@ -125,7 +124,7 @@ def mpremote(port, arguments, folder, doing):
         raise FirmwareError("mpremote did not finish within %d s on %s: unplug the board, plug it in and try again"
                             % (DEPLOY_TIMEOUT_S, port))
     if result.returncode != 0:
-        if not os.path.exists(port):        # mpremote would say "(it may be in use by another program)"
+        if not port_there(port):        # mpremote would say "(it may be in use by another program)"
             raise no_port(port)
         # its error is on stderr; what it printed before it (b'' from a silent port) is not the reason
         said = [line.strip() for line in result.stderr.splitlines() if line.strip()] or \

@@ -27,10 +27,26 @@ class FirmwareError(Exception):
     """A firmware command that cannot go on; the message is one line saying why."""
 
 
+# A Pico's serial port on each kind of computer, and how to find it (Linux's for any other).
+USUAL_PORTS = {"win32": "a Pico's is a COM port, such as COM3: mpremote devs lists them",
+               "darwin": "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*",
+               "linux": "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*"}
+
+
 def no_port(port):
     """The error for a serial port that is not there."""
-    return FirmwareError("there is no %s: plug the Pico in, or name its port with --port (a Pico's is usually "
-                         "/dev/ttyACM0: ls /dev/ttyACM*)" % port)
+    return FirmwareError("there is no %s: plug the Pico in, or name its port with --port (%s)"
+                         % (port, USUAL_PORTS.get(sys.platform, USUAL_PORTS["linux"])))
+
+
+def port_there(port):
+    """Whether the serial port `port` is on this computer: a file (Linux's /dev/ttyACM0, a Mac's
+    /dev/cu.usbmodem..., an emulated board's pseudo-terminal), or a port pyserial lists (Windows'
+    COM3, which is no file)."""
+    if os.path.exists(port):
+        return True
+    from serial.tools.list_ports import comports
+    return any(os.path.normcase(found.device) == os.path.normcase(port) for found in comports())
 
 
 def find_tool(name):
