@@ -12,8 +12,10 @@ from conftest import ROOT
 from controller.cards import STEP_SIZES
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import generated_section, load_default, render_wiring_doc
-from controller.hardware.pinmap.labels import LAMP_NAMES, LabelError, label_table
-from controller.language import CODES, LOCALE
+from controller.hardware.pinmap import labels
+from controller.hardware.pinmap.labels import LabelError, label_table
+from controller.language import CODES, LOCALE, language
+from controller.language.lamps import lamp_names
 
 SHIPPED_CONFIG = ROOT / "systemd" / "config.toml"
 
@@ -67,18 +69,19 @@ def test_every_lamp_name_is_translated_in_every_catalog():
     for code in CODES[1:]:
         with open(LOCALE / code / "LC_MESSAGES" / "drnim.po", "rb") as po:
             catalog = read_po(po)
-        for machine, names in LAMP_NAMES.items():
+        for machine, names in lamp_names(language("en")).items():
             for text in names.values():
                 message = catalog.get(text)
                 assert message is not None and message.string and not message.fuzzy, (code, machine, text)
 
 
 def test_a_status_lamp_without_a_name_is_said_in_one_line(monkeypatch):
-    monkeypatch.setitem(LAMP_NAMES, "drnim", {lamp: "x" for lamp in ("your_turn", "drnim_turn", "you_win")})
+    monkeypatch.setattr(labels, "lamp_names",
+                        lambda t: {"drnim": {lamp: "x" for lamp in ("your_turn", "drnim_turn", "you_win")}})
     with pytest.raises(LabelError) as error:
         render_wiring_doc("<!-- labels:begin -->\n<!-- labels:end -->\n", load_default("drnim"))
     assert str(error.value) == "drnim's lamps drnim_wins, fault have no name for their labels: add them to " \
-                               "LAMP_NAMES in controller/hardware/pinmap/labels.py"
+                               "lamp_names() in controller/language/lamps.py"
 
 
 def test_the_large_print_card_is_as_large_as_the_cards_steps_make_it():

@@ -43,6 +43,7 @@ SOURCES = (
     ("python", ROOT / "language" / "messages.py"),
     ("javascript", shipped.web() / "page.js"),
     ("python", ROOT / "sim" / "app.py"),
+    ("python", ROOT / "language" / "lamps.py"),
     ("python", ROOT / "terminal.py"),
     ("python", ROOT / "cli.py"),
     ("python", ROOT / "cards.py"),

@@ -38,6 +38,7 @@ from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from controller.arguments import ArgumentError
+from controller.language.lamps import lamp_names
 
 
 TICK_S = 0.05           # how often the clock advances and the drawing is refreshed
@@ -60,23 +61,19 @@ BULB_ON = "bold #ffd25a"
 BULB_OFF = "#6b5a3e"
 
 
-def drnim_lamps(t):
-    return (
-        ("your_turn", t._("your turn"), "#4cd964"),
-        ("drnim_turn", t._("Dr. Nim's turn"), "#ffcc00"),
-        ("fault", t._("fault"), "#ff3b30"),
-        ("you_win", t._("you win"), "#35c8ff"),
-        ("drnim_wins", t._("Dr. Nim wins"), "#ff9f0a"),
-    )
+# Each machine's status lamps as the screen shows them, left to right, each in its colour.
+LAMP_COLOURS = {
+    "drnim": (("your_turn", "#4cd964"), ("drnim_turn", "#ffcc00"), ("fault", "#ff3b30"), ("you_win", "#35c8ff"),
+              ("drnim_wins", "#ff9f0a")),
+    "nimatron": (("your_turn", "#4cd964"), ("machine_turn", "#ffcc00"), ("nim_champ", "#ffd700"),
+                 ("machine_wins", "#ff3b30")),
+}
 
 
-def nimatron_lamps(t):
-    return (
-        ("your_turn", t._("your turn"), "#4cd964"),
-        ("machine_turn", t._("the Nimatron's turn"), "#ffcc00"),
-        ("nim_champ", t._("NIM CHAMP"), "#ffd700"),
-        ("machine_wins", t._("the Nimatron wins"), "#ff3b30"),
-    )
+def status_lamps(t, machine):
+    """(lamp, its name, its colour) of each of `machine`'s status lamps, left to right."""
+    names = lamp_names(t)[machine]
+    return tuple((lamp, names[lamp], colour) for lamp, colour in LAMP_COLOURS[machine])
 
 
 def fault_text(t, fault):
@@ -534,7 +531,7 @@ class SimulatorApp(App):
         sim, t = self.sim, self.t
         if self.drnim:
             self.show("#board", drnim_board(sim, t))
-            self.show("#lamps", lamp_text(sim.lamps(), drnim_lamps(t), sim.now, 3))
+            self.show("#lamps", lamp_text(sim.lamps(), status_lamps(t, "drnim"), sim.now, 3))
             self.show("#turn_switch", self.turn_label())
             self.show("#equalizer_switch", self.equalizer_label())
             self.show("#status", drnim_status(sim, t))
@@ -545,7 +542,7 @@ class SimulatorApp(App):
             for r, lit in enumerate(sim.rows(0)):
                 self.show("#bulbs%d" % (r + 1), nimatron_row(lit, lamps, r + 1))
             self.show("#spectators", spectators(sim.rows(1), lamps))
-            self.show("#nimlamps", lamp_text(sim.lamps(), nimatron_lamps(t), sim.now, 1))
+            self.show("#nimlamps", lamp_text(sim.lamps(), status_lamps(t, "nimatron"), sim.now, 1))
             self.show("#status", nimatron_status(sim, t))
             self.show("#working", working_text(sim.machine.explain(), t))
         if self.show("#log", log_text(sim.log[-LOG_LINES:])):
