@@ -11,10 +11,12 @@ import io
 import math
 import re
 import shutil
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from types import SimpleNamespace
 
 import pytest
 
@@ -307,6 +309,28 @@ def test_manifold_and_openscad_judge_an_intersection_alike(tmp_path, b_at, share
     stls = dict((name, assembly.render(name, texts[name])) for name in texts)
     by_openscad = assembly.scad_volume(("a", "b"), stls, tmp_path)
     assert by_manifold == pytest.approx(shared, abs=1e-6) and by_openscad == pytest.approx(shared, abs=1e-6)
+
+
+@needs_openscad
+@pytest.mark.parametrize("kept", [
+    PureWindowsPath(r"C:\Users\tina\.cache\drnim-controller\assembly\b6f1e0a7.stl"),     # \t: a tab
+    PurePosixPath('/home/tina/.cache/drnim-controller/odd "\\name"/b6f1e0a7.stl'),
+])
+def test_openscad_imports_the_renders_kept_where_the_cache_is(tmp_path, kept):
+    """Without Manifold, openscad intersects two renders by importing them from the cache: on Windows
+    the cache's path has backslashes, which an OpenSCAD string reads as escapes (\\t a tab), so the
+    check imported C:Users<tab>ina.cache... and failed. openscad itself reads the strings written."""
+    assembly = Assembly(load_default("nimatron"), OPENSCAD, tmp_path / "renders")
+    written = []
+    assembly.run = lambda source, target, extra=(): written.append(source.read_text(encoding="utf-8")) or (
+        SimpleNamespace(returncode=0, stderr="Current top level object is empty."), [])
+    assembly.scad_volume(("a", "b"), {"a": kept, "b": kept.with_name("0a9d3c51.stl")}, tmp_path)
+    read = tmp_path / "read.scad"
+    read.write_text(written[0].replace("import(", "echo("), encoding="utf-8")
+    echoed = subprocess.run([OPENSCAD, "-o", str(tmp_path / "read.echo"), str(read)], capture_output=True, timeout=60)
+    assert echoed.returncode == 0, echoed.stderr
+    imported = re.findall(r'^ECHO: "(.*)"$', (tmp_path / "read.echo").read_text(encoding="utf-8"), re.M)
+    assert [type(kept)(path) for path in imported] == [kept, kept.with_name("0a9d3c51.stl")]
 
 
 def test_a_mesh_that_is_not_closed_is_left_to_openscad(tmp_path):

@@ -103,6 +103,13 @@ def _scad_value(text):
     return json.loads(re.sub(r"\bundef\b", "null", text))
 
 
+def _scad_path(path):
+    r"""`path` as an OpenSCAD string literal. Forward slashes, which OpenSCAD takes on Windows too:
+    there a backslash in a literal is an escape, and C:\Users\tina\.cache reads C:Users, a tab, ina.cache.
+    A backslash or a quote left in a name (Linux allows them) is escaped."""
+    return '"%s"' % path.as_posix().replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _blocks(csg):
     """The top-level blocks of openscad's CSG text, each (first line, body lines)."""
     blocks, current, depth = [], None, 0
@@ -257,8 +264,8 @@ class Assembly:
     def scad_volume(self, pair, stls, work):
         a, b = pair
         source = work / ("%s--%s.scad" % pair)
-        source.write_text("intersection() { import(\"%s\"); import(\"%s\"); }\n" % (stls[a], stls[b]),
-                          encoding="utf-8")
+        imports = "".join("import(%s); " % _scad_path(stls[name]) for name in pair)
+        source.write_text("intersection() { %s}\n" % imports, encoding="utf-8")
         target = work / ("%s--%s.stl" % pair)
         result, problems = self.run(source, target)
         if not target.exists():
