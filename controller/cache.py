@@ -52,8 +52,14 @@ def take(lock):
 
 def keep(path, data):
     """`data` (bytes) into the file `path`, whole: written beside it under a name of its own, then
-    renamed over it, so that a run reading it beside this one reads the old file or the new."""
+    renamed over it, so that a run reading it beside this one reads the old file or the new.
+    Windows renames nothing over a file another run holds open (PermissionError): the file there
+    is left as it is, and the command goes on. A file here is named after what it holds, so the
+    one being read holds these bytes too; at worst the next run makes it again."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=Path(path).parent, delete=False) as written:
         written.write(data)
-    os.replace(written.name, path)
+    try:
+        os.replace(written.name, path)
+    except PermissionError:
+        os.unlink(written.name)

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ROOT, missing_tool
 from controller import cache
+from controller.hardware.assembly import Assembly
+from controller.hardware.pinmap import load_default
 from controller.service.store import replace_file
 from controller.web import build as web_build
 
@@ -132,3 +134,30 @@ def test_the_cache_lock_on_windows_waits_for_as_long_as_another_run_holds_it(tmp
     with cache.locked(tmp_path / "render.lock"):
         calls.append("inside")
     assert calls == [(Msvcrt.LK_LOCK, 0, 1)] * 3 + ["inside", (Msvcrt.LK_UNLCK, 0, 1)]
+
+
+def test_a_cache_file_another_run_holds_open_is_left_as_it_is(tmp_path, monkeypatch):
+    """Windows renames nothing over a file another process holds open: where a second `controller hardware
+    check` had kept the volume two renders share and was reading it, this one stopped with a PermissionError
+    traceback. It goes on with its volume, the file read is left as it is, and nothing is left beside it."""
+    real_replace = os.replace
+    held = []
+
+    def windows_replace(source, target):
+        if any(os.path.samefile(reading.name, target) for reading in held):
+            raise PermissionError(13, "Access is denied", target)
+        return real_replace(source, target)
+    monkeypatch.setattr(os, "replace", windows_replace)
+    renders = tmp_path / "renders"
+    assembly = Assembly(load_default("nimatron"), "openscad", renders)
+
+    def while_another_run_keeps_and_reads_it(pair, stls, work):
+        cache.keep(renders / "a--b.volume", b"1.0")
+        held.append(open(renders / "a--b.volume", "rb"))
+        return 1.0
+    assembly.scad_volume = while_another_run_keeps_and_reads_it
+    try:
+        assert assembly.intersection(("a", "b"), {"a": renders / "a.stl", "b": renders / "b.stl"}, tmp_path) == 1.0
+    finally:
+        held[0].close()
+    assert [(path.name, path.read_bytes()) for path in renders.iterdir()] == [("a--b.volume", b"1.0")]
