@@ -300,24 +300,38 @@ def test_a_password_written_into_the_broker_s_address_is_never_shown(browser):
     clean(page, address)
 
 
-def test_a_kiosk_goes_back_to_its_language_once_the_exhibit_it_follows_falls_idle(broker, browser, tmp_path):
-    """A visitor beside the exhibit chooses French on the screen, plays and leaves: once the exhibit
-    rests again, the screen is in the museum's language for the next visitor, as a kiosk that plays is."""
+def test_a_kiosk_keeps_the_visitors_language_while_the_exhibit_rests_mid_game(broker, browser, tmp_path):
+    """A visitor beside the exhibit chooses French on the screen and stops to think in the middle of
+    the game: the exhibit rests (its idle time passes without a press), and the screen went back to
+    the museum's language under the visitor's eyes. It stays in French for the game, and is in the
+    museum's language for the next visitor once the game is over and the exhibit rests, as a kiosk
+    that plays is."""
     topics = prefix()
-    sim = exhibit(broker, tmp_path, topics, idle_ms=1000)
+    sim = exhibit(broker, tmp_path, topics, idle_ms=1000, attract_after_game_ms=1000)
     try:
         page = screen(browser, broker, topics, "&kiosk=1&lang=de")
         page.wait_for_function("nim.view().attract", timeout=TIMEOUT_MS)
         page.click("#language-fr")
         page.wait_for_function("document.documentElement.lang === 'fr'", timeout=TIMEOUT_MS)
-        assert page.inner_text("#follow-status").startswith("Suivi de hall-1")
+        page.evaluate("window.languages = []; new MutationObserver(() => languages.push(document.documentElement.lang))"
+                      ".observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] })")
         drawn = page.evaluate("nim.drawn.length")
         sim.press("trigger")
         sim.settle()
-        # the screen drew the visitor's play (its view out of attract can last less than one of the page's
-        # frames: the exhibit's simulated second of idleness passes within settle)
         page.wait_for_function("n => nim.drawn.length > n", arg=drawn, timeout=TIMEOUT_MS)
+        # the visitor thinks, and the exhibit rests in the middle of the game (its idle second passes)
+        sim.advance(1500)
+        assert sim.machine.attract and sim.machine.mode == "play"
+        page.wait_for_function("nim.view().attract", timeout=TIMEOUT_MS)
+        assert page.evaluate("nim.view().mode") == "play" and page.evaluate("nim.view().turn_taken") == 1
+        page.wait_for_timeout(1000)     # a language going back comes in a few milliseconds (its catalog, fetched)
+        assert page.evaluate("languages") == []
+        assert page.inner_text("#follow-status").startswith("Suivi de hall-1")
+        summary = autoplay(sim, 1, "novice", seed=5)
+        assert summary["unfinished"] == 0
+        follows(page, sim)
         page.wait_for_function("nim.view().attract && document.documentElement.lang === 'de'", timeout=TIMEOUT_MS)
+        assert page.evaluate("nim.view().mode") == "over" and set(page.evaluate("languages")) == {"de"}
         assert page.inner_text("#follow-status").startswith("Folgt hall-1")
         clean(page, browser[1])
     finally:

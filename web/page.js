@@ -230,7 +230,7 @@ let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
 let warning = null;         // the timer of the kiosk's reset once it warned a visitor still playing
 const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
-let wasAttract = false;     // the machine was resting in its attract state at the last answer
+let wasResting = false;     // the machine was resting between visitors at the last answer (restingForNext)
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
 let soundOn = params.get("sound") !== "off";
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
@@ -335,11 +335,11 @@ function animate() {
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
 // A game still under way is ended only after a warning (WCAG 2.2.1): a visitor who is
 // still thinking has warn_ms (20 s unless the address says) to keep it with any press.
-// A kiosk that follows an exhibit goes back to its first language when the exhibit falls idle.
+// A kiosk that follows an exhibit goes back to its first language when the exhibit rests between visitors.
 function kioskReset() {
-  const fellIdle = view.attract && !wasAttract;
-  wasAttract = view.attract;
-  if (kiosk && following && fellIdle && lang.code !== home) setLanguage(home);
+  const resting = restingForNext();
+  if (kiosk && following && resting && !wasResting && lang.code !== home) setLanguage(home);
+  wasResting = resting;
   if (kiosk && !following && view.attract && touched) {
     if (view.mode === "play" && warnMs > 0) {
       if (warning === null) warn();
@@ -347,6 +347,12 @@ function kioskReset() {
     }
     freshMachine();
   }
+}
+
+// The machine rests in its attract state with no game under way: the game is over, or none begun. Resting in the
+// middle of a game (its idle time passed while the visitor thinks) is not the next visitor's turn yet.
+function restingForNext() {
+  return view.attract && !(view.mode === "play" && (view.turns.length > 0 || view.turn_taken > 0));
 }
 
 function warn() {
