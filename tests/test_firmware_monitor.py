@@ -324,6 +324,34 @@ def test_a_board_that_starts_again_after_refusing_the_request_is_asked_again(wat
     assert port.lines() == ASKED
 
 
+HELD = ("the board reset 3 times in a row, each soon after it started: it holds every output safe; hold New game "
+        "down for 3 s, or send new_game, to set the saved game aside and start afresh")
+
+
+def test_a_board_that_starts_holding_says_why_once(watching, port):
+    """A held board answers every line but new_game with the reason its fault line has just given: the
+    state request the monitor sent when it opened the port came back as 'board refused a line: ...', a line
+    nobody typed, the reason shown a third time."""
+    opened(watching)
+    port.write(HELLO.replace('"saved"', '"held"')
+               + '{"at":0,"fault":"resets","kind":"fault","text":"%s"}\n' % HELD
+               + '{"error":"%s","id":"monitor","kind":"error"}\n' % HELD)
+    watching.until("FAULT resets")
+    for _ in range(5):
+        watching.monitor.step(0.1)
+    assert watching.shown == ["board: drnim, protocol 1, production mode; held after resets in a row, every output "
+                              "safe, until a new_game line", "     0.000 s  FAULT resets: " + HELD]
+
+
+def test_a_board_that_held_before_the_monitor_opened_its_port_says_why_as_its_answer(watching, port):
+    """A Pi's monitor started after the board began to hold (its hello went to nobody): the refusal of the
+    monitor's own request is the one line that says why, and it is said as the answer to that request."""
+    opened(watching)
+    port.write('{"error":"%s","id":"monitor","kind":"error"}\n' % HELD)
+    watching.until("3 times")
+    assert watching.shown == ["board did not answer the monitor's state request: " + HELD]
+
+
 def test_a_state_that_cannot_be_followed_is_not_asked_for_at_every_event(watching, port):
     """A board of another controller's game format: one line, and its events are shown without a
     state request and its reply after each."""

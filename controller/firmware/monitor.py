@@ -16,7 +16,9 @@ faults also go to the MQTT broker, as a Pi exhibit's do
 for a screen beside it. When the port comes back after a pulled cable or a
 reset, or the replica cannot follow (the board restarted or moved its clock),
 the monitor asks the board for its state again, so what it shows is never
-stale.
+stale. A board that holds after resets answers that request with the reason
+its fault line has just given: the refusal is shown only when the monitor
+missed that line, and as the answer to its own request, not one typed.
 
 What the person at the monitor types goes to the board, one protocol line
 each (or a request's kind alone: `state`), checked first by the core's own
@@ -93,6 +95,8 @@ def describe(message, language=None):
     if kind == "game_over":
         return "%s  game over: won by %s" % (clock(message), message.get("winner"))
     if kind == "error":
+        if message.get("id") == "monitor":      # nobody typed it: the monitor's own request, sent as it starts
+            return "board did not answer the monitor's state request: %s" % message.get("error")
         return "board refused a line: %s" % message.get("error")
     return "%s  %s" % (clock(message), kind)
 
@@ -139,6 +143,7 @@ class Monitor:
         self.animating = False  # the last event line was a resting machine's own: it and its commands not shown
         self.asked = None        # when the board was asked for its state, until it answers
         self.unreadable = False  # its state cannot be followed: asked again only once it starts again
+        self.holding = False     # its hello said it holds: its fault line said why, as each refusal would again
 
     def step(self, timeout=0.2):
         """Wait up to `timeout` s for a line from the board and show it."""
@@ -146,6 +151,7 @@ class Monitor:
             self.opens = self.link.opens
             self.asked = None       # a board on a port opened again never answers a request sent before
             self.unreadable = False
+            self.holding = False    # its hello may have gone to nobody: the refusal is then what says it holds
             self.ask()
         if self.typed is not None:
             for line in self.typed.pending():
@@ -154,8 +160,11 @@ class Monitor:
         if message is None:
             return
         self.record(message)        # first: a line on the screen is one counted, even if Ctrl-C comes next
-        if not (self.animating and message["kind"] in ("event", "command")):
-            self.write(describe(message, self.language))
+        if self.animating and message["kind"] in ("event", "command"):
+            return
+        if self.holding and message["kind"] == "error" and message.get("id") == "monitor":
+            return
+        self.write(describe(message, self.language))
 
     def record(self, message):
         kind = message["kind"]
@@ -204,6 +213,7 @@ class Monitor:
         elif kind == "hello":
             self.live.replica = None
             self.unreadable = False
+            self.holding = message.get("resumed") == "held"
             self.ask()
         elif kind == "error" and message.get("id") == "monitor":
             self.asked = None       # refused (a board that holds after resets): asked again once it starts again
