@@ -6,7 +6,7 @@ and in forced colours (Windows' high contrast, light and dark)."""
 import re
 from pathlib import Path
 
-from controller.web.browser import missing
+from controller.web.browser import missing, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -157,3 +157,90 @@ def colour_faults(page, palette, parts):
             at_least(contrast(text["words"], text["under"], text["behind"]), 3 if text["large"] else 4.5,
                      "the words %r" % text["text"])
     return faults
+
+
+# --- each state of each machine's page, for axe-core (test_page_access.py, bench/page_axe.py) ---
+SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(nim.view())"
+
+
+def hold_for_check(page):
+    """The machine holds in fault "check" (as after a restart with a marble on its way), drawn."""
+    page.evaluate("nim.mp.runPython('import bridge\\nbridge.world.machine.hold_for_check()')")
+    page.evaluate("nim.feed(['tick'])")
+
+
+def drnim_states(context, address):
+    """Each state of Dr. Nim, as (name, page, what holds while the page shows it)."""
+    page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60000")
+    yield "settings open", page, "nim.view().mode === 'play' && nim.view().turns.length === 0"
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    yield "playing", page, "nim.view().turn === 'player' && nim.view().turns.length === 0"
+    for _ in range(2):                  # three marbles dropped: Dr. Nim's reply is more than one, a minute apart
+        page.keyboard.press("t")
+        page.wait_for_function(SETTLED)
+    page.keyboard.press("m")
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().running")
+    yield "machine's turn", page, "nim.view().running"
+    hold_for_check(page)
+    page.wait_for_function("nim.view().fault === 'check'")
+    yield "fault", page, "nim.view().fault === 'check'"
+    page = open_page(context, address + "?machine=drnim&marbles=2&capacity=2&rule=last-wins", tab=page)
+    for _ in range(2):
+        page.keyboard.press("t")
+        page.wait_for_function(SETTLED)
+    page.wait_for_function("nim.view().mode === 'over'")
+    yield "game over", page, "nim.view().mode === 'over'"
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=en", tab=page)
+    page.keyboard.press("t")
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    yield "kiosk attract", page, "nim.view().attract"
+    page.close()
+
+
+def nimatron_states(context, address):
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60000&openings=2,3,5,7&opening=first")
+    yield "settings open", page, "nim.view().mode === 'play' && nim.view().turns.length === 0"
+    page.keyboard.press("4")
+    yield "playing", page, "nim.view().turn === 'player'"
+    page.keyboard.press("h")
+    page.wait_for_function("nim.view().turn === 'machine'")
+    yield "machine's turn", page, "nim.view().turn === 'machine'"
+    hold_for_check(page)
+    page.wait_for_function("nim.view().fault === 'check'")
+    yield "fault", page, "nim.view().fault === 'check'"
+    page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first", tab=page)
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().mode === 'over'")
+    yield "game over", page, "nim.view().mode === 'over'"
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=en", tab=page)
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    yield "kiosk attract", page, "nim.view().attract"
+    page.close()
+
+
+def choose_language(page, code):
+    """The visitor presses the language's button: the page redraws every text in it, in place."""
+    page.click("#language-" + code)
+    page.wait_for_function("document.getElementById('language-%s').getAttribute('aria-pressed') === 'true'" % code)
+
+
+STATES = {"drnim": drnim_states, "nimatron": nimatron_states}
+
+
+def axe_in_states(context, address, machine, languages):
+    """{(state, language): axe-core's violations} for each state of `machine`'s page, in the
+    languages `languages(n)` names for its n-th state, each chosen by its button there (a page is
+    loaded once for a few states, not once for each language); AssertionError when the page
+    had an error, or left the state while it was checked."""
+    found = {}
+    for number, (name, page, holds) in enumerate(STATES[machine](context, address)):
+        for code in languages(number):
+            choose_language(page, code)
+            assert page.evaluate("document.documentElement.lang") == code
+            found[name, code] = violations(page)
+            assert page.page_errors == [] and page.evaluate("nim.errors") == []
+        assert page.evaluate(holds), "the page left the state %r while it was checked" % name
+    return found
