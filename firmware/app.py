@@ -160,17 +160,22 @@ class CrashGuard:
     """Resets in a row, kept in a small file: a board that resets (a crash, a
     hang the watchdog ended) soon after it starts, again and again, holds
     every output safe instead and waits for the host. Counted only for resets
-    the board made itself: a power cut is not one. Forgotten once the board
-    has played GUARD_MS without one. The file is `resets` beside the saved
-    game (/resets on a board)."""
+    the board made itself: a power cut is not one, nor a soft reset (Ctrl-D
+    at the console: Thonny, mpremote), which keeps a Pico's last cause (a
+    watchdog reset after any machine.reset()) but not its chip's clock:
+    `started`, the ms on the timer every reset of the chip restarts at 0, is
+    then past BOOT_MS (a soft reset sooner still counts). Forgotten once the
+    board has played GUARD_MS without one. The file is `resets` beside the
+    saved game (/resets on a board)."""
     LIMIT = 3
     GUARD_MS = 60000
+    BOOT_MS = 5000      # a Pico that reset says hello 0.4 s later (emulated)
 
-    def __init__(self, cause, beside):
+    def __init__(self, cause, started, beside):
         self.path = beside[:beside.rfind("/") + 1] + "resets"
         text = flash.read(self.path)
         self.count = int(text) if text and text.isdigit() else 0
-        if cause == getattr(machine, "WDT_RESET", None):
+        if cause == getattr(machine, "WDT_RESET", None) and started < self.BOOT_MS:
             self.count += 1
             flash.write(self.path, str(self.count))
 
@@ -237,12 +242,13 @@ async def main(runner, clock, wake, feeder, stream, lines, console, guard):
     await asyncio.gather(play(runner, clock, wake, feeder, console, guard), serial(stream, lines, wake, feeder))
 
 
-def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=MAINTENANCE_FILE):
+def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=MAINTENANCE_FILE, uptime=time.ticks_ms):
     """The board's life. The emulated board passes its serial stream and
     console, its marble world (`world(clock)` makes it) and `take(raw,
-    length)`, which sees each line first, and its own files. With a file at
-    `stop`, the board starts nothing: its pins stay as at every power-up
-    before the firmware starts, inputs."""
+    length)`, which sees each line first, its own files, and `uptime()`, the
+    ms since its chip started. With a file at `stop`, the board starts
+    nothing: its pins stay as at every power-up before the firmware starts,
+    inputs."""
     console = console or Console(sys.stdout)
     write = console.write
     stream = stream or sys.stdin.buffer
@@ -251,7 +257,7 @@ def run(stream=None, console=None, path=SAVE_PATH, world=None, take=None, stop=M
         write(STOPPED % stop)
         write("\n")
         return
-    guard = CrashGuard(machine.reset_cause(), path)
+    guard = CrashGuard(machine.reset_cause(), uptime(), path)
     if guard.held():
         from held import hold
         return hold(config, stream, write, guard, path)

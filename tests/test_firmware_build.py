@@ -127,10 +127,11 @@ def test_deploy_forgets_the_very_file_the_board_counts_its_resets_in():
     save = next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
                 and [ast.unparse(target) for target in node.targets] == ["SAVE_PATH"])
     run = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "run")
-    assert "path=SAVE_PATH" in ast.unparse(run.args) and "CrashGuard(machine.reset_cause(), path)" in ast.unparse(run)
+    assert "path=SAVE_PATH" in ast.unparse(run.args)
+    assert "CrashGuard(machine.reset_cause(), uptime(), path)" in ast.unparse(run)
     guard = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "CrashGuard")
     init = next(node for node in guard.body if isinstance(node, ast.FunctionDef) and node.name == "__init__")
-    beside = ast.unparse(init.args.args[2])
+    beside = ast.unparse(init.args.args[3])
     path = next(node.value for node in ast.walk(init) if isinstance(node, ast.Assign)
                 and [ast.unparse(target) for target in node.targets] == ["self.path"])
     assert eval(compile(ast.Expression(path), "app.py", "eval"), {beside: save}) == deploy.RESETS_FILE

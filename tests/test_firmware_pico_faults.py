@@ -106,6 +106,40 @@ def test_a_board_that_keeps_resetting_holds_safe_until_the_host_says_new_game(dr
 
 
 @pytest.mark.firmware_test
+def test_soft_resets_at_the_console_are_not_counted_as_resets_in_a_row(drnim):
+    """A Pico's soft reset (Ctrl-D at its console: Thonny's Send EOF / Soft reboot, mpremote's repl) keeps
+    the cause of the chip's last start, and machine.reset() (mpremote's reset, every deploy's last step)
+    starts it as its watchdog does: after one, each soft reset counted as a crash, and a developer's
+    second left the board holding every output safe. They count no more; resets the board makes itself
+    still do, and a third holds it."""
+    type_at_console(drnim, b"\x03")         # the firmware stops (a production board's watchdog waits 5 s)
+    drnim.board.pass_time(0.5)
+    type_at_console(drnim, b"import machine; machine.reset()\r")
+    drnim.board.wait_restart(20)            # a start the board counts, as after a deploy
+    drnim.board.pass_time(10)               # it plays while the developer edits
+    for _ in range(3):
+        type_at_console(drnim, b"\x03")
+        drnim.board.pass_time(0.5)
+        type_at_console(drnim, b"\x04")
+        drnim.board.wait_restart(20)
+        assert drnim.board.hello["resumed"] != "held", drnim.board.hello
+    assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
+    for _ in range(2):
+        type_at_console(drnim, b"\x03")     # the watchdog resets the board, as it resets a hung one
+        drnim.board.wait_restart(20)
+    assert drnim.board.hello["resumed"] == "held"
+
+
+def type_at_console(pico, keys):
+    """Keys typed at the board's console, as in Thonny or mpremote's repl; the board's time
+    passes on once the emulator has read them, as after a line the link sends."""
+    link = pico.board.link
+    link.serial.write(keys)
+    link.sent += len(keys)
+    pico.pico.host_sent = link.sent_before + link.sent
+
+
+@pytest.mark.firmware_test
 def test_a_held_board_starts_afresh_when_staff_hold_new_game_down(drnim):
     """A board held after resets in a row waited for a host's new_game line alone, and a power cut did not
     end it (it counts only the resets the board made itself): a museum without a computer at hand had a

@@ -130,7 +130,9 @@ def main(argv):
         machine.Timer.live = True
         while True:
             try:
-                app.run(source, console, options["--flash"], world, take, stop=options["--flash"] + ".maintenance")
+                # each start is its chip's (this board has no soft reset): its chip's clock at 0
+                app.run(source, console, options["--flash"], world, take, stop=options["--flash"] + ".maintenance",
+                        uptime=lambda: 0)
             except (machine.Reset, machine.WatchdogReset, PowerCut) as reset:
                 machine.CAUSE = machine.PWRON_RESET if isinstance(reset, PowerCut) else machine.WDT_RESET
                 machine.reset_pins()

@@ -708,9 +708,9 @@ def test_an_idle_board_allocates_nothing_in_its_loop():
 
 
 # --- the board's main program (firmware/app.py) --------------------------------------
-def run_app(mode, lines, fail_on=None, world=None):
-    """app.run on a file of host lines, in `mode`; (what it wrote, the watchdogs, how it ended).
-    SCRATCH/maintenance is its maintenance file."""
+def run_app(mode, lines, fail_on=None, world=None, uptime=0):
+    """app.run on a file of host lines, in `mode`, `uptime` ms after its chip started; (what it
+    wrote, the watchdogs, how it ended). SCRATCH/maintenance is its maintenance file."""
     import app
     remove(SCRATCH + "/app.json")
     machine.reset_pins()
@@ -724,7 +724,7 @@ def run_app(mode, lines, fail_on=None, world=None):
     machine.Timer.live = True       # the loop sleeps until a timer (or a pin) wakes it, as on a board
     try:
         with open(SCRATCH + "/lines.txt", "rb") as stream:
-            app.run(stream, out, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance")
+            app.run(stream, out, SCRATCH + "/app.json", world, stop=SCRATCH + "/maintenance", uptime=lambda: uptime)
     except machine.Reset:
         ended = "reset"
     except SystemExit:
@@ -759,12 +759,14 @@ def test_a_board_that_finds_the_maintenance_file_starts_nothing_while_it_is_ther
 
 
 def test_resets_in_a_row_are_counted_beside_the_saved_game():
-    """On a board /resets; on the emulated board its own folder, never the host's root."""
+    """On a board /resets; on the emulated board its own folder, never the host's root. A soft
+    reset (Ctrl-D at the console) keeps a Pico's last cause, but not its chip's clock: not counted."""
     flash.take(SCRATCH + "/resets")
     machine.CAUSE = machine.WDT_RESET
     try:
         run_app("production", [b'{"kind":"state"}'])
         run_app("production", [b'{"kind":"state"}'])
+        run_app("production", [b'{"kind":"state"}'], uptime=90000)
     finally:
         machine.CAUSE = machine.PWRON_RESET
     assert flash.read(SCRATCH + "/resets") == "2"
