@@ -189,11 +189,12 @@ def test_deploy_to_a_windows_com_port_that_is_there_says_what_mpremote_found(tmp
 
 
 @pytest.mark.parametrize("platform,usual", [
-    ("win32", "a Pico's is a COM port, such as COM3: mpremote devs lists them"),
+    ("win32", "a Pico's is a COM port, such as COM3: Device Manager lists them under Ports (COM & LPT)"),
     ("darwin", "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*"),
     ("linux", "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*")])
 def test_a_port_that_is_not_there_is_told_where_a_picos_is_on_this_computer(monkeypatch, platform, usual):
     monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])     # no Pico plugged in here
     assert str(tools.no_port("COM3")) == "there is no COM3: plug the Pico in, or name its port with --port (%s)" % usual
 
 

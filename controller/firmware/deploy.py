@@ -34,7 +34,7 @@ import serial
 from controller.core.protocol import MAINTENANCE_FILE
 from controller.firmware.build import FREEZE_MANIFEST, MANIFEST
 from controller.firmware.link import reason
-from controller.firmware.tools import FirmwareError, find_tool, no_port, port_there
+from controller.firmware.tools import FirmwareError, find_tool, no_port, opening_problem, port_there
 from controller.shipped import firmware_readme
 
 # mpremote can take this long on a slow board with a full build; more is a wedged port.
@@ -129,6 +129,10 @@ def mpremote(port, arguments, folder, doing):
         # its error is on stderr; what it printed before it (b'' from a silent port) is not the reason
         said = [line.strip() for line in result.stderr.splitlines() if line.strip()] or \
             [line.strip() for line in result.stdout.splitlines() if line.strip()]
+        if said and "failed to access" in said[-1]:     # mpremote's words for any port it cannot open
+            problem = opening_problem(port)
+            if problem:
+                raise problem
         if said and said[-1].endswith("could not enter raw repl"):
             raise FirmwareError("nothing on %s answered as a MicroPython board does (mpremote could not enter its "
                                 "REPL): is the Pico on this port, with MicroPython on it? (%s, step 1)"

@@ -31,6 +31,7 @@ import serial
 
 from controller.core import board_lines, protocol
 from controller.core.jsontext import encode
+from controller.firmware.tools import elsewhere, not_allowed
 from controller.printable import printable
 
 BAUD = 115200
@@ -83,11 +84,16 @@ class Link:
         except (serial.SerialException, OSError, ValueError) as error:
             if self.gone is None:
                 self.gone = reason(error)
+                refused = not_allowed(self.port, error)
                 if getattr(error, "errno", None) == errno.EAGAIN:      # another program holds its lock
                     self.report("the board on %s is in use by another program (mpremote, another monitor): "
                                 "waiting for it" % self.port)
+                elif refused:
+                    self.report("%s; waiting for it" % refused)
                 else:
-                    self.report("the board on %s is not there (%s): waiting for it" % (self.port, self.gone))
+                    found = elsewhere(self.port)
+                    self.report("the board on %s is not there (%s): waiting for it%s"
+                                % (self.port, self.gone, " (%s)" % found if found else ""))
             return False
         self.opens += 1
         if self.gone is not None:

@@ -5,6 +5,7 @@ then beside the running Python (the venv's bin, where `pip install` put it
 even when the venv is not activated).
 """
 
+import errno
 import os
 import shutil
 import sys
@@ -28,15 +29,58 @@ class FirmwareError(Exception):
 
 
 # A Pico's serial port on each kind of computer, and how to find it (Linux's for any other).
-USUAL_PORTS = {"win32": "a Pico's is a COM port, such as COM3: mpremote devs lists them",
+USUAL_PORTS = {"win32": "a Pico's is a COM port, such as COM3: Device Manager lists them under Ports (COM & LPT)",
                "darwin": "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*",
                "linux": "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*"}
 
 
+# The USB vendor of Raspberry Pi's boards, which a Pico's (and a Pico 2's) MicroPython port shows.
+RASPBERRY_PI_VID = 0x2E8A
+# Linux opens a serial port only for its group's users (dialout): on a borrowed laptop, the first thing a deploy meets.
+NOT_ALLOWED = ("this user may not open %s (%s): on Linux a serial port is for the dialout group's users: "
+               "sudo usermod -aG dialout $USER, then log out and in again")
+
+
+def picos_here():
+    """The serial ports of the Picos plugged into this computer, as pyserial lists them."""
+    from serial.tools.list_ports import comports
+    return sorted(found.device for found in comports() if getattr(found, "vid", None) == RASPBERRY_PI_VID)
+
+
+def elsewhere(port):
+    """Where the Pico plugged in here is, when it is not on `port`, in a few words; "" when none is."""
+    found = [device for device in picos_here() if os.path.normcase(device) != os.path.normcase(port)]
+    if not found:
+        return ""
+    return "the Pico%s plugged in here %s on %s" % ("" if len(found) == 1 else "s", "is" if len(found) == 1
+                                                    else "are", " and ".join(found))
+
+
 def no_port(port):
-    """The error for a serial port that is not there."""
+    """The error for a serial port that is not there: where a Pico plugged in is, or how to find one."""
+    found = elsewhere(port)
+    if found:
+        return FirmwareError("there is no %s: %s: name it with --port" % (port, found))
     return FirmwareError("there is no %s: plug the Pico in, or name its port with --port (%s)"
                          % (port, USUAL_PORTS.get(sys.platform, USUAL_PORTS["linux"])))
+
+
+def not_allowed(port, error):
+    """The error for a port this user may not open (Linux's EACCES: not in the dialout group), or None
+    for any other `error` (on Windows, access denied means another program holds the port)."""
+    if sys.platform.startswith("linux") and getattr(error, "errno", None) == errno.EACCES:
+        return FirmwareError(NOT_ALLOWED % (port, os.strerror(errno.EACCES)))
+    return None
+
+
+def opening_problem(port):
+    """Why this user cannot open the serial port `port`, as a FirmwareError, or None."""
+    import serial
+    try:
+        serial.Serial(port).close()
+    except (serial.SerialException, OSError) as error:
+        return not_allowed(port, error)
+    return None
 
 
 def port_there(port):
