@@ -40,7 +40,8 @@ ASK_AGAIN_S = 30
 # How a board started, as its hello says; the fault line that comes next says why a board holds.
 RESUMED = {"new": "a new game", "saved": "the saved game resumed",
            "check": "held in check until staff press New game (a marble was on its way, or the save was damaged)",
-           "held": "held after resets in a row, every output safe, until a new_game line"}
+           "held": "held after resets in a row, every output safe, until staff hold New game down "
+                   "for 3 s or a new_game line comes"}
 
 
 def clock(message):
