@@ -195,6 +195,11 @@ class EmulatedPico:
         (`timer_us`: where its timer starts, 0 on a Pico)."""
         self.ask("power_cut", timer_us=timer_us)
 
+    def on_charger(self, charger):
+        """The power goes and comes back from a USB charger (True): no host on the board's USB, which
+        never comes up, and nothing on its port; or from the host's cable again (False)."""
+        self.ask("charger", on=charger)
+
     def host_reading(self, reading):
         """False: the host keeps the port open and reads nothing (it refuses the board's USB packets)."""
         self.ask("host_reading", on=reading)

@@ -19,6 +19,8 @@
 // - a reset: a watchdog reset (its timeout, or machine.reset()) starts a new chip on the same flash,
 //   keeping the watchdog's reason and scratch registers as a Pico does; a power cut (`power_cut`)
 //   starts one with them cleared.
+// - a board on a USB charger (`charger`): the power comes back with no host on its USB, which then
+//   never comes up, as from a phone charger's plug; nothing passes on its serial port meanwhile.
 // A host that does not read its end (`host_reading` false, or a full pseudo-terminal) is a USB
 // host that NAKs the board's IN packets: the board's USB buffer fills, as on a real cable.
 
@@ -103,6 +105,7 @@ class Board {
     this.erases = new Map();   // sector -> erases
     this.pages = 0;
     this.flashOps = 0;         // the boot ROM's erase and program calls
+    this.charger = false;      // powered with no USB host: its USB never comes up
     this.cutAt = null;         // the flash operation the power goes before (cut_at_flash)
     this.stop = null;
     this.lineSeen = false;
@@ -139,8 +142,25 @@ class Board {
       this.stop = 'reset';
       this.resetPending = true;
     };
+    const chip = { sim, mcu, clock: sim.clock, cdc: null, connected: false, pendingRead: null, heldWrites: [],
+                   serveRead: () => {}, releaseWrites: () => {} };
+    if (!this.charger) this.plugHost(chip);
+    for (const pin of this.watched) this.listen(chip, pin);
+    for (const [pin, level] of this.driven) mcu.gpio[pin].setInputValue(level);
+    mcu.core.PC = FLASH_BASE;
+    this.chip = chip;
+    this.hostNs = hostNs;
+    this.chipStartNs = sim.clock.nanos;
+    this.flashBusyUntil = null;
+    this.resetPending = false;
+    this.powerCutPending = false;
+  }
+
+  // A USB host on the chip's cable, which enumerates its serial port.
+  plugHost(chip) {
+    const { mcu } = chip;
     const cdc = new USBCDC(mcu.usbCtrl);
-    const chip = { sim, mcu, clock: sim.clock, cdc, connected: false, pendingRead: null, heldWrites: [] };
+    chip.cdc = cdc;
     cdc.onDeviceConnected = () => { chip.connected = true; };
     cdc.onSerialData = (data) => this.fromBoard(data);
     const usb = mcu.usbCtrl, stockRead = usb.onEndpointRead, stockUpdate = usb.DPRAMUpdated.bind(usb);
@@ -164,15 +184,6 @@ class Board {
     chip.releaseWrites = () => {
       while (chip.heldWrites.length && this.takesOutput()) stockUpdate(...chip.heldWrites.shift());
     };
-    for (const pin of this.watched) this.listen(chip, pin);
-    for (const [pin, level] of this.driven) mcu.gpio[pin].setInputValue(level);
-    mcu.core.PC = FLASH_BASE;
-    this.chip = chip;
-    this.hostNs = hostNs;
-    this.chipStartNs = sim.clock.nanos;
-    this.flashBusyUntil = null;
-    this.resetPending = false;
-    this.powerCutPending = false;
   }
 
   takesOutput() {
@@ -210,6 +221,7 @@ class Board {
 
   pumpSerial() {
     const { chip } = this;
+    if (!chip.cdc) return;     // on a charger: no host, no serial port
     while (this.out.length) {
       let n;
       try {
@@ -407,6 +419,10 @@ class Board {
         }
         for (const pin of message.stop || []) this.stopPins.add(pin);
         return { now: this.now, levels: message.pins.map((pin) => this.chip.mcu.gpio[pin].value) };
+      case 'charger':
+        this.charger = !!message.on;
+        this.reset('power');
+        return this.connect(message.within_ms || 1000);
       case 'host_reading':
         this.hostReading = !!message.on;
         this.pumpSerial();
@@ -441,6 +457,7 @@ class Board {
 
   // Run until the board's USB is up (a few ms of a Pico's time), as a host sees it appear.
   connect(withinMs) {
+    if (this.charger) return Object.assign({ now: this.now }, this.happened());
     const deadline = this.now + withinMs * 1e6;
     while (!this.chip.connected && this.now < deadline) this.run(Math.min(deadline, this.now + SLICE_NS));
     if (!this.chip.connected) throw new Error(`the board's USB did not come up within ${withinMs} ms`);
