@@ -166,8 +166,9 @@ def test_a_board_that_does_not_come_back_after_its_stop_is_one_line_and_nothing_
     assert [call["argv"][2] for call in calls(record)] == ["exec"], "stopped, and nothing copied"
 
 
-def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys, mpremote):
+def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys, mpremote, monkeypatch):
     """Not mpremote's "(it may be in use by another program)" for a board never plugged in."""
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])     # no Pico plugged in here
     build = fake_build(tmp_path / "build")
     status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
     err = capsys.readouterr().err

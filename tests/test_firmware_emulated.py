@@ -78,8 +78,9 @@ def test_a_board_on_a_port_needs_its_machine_named_for_the_shipped_scenarios(cap
                                        "to play its shipped scenarios\n")
 
 
-def test_a_port_that_is_not_there_is_one_line_not_a_failed_script(tmp_path, capsys):
+def test_a_port_that_is_not_there_is_one_line_not_a_failed_script(tmp_path, capsys, monkeypatch):
     """A board not plugged in (or the wrong port named) is not a script that failed."""
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])     # no Pico plugged in here
     gone = tmp_path / "ttyACM7"
     status, out = firmware_test("--port", str(gone), str(ROOT / "tests" / "scenarios" / "R5-equalizer-on-machine-first-drops-1.txt"))
     assert (status, out) == (1, "")
