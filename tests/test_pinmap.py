@@ -131,6 +131,60 @@ def test_the_wiring_table_has_a_row_per_pin(machine):
         assert "`%s`" % role in header
 
 
+def guide_pico_rows(guide):
+    """The assembly guide's Pico table as {role: (GP number, board pin)}, read as a technician reads it."""
+    rows = {}
+    for line in (generated_section(guide, "pico") or "").splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0].startswith("`"):
+            gp = re.fullmatch(r"GP(\d+)", cells[4])
+            rows[cells[0].strip("`")] = (int(gp.group(1)) if gp else cells[4], cells[5])
+    return rows
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guides_pico_pins_are_the_pin_maps(machine):
+    """A technician wires a Pico from the guide's Pico section: a GP number there that is not the one
+    the firmware is built with (the pin map's [pico] section) is a dead button or a dark lamp. The
+    guide's table is generated from the map; this names any row that no longer matches it."""
+    from controller.hardware.pinmap.docs import pico_table
+    from controller.hardware.pinmap.pico import PICO_HEADER, load_pico
+    pinmap, pins, _ = load_pico(default_pinmap_path(machine), machine)
+    name = "hardware/%s/README.md" % machine
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    said = guide_pico_rows(guide)
+    wrong = []
+    for role, names in pins.items():
+        for pin_name, gp in names.items():
+            row = role if pin_name == "pin" else "%s.%s" % (role, pin_name)
+            if row not in said:
+                wrong.append("%s: %s: not in the Pico table; the pin map's [pico] says GP%d" % (name, row, gp))
+            elif said[row] != (gp, str(PICO_HEADER[gp])):
+                wrong.append("%s: %s: the guide says GP%s (board pin %s), the pin map's [pico] says GP%d (board pin "
+                             "%d)" % (name, row, *said[row], gp, PICO_HEADER[gp]))
+    assert not wrong, "\n".join(wrong)
+    assert generated_section(guide, "pico") == pico_table(pinmap), \
+        "%s: run .venv/bin/python -m controller.hardware.pinmap --write-docs" % name
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guides_type_no_pico_pin_by_hand(machine):
+    """Every Pico pin number of the guide is in its generated table: a GP number typed in its text (or a
+    board pin in its Pico section) is one no test holds to the pin map, which the Pico section's first
+    version did ("the trigger is GP2, ..., the release's 100 Ω goes to GP7 (pin 10)")."""
+    lines = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8").splitlines()
+    typed, generated, pico_section = [], False, False
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("## "):
+            pico_section = "Pico" in line
+        if re.fullmatch(r"<!-- \w+:(begin|end) -->", line):
+            generated = line.endswith(":begin -->")
+            continue
+        if not generated and (re.search(r"\bGP\d", line) or pico_section and re.search(r"\bpin \d", line)):
+            typed.append("hardware/%s/README.md:%d: %s" % (machine, number, line))
+    assert not typed, "name the role instead, its Pico pin is in the generated table:\n" + "\n".join(typed)
+
+
 @pytest.mark.parametrize("machine", MACHINES)
 def test_bom_rows_have_part_quantity_number_note_price_and_choice(machine):
     with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:

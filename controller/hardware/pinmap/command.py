@@ -1,8 +1,9 @@
 """The pin-map command: check pin maps (the shipped ones when none is named),
 with the servo gate's angles against the printed gate (build.py), and, with
 --write-docs, rewrite the generated tables in each map's wiring.md and
-README.md (the priced parts list, bom.py), its drawn wiring (wiring-pi.svg,
-wiring-pico.svg: drawing.py) and the printed parts' parts/build.scad.
+README.md (the priced parts list, bom.py; the Pico's pins, docs.py), its
+drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py) and the printed
+parts' parts/build.scad.
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 """
@@ -52,7 +53,7 @@ def main(argv=None, out=None):
                 text = doc.read_text(encoding="utf-8") if doc.exists() else ""
                 try:
                     new = render_wiring_doc(text, pinmap)
-                except (BomError, LabelError) as error:
+                except (BomError, LabelError, PinMapError) as error:
                     print(error, file=out)
                     status = 1
                     continue

@@ -1,5 +1,5 @@
-"""The tables of each machine's `wiring.md` (and the priced parts list of
-its `README.md`), generated from its pin map (and its bom.csv).
+"""The tables of each machine's `wiring.md` (and the priced parts list and the
+Pico's pins of its `README.md`), generated from its pin map (and its bom.csv).
 
 Each generated section of a page lies between `<!-- NAME:begin -->`
 and `<!-- NAME:end -->`; `render_wiring_doc` refills them, and a test fails
@@ -12,6 +12,7 @@ from controller.hardware.pinmap import electrical
 from controller.hardware.pinmap.bom import cost_text, parts_table
 from controller.hardware.pinmap.labels import label_table
 from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
+from controller.hardware.pinmap.pico import PICO_GROUNDS, PICO_HEADER, PICO_SUPPLY, load_pico
 
 # The 74HC595 pin each shift-register line goes to.
 SHIFT_REGISTER_PINS = {
@@ -148,6 +149,36 @@ def current_table(pinmap):
     return "\n".join(out) + "\n"
 
 
+def _pins_text(pins):
+    """Pins that do the same (a board's grounds): the first, the others in brackets."""
+    return "%d (or %s)" % (pins[0], ", ".join(map(str, pins[1:]))) if len(pins) > 1 else "%d" % pins[0]
+
+
+def _header_pins(name):
+    """The header's pins that are `name` ("GND", "3.3 V"), as _pins_text gives them."""
+    return _pins_text([pin for pin, what in HEADER_PINS.items() if what == name])
+
+
+def pico_table(pinmap):
+    """The Markdown table of the assembly guide's Pico section: each pin of the Pi's wiring
+    (role, label, BCM, header pin) beside the Pico's in its place (GP number, board pin),
+    from the map's `[pico]` section, and where the 3.3 V and GND come from on each board."""
+    _, pico, _ = load_pico(pinmap.path, pinmap.machine)
+    out = ["| role | label | on the Pi | header pin | on the Pico | board pin |",
+           "| --- | --- | --- | ---: | --- | ---: |",
+           "| | the GND rail | GND | %s | GND | %s |" % (_header_pins("GND"), _pins_text(PICO_GROUNDS)),
+           "| | 3.3 V from the board | 3.3 V | %s | %s | %d |" % (_header_pins("3.3 V"), *PICO_SUPPLY)]
+    for role, label, bcm, header, direction, kind, notes in wiring_rows(pinmap):
+        owner, _, name = role.partition(".")
+        if kind == "shift_register":
+            label += ": to " + SHIFT_REGISTER_PINS[name].split(",")[0]
+        gp = pico[owner].get(name or "pin")
+        # only a shift register's OE may be left out of [pico]; the board then needs it grounded
+        pico_cells = "GP%d | %d" % (gp, PICO_HEADER[gp]) if gp is not None else "none: OE to GND | "
+        out.append("| `%s` | %s | GPIO %d | %d | %s |" % (role, _cell(label), bcm, header, pico_cells))
+    return "\n".join(out) + "\n"
+
+
 QH_NAMES = "ABCDEFGH"
 
 
@@ -203,7 +234,7 @@ def led_text(pinmap):
 
 
 SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
-            "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table}
+            "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table, "pico": pico_table}
 
 
 def render_wiring_doc(text, pinmap):

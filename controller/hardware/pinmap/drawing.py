@@ -23,7 +23,7 @@ from controller.hardware.pinmap.electrical import resistor_text
 from controller.hardware.pinmap.model import HEADER, display_registers
 from controller.hardware.pinmap.parts import (EXTERNAL_PULL_OHMS, FILTER_CAPACITOR, GATE_OHMS, GATE_PULL_DOWN_OHMS,
                                               OE_PULL_UP_OHMS, PANEL_SERIES_OHMS)
-from controller.hardware.pinmap.pico import PICO_HEADER
+from controller.hardware.pinmap.pico import PICO_GROUNDS, PICO_HEADER, PICO_SUPPLY
 
 SLOT = 1.5            # the distance between two pins of the drawn header, in drawing units
 TEXT_X = 21.5         # where the column of descriptions starts, right of the circuits
@@ -50,7 +50,8 @@ CONTROLLERS = {
                      ("3.3 V", "1"), ("GND", "6"), "6, 9, 14, 20, 25, 30, 34 or 39",
                      "The Pi has its own USB supply; never feed the coils, servos or lamps from its 5 V pins."),
     "pico": Controller("Raspberry Pi Pico (GP numbers inside, board pins outside)", "GP%d", PICO_HEADER,
-                       ("3V3(OUT)", "36"), ("GND", "38"), "3, 8, 13, 18, 23, 28 or 38",
+                       (PICO_SUPPLY[0], str(PICO_SUPPLY[1])), ("GND", str(PICO_GROUNDS[0])),
+                       "%s or %d" % (", ".join(map(str, sorted(PICO_GROUNDS)[:-1])), max(PICO_GROUNDS)),
                        "The Pico runs from its USB lead; never feed the coils, servos or lamps from VBUS or VSYS."),
 }
 

@@ -25,9 +25,13 @@ from controller.hardware.pinmap.release import open_ms, timing_problem
 # run the board's power supply, LED and VSYS sense, or the Pico W's radio).
 PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
 # GP number -> the board's pin number (1-40, counted down the left edge from
-# the USB end and back up the right), for the drawn wiring.
+# the USB end and back up the right), for the drawn wiring and the guides' Pico table.
 PICO_HEADER = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
                14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
+# The board's pins the wiring takes besides its GP pins: its 3.3 V output and its grounds, the one
+# the guides use first (pin 33 is AGND, the ADC's own ground, and is left out).
+PICO_SUPPLY = ("3V3(OUT)", 36)
+PICO_GROUNDS = (38, 3, 8, 13, 18, 23, 28)
 # default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
 RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
 POLL_MS = 10
