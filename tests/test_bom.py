@@ -101,6 +101,36 @@ def test_the_total_counts_one_build_not_its_alternatives():
     assert parts_table(load_default("drnim")).splitlines()[-1].endswith("**%s €** |" % total(rows))
 
 
+@pytest.mark.parametrize("machine", MACHINES)
+def test_a_pico_build_costs_the_pis_build_with_the_pico_in_place_of_the_pis_parts(machine):
+    """The guide's Pico section builds the machine with the parts list's two Pico lines in place of the
+    Pi, its supplies, its card, the T-Cobbler and the Pi's four screws: the guide's Pico cost is that
+    build's, not the Pi's."""
+    from controller.hardware.pinmap.bom import pico_total
+    rows = read_bom(ROOT / "hardware" / machine / "bom.csv")
+    left_out = {"Raspberry Pi with a 40-pin header", "Pi power supply (USB-C)", "microSD card 16 GB or more",
+                "GPIO breakout and 40-way ribbon cable", "Self-tapping screws M2.5 x 6"}
+    pico = {"Raspberry Pi Pico (instead of the Pi)", "USB charger and micro-USB data cable (for the Pico)"}
+    assert left_out | pico <= set(row["part"] for row in rows)
+    built = [row for row in rows if (not row["choice"] and row["part"] not in left_out) or row["part"] in pico]
+    assert pico_total(rows) == sum(row["quantity"] * row["unit price EUR"] for row in built)
+    assert pico_total(rows) < total(rows)
+
+
+def test_a_parts_list_without_a_row_the_pico_cost_leaves_out_is_refused_in_one_line(tmp_path):
+    import io
+    from controller.hardware.pinmap import main
+    for name in ("pinmap.toml", "wiring.md", "README.md"):
+        (tmp_path / name).write_text((ROOT / "hardware" / "drnim" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    lines = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "bom.csv").write_text("".join(line for line in lines if not line.startswith("GPIO breakout")),
+                                      encoding="utf-8")
+    out = io.StringIO()
+    assert main(["--write-docs", str(tmp_path / "pinmap.toml")], out=out) == 1
+    assert "%s: no row 'GPIO breakout and 40-way ribbon cable', which the guide's cost line counts\n" % (
+        tmp_path / "bom.csv") in out.getvalue()
+
+
 def test_a_price_that_is_not_a_number_is_refused_in_one_line(tmp_path):
     path = tmp_path / "bom.csv"
     text = (ROOT / "hardware" / "drnim" / "bom.csv").read_text(encoding="utf-8")
@@ -137,14 +167,15 @@ def test_a_parts_list_without_a_column_is_refused_in_one_line(tmp_path):
 def test_the_guides_cost_and_led_count_come_from_the_parts_list_and_the_pin_map(machine):
     """The guide's "about N €" is the parts list's total and its LED step counts the pin map's
     LEDs: a price or an LED changed without --write-docs fails here."""
-    from controller.hardware.pinmap.bom import cost_text
+    from controller.hardware.pinmap.bom import cost_text, pico_total
     from controller.hardware.pinmap.docs import led_text
     pinmap = load_default(machine)
     guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
     assert generated_section(guide, "cost") == cost_text(pinmap)
     assert generated_section(guide, "leds") == led_text(pinmap)
     rows = read_bom(ROOT / "hardware" / machine / "bom.csv")
-    assert "about %d €" % total(rows).to_integral_value() in cost_text(pinmap)
+    assert "about %d € with a new Raspberry Pi 4" % total(rows).to_integral_value() in cost_text(pinmap)
+    assert "about %d € with a Pico" % pico_total(rows).to_integral_value() in cost_text(pinmap)
     leds = sum(parts(pinmap)["leds"].values())
     counted_in_text = sum(int(n) for n in re.findall(r"the (\d+) (?:indicator LEDs|lamp LEDs|status lamps)",
                                                       led_text(pinmap)))

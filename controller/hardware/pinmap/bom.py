@@ -52,18 +52,43 @@ def total(rows):
 
 # The rows of a parts list that are the Pi's own: the board, its supply and its card.
 PI_PARTS = ("Raspberry Pi with a 40-pin header", "Pi power supply (USB-C)", "microSD card 16 GB or more")
+# A build with a Pico (the guide's Pico section): its two alternatives in place of the Pi's own
+# rows, the T-Cobbler and the Pi's screws.
+PICO_PARTS = ("Raspberry Pi Pico (instead of the Pi)", "USB charger and micro-USB data cable (for the Pico)")
+NOT_WITH_A_PICO = PI_PARTS + ("GPIO breakout and 40-way ribbon cable", "Self-tapping screws M2.5 x 6")
+PICO_SECTION = "#with-a-raspberry-pi-pico-instead-of-the-pi"
+
+
+def _price(rows, names, path):
+    """What the rows called `names` cost together; a BomError naming the first one missing."""
+    found = dict((row["part"], row) for row in rows)
+    for name in names:
+        if name not in found:
+            raise BomError("%s: no row %r, which the guide's cost line counts" % (path, name))
+    return sum(found[name]["quantity"] * found[name]["unit price EUR"] for name in names)
+
+
+def pico_total(rows, path="bom.csv"):
+    """The price of the build with a Pico: the total, less the rows a Pico build leaves out,
+    with the Pico's own alternatives."""
+    return total(rows) - _price(rows, NOT_WITH_A_PICO, path) + _price(rows, PICO_PARTS, path)
 
 
 def cost_text(pinmap):
     """The assembly guide's sentence on the cost, from the parts list next to `pinmap`: its
-    total and the Pi's share, to the euro."""
+    total and the Pi's share, and, when the list has a Pico's alternatives, the build's total
+    with a Pico, each to the euro."""
     path = Path(pinmap.path).parent / "bom.csv"
     if not path.exists():
         return ""
     rows = read_bom(path)
-    pi = sum(row["quantity"] * row["unit price EUR"] for row in rows if row["part"] in PI_PARTS)
-    return "**Cost:** about %d € with a new Raspberry Pi 4 (%d € of it the Pi, its supply and its card); see " \
-           "the [total](#the-parts-list).\n" % (total(rows).to_integral_value(), pi.to_integral_value())
+    pi = _price(rows, PI_PARTS, path)
+    pico = ""
+    if any(row["part"] in PICO_PARTS for row in rows):
+        pico = "; about %d € with a Pico in place of the Pi, its supply, its card and the T-Cobbler ([with a " \
+               "Pico](%s))" % (pico_total(rows, path).to_integral_value(), PICO_SECTION)
+    return "**Cost:** about %d € with a new Raspberry Pi 4 (%d € of it the Pi, its supply and its card)%s; see " \
+           "the [total](#the-parts-list).\n" % (total(rows).to_integral_value(), pi.to_integral_value(), pico)
 
 
 def _cell(text):
