@@ -1,7 +1,11 @@
 """Pin maps: the shipped ones, the loader's one-line errors, the generated
 wiring tables, and gpiozero devices built from the specs on MockFactory."""
 
+import ast
+import bisect
 import csv
+import inspect
+import itertools
 import re
 
 import pytest
@@ -13,8 +17,9 @@ from conftest import ROOT
 from controller import shipped
 from controller.core.registry import NAMES as MACHINES
 from controller.hardware import pinmap as pm
-from controller.hardware.pinmap import (HEADER, PinMapError, default_pinmap_path, generated_section, header_table,
-                                        lamp_table, load_pinmap, render_wiring_doc, wiring_table)
+from controller.hardware.pinmap import (HEADER, HEADER_PINS, PinMapError, default_pinmap_path, generated_section,
+                                        header_table, lamp_table, load_pinmap, render_wiring_doc, wiring_rows,
+                                        wiring_table)
 from controller.sim.engine import rest_inputs
 
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
@@ -183,6 +188,120 @@ def test_the_guides_type_no_pico_pin_by_hand(machine):
         if not generated and (re.search(r"\bGP\d", line) or pico_section and re.search(r"\bpin \d", line)):
             typed.append("hardware/%s/README.md:%d: %s" % (machine, number, line))
     assert not typed, "name the role instead, its Pico pin is in the generated table:\n" + "\n".join(typed)
+
+
+# How a guide names a pin of the Pi. Its number follows the role it is for, in backticks as the wiring table
+# names it (`trigger`, `lamps.data`): "BCM 4", "GPIO 4", "header pin 7", a command's "pinctrl set 4" or
+# "raspi-gpio get 4", a pin map's "enable = 5". A pin of the Pi's own follows what it is instead, which the
+# number right after it is checked against: GND or 3.3 V for a header pin ("3.3 V (header pin 1 or 17)"),
+# hardware PWM for BCM numbers.
+PI_NAME = re.compile(r"`(\w+(?:\.\w+)?)`|\b(GND|3\.3 V|hardware PWM)\b")
+PI_NUMBER = re.compile(r"\b(BCM|GPIO|header pins?|pinctrl [gs]et|raspi-gpio get|(?:pin|left|right|data|clock|latch"
+                       r"|enable) =) (\d+(?:(?:, | or | and )\d+)*)")
+PI_OWN = {("header pin", name): {pin for pin, what in HEADER_PINS.items() if what == name} for name in ("GND", "3.3 V")}
+PI_OWN["BCM", "hardware PWM"] = {12, 13, 18, 19}        # PWM0 on BCM 12 or 18, PWM1 on 13 or 19
+
+
+def guide_paragraphs(text):
+    """The guide's paragraphs outside its generated sections, each as [(line number, line), ...]."""
+    paragraphs, generated = [[]], False
+    for number, line in enumerate(text.splitlines(), start=1):
+        marker = re.fullmatch(r"<!-- \w+:(begin|end) -->", line)
+        generated = marker.group(1) == "begin" if marker else generated
+        if marker or generated or not line.strip():
+            paragraphs.append([])
+        else:
+            paragraphs[-1].append((number, line))
+    return [paragraph for paragraph in paragraphs if paragraph]
+
+
+def guide_pi_pin_problems(name, text, pinmap):
+    """A line for each Pi pin number of the guide that is not its role's in the pin map (the role named last
+    before it in its paragraph), or not what the Pi's own pin before it says, or that follows neither."""
+    bcm = {role: pin for role, label, pin, header, *_ in wiring_rows(pinmap)}
+    problems = []
+    for paragraph in guide_paragraphs(text):
+        joined = " ".join(line for number, line in paragraph)
+        ends = list(itertools.accumulate(len(line) + 1 for number, line in paragraph))
+        role = own = None
+        for match in sorted([*PI_NAME.finditer(joined), *PI_NUMBER.finditer(joined)], key=lambda m: m.start()):
+            if match.re is PI_NAME:
+                if match.group(2):
+                    own = match.group(2)
+                elif match.group(1) in bcm:
+                    role, own = match.group(1), None
+                continue
+            where = "%s:%d" % (name, paragraph[bisect.bisect_right(ends, match.start())][0])
+            said, numbers = match.group(0), [int(number) for number in re.findall(r"\d+", match.group(2))]
+            kind = "header pin" if said.startswith("header") else "BCM"
+            if (kind, own) in PI_OWN:
+                for number in set(numbers) - PI_OWN[kind, own]:
+                    problems.append("%s: %s: the guide says %s, and %s %d is not a %s pin" % (
+                        where, own, said, kind, number, own))
+            elif role is None:
+                problems.append("%s: %s: no role named before it in its paragraph; name it in backticks, as the "
+                                "wiring table does" % (where, said))
+            elif len(numbers) > 1:
+                problems.append("%s: %s: the guide says %s; one number a role, each after its own" % (
+                    where, role, said))
+            elif kind == "header pin" and numbers[0] != HEADER[bcm[role]]:
+                problems.append("%s: %s: the guide says %s, the pin map's BCM %d is header pin %d" % (
+                    where, role, said, bcm[role], HEADER[bcm[role]]))
+            elif kind == "BCM" and numbers[0] != bcm[role]:
+                problems.append("%s: %s: the guide says %s, the pin map says BCM %d" % (where, role, said, bcm[role]))
+            own = None
+    return problems
+
+
+def guide_lamp_panel_problems(name, text, pinmap):
+    """A line for each argument of a LampPanel(...) command in the guide that is not the pin map's."""
+    from controller.hardware.devices import LampPanel
+    chain = [spec for spec in pinmap.outputs.values() if spec.kind == "shift_register"]
+    problems = []
+    for match in re.finditer(r"LampPanel\([^)]*\)", text):
+        where = "%s:%d" % (name, text.count("\n", 0, match.start()) + 1)
+        if not chain:
+            problems.append("%s: the pin map has no lamp chain" % where)
+            continue
+        call = ast.parse(match.group(0), mode="eval").body
+        said = inspect.signature(LampPanel.__init__).bind(
+            None, *[arg.value for arg in call.args], **{arg.arg: arg.value.value for arg in call.keywords}).arguments
+        spec = chain[0]
+        for key, value in dict(spec.pins, registers=spec.options["registers"], rows=pinmap.rows,
+                               lamps_per_row=pinmap.lamps_per_row).items():
+            if said.get(key) != value:
+                problems.append("%s: %s.%s: the guide's LampPanel says %s, the pin map says %s" % (
+                    where, spec.role, key, said.get(key), value))
+    return problems
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_guides_pi_pins_are_the_pin_maps(machine):
+    """A technician wires and checks a Pi from the guide's steps: a BCM or header pin there, or a pinctrl
+    command's pin, that is not the pin map's is a dead button or a check that tests the wrong pin. Each
+    number follows the role it is for ("the `trigger` to BCM 4 (header pin 7)"), and this names the guide's
+    line, the role and both numbers of any that no longer matches the map, and any number that names no
+    role (the guides once typed "BCM 4, 7, 5, 6", "GPIO 18" and "the same for 13, 19 and 26")."""
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    name = "hardware/%s/README.md" % machine
+    text = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    problems = guide_pi_pin_problems(name, text, pinmap) + guide_lamp_panel_problems(name, text, pinmap)
+    assert not problems, "\n".join(problems)
+    assert PI_NUMBER.search(text), "%s names no Pi pin: is the test reading it?" % name
+
+
+def test_the_documents_beside_the_guides_type_no_pico_pin_of_the_wiring():
+    """The documents for both machines name a role, not its GP number: one typed there ("GP16 in the shipped
+    map", firmware/README.md's for the lamp chain's OE) is held to no pin map, where the guides' Pico tables
+    are generated from them. The board's own pins (its LED's GP25) are not the wiring's and may be named."""
+    from controller.hardware.pinmap.pico import PICO_PINS
+    documents = [ROOT / "README.md", ROOT / "DEVELOPERS.md", ROOT / "firmware" / "README.md",
+                 ROOT / "hardware" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    typed = ["%s:%d: %s" % (document.relative_to(ROOT), number, line)
+             for document in documents
+             for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), start=1)
+             if any(int(gp) in PICO_PINS for gp in re.findall(r"\bGP(\d+)", line))]
+    assert not typed, "name the role instead; the guides' Pico tables have its pin:\n" + "\n".join(typed)
 
 
 @pytest.mark.parametrize("machine", MACHINES)
