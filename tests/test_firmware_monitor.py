@@ -173,7 +173,7 @@ def test_a_line_typed_at_the_monitor_goes_to_the_board_once_it_reads_as_a_reques
         type_line(monitor, '{"id":7,"kind":"new_game","settings":{"marbles":11}}')
         assert port.lines() == ['{"kind":"state"}', '{"id":7,"kind":"new_game","settings":{"marbles":11}}']
         port.write('{"asked":"new_game","id":7,"kind":"ok"}\n')
-        monitor.until("ok")
+        monitor.until("board took the new_game line")
     finally:
         assert monitor.stop() == 0
     assert monitor.text["err"].decode().count("\n") == 2, "one line for each line not sent, none for a blank one"
@@ -438,7 +438,7 @@ def test_a_resting_boards_attract_lamps_are_not_shown_but_a_press_after_them_is(
     monitor = Monitor(Board(board), shown.append)        # no [telemetry]: a museum's Pi may have none
     for _ in board:
         monitor.step()
-    idle, attract = [index for index, line in enumerate(shown) if line.strip() == "advanced"]
+    idle, attract = [index for index, line in enumerate(shown) if line.startswith("board took the advance line")]
     assert shown[idle - 1].endswith("attract"), "the status line that says it went into attract is shown"
     assert shown[idle + 1:attract] == [], "a minute of attract shows nothing"
     assert len(shown[:idle]) < 20, "its start: hello, power and its outputs, the state"
@@ -459,3 +459,17 @@ def test_a_board_that_starts_holding_is_not_said_to_have_started(resumed, said):
     from controller.firmware.monitor import describe
     hello = json.loads(HELLO.replace('"resumed":"saved"', '"resumed":"%s"' % resumed))
     assert describe(hello) == "board: drnim, protocol 1, production mode; " + said
+
+
+def test_the_boards_answer_to_a_typed_line_says_which_line_it_took():
+    """A technician typed new_game at the monitor and read a bare 'ok' after a blank time column,
+    which did not say what it answered; the board's answer to a typed advance was as bare."""
+    shown = []
+    monitor = Monitor(Board([{"kind": "ok", "asked": "new_game", "id": 7}, {"kind": "ok", "asked": "inject"},
+                             {"kind": "advanced", "now": 312, "busy": False},
+                             {"kind": "advanced", "now": 600, "busy": True}]), shown.append)
+    for _ in range(4):
+        monitor.step()
+    assert shown == ["board took the new_game line", "board took the inject line",
+                     "board took the advance line: its clock at 0.312 s",
+                     "board took the advance line: its clock at 0.600 s, still busy"]

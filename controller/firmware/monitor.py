@@ -23,7 +23,7 @@ missed that line, and as the answer to its own request, not one typed.
 What the person at the monitor types goes to the board, one protocol line
 each (or a request's kind alone: `state`), checked first by the core's own
 reader, which says at which column a line goes wrong where a board's built-in
-`json` cannot; the board's reply is shown as its other lines are.
+`json` cannot; the board's answer says which line it took, or why it refused it.
 """
 
 import queue
@@ -95,6 +95,15 @@ def describe(message, language=None):
         return "%s  FAULT %s: %s" % (clock(message), message.get("fault"), message.get("text", ""))
     if kind == "game_over":
         return "%s  game over: won by %s" % (clock(message), message.get("winner"))
+    if kind == "ok":            # the monitor's own requests are for state alone: this answers a typed line
+        asked = message.get("asked")
+        return "board took the %s line" % asked if isinstance(asked, str) else "board took a line"
+    if kind == "advanced":
+        now = message.get("now")
+        said = "board took the advance line"
+        if isinstance(now, int):
+            said += ": its clock at %.3f s" % (now / 1000)
+        return said + (", still busy" if message.get("busy") is True else "")
     if kind == "error":
         if message.get("id") == "monitor":      # nobody typed it: the monitor's own request, sent as it starts
             return "board did not answer the monitor's state request: %s" % message.get("error")
