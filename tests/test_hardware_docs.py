@@ -150,13 +150,27 @@ def test_the_servo_arm_goes_on_after_its_brackets_screws():
 
 @pytest.mark.parametrize("machine", MACHINES)
 def test_the_guide_quotes_what_the_pin_map_check_prints(machine):
-    """Step 1's check quotes the line the pin-map command prints for the installed map ('ok, Dr. Nim,
+    """Step 2's check quotes the line the pin-map command prints for the installed map ('ok, Dr. Nim,
     22 pins used'): a pin added to or taken from the shipped map changes that count, and nothing held
-    the guide to it."""
+    the guide to it. A count that is not the map's is named in one line with the guide and both counts."""
+    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
     from controller.hardware.pinmap.command import main
     out = io.StringIO()
     assert main([machine], out=out) == 0
-    printed = out.getvalue().split(": ", 1)[1]
-    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
-    quoted = re.findall(r"the last command prints `([^`]+)`", guide.replace("\n", " "))
-    assert quoted and all(printed.startswith(line) for line in quoted), (quoted, printed)
+    printed = out.getvalue().split(": ", 1)[1].strip()
+    path = default_pinmap_path(machine)
+    used = len(load_pinmap(path).pins())
+    name = "hardware/%s/README.md" % machine
+    guide = (ROOT / name).read_text(encoding="utf-8")
+    sections = re.split(r"^## (.*)$", guide, flags=re.M)      # [before, heading, text, heading, text, ...]
+    quoted = [(re.sub(r"^(\d+)\. .*", r"step \1", heading), line)
+              for heading, text in zip(sections[1::2], sections[2::2])
+              for line in re.findall(r"the last command prints `([^`]+)`", text.replace("\n", " "))]
+    assert quoted, "%s quotes no line of the pin-map check: is the test reading it?" % name
+    for where, line in quoted:
+        count = re.search(r"(\d+) pins used", line)
+        said = int(count.group(1)) if count else "no number of"
+        assert said == used, "%s: %s says %s pins used, %s uses %d" % (
+            name, where, said, path.relative_to(ROOT).as_posix(), used)
+        assert printed.startswith(line), "%s: %s quotes `%s`, the pin-map check prints `%s`" % (
+            name, where, line, printed)
