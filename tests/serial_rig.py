@@ -10,6 +10,7 @@ pair at the same path.
 import os
 import select
 import threading
+import time
 import tty
 
 
@@ -48,9 +49,17 @@ class Port:
         writer.start()
         self.writers.append(writer)
 
-    def lines(self, timeout=5.0):
-        """The lines the host has sent so far (waiting up to `timeout` for the first)."""
-        ready, _, _ = select.select([self.master], [], [], timeout)
+    def lines(self, timeout=5.0, count=1):
+        """The lines the host has sent so far, waiting up to `timeout` for `count` of them (on a
+        busy machine a second line the host sends a moment after the first can come later than
+        the 50 ms of quiet that end the reading)."""
+        deadline = time.monotonic() + timeout
+        while self.received.count(b"\n") < count:
+            ready, _, _ = select.select([self.master], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
+                break
+            self.received += os.read(self.master, 65536)
+        ready, _, _ = select.select([self.master], [], [], 0.05)
         while ready:
             self.received += os.read(self.master, 65536)
             ready, _, _ = select.select([self.master], [], [], 0.05)

@@ -171,7 +171,7 @@ def test_a_line_typed_at_the_monitor_goes_to_the_board_once_it_reads_as_a_reques
         monitor.until("unknown kind", "err")
         type_line(monitor, "state")
         type_line(monitor, '{"id":7,"kind":"new_game","settings":{"marbles":11}}')
-        assert port.lines() == ['{"kind":"state"}', '{"id":7,"kind":"new_game","settings":{"marbles":11}}']
+        assert port.lines(count=2) == ['{"kind":"state"}', '{"id":7,"kind":"new_game","settings":{"marbles":11}}']
         port.write('{"asked":"new_game","id":7,"kind":"ok"}\n')
         monitor.until("board took the new_game line")
     finally:
