@@ -37,7 +37,8 @@ def without(monkeypatch, *packages):
     """Import as if the `packages` were not installed: they, and what imported them, are imported anew."""
     for name in list(sys.modules):
         if name.split(".")[0] in packages or name.startswith(("controller.telemetry.publisher", "controller.sim.app",
-                                                                "gpiozero.pins.lgpio", "gpiozero.pins.rpigpio")):
+                                                                "controller.hardware.lgpio_pins", "gpiozero.pins.lgpio",
+                                                                "gpiozero.pins.rpigpio")):
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [NotInstalled(packages)] + sys.meta_path)
 

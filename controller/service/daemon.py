@@ -514,7 +514,7 @@ def pin_factory_for(name, instead="controller --simulate"):
         raise NoGPIO("this machine has no GPIO (no /dev/gpiochip*)" + hint)
     try:
         if name == "lgpio":
-            from gpiozero.pins.lgpio import LGPIOFactory
+            from controller.hardware.lgpio_pins import LGPIOFactory
             return LGPIOFactory()
         from gpiozero.pins.rpigpio import RPiGPIOFactory
         return RPiGPIOFactory()

@@ -1,0 +1,151 @@
+"""The lgpio pins on a Pi 5: the header's chip found wherever the kernel numbers it, and a servo's
+pulse as wide as its angle asks. No Pi here: gpiozero's own lgpio pins run on a stand-in for the
+lgpio module that records what the real one would be told (its calls and their meaning are
+lgpio's: lgTxPwm takes its duty cycle in percent, as a float, and times it to the microsecond)."""
+
+import sys
+import types
+
+import pytest
+
+from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from test_pinmap import servo_variant
+
+PI_5 = 0xd04170         # a Pi 5 8GB's revision code (board type 0x17)
+
+
+class FakeLgpio(types.ModuleType):
+    """The lgpio calls gpiozero's pins make, on one chip's lines."""
+    SET_PULL_NONE, SET_PULL_UP, SET_PULL_DOWN = 0x80, 0x20, 0x40
+    SET_BIAS_DISABLE, SET_BIAS_PULL_UP, SET_BIAS_PULL_DOWN = 0x80, 0x20, 0x40
+    RISING_EDGE, FALLING_EDGE, BOTH_EDGES = 1, 2, 3
+    OUTPUT = 0x2 | 0x200
+
+    class error(Exception):
+        pass
+
+    def __init__(self):
+        super().__init__("lgpio")
+        self.opened, self.modes, self.pwm = [], {}, {}
+
+    def gpiochip_open(self, chip):
+        self.opened.append(chip)
+        return 7
+
+    def gpiochip_close(self, handle):
+        pass
+
+    def gpio_claim_input(self, handle, gpio, flags=0):
+        self.modes[gpio] = 0x100 | flags
+        self.pwm.pop(gpio, None)
+
+    def gpio_claim_output(self, handle, gpio, level=0, flags=0):
+        self.modes[gpio] = self.OUTPUT
+
+    def gpio_free(self, handle, gpio):
+        self.modes.pop(gpio, None)
+
+    def gpio_get_mode(self, handle, gpio):
+        return self.modes.get(gpio, 0)
+
+    def gpio_write(self, handle, gpio, level):
+        pass
+
+    def gpio_read(self, handle, gpio):
+        return 0
+
+    def tx_pwm(self, handle, gpio, frequency, duty_cycle, offset=0, cycles=0):
+        self.pwm[gpio] = (frequency, duty_cycle)
+        return 0
+
+
+@pytest.fixture
+def lgpio(monkeypatch):
+    """The stand-in as `lgpio`, gpiozero's lgpio pins imported anew on it (and let go after), on a Pi 5."""
+    import controller.hardware
+    import gpiozero.pins
+    from gpiozero.pins.local import LocalPiFactory
+    fake = FakeLgpio()
+    monkeypatch.setitem(sys.modules, "lgpio", fake)
+    for package, name in ((gpiozero.pins, "lgpio"), (controller.hardware, "lgpio_pins")):
+        monkeypatch.delitem(sys.modules, "%s.%s" % (package.__name__, name), raising=False)
+        monkeypatch.delattr(package, name, raising=False)
+    monkeypatch.setattr(LocalPiFactory, "_get_revision", lambda self: PI_5)
+    yield fake
+    for package, name in ((gpiozero.pins, "lgpio"), (controller.hardware, "lgpio_pins")):
+        sys.modules.pop("%s.%s" % (package.__name__, name), None)    # imported on the stand-in: not for later tests
+        vars(package).pop(name, None)
+
+
+def chips(tmp_path, compatibles):
+    """A /sys/bus/gpio/devices with these chips, by number: their device-tree nodes' `compatible`."""
+    folder = tmp_path / "devices"
+    for number, compatible in compatibles.items():
+        node = folder / ("gpiochip%d" % number) / "of_node"
+        node.mkdir(parents=True)
+        (node / "compatible").write_bytes(b"".join(name.encode() + b"\0" for name in compatible))
+    return folder
+
+
+BRCMSTB = ["brcm,bcm7445-gpio", "brcm,brcmstb-gpio"]
+RP1 = ["raspberrypi,rp1-gpio"]
+
+
+@pytest.mark.parametrize("compatibles, header", [
+    ({0: BRCMSTB, 1: BRCMSTB, 2: BRCMSTB, 3: BRCMSTB, 4: RP1}, 4),          # a Pi 5's first kernels
+    ({0: RP1, 10: BRCMSTB, 11: BRCMSTB, 12: BRCMSTB, 13: BRCMSTB}, 0),      # from 6.6.45
+    ({11: BRCMSTB, 12: BRCMSTB, 13: BRCMSTB, 14: BRCMSTB, 15: RP1}, 15),   # neither 0 nor 4
+    ({0: ["brcm,bcm2711-gpio", "brcm,bcm2835-gpio"], 1: ["raspberrypi,firmware-gpio"]}, 0),   # a Pi 4
+], ids=["pi5-gpiochip4", "pi5-gpiochip0", "pi5-gpiochip15", "pi4"])
+def test_the_service_opens_the_chip_of_the_header_wherever_the_kernel_numbers_it(tmp_path, monkeypatch, lgpio,
+                                                                                compatibles, header):
+    """gpiozero 2.0.1 opened gpiochip4 on any Pi 5 (since .post3, gpiochip0 where there is no gpiochip4):
+    on a kernel that numbers the header otherwise the service found no GPIO, or the wrong chip's."""
+    from controller.hardware import lgpio_pins
+    from controller.service import daemon
+    monkeypatch.setattr(lgpio_pins, "SYS_GPIO", str(chips(tmp_path, compatibles)))
+    monkeypatch.setattr(daemon, "_listdir", lambda folder: ["gpiochip%d" % number for number in compatibles])
+    factory = daemon.pin_factory_for("lgpio")
+    try:
+        assert lgpio.opened == [header]
+        assert factory.chip == header
+    finally:
+        factory.close()
+
+
+def test_without_a_device_tree_gpiozero_chooses_the_chip(tmp_path, monkeypatch, lgpio):
+    from controller.hardware import lgpio_pins
+    monkeypatch.setattr(lgpio_pins, "SYS_GPIO", str(tmp_path / "none"))
+    assert lgpio_pins.header_chip() is None
+    lgpio_pins.LGPIOFactory().close()
+    assert lgpio.opened == [0]          # gpiozero's choice on a Pi 5 without /dev/gpiochip4
+
+
+def test_the_servo_gate_gets_the_pulses_its_angles_ask_for(tmp_path, lgpio):
+    """The shipped servo gate (5° closed, 16° open, pulses 0.5-2.4 ms) on lgpio: gpiozero rounded
+    each duty cycle down to a whole percent, 0.2 ms of the 20 ms frame, so the gate was sent
+    1.4 ms (-4.7°, past its slot) to close and 1.6 ms (14.2°) to open."""
+    from controller.hardware.devices import release
+    from controller.hardware.lgpio_pins import LGPIOFactory
+    path = tmp_path / "pinmap.toml"
+    path.write_text(servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release"))
+    spec = load_pinmap(path).outputs["release"]
+    factory = LGPIOFactory(chip=0)
+    gate = release(spec, factory)
+    try:
+        def pulse_ms():
+            frequency, duty_cycle = lgpio.pwm[spec.pin]
+            return duty_cycle / 100 * 1000 / frequency
+
+        def wanted_ms(angle):
+            return 0.5 + (angle + 90) / 180 * (2.4 - 0.5)
+
+        assert pulse_ms() == pytest.approx(wanted_ms(5), abs=0.001)
+        gate.open()
+        assert pulse_ms() == pytest.approx(wanted_ms(16), abs=0.001)
+        gate.shut()
+        assert pulse_ms() == pytest.approx(wanted_ms(5), abs=0.001)
+        assert gate.angle == pytest.approx(5)
+    finally:
+        gate.close()
+        factory.close()
