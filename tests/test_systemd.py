@@ -222,11 +222,23 @@ def test_devices(service):
     assert one(service, "PrivateDevices") == "no"
     assert one(service, "DevicePolicy") == "closed"
     allowed = {entry.split()[0]: entry.split()[1] for entry in service["DeviceAllow"]}
-    for node in ["/dev/gpiochip0", "/dev/gpiochip4", "/dev/gpiomem", "/dev/gpiomem0",
-                 "/dev/ttyAMA0", "/dev/ttyS0"]:
+    for node in ["char-gpiochip", "/dev/gpiomem", "/dev/gpiomem0", "/dev/ttyAMA0", "/dev/ttyS0"]:
         assert allowed.get(node) == "rw", f"DeviceAllow= lacks {node} rw"
     # /dev/ttyACM0 and /dev/ttyUSB0, by number so that a later plug-in works.
     assert allowed.get("/dev/char/166:0") == "rw" and allowed.get("/dev/char/188:0") == "rw"
+
+
+def test_every_gpio_chip_is_allowed_whatever_the_kernel_numbers_it():
+    """systemd's own reading of the device ACL: the GPIO chips by their device group (every
+    /dev/gpiochipN, whatever its N), not by name. The unit named gpiochip0 to gpiochip4, and a
+    Pi 5 kernel that numbers its chips from 10 left the service no chip to open."""
+    result = run(systemd_analyze(), "security", "--offline=true", "--no-pager", str(UNIT))
+    found = re.search(r"DeviceAllow=\s+Service has a device ACL with some special devices: (.*?)\s+\d+\.\d+$",
+                      result.stdout, re.MULTILINE)
+    assert found, result.stdout + result.stderr
+    acl = found.group(1).split()
+    assert "char-gpiochip:rw" in acl
+    assert [entry for entry in acl if entry.startswith("/dev/gpiochip")] == []
 
 
 def test_no_network_but_sd_notify(service):
