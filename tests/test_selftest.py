@@ -234,7 +234,9 @@ class Technician(io.StringIO):
     """Reads the self-test's instructions as they are written and, on a thread
     of its own (as a person's fingers are to gpiozero's), does what they say
     on the mock pins: 3 presses with a bouncing contact, or a switch moved
-    there and back."""
+    there and back; 3 clean breaks of the marble sensor's beam (an optical
+    sensor's edge does not bounce, and its debounce_ms is 2: a bounce made by
+    a thread, on a busy machine, can outlast that and read as a fourth marble)."""
 
     def __init__(self, pinmap, factory):
         super().__init__()
@@ -245,15 +247,16 @@ class Technician(io.StringIO):
     def write(self, text):
         for role, spec in self.pinmap.inputs.items():
             if text.startswith(("Press %s" % spec.label, "Move %s" % spec.label, "Break the beam of %s" % spec.label)):
-                hand = threading.Thread(target=self.use, args=(self.factory.pin(spec.pin), text[0] in "PB"))
+                hand = threading.Thread(target=self.use, args=(self.factory.pin(spec.pin), text[0] in "PB",
+                                                               0 if text[0] == "B" else 3))
                 self.hands.append(hand)
                 hand.start()
         return super().write(text)
 
-    def use(self, pin, button):
+    def use(self, pin, button, bounces):
         for _ in range(3 if button else 1):
             for level in (pin.drive_low, pin.drive_high):
-                for _ in range(3):
+                for _ in range(bounces):
                     level()
                     (pin.drive_high if level == pin.drive_low else pin.drive_low)()
                 level()
