@@ -169,6 +169,23 @@ def hold_for_check(page):
     page.evaluate("nim.feed(['tick'])")
 
 
+def fault(page):
+    """The state "fault": the page's machine held in check."""
+    hold_for_check(page)
+    page.wait_for_function("nim.view().fault === 'check'")
+    yield "fault", page, "nim.view().fault === 'check'"
+
+
+def kiosk_attract(context, address, tab, key):
+    """The state "kiosk attract": a kiosk at `address`, in `tab`, pressed once (`key`), then left until its
+    machine rests in its attract state; the tab closed after."""
+    page = open_page(context, address, tab=tab)
+    page.keyboard.press(key)
+    page.wait_for_function("nim.view().attract", timeout=15000)
+    yield "kiosk attract", page, "nim.view().attract"
+    page.close()
+
+
 def drnim_states(context, address):
     """Each state of Dr. Nim, as (name, page, what holds while the page shows it)."""
     page = open_page(context, address + "?machine=drnim&seed=3&pace_ms=60000")
@@ -183,20 +200,14 @@ def drnim_states(context, address):
     page.keyboard.press("t")
     page.wait_for_function("nim.view().running")
     yield "machine's turn", page, "nim.view().running"
-    hold_for_check(page)
-    page.wait_for_function("nim.view().fault === 'check'")
-    yield "fault", page, "nim.view().fault === 'check'"
+    yield from fault(page)
     page = open_page(context, address + "?machine=drnim&marbles=2&capacity=2&rule=last-wins", tab=page)
     for _ in range(2):
         page.keyboard.press("t")
         page.wait_for_function(SETTLED)
     page.wait_for_function("nim.view().mode === 'over'")
     yield "game over", page, "nim.view().mode === 'over'"
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=en", tab=page)
-    page.keyboard.press("t")
-    page.wait_for_function("nim.view().attract", timeout=15000)
-    yield "kiosk attract", page, "nim.view().attract"
-    page.close()
+    yield from kiosk_attract(context, address + "?kiosk=1&machine=drnim&idle_ms=300&lang=en", page, "t")
 
 
 def nimatron_states(context, address):
@@ -207,18 +218,12 @@ def nimatron_states(context, address):
     page.keyboard.press("h")
     page.wait_for_function("nim.view().turn === 'machine'")
     yield "machine's turn", page, "nim.view().turn === 'machine'"
-    hold_for_check(page)
-    page.wait_for_function("nim.view().fault === 'check'")
-    yield "fault", page, "nim.view().fault === 'check'"
+    yield from fault(page)
     page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first", tab=page)
     page.keyboard.press("1")
     page.wait_for_function("nim.view().mode === 'over'")
     yield "game over", page, "nim.view().mode === 'over'"
-    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=en", tab=page)
-    page.keyboard.press("1")
-    page.wait_for_function("nim.view().attract", timeout=15000)
-    yield "kiosk attract", page, "nim.view().attract"
-    page.close()
+    yield from kiosk_attract(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&lang=en", page, "1")
 
 
 def choose_language(page, code):
