@@ -149,3 +149,27 @@ def test_the_servo_gate_gets_the_pulses_its_angles_ask_for(tmp_path, lgpio):
     finally:
         gate.close()
         factory.close()
+
+
+@pytest.mark.parametrize("model, refused", [
+    (b"Raspberry Pi 5 Model B Rev 1.0\0", True),
+    (b"Raspberry Pi 4 Model B Rev 1.5\0", False),
+], ids=["pi5", "pi4"])
+def test_config_check_refuses_rpigpio_on_a_pi_5(tmp_path, monkeypatch, model, refused):
+    """An older guide's `pin_factory = "rpigpio"` passed the check on a Pi 5, where RPi.GPIO cannot reach
+    the RP1 chip, and the service then failed at start; on an older Pi it is still a backend."""
+    from conftest import in_process
+    from controller.service import pin_factories
+    (tmp_path / "model").write_bytes(model)
+    monkeypatch.setattr(pin_factories, "BOARD_MODEL", str(tmp_path / "model"))
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\npin_factory = "rpigpio"\n')
+    done = in_process(["config", "check", str(config)])
+    if refused:
+        assert done.returncode != 0
+        assert done.stderr.count("\n") == 1
+        assert "service.pin_factory: 'rpigpio' cannot work on this Raspberry Pi 5 Model B Rev 1.0" in done.stderr
+        assert 'set it to "lgpio"' in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+        assert "GPIO backend rpigpio" in done.stdout

@@ -23,7 +23,7 @@ from controller.hardware.pinmap import default_pinmap_path
 from controller.hardware.pinmap.electrical import pulse_problem
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
-from controller.service.pin_factories import PIN_FACTORIES
+from controller.service.pin_factories import PIN_FACTORIES, pin_factory_problem
 from controller.telemetry.settings import check_telemetry
 
 SERVICE_SETTINGS = {
@@ -199,6 +199,9 @@ def load_config(path=None, overrides=None):
         service = check_settings(SERVICE_SETTINGS, service_given)
     except ConfigError as error:
         raise ConfigError("%s: service.%s" % (where, error))
+    problem = pin_factory_problem(service["pin_factory"])
+    if problem:
+        raise ConfigError("%s: service.pin_factory: %s" % (where, problem))
     for key in ("state_dir", "runtime_dir"):
         check_folder(where, key, service[key])
     if "\0" in service["pinmap"]:
