@@ -25,8 +25,10 @@ def board_model():
 def pin_factory_problem(name):
     """Why the backend `name` cannot drive this board's pins, or None. RPi.GPIO cannot reach a
     Pi 5's RP1 chip, so an rpigpio service there (an older guide's setting) fails at start."""
+    if name != "rpigpio":
+        return None
     model = board_model()
-    if name == "rpigpio" and RP1_BOARDS.match(model):
+    if RP1_BOARDS.match(model):
         return ("'rpigpio' cannot work on this %s (RPi.GPIO cannot reach its RP1 GPIO chip): "
                 "set it to \"lgpio\"" % model)
     return None
