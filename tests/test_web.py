@@ -162,6 +162,18 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
 
 
 @needs_browser
+def test_a_kiosk_touched_with_no_move_made_is_reset_without_a_warning(browser):
+    """A visitor who pressed the hand-over with no lamp put out (refused) and walked away has no game to keep:
+    the kiosk is made fresh at idle_ms, not after a "Still playing?" for nobody."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=nimatron&idle_ms=300&warn_ms=60000&seed=9")
+    page.keyboard.press("h")
+    page.wait_for_function("nim.view().attract", timeout=10000)
+    page.wait_for_function("nim.trace().trace.length <= 2", timeout=10000)      # a fresh machine: power, tick
+    assert not any("Still playing" in said for said in page.evaluate("nim.announced"))
+
+
+@needs_browser
 def test_a_kiosk_holds_no_more_after_each_round_of_visitors(browser):
     """A sample of bench/kiosk_soak.py: complete games, each followed by the reset for the next visitor
     (the kiosk's idle minutes passed at once on the page's own clock), and a child hammering the trigger.

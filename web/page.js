@@ -333,15 +333,15 @@ function animate() {
 
 // The kiosk: once the machine falls idle after a visitor, a fresh machine for
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
-// A game still under way is ended only after a warning (WCAG 2.2.1): a visitor who is
-// still thinking has warn_ms (20 s unless the address says) to keep it with any press.
+// A game still under way (restingForNext) is ended only after a warning (WCAG 2.2.1): a visitor
+// who is still thinking has warn_ms (20 s unless the address says) to keep it with any press.
 // A kiosk that follows an exhibit goes back to its first language when the exhibit rests between visitors.
 function kioskReset() {
   const resting = restingForNext();
   if (kiosk && following && resting && !wasResting && lang.code !== home) setLanguage(home);
   wasResting = resting;
   if (kiosk && !following && view.attract && touched) {
-    if (view.mode === "play" && warnMs > 0) {
+    if (!resting && warnMs > 0) {
       if (warning === null) warn();
       return;
     }
