@@ -167,6 +167,16 @@ def test_the_mo_files_are_read_by_pythons_own_gettext():
     assert catalog.info()["plural-forms"] == "nplurals=2; plural=(n != 1);"
 
 
+def test_the_pages_catalog_says_a_language_written_right_to_left_is_so():
+    """The page turns its words and controls right to left for Arabic, Hebrew or Persian: a translator adding
+    one needs to say nothing, Babel knows it, and the page's catalog carries it."""
+    import json
+    from controller.language.catalogs import direction
+    assert [direction(code) for code in ("ar", "he", "fa", "ur")] == ["rtl"] * 4
+    assert [json.loads((LOCALE / code / "page.json").read_text(encoding="utf-8"))["dir"] for code in CODES] == \
+        ["ltr"] * len(CODES)
+
+
 @pytest.mark.parametrize("text, problem", [
     ('language = "pt"', "exhibit.language: 'pt' is not a language of this controller (%s)" % KNOWN),
     ('language = ["de", "de"]', "exhibit.language: 'de' is named twice"),

@@ -240,8 +240,16 @@ def without_misplaced(catalog):
     return catalog
 
 
+def direction(code):
+    """How the language is written, as HTML's dir says it: "rtl" for Arabic, Hebrew, Persian and the other
+    languages CLDR writes right to left (Babel's character order), else "ltr"."""
+    from babel import Locale
+    return "rtl" if Locale.parse(code).character_order == "right-to-left" else "ltr"
+
+
 def page_catalog(code, catalog=None):
-    """The page's catalog: the plural rule, the digits' separator and every translated text (its forms)."""
+    """The page's catalog: the plural rule, the digits' separator, the direction of the language's writing
+    (the page turns its text and controls with it) and every translated text (its forms)."""
     texts = {}
     plural = "(n != 1)"
     if catalog is not None:
@@ -252,7 +260,8 @@ def page_catalog(code, catalog=None):
             forms = strings(message)
             if forms and all(forms):
                 texts[key(message)] = forms
-    data = {"code": code, "name": LANGUAGES[code], "plural": plural, "group": GROUPS[code], "texts": texts}
+    data = {"code": code, "name": LANGUAGES[code], "plural": plural, "group": GROUPS[code], "dir": direction(code),
+            "texts": texts}
     return (json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0) + "\n").encode("utf-8")
 
 
