@@ -77,8 +77,9 @@ def restore_pin_factory():
 def served_browser():
     """The built page on a local server and a headless Chromium, for a test file's browser
     tests. (Not one for a whole worker: while Playwright runs, its event loop is the thread's
-    running loop, and a later test's asyncio.run() would fail.) The pseudo-locale's catalog
-    (tests/pseudo_locale.py) is in the page's folder, as a museum's own catalog would be.
+    running loop, and a later test's asyncio.run() would fail.) The pseudo-locales' catalogs
+    (tests/pseudo_locale.py: qps accented, qpb right to left) are in the page's folder, as a museum's own
+    catalog would be.
     Its tabs ask for reduced motion (prefers-reduced-motion: reduce): a falling marble is
     drawn still instead of redrawn every frame, which no test but the animations' own looks
     at (test_page_access.py, which also plays whole games with the motion a visitor gets
@@ -87,8 +88,9 @@ def served_browser():
     why = missing()
     if why:
         pytest.skip(why)
-    from pseudo_locale import page_catalog
-    with served_page(add={"language/qps.json": page_catalog()}, reduced_motion="reduce") as served:
+    from pseudo_locale import page_catalog, right_to_left_page_catalog
+    with served_page(add={"language/qps.json": page_catalog(), "language/qpb.json": right_to_left_page_catalog()},
+                     reduced_motion="reduce") as served:
         yield served
 
 

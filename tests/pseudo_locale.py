@@ -1,6 +1,11 @@
-"""The pseudo-locale: every text of the catalogs' template made accented and 40 % longer, between ⟦ and
-⟧, its placeholders kept. A shell that shows it shows in plain English only what did not come through
-the catalogs, and a layout that holds it holds a language that takes more room."""
+"""The pseudo-locales. qps (Chromium's en-XA): every text of the catalogs' template made accented and 40 %
+longer, between ⟦ and ⟧, its placeholders kept. A shell that shows it shows in plain English only what did
+not come through the catalogs, and a layout that holds it holds a language that takes more room.
+
+qpb (Chromium's ar-XB, Android's too): every text of the template in English written right to left, each
+word forced to run right to left (between RLO and PDF, with a right-to-left mark either side), its
+placeholders kept as they are, so that a number put in reads as a number; its catalog says "dir": "rtl".
+A page that shows it is the page a visitor reading Arabic, Hebrew or Persian gets, with no translation."""
 
 import gettext
 import json
@@ -21,6 +26,19 @@ def pseudo(text):
     shown = "".join(part if PLACEHOLDER.fullmatch(part) else part.translate(ACCENTED) for part in parts)
     letters = sum(1 for char in text if char.isalpha())
     return "⟦" + shown + "·" * max(1, (4 * letters + 9) // 10) + "⟧"
+
+
+RIGHT_TO_LEFT = "qpb"
+RLM, RLO, PDF = "\u200f", "\u202e", "\u202c"
+
+
+def pseudo_right_to_left(text):
+    """`text` with each word forced right to left (RLM RLO word PDF RLM, as Android's ar-XB); placeholders,
+    digits (a year in the English: Arabic and Hebrew write numbers left to right too) and the spaces and
+    line breaks between words kept."""
+    parts = PLACEHOLDER.split(text)
+    return "".join(part if PLACEHOLDER.fullmatch(part) else
+                   re.sub(r"[^\s\d]+", lambda word: RLM + RLO + word.group() + PDF + RLM, part) for part in parts)
 
 
 def template():
@@ -67,7 +85,18 @@ def page_catalog():
     for context, singular, plural in template():
         key = singular if context is None else context + "\x04" + singular
         texts[key] = [pseudo(singular)] + ([pseudo(plural)] if plural else [])
-    return json.dumps({"code": CODE, "name": "Pseudo", "plural": "(n != 1)", "group": ",", "texts": texts})
+    return json.dumps({"code": CODE, "name": "Pseudo", "plural": "(n != 1)", "group": ",", "dir": "ltr",
+                       "texts": texts})
+
+
+def right_to_left_page_catalog():
+    """The right-to-left pseudo-locale as the page's catalog (language/qpb.json)."""
+    texts = {}
+    for context, singular, plural in template():
+        key = singular if context is None else context + "\x04" + singular
+        texts[key] = [pseudo_right_to_left(singular)] + ([pseudo_right_to_left(plural)] if plural else [])
+    return json.dumps({"code": RIGHT_TO_LEFT, "name": pseudo_right_to_left("Pseudo"), "plural": "(n != 1)",
+                       "group": ",", "dir": "rtl", "texts": texts})
 
 
 def english_left(text):

@@ -3,7 +3,8 @@
 English word that did not come through the catalogs, and (measured by Playwright) no text cut
 off or overflowing its box; the simulator, the terminal game and the cards are checked the same
 way in test_pseudo_shells.py. The page's language: ?lang=fr is French throughout, the language
-buttons change it, and the kiosk goes back to the museum's first language for the next visitor."""
+buttons change it, and the kiosk goes back to the museum's first language for the next visitor. In the
+right-to-left pseudo-locale (qpb) the page runs right to left and the machines' drawings do not."""
 
 import pytest
 
@@ -196,3 +197,53 @@ def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
     assert files["languages"] == ["nl", "fr"]
     assert sorted(p.name for p in (tmp_path / "page" / "language").iterdir()) == sorted(
         [code + ".json" for code in CODES] + ["messages.json"]), "every language's texts, and the messages"
+
+
+# Where each element is drawn, by the window's left edge: {selector: [left, right]}.
+PLACES = """(selectors) => Object.fromEntries(selectors.map((s) => {
+  const box = document.querySelector(s).getBoundingClientRect();
+  return [s, [box.left, box.right]];
+}))"""
+NIMATRON_PLAYS = "(v => v.mode !== 'play' || (v.turn === 'player' && !v.moving))(nim.view())"
+
+
+@needs_browser
+def test_a_language_written_right_to_left_turns_the_page_but_not_the_machine(browser):
+    """In the right-to-left pseudo-locale (tests/pseudo_locale.py, qpb: as Arabic, Hebrew or Persian would
+    be) the page runs right to left: the heading at the right, the controls in mirrored order, the
+    language buttons each written its own way, the English connection log still left to right. The
+    Nimatron's row buttons stay left of their lamps and Dr. Nim's drawn words stay beside their levers, as
+    on the machines; a whole game plays by keys; English, chosen again, turns the page back."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=nimatron&seed=3&think_ms=60&pace_ms=50&lang=qpb")
+    assert page.evaluate("[document.documentElement.dir, document.documentElement.lang]") == ["rtl", "ar-XB"]
+    width = page.evaluate("document.documentElement.clientWidth")
+    places = page.evaluate(PLACES, ["#page-title", "#control-handover", "#control-new_game", "#control-row1",
+                                    "#board .bulbs"])
+    assert places["#page-title"][1] > width - 40, "the heading starts at the right"
+    assert page.evaluate("[...document.querySelectorAll('#controls button')].map(b => b.id)")[:2] == [
+        "control-handover", "control-new_game"]
+    assert places["#control-handover"][0] > places["#control-new_game"][1], "the first control is the rightmost"
+    assert places["#control-row1"][1] <= places["#board .bulbs"][0], "a row's button stays left of its lamps"
+    assert page.evaluate("[...document.querySelectorAll('#languages button')].map(b => b.dir)") == [
+        "rtl", "ltr", "ltr", "ltr", "ltr", "ltr"]
+    assert page.evaluate("getComputedStyle(document.querySelector('#log')).direction") == "ltr"
+    while page.evaluate("nim.view().mode") == "play":
+        rows = page.evaluate("nim.view().rows")
+        page.keyboard.press(str(next(i for i, lit in enumerate(rows) if lit) + 1))
+        if page.evaluate("nim.view().mode") != "play":
+            break
+        page.keyboard.press("h")
+        page.wait_for_function(NIMATRON_PLAYS)
+    assert page.evaluate("nim.view().mode") == "over" and not any(page.evaluate("nim.view().rows"))
+    assert "\u202e" in page.inner_text("#status"), "the verdict in the pseudo-locale"
+    page.click("#machines button[value=drnim]")
+    page.wait_for_function("nim.view().machine === 'drnim'")
+    # the words "Dr. Nim" end at x = 180, left of the turn switch (x = 200), however the page runs
+    assert page.evaluate("(b => b.x + b.width)(document.querySelector('#board text.side').getBBox())") <= 181
+    page.click("#language-en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.evaluate("document.documentElement.dir") == "ltr"
+    places = page.evaluate(PLACES, ["#control-trigger", "#control-new_game"])
+    assert places["#control-trigger"][1] < places["#control-new_game"][0]
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []

@@ -31,7 +31,7 @@ const RECONNECT_MS = 2000, CONNECT_TIMEOUT_MS = 5000;
 const CLOCK_WINDOW_MS = 300000;
 
 // --- the visitor's language ------------------------------------------------------------
-let lang = { code: "en", plural: "(n != 1)", group: ",", texts: {} };
+let lang = { code: "en", plural: "(n != 1)", group: ",", dir: "ltr", texts: {} };
 let pluralOf = (n) => (n !== 1 ? 1 : 0);
 let ids = {};               // the core's message ids: [English, English plural or null, the value that counts]
 
@@ -86,6 +86,10 @@ function message(id, values) {
   return fmt(text, values);
 }
 
+// The tests' pseudo-locales (tests/pseudo_locale.py) tagged as Chromium tags its own: accented English, and
+// English written right to left.
+const PSEUDO_TAGS = { qps: "en-XA", qpb: "ar-XB" };
+
 async function loadLanguage(code) {
   const response = await fetch("language/" + code + ".json");
   if (!response.ok) throw new Error(`language/${code}.json: ${response.status} ${response.statusText}`);
@@ -95,7 +99,10 @@ async function loadLanguage(code) {
   } catch (error) {
     pluralOf = pluralRule("(n != 1)");
   }
-  document.documentElement.lang = code === "qps" ? "en-XA" : code;
+  document.documentElement.lang = PSEUDO_TAGS[code] || code;
+  // Arabic, Hebrew, Persian: the page's words, buttons, lists and settings run right to left (the catalog
+  // says, as Babel knows it). The machines' drawings do not turn with them (page.css: #board).
+  document.documentElement.dir = lang.dir === "rtl" ? "rtl" : "ltr";
   window.nim.language = code;
 }
 
@@ -243,6 +250,7 @@ const parts = {};           // the drawing's elements that change
 
 window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [], announced: [] };
 let languageNames = {};     // each language named in itself: the build says (files.json), or its catalog
+let languageDirections = {};  // and the way it is written, for its button: "ltr" or "rtl"
 
 function element(tag, attrs, parent, text) {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -559,7 +567,8 @@ function buildLanguages() {
   nav.textContent = "";
   if (offered.length < 2) return;
   for (const code of offered) {
-    const button = element("button", { type: "button", value: code, lang: code, id: "language-" + code }, nav,
+    const button = element("button", { type: "button", value: code, lang: code,
+                                        dir: languageDirections[code] || "auto", id: "language-" + code }, nav,
                            languageNames[code] || code);
     button.addEventListener("click", () => setLanguage(code));
   }
@@ -1044,7 +1053,7 @@ async function boot() {
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
   const files = await (await fetch("files.json")).json();
-  await chooseLanguage(files.languages || ["en"], files.names || {});
+  await chooseLanguage(files.languages || ["en"], files.names || {}, files.directions || {});
   // The machines' buttons come with the languages', before the port (seconds on a slow phone): the
   // header does not grow under a tap meant for another button, and a machine tapped meanwhile starts.
   let tapped = null;
@@ -1097,10 +1106,11 @@ async function boot() {
   }
 }
 
-// The languages the build offers, each with its name in itself (`names`, for its button); the first
+// The languages the build offers, each with its name in itself (`names`, for its button, written as
+// `directions` says); the first
 // one: ?lang= (any the build has a catalog for), else the browser's own when offered (not a kiosk's,
 // whose browser is the museum's), else the museum's first. Only that one's catalog is fetched.
-async function chooseLanguage(languages, names) {
+async function chooseLanguage(languages, names, directions) {
   offered = languages.length ? languages : ["en"];
   ids = await (await fetch("language/messages.json")).json();
   const asked = (params.get("lang") || "").trim();
@@ -1111,6 +1121,7 @@ async function chooseLanguage(languages, names) {
   if (kiosk && ownCatalog) home = asked;
   await loadLanguage(home);
   languageNames = Object.assign({ [home]: lang.name }, names);
+  languageDirections = Object.assign({ [home]: lang.dir }, directions);
   buildLanguages();
   drawTexts();
   $("status").textContent = _("Starting MicroPython, which runs the machine in this page…");

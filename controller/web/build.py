@@ -166,9 +166,12 @@ def write_page(out, languages=CODES):
     # The page writes these into MicroPython's file system before it imports the bridge: their
     # text is in files.json, one request where a module each took 40 (the files stay, to be read).
     # Each language's name in itself is there too, for its button (the page fetches one catalog), and the
-    # machines' names, whose buttons the page draws with the languages', before MicroPython is up.
+    # machines' names, whose buttons the page draws with the languages', before MicroPython is up. Each
+    # language's direction comes with its name: a button reads right to left in Hebrew on an English page.
     sources = dict((path, (out / path).read_text(encoding="utf-8")) for path in python)
+    directions = dict((code, json.loads((out / "language" / (code + ".json")).read_text(encoding="utf-8"))["dir"])
+                      for code in languages)
     (out / "files.json").write_text(json.dumps({"python": sources, "micropython": pinned_version(),
                                                 "machines": list(NAMES), "languages": list(languages),
-                                                "names": dict((code, LANGUAGES[code]) for code in languages)},
-                                               indent=1), encoding="utf-8")
+                                                "names": dict((code, LANGUAGES[code]) for code in languages),
+                                                "directions": directions}, indent=1), encoding="utf-8")
