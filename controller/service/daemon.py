@@ -49,6 +49,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
+from controller.service.mounts import IN_RAM, READ_ONLY, not_kept, read_mounts
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore, replace_file
@@ -101,7 +102,9 @@ class Storm:
 
 
 class Service:
-    def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None):
+    def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None, mounts=""):
+        """`mounts`: the kernel's mount table as text (mounts.read_mounts), for what it says of the
+        state folder; "" says nothing."""
         self.config = config
         self.language = config.language()     # what the machine says, in the log, in the museum's first language
         self.pinmap = pinmap
@@ -112,6 +115,13 @@ class Service:
         self.stopping = False
         self.faults = {}       # the service's own faults, by kind -> one line, for `controller status`
         self.writes = 0        # saves written, for the benchmarks
+        # (READ_ONLY or IN_RAM, where), when what the state folder holds is not kept over a reboot
+        self.not_kept = not_kept(config.state_dir(), mounts)
+        if self.not_kept and self.not_kept[0] == IN_RAM:
+            self.service_fault("in-ram", "%s is %s: the saved game, the statistics and the reports not yet sent "
+                                         "are lost at every reboot or power cut, and a game cut off by one does not "
+                                         "resume; give the service a partition of its own (docs/troubleshooting.md)"
+                               % (config.state_dir(), self.not_kept[1]))
         os.makedirs(config.state_dir(), exist_ok=True)
         self.store = StateStore(config.state_dir())
         self.stats = Statistics(os.path.join(config.state_dir(), "stats.sqlite"), log=self.log)
@@ -385,8 +395,12 @@ class Service:
 
     def unsaved(self, error):
         """The game cannot be saved (a full or read-only card): said once, until a save works again."""
-        self.service_fault("storage", "cannot save the game in %s (%s): playing on unsaved; a restart now "
-                                      "loses this game" % (self.store.folder, error.strerror or error))
+        problem = "cannot save the game in %s (%s): playing on unsaved; a restart now loses this game" % (
+            self.store.folder, error.strerror or error)
+        if self.not_kept and self.not_kept[0] == READ_ONLY:
+            problem += "; it is %s, where neither a game nor the statistics can be kept: give the service a " \
+                       "partition of its own (docs/troubleshooting.md)" % self.not_kept[1]
+        self.service_fault("storage", problem)
 
     def service_fault(self, kind, problem):
         """A fault of the service's own, kept for `controller status` and the broker, and said in the
@@ -598,13 +612,14 @@ def hold_state_folder(folder):
     return lock, unwritable
 
 
-def run(config, pinmap, pin_factory):
-    """Run the service until SIGTERM, SIGINT or SIGHUP."""
+def run(config, pinmap, pin_factory, mounts=None):
+    """Run the service until SIGTERM, SIGINT or SIGHUP. `mounts`: the mount table's text (a test's);
+    None reads the kernel's."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
     lock, unwritable = hold_state_folder(config.state_dir())
     with lock:
-        service = Service(config, pinmap, pin_factory)
+        service = Service(config, pinmap, pin_factory, mounts=read_mounts() if mounts is None else mounts)
         if unwritable:
             service.unsaved(unwritable)
         # SIGHUP too: a service run by hand over ssh gets it when the session closes, and must not die

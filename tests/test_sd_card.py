@@ -1,0 +1,139 @@
+"""An SD card protected as Raspberry Pi advises for a kiosk left for months: the root in RAM
+(raspi-config's Overlay File System) or read-only. The service plays on, and says at start, in
+one line, what it cannot keep and where: it reads the kernel's mount table, which a test gives
+as text (no root, no real mount)."""
+
+import errno
+import io
+import os
+
+import pytest
+
+from service_rig import Rig
+from controller.cli import main
+from controller.service import daemon
+
+# raspi-config's Overlay File System (the overlayroot package) as the kernel's table shows it: the
+# card read-only under /media/root-ro, the changes in a tmpfs under /media/root-rw.
+OVERLAY = """\
+/dev/mmcblk0p2 /media/root-ro ext4 ro,relatime 0 0
+tmpfs-root /media/root-rw tmpfs rw,relatime,size=204800k 0 0
+overlayroot / overlay rw,relatime,lowerdir=/media/root-ro,upperdir=/media/root-rw/overlay,\
+workdir=/media/root-rw/overlay-workdir/_ 0 0
+"""
+
+
+def as_the_service_sees(table, state):
+    """`table` as the service's unit shows it to the service: ProtectSystem=strict binds the root
+    read-only, and its StateDirectory= over it read-write, from the same file system."""
+    root = [line for line in table.splitlines() if line.split()[1] == "/"][0].split()
+    bound = [root[0], str(state), root[2], root[3]]
+    root[3] = root[3].replace("rw,", "ro,", 1)
+    return table + " ".join(root + ["0", "0"]) + "\n" + " ".join(bound + ["0", "0"]) + "\n"
+
+
+def status(tmp_path):
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("table", [
+    lambda state: OVERLAY,
+    lambda state: as_the_service_sees(OVERLAY, state),
+    lambda state: "tmpfs %s tmpfs rw,nosuid,nodev,size=65536k 0 0\n" % str(state).replace(" ", "\\040"),
+], ids=["raspi-config's overlay", "the overlay, as the service's unit shows it", "a tmpfs"])
+def test_a_state_folder_in_ram_is_said_once_at_start_and_play_goes_on(tmp_path, table):
+    state = tmp_path / "state"
+    rig = Rig(tmp_path, equalizer=False, mounts=table(state))
+    said = [line for line in rig.log if "fault" in line]
+    assert len(said) == 1 and said[0].startswith("fault: in-ram: %s is in RAM (" % state), said
+    assert "lost at every reboot or power cut" in said[0] and "docs/troubleshooting.md" in said[0]
+    rig.take(2)
+    assert rig.machine.rail == 13, "play goes on"
+    assert [line for line in rig.log if "fault" in line] == said, "said once, not at every save"
+    rig.service.heartbeat()
+    assert "Service fault: in-ram: %s is in RAM" % state in status(tmp_path)
+
+
+@pytest.mark.parametrize("table", [
+    lambda state: OVERLAY + "/dev/mmcblk0p3 %s ext4 rw,noatime 0 0\n" % state,
+    lambda state: OVERLAY.replace(" / overlay rw,", " / overlay ro,") + "/dev/mmcblk0p3 %s ext4 rw,noatime 0 0\n"
+    % state,
+    lambda state: "/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n",
+], ids=["a partition of its own under the overlay", "the same, as the service's unit shows it", "a card as it comes"])
+def test_a_state_folder_that_keeps_its_files_says_nothing(tmp_path, table):
+    rig = Rig(tmp_path, equalizer=False, mounts=table(tmp_path / "state"))
+    rig.take(1)
+    assert [line for line in rig.log if "fault" in line] == []
+
+
+def read_only(folder, monkeypatch):
+    """Every write into `folder` fails as on a read-only mount (EROFS), root's too; reads work."""
+    def inside(path):
+        return str(path).startswith(str(folder))
+
+    def refused():
+        return OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    real_os_open, real_open = os.open, open
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+
+    def os_open(path, flags, *args, **kwargs):
+        if inside(path) and flags & writing:
+            raise refused()
+        return real_os_open(path, flags, *args, **kwargs)
+
+    def builtin_open(path, mode="r", *args, **kwargs):
+        if inside(path) and mode.strip("bt") != "r":
+            raise refused()
+        return real_open(path, mode, *args, **kwargs)
+    monkeypatch.setattr(os, "open", os_open)
+    monkeypatch.setattr(daemon, "open", builtin_open, raising=False)
+
+
+def run_briefly(rig, monkeypatch, mounts):
+    """`controller run`'s daemon.run on `rig`'s configuration and pins, with `mounts` as the kernel's
+    mount table: started, then stopped at once. The rails it started with."""
+    from gpiozero.pins.mock import MockFactory
+    from controller.sim.engine import rest_inputs
+    from controller.sim.pins import BoundedPin
+    started = []
+
+    def started_and_stopped(service):
+        service.start()
+        started.append(service.machine.rail)
+        service.stop()
+    monkeypatch.setattr(daemon.Service, "run", started_and_stopped)
+    monkeypatch.setattr(daemon.signal, "signal", lambda *args: None)        # pytest's own handlers stay
+    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # as does its stderr
+    factory = MockFactory(pin_class=BoundedPin)
+    rest_inputs(factory, rig.pinmap, {"equalizer_switch": False})
+    assert daemon.run(rig.config, rig.pinmap, factory, mounts=mounts) == 0
+    return started
+
+
+def test_a_read_only_mount_is_named_in_the_one_line_that_says_the_game_is_not_saved(tmp_path, monkeypatch, capsys):
+    """A read-only root (the card mounted ro, with no folder left writable for the service): the
+    saved game resumes, and the line says where, and that the statistics are not kept either."""
+    state = tmp_path / "state"
+    rig = Rig(tmp_path, equalizer=False)
+    rig.take(2)
+    rig.service.stop()
+    (state / "service.lock").write_text("")     # as the service that ran there left it
+    read_only(state, monkeypatch)
+    started = run_briefly(rig, monkeypatch, "/dev/mmcblk0p2 / ext4 ro,relatime 0 0\n")
+    assert started == [13], "the saved game resumed"
+    said = [line for line in capsys.readouterr().err.splitlines() if "fault" in line]
+    assert said == ["fault: storage: cannot save the game in %s (Read-only file system): playing on unsaved; a "
+                    "restart now loses this game; it is on a read-only mount (/dev/mmcblk0p2, ext4 at /), where "
+                    "neither a game nor the statistics can be kept: give the service a partition of its own "
+                    "(docs/troubleshooting.md)" % state]
+
+
+def test_controller_run_reads_the_kernels_mount_table(tmp_path, monkeypatch, capsys):
+    rig = Rig(tmp_path, equalizer=False)
+    rig.service.stop()
+    monkeypatch.setattr(daemon, "read_mounts", lambda: OVERLAY)
+    assert run_briefly(rig, monkeypatch, None) == [15]
+    assert "fault: in-ram: %s is in RAM" % (tmp_path / "state") in capsys.readouterr().err
