@@ -137,3 +137,25 @@ def test_controller_run_reads_the_kernels_mount_table(tmp_path, monkeypatch, cap
     monkeypatch.setattr(daemon, "read_mounts", lambda: OVERLAY)
     assert run_briefly(rig, monkeypatch, None) == [15]
     assert "fault: in-ram: %s is in RAM" % (tmp_path / "state") in capsys.readouterr().err
+
+
+def test_a_folder_made_read_only_before_the_service_first_ran_there_starts_and_plays_unsaved(tmp_path, monkeypatch,
+                                                                                              capsys):
+    """A card made read-only with the state folder but no service.lock in it (the folder copied or
+    made by hand, the service never started there) was refused at every start ("service.state_dir:
+    cannot keep the game"): systemd gave up after ten tries and the exhibit stayed dark. The folder
+    itself is locked instead, so a second service is still kept out."""
+    state = tmp_path / "state"
+    rig = Rig(tmp_path, equalizer=False)
+    rig.take(2)
+    rig.service.stop()
+    assert not (state / "service.lock").exists()
+    read_only(state, monkeypatch)
+    started = run_briefly(rig, monkeypatch, "/dev/mmcblk0p2 / ext4 ro,relatime 0 0\n")
+    assert started == [13], "the saved game resumed"
+    said = [line for line in capsys.readouterr().err.splitlines() if "fault" in line]
+    assert len(said) == 1 and said[0].startswith("fault: storage: cannot save the game in %s (Read-only file "
+                                                 "system): playing on unsaved" % state), said
+    lock, unwritable = daemon.hold_state_folder(str(state))
+    with lock, pytest.raises(RuntimeError, match="another controller service"):
+        daemon.hold_state_folder(str(state))

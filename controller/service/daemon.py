@@ -568,9 +568,10 @@ def hold_state_folder(folder):
     beside systemd's, would overwrite the first's saved game and statistics. RuntimeError naming
     the other one when it is running, or the setting when the folder cannot be made or written.
 
-    A card gone read-only (what a failing SD card does) or full is not refused: the saved game can
-    still be read, and the service plays on unsaved, as when the card fails during play. Returns
-    (the lock, None), or (the lock, the OSError that says why the folder cannot be written)."""
+    A card gone read-only (what a failing SD card does, or one mounted read-only on purpose) or full
+    is not refused: the saved game can still be read, and the service plays on unsaved, as when the
+    card fails during play. Returns (the lock, None), or (the lock, the OSError that says why the
+    folder cannot be written)."""
     try:
         import fcntl     # here, not at the top: the simulator runs the service on a laptop, maybe one with Windows
     except ImportError:
@@ -583,25 +584,19 @@ def hold_state_folder(folder):
         lock = open(path, "a+", encoding="utf-8")
     except OSError as error:
         lock = None
-        if error.errno == errno.EROFS and os.path.exists(path):
+        if error.errno == errno.EROFS:
             unwritable = error
-            try:
-                # a lock taken through a read-only file excludes all the same
-                lock = open(path, "r", encoding="utf-8")
-            except OSError:
-                pass
+            lock = read_only_lock(folder, path)
         if lock is None:
             raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
                                "write, or run as the service's user" % (folder, error.strerror or error))
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        lock.seek(0)
-        holder = lock.read().strip() or "?"
         lock.close()
         raise RuntimeError("another controller service (pid %s) keeps its game in %s: stop it first (sudo "
                            "systemctl stop drnim-controller, or Ctrl-C where it was started by hand), or give "
-                           "this one a state_dir of its own" % (holder, folder))
+                           "this one a state_dir of its own" % (holder(path), folder))
     if unwritable is None:
         try:
             # unbuffered: on a full card a buffered write would fail again when the lock is closed
@@ -610,6 +605,49 @@ def hold_state_folder(folder):
         except OSError as error:
             unwritable = error      # the lock holds all the same; another service is told "pid ?"
     return lock, unwritable
+
+
+def read_only_lock(folder, path):
+    """The lock of a read-only state folder, where no lock file can be made: its service.lock opened
+    for reading (a lock taken through a read-only file excludes all the same), or, when it has none
+    (the card made read-only before the service first ran there), the folder itself; None when the
+    folder is not there either."""
+    try:
+        return open(path, "r", encoding="utf-8")
+    except OSError:
+        pass
+    try:
+        return FolderLock(folder)
+    except OSError:
+        return None
+
+
+class FolderLock:
+    """A lock taken on the folder itself: fcntl.flock locks a folder opened for reading."""
+
+    def __init__(self, folder):
+        self.fd = os.open(folder, os.O_RDONLY)
+
+    def fileno(self):
+        return self.fd
+
+    def close(self):
+        os.close(self.fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+
+
+def holder(path):
+    """The pid the service that holds the lock wrote in `path`, or "?" (a read-only or full card)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip() or "?"
+    except OSError:
+        return "?"
 
 
 def run(config, pinmap, pin_factory, mounts=None):
