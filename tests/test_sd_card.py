@@ -6,6 +6,7 @@ as text (no root, no real mount)."""
 import errno
 import io
 import os
+import re
 
 import pytest
 
@@ -159,3 +160,18 @@ def test_a_folder_made_read_only_before_the_service_first_ran_there_starts_and_p
     lock, unwritable = daemon.hold_state_folder(str(state))
     with lock, pytest.raises(RuntimeError, match="another controller service"):
         daemon.hold_state_folder(str(state))
+
+
+def test_the_guide_mounts_the_partition_where_the_unit_keeps_its_state():
+    """docs/troubleshooting.md's fstab line mounts the service's partition at the unit's own
+    StateDirectory=, and turns off the overlay's recursion, without which that partition is in RAM
+    too; the install guide and the assembly guides lead there."""
+    from conftest import ROOT
+    unit = (ROOT / "systemd" / "drnim-controller.service").read_text()
+    folder = "/var/lib/" + re.search(r"^StateDirectory=(\S+)$", unit, re.M).group(1)
+    page = (ROOT / "docs" / "troubleshooting.md").read_text()
+    section = page.split("## An SD card kept read-only")[1].split("\n## ")[0]
+    assert re.search(r"^echo 'LABEL=\S+ %s ext4 " % re.escape(folder), section, re.M)
+    assert "overlayroot=tmpfs:recurse=0" in section
+    for guide in ("README.md", "hardware/drnim/README.md", "hardware/nimatron/README.md"):
+        assert "troubleshooting.md#an-sd-card-kept-read-only" in (ROOT / guide).read_text(), guide
