@@ -165,7 +165,7 @@ def test_a_folder_made_read_only_before_the_service_first_ran_there_starts_and_p
 def test_the_guide_mounts_the_partition_where_the_unit_keeps_its_state():
     """docs/troubleshooting.md's fstab line mounts the service's partition at the unit's own
     StateDirectory=, and turns off the overlay's recursion, without which that partition is in RAM
-    too; the install guide and the assembly guides lead there."""
+    too; the install guide, the assembly guides and the configuration's state_dir lead there."""
     from conftest import ROOT
     unit = (ROOT / "systemd" / "drnim-controller.service").read_text()
     folder = "/var/lib/" + re.search(r"^StateDirectory=(\S+)$", unit, re.M).group(1)
@@ -175,3 +175,5 @@ def test_the_guide_mounts_the_partition_where_the_unit_keeps_its_state():
     assert "overlayroot=tmpfs:recurse=0" in section
     for guide in ("README.md", "hardware/drnim/README.md", "hardware/nimatron/README.md"):
         assert "troubleshooting.md#an-sd-card-kept-read-only" in (ROOT / guide).read_text(), guide
+    shipped = (ROOT / "systemd" / "config.toml").read_text()
+    assert '"An SD card kept read-only"' in shipped.split("state_dir =")[1].split("runtime_dir =")[0]
