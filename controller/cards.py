@@ -46,6 +46,11 @@ RED = "#8b1a1a"
 CARD_DATE = 1735689600
 
 
+# Why a language written right to left has no card, after "the drnim card in he: ".
+RIGHT_TO_LEFT = ("it is written right to left, which the cards' PDF (cairo) cannot lay out: its words would print "
+                 "backwards; no card is made (the page and the kiosk show the language)")
+
+
 class CardError(ValueError):
     """A card that cannot be made: the words do not fit, or a file cannot be read or written."""
 
@@ -217,7 +222,11 @@ WORDS = {"drnim": drnim_words, "nimatron": nimatron_words}
 
 
 def card_svg(machine, t, measure=None):
-    """The card of `machine` in the Language `t`, as SVG text."""
+    """The card of `machine` in the Language `t`, as SVG text. A language written right to left gets none
+    (CardError, RIGHT_TO_LEFT): the PDF is drawn by cairo, which lays text out letter after letter from the
+    left, so Hebrew would print backwards and Arabic with its letters unjoined, a card no visitor can read."""
+    if t.direction == "rtl":
+        raise CardError(RIGHT_TO_LEFT)
     if machine not in WORDS:
         raise CardError("%s has no visitor card: give it its words in WORDS of controller/cards.py and its drawing, "
                         "hardware/%s/visitor-card-drawing.svg (DEVELOPERS.md, 'Adding a machine')" % (machine, machine))
@@ -281,6 +290,10 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         codes = [language(code).code for code in args.lang] if args.lang else list(CODES)
+        if not args.lang:       # make catalogs: every card that can be made, and a line for each language that cannot
+            for code in [code for code in codes if language(code).direction == "rtl"]:
+                sys.stderr.write("controller.cards: no visitor card in %s: %s\n" % (code, RIGHT_TO_LEFT))
+                codes.remove(code)
         machines = args.machine or NAMES
         written = write_cards(machines, codes, args.out)
         for path in written:

@@ -53,13 +53,15 @@ def template():
 
 
 class Pseudo(gettext.NullTranslations):
-    """gettext's translations with every text of the template in the pseudo-locale, and nothing else."""
+    """gettext's translations with every text of the template in the pseudo-locale (`made`: pseudo, or
+    pseudo_right_to_left), and nothing else."""
 
-    def __init__(self):
+    def __init__(self, made=None):
         super().__init__()
+        made = made or pseudo
         self.texts = {}
         for context, singular, plural in template():
-            self.texts[(context, singular)] = (pseudo(singular), pseudo(plural or singular))
+            self.texts[(context, singular)] = (made(singular), made(plural or singular))
 
     def pgettext(self, context, message):
         return self.texts.get((context, message), (message,))[0]
@@ -77,6 +79,11 @@ class Pseudo(gettext.NullTranslations):
 
 def pseudo_language():
     return Language(CODE, Pseudo())
+
+
+def right_to_left_language():
+    """The right-to-left pseudo-locale as a shell's Language (qpb)."""
+    return Language(RIGHT_TO_LEFT, Pseudo(pseudo_right_to_left), "rtl")
 
 
 def page_catalog():

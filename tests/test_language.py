@@ -172,9 +172,10 @@ def test_the_pages_catalog_says_a_language_written_right_to_left_is_so():
     one needs to say nothing, Babel knows it, and the page's catalog carries it."""
     import json
     from controller.language.catalogs import direction
-    assert [direction(code) for code in ("ar", "he", "fa", "ur")] == ["rtl"] * 4
-    assert [json.loads((LOCALE / code / "page.json").read_text(encoding="utf-8"))["dir"] for code in CODES] == \
-        ["ltr"] * len(CODES)
+    assert [direction(code) for code in ("ar", "he", "fa", "ur", "en", "de")] == ["rtl"] * 4 + ["ltr"] * 2
+    for code in CODES:
+        assert json.loads((LOCALE / code / "page.json").read_text(encoding="utf-8"))["dir"] == direction(code), code
+        assert language(code).direction == direction(code), code      # the cards' (controller/cards.py)
 
 
 @pytest.mark.parametrize("text, problem", [

@@ -21,6 +21,7 @@ other variables gettext reads) by default.
 """
 
 import gettext
+import json
 import os
 import re
 from pathlib import Path
@@ -75,15 +76,27 @@ def language(code="en"):
         raise UnknownLanguage("%r has no compiled catalog (controller/language/locale/%s): make it with "
                               ".venv/bin/python -m controller.language.catalogs" % (code, path.relative_to(LOCALE)))
     with open(path, "rb") as catalog:
-        return Language(code, gettext.GNUTranslations(catalog))
+        return Language(code, gettext.GNUTranslations(catalog), direction(code))
+
+
+def direction(code):
+    """"rtl" when the language is written right to left (Arabic, Hebrew, Persian), else "ltr": as its page.json
+    says, which make catalogs writes from Babel's knowledge (a Raspberry Pi has no Babel)."""
+    path = LOCALE / code / "page.json"
+    if not path.exists():
+        return "ltr"
+    with open(path, encoding="utf-8") as catalog:
+        return json.load(catalog).get("dir", "ltr")
 
 
 class Language:
-    """The texts of one language: `translations` is a gettext translations object (its catalog)."""
+    """The texts of one language: `translations` is a gettext translations object (its catalog); `direction`
+    is "rtl" for a language written right to left."""
 
-    def __init__(self, code, translations):
+    def __init__(self, code, translations, direction="ltr"):
         self.code = code
         self.translations = translations
+        self.direction = direction
 
     @property
     def name(self):
