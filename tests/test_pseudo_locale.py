@@ -173,15 +173,19 @@ def test_lang_fr_is_french_throughout_and_the_buttons_change_the_language(browse
 
 @needs_browser
 def test_the_kiosk_goes_back_to_the_museums_first_language_for_the_next_visitor(browser):
+    """The museum's first language here is written right to left (the pseudo-locale qpb, as Hebrew would be):
+    the next visitor finds the page right to left again after a tourist's Spanish."""
     context, address, _ = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=400&warn_ms=300&lang=de")
-    assert page.evaluate("document.documentElement.lang") == "de"
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=400&warn_ms=300&lang=qpb")
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar-XB", "rtl"]
     page.click("#language-es")
     page.wait_for_function("document.documentElement.lang === 'es'")
+    assert page.evaluate("document.documentElement.dir") == "ltr"
     page.keyboard.press("t")
     page.wait_for_function("nim.view().attract && nim.view().taken === 0", timeout=15000)
-    page.wait_for_function("document.documentElement.lang === 'de'")
-    assert page.inner_text("#control-trigger") == "Auslöser"
+    page.wait_for_function("document.documentElement.lang === 'ar-XB'")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert page.inner_text("#control-trigger") == "\u200f\u202eTrigger\u202c\u200f"
 
 
 def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
