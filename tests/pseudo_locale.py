@@ -10,6 +10,7 @@ A page that shows it is the page a visitor reading Arabic, Hebrew or Persian get
 import gettext
 import json
 import re
+import sys
 
 from controller.language import Language, LOCALE, DOMAIN
 
@@ -114,3 +115,22 @@ def english_left(text):
         previous = text
         text = re.sub(r"⟦[^⟦⟧]*⟧", " ", text)
     return sorted(set(word for word in re.findall(r"[A-Za-z]{2,}", text) if word not in ALLOWED))
+
+
+def main(argv):
+    """Both pseudo-locales into a built page's folder (controller web build's), to see them at ?lang=qps and
+    ?lang=qpb: python tests/pseudo_locale.py build/web"""
+    from pathlib import Path
+    folder = Path(argv[0] if argv else "build/web") / "language"
+    if not folder.is_dir():
+        print("%s is not a built page's: run controller web build first" % folder.parent, file=sys.stderr)
+        return 1
+    (folder / (CODE + ".json")).write_text(page_catalog(), encoding="utf-8")
+    (folder / (RIGHT_TO_LEFT + ".json")).write_text(right_to_left_page_catalog(), encoding="utf-8")
+    print("wrote %s and %s: open the page with ?lang=%s or ?lang=%s" % (
+        folder / (CODE + ".json"), folder / (RIGHT_TO_LEFT + ".json"), CODE, RIGHT_TO_LEFT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -188,6 +188,19 @@ def test_the_kiosk_goes_back_to_the_museums_first_language_for_the_next_visitor(
     assert page.inner_text("#control-trigger") == "\u200f\u202eTrigger\u202c\u200f"
 
 
+def test_a_translator_puts_the_pseudo_locales_into_a_built_page_to_see_them(tmp_path, capsys):
+    """DEVELOPERS.md, "A new language": python tests/pseudo_locale.py build/web, then ?lang=qpb."""
+    import json
+    from pseudo_locale import main as pseudo_main
+    assert pseudo_main([str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "%s is not a built page's: run controller web build first\n" % tmp_path
+    (tmp_path / "language").mkdir()
+    assert pseudo_main([str(tmp_path)]) == 0
+    catalogs = [json.loads((tmp_path / "language" / name).read_text(encoding="utf-8"))
+                for name in ("qps.json", "qpb.json")]
+    assert [(catalog["code"], catalog["dir"]) for catalog in catalogs] == [("qps", "ltr"), ("qpb", "rtl")]
+
+
 def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
     """`controller web build --config` offers [exhibit] language, the museum's first first."""
     import json
