@@ -10,7 +10,7 @@ import pytest
 
 from conftest import WEB_PORT_MISSING
 from controller.cli import main
-from controller.language import CODES
+from controller.language import CODES, language
 from controller.web.browser import missing, open_page
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads the catalogs' template")
@@ -242,8 +242,8 @@ def test_a_language_written_right_to_left_turns_the_page_but_not_the_machine(bro
         "control-handover", "control-new_game"]
     assert places["#control-handover"][0] > places["#control-new_game"][1], "the first control is the rightmost"
     assert places["#control-row1"][1] <= places["#board .bulbs"][0], "a row's button stays left of its lamps"
-    assert page.evaluate("[...document.querySelectorAll('#languages button')].map(b => b.dir)") == [
-        "rtl", "ltr", "ltr", "ltr", "ltr", "ltr"]
+    assert page.evaluate("[...document.querySelectorAll('#languages button')].map(b => b.dir + ' ' + b.lang)") == [
+        "rtl ar-XB"] + ["%s %s" % (language(code).direction, code) for code in CODES]
     assert page.evaluate("getComputedStyle(document.querySelector('#log')).direction") == "ltr"
     while page.evaluate("nim.view().mode") == "play":
         rows = page.evaluate("nim.view().rows")

@@ -567,7 +567,7 @@ function buildLanguages() {
   nav.textContent = "";
   if (offered.length < 2) return;
   for (const code of offered) {
-    const button = element("button", { type: "button", value: code, lang: code,
+    const button = element("button", { type: "button", value: code, lang: PSEUDO_TAGS[code] || code,
                                         dir: languageDirections[code] || "auto", id: "language-" + code }, nav,
                            languageNames[code] || code);
     button.addEventListener("click", () => setLanguage(code));
