@@ -264,3 +264,24 @@ def test_a_language_written_right_to_left_turns_the_page_but_not_the_machine(bro
     places = page.evaluate(PLACES, ["#control-trigger", "#control-new_game"])
     assert places["#control-trigger"][1] < places["#control-new_game"][0]
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+# Where the broker's address begins (its "w") and ends (its "/") on the second screen's banner, px from the left.
+ADDRESS_ENDS = """() => {
+  const node = document.querySelector('#follow-status').firstChild, text = node.textContent;
+  const left = (at) => { const range = document.createRange(); range.setStart(node, at); range.setEnd(node, at + 1);
+                         return range.getBoundingClientRect().left; };
+  const start = text.indexOf('ws://');
+  return [left(start), left(text.indexOf('/', start + 5))];
+}"""
+
+
+@needs_browser
+def test_a_second_screen_written_right_to_left_keeps_the_brokers_address_whole(browser):
+    """A museum's staff read which broker a second screen cannot reach: in a sentence written right to left
+    the address's closing slash went to its far side (/ws://127.0.0.1:9)."""
+    context, address, _ = browser
+    page = open_page(context, address + "?follow=hall-1&broker=ws://127.0.0.1:9/&lang=qpb")
+    page.wait_for_function("document.querySelector('#follow-status').dataset.link === 'unreachable'", timeout=15000)
+    start, slash = page.evaluate(ADDRESS_ENDS)
+    assert start < slash, page.inner_text("#follow-status")

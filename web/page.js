@@ -72,6 +72,13 @@ function fmt(text, values) {
   });
 }
 
+// A name, an address or an English problem put into a sentence written right to left, set apart from it
+// (Unicode's first-strong isolate): ws://hall.lan:9001/ keeps its slash at its end instead of the slash
+// going to the far side of the address. A page written left to right is left as it was.
+function apart(value) {
+  return lang.dir === "rtl" ? "\u2068" + value + "\u2069" : String(value);
+}
+
 // What the machine says: a message id with its values, in the visitor's language.
 function message(id, values) {
   values = values || {};
@@ -427,7 +434,7 @@ function start(name, resting, retried) {
 
 // A setting the machine refused: one line, and the game goes on as it was.
 function settingError(text) {
-  const line = fmt(_("That setting does not fit: %(problem)s"), { problem: text });
+  const line = fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
   $("settings-error").textContent = line;
   sayText(line, "error");
   announce();
@@ -1173,7 +1180,7 @@ function drawLink() {
   // "unreachable": no try has reached the broker yet (a wrong address, a broker not up): its address is said
   const words = { connecting: _("connecting to the broker…"), live: _("live"), reconnecting: _("reconnecting…"),
                   unreachable: fmt(_("cannot reach the broker at %(address)s, trying again…"),
-                                   { address: brokerShown() }),
+                                   { address: apart(brokerShown()) }),
                   stopped: _("not following") }[link.state];
   let exhibit = "";
   if (link.online === false) {
@@ -1184,14 +1191,14 @@ function drawLink() {
     exhibit = " " + _("Waiting for the exhibit's game…");
   }
   if (!decl) {
-    $("machine-title").textContent = fmt(_("Following %(exhibit)s"), { exhibit: where });
+    $("machine-title").textContent = fmt(_("Following %(exhibit)s"), { exhibit: apart(where) });
     $("status").textContent = link.state === "stopped"
-      ? fmt(_("This screen cannot follow the exhibit: %(problem)s"), { problem: link.problem })
+      ? fmt(_("This screen cannot follow the exhibit: %(problem)s"), { problem: apart(link.problem) })
       : _("Waiting for the exhibit's game…");
   }
   const banner = $("follow-status");
-  const text = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: where, state: words }).replace("….", "…") + exhibit
-    + (link.problem ? " " + link.problem : "");
+  const text = fmt(_("Following %(exhibit)s: %(state)s."), { exhibit: apart(where), state: words }).replace("….", "…")
+    + exhibit + (link.problem ? " " + apart(link.problem) : "");
   // a live region: written only when its words change, or a screen reader says them again (at every heartbeat)
   if (banner.textContent !== text) banner.textContent = text;
   banner.dataset.link = link.state;
@@ -1376,5 +1383,5 @@ async function follow() {
 
 boot().catch((error) => {
   window.nim.errors.push(String(error));
-  $("status").textContent = fmt(_("The machine could not start: %(problem)s"), { problem: error.message || error });
+  $("status").textContent = fmt(_("The machine could not start: %(problem)s"), { problem: apart(error.message || error) });
 });
