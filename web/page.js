@@ -108,7 +108,7 @@ async function loadLanguage(code) {
   }
   document.documentElement.lang = PSEUDO_TAGS[code] || code;
   // Arabic, Hebrew, Persian: the page's words, buttons, lists and settings run right to left (the catalog
-  // says, as Babel knows it). The machines' drawings do not turn with them (page.css: #board).
+  // says, as Babel knows it). The machines' drawings do not turn with them (page.css, #board).
   document.documentElement.dir = lang.dir === "rtl" ? "rtl" : "ltr";
   window.nim.language = code;
 }
@@ -1113,10 +1113,10 @@ async function boot() {
   }
 }
 
-// The languages the build offers, each with its name in itself (`names`, for its button, written as
-// `directions` says); the first
-// one: ?lang= (any the build has a catalog for), else the browser's own when offered (not a kiosk's,
-// whose browser is the museum's), else the museum's first. Only that one's catalog is fetched.
+// The languages the build offers, each with its name in itself (`names`, for its button, written the way
+// `directions` says); the first one: ?lang= (any the build has a catalog for), else the browser's own when
+// offered (not a kiosk's, whose browser is the museum's), else the museum's first. Only that one's catalog
+// is fetched.
 async function chooseLanguage(languages, names, directions) {
   offered = languages.length ? languages : ["en"];
   ids = await (await fetch("language/messages.json")).json();
