@@ -49,7 +49,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
-from controller.service.mounts import IN_RAM, READ_ONLY, not_kept, read_mounts
+from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
 from controller.service.store import StateStore, replace_file
@@ -652,12 +652,13 @@ def holder(path):
 
 def run(config, pinmap, pin_factory, mounts=None):
     """Run the service until SIGTERM, SIGINT or SIGHUP. `mounts`: the mount table's text (a test's);
-    None reads the kernel's."""
+    None reads the kernel's when systemd started the service (mounts.started_by_systemd), else
+    says nothing of it."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
     lock, unwritable = hold_state_folder(config.state_dir())
     with lock:
-        service = Service(config, pinmap, pin_factory, mounts=read_mounts() if mounts is None else mounts)
+        service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts)
         if unwritable:
             service.unsaved(unwritable)
         # SIGHUP too: a service run by hand over ssh gets it when the session closes, and must not die

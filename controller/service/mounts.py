@@ -30,6 +30,20 @@ def read_mounts(path=MOUNTS):
         return ""
 
 
+def started_by_systemd():
+    """True for the service as systemd runs it (its child, given the INVOCATION_ID every unit gets).
+    A run by hand or a test's keeps its folder where it chose, often in a /tmp that is a tmpfs
+    (Debian 13, Fedora, Arch): saying it is in RAM would be noise there, and its `controller status`
+    would show a fault that is none. (INVOCATION_ID alone is not enough: a CI runner that is itself
+    a systemd service hands it to every test it runs.)"""
+    return "INVOCATION_ID" in os.environ and os.getppid() == 1
+
+
+def kernel_mounts():
+    """The kernel's mount table for the service systemd runs, "" for any other run (started_by_systemd)."""
+    return read_mounts() if started_by_systemd() else ""
+
+
 def unescaped(field):
     """A field of the table as it is: the kernel writes a space, a tab, a newline and a backslash
     as \\040, \\011, \\012 and \\134."""
