@@ -8,7 +8,8 @@ file found at start (its pages checked, not only its header) is set aside
 under a time-stamped name and a new one begun; when writing works again, the
 log says so.
 
-`summary(path)` reads a database without changing it (for `controller stats`).
+`summary(path)` reads a database without changing it (for `controller stats`), but for rolling back
+a write a power cut left half done, as the service does at its next start.
 """
 
 import datetime
@@ -312,10 +313,27 @@ def lengths(db):
     return any(row[1] == "duration_s" for row in db.execute("pragma table_info(games)"))
 
 
+def reading(path):
+    """A read-only connection to the statistics at `path`. A write that a power cut left half done (its
+    journal beside the file, "hot") is rolled back first, as the service does when it next opens the file:
+    a read-only connection cannot, and SQLite reads no record of the file until it is, which `controller
+    stats` took for damage. The records are those before that write, as the service will find them."""
+    if os.path.exists(path + "-journal"):
+        try:
+            writer = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=rw", uri=True, timeout=LOCK_WAIT_S)
+            try:
+                writer.execute("select count(*) from sqlite_master").fetchall()
+            finally:
+                writer.close()
+        except sqlite3.OperationalError:
+            pass            # a file this user may not write: the read below says why it cannot be read
+    return sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+
+
 def records(path, within):
     """The games (machine, ended, winner, seconds or None) and faults (machine, at) of a statistics database
     `within` a Period, read only."""
-    db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+    db = reading(path)
     try:
         games = db.execute("select machine, ended, winner, %s from games where ended >= ? and ended < ? order by "
                            "ended" % ("duration_s" if lengths(db) else "null"), (within.start, within.end)).fetchall()
@@ -328,10 +346,10 @@ def records(path, within):
 
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
-    file: the games of each local day and of each weekday, the wins by side, the faults by kind, and the
-    games' mean length in seconds (None when none was timed).
-    sqlite3.DatabaseError when it is not a statistics database."""
-    db = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
+    file (but for a write a power cut left half done: `reading`): the games of each local day and of each
+    weekday, the wins by side, the faults by kind, and the games' mean length in seconds (None when none
+    was timed). sqlite3.DatabaseError when it is not a statistics database."""
+    db = reading(path)
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
     try:
         games = db.execute("select ended, winner, %s from games where ended >= ? and ended < ? order by ended"
