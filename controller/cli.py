@@ -462,11 +462,19 @@ def run_status(args, out):
     return 0
 
 
+# What `controller stats` says of days counted by a clock that network time never set.
+UNSET_CLOCK = ("Clock: not set by network time since this computer started (timedatectl: System clock synchronized: "
+               "no). Without a battery-backed clock, a Pi starts from the time it last saved, hours behind after a "
+               "power cut, and its games count on the days that clock says: docs/troubleshooting.md, \"Switched off "
+               "every night\".\n")
+
+
 def run_stats(args, out):
     """Games per day and weekday, wins and faults over --period: read only; a damaged file is said in one line."""
     import datetime
     import sqlite3
     from controller.service.config import load_config
+    from controller.service.clock import synchronised
     from controller.service.stats import WEEKDAYS, period as read_period, summary as read_summary
     within = argument("--period", read_period, args.period)
     config = argument("--config", load_config, config_path(args))
@@ -490,6 +498,8 @@ def run_stats(args, out):
                          "aside at its next start\n" % (path, error))
         return 1
     out.write("Period: %s\n" % within.said())
+    if synchronised() is False:
+        out.write(UNSET_CLOCK)
     if not summary["games"]:
         out.write("No games in this period.\n")
     else:

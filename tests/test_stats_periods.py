@@ -9,6 +9,7 @@ import time
 import pytest
 
 from controller.cli import main
+from controller.service import clock
 from controller.service.stats import Statistics
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.payloads import encode
@@ -258,3 +259,20 @@ def test_the_exhibits_own_statistics_give_the_length_of_a_game(tmp_path):
     rows = csv_rows(["stats", "--config", config, "--period", "7d"])[1:]
     assert sum(int(row[4]) for row in rows) == 2, rows
     assert [row[8] for row in rows if row[0] == datetime.date.today().isoformat()] == [str(lasted)], rows
+
+
+@pytest.mark.parametrize("set_by_network", [True, False, None])
+def test_stats_say_when_the_days_come_from_a_clock_network_time_never_set(tmp_path, new_york, monkeypatch,
+                                                                          set_by_network):
+    """Found in a museum that cuts the power every night: a Pi has no real-time clock, and without
+    network time it starts each morning from the time fake-hwclock last saved, the evening before,
+    so a day's games counted on the day before, silently. `controller stats` now says so."""
+    config, _ = exhibit(tmp_path)
+    monkeypatch.setattr(clock, "synchronised", lambda: set_by_network)
+    said = stats(config, "2025-03")
+    assert ("Clock: not set by network time" in said) == (set_by_network is False)
+    assert "Games: 4 (visitors won 2, the machine 2)" in said
+
+
+def test_the_clock_is_asked_without_changing_it():
+    assert clock.synchronised() in (True, False, None)
