@@ -360,9 +360,10 @@ WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
 say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
 STEP="installing the package into $VENV"
-# lgpio, gpiozero's GPIO library, is a C extension: PyPI has it built for Python 3.11 and 3.12
-# on a 64-bit Pi, piwheels on a 32-bit one. Elsewhere (Python 3.13 on trixie) pip builds it, which
-# takes a compiler, Python's headers, swig and the lgpio C library: those come first, from apt.
+# lgpio, gpiozero's GPIO library, is a C extension: PyPI has it built for Python 3.9 to 3.12 on
+# 64-bit and 32-bit Pis (aarch64, armv7l). Elsewhere (Python 3.13 on trixie, a Pi Zero's armv6l) pip
+# builds it, which takes a compiler, Python's headers, swig and the lgpio C library (Raspberry Pi
+# OS's archive has liblgpio-dev, Debian's does not): those come first, from apt.
 # A folder of wheels (--wheels) has lgpio built, or the install names it missing.
 if [[ -z $WHEELS ]] && ! resolved=$("$VENV/bin/python" -m pip install --dry-run --quiet --only-binary=lgpio "${WHEEL}[pi,telemetry]" 2>&1); then
     if [[ $resolved != *"requirement lgpio"* ]]; then
