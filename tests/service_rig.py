@@ -142,3 +142,23 @@ class Rig:
             for name, number in spec.pins.items():
                 pins["%s.%s" % (role, name)] = self.factory.pin(number)
         return pins
+
+
+def run_briefly(rig, monkeypatch, mounts):
+    """`controller run`'s daemon.run on `rig`'s configuration and pins (the rig's own service stopped
+    first), with `mounts` as the kernel's mount table (None: as the service reads it): started, then
+    stopped at once. The rails it started with."""
+    from controller.service import daemon
+    started = []
+
+    def started_and_stopped(service):
+        service.start()
+        started.append(service.machine.rail)
+        service.stop()
+    monkeypatch.setattr(daemon.Service, "run", started_and_stopped)
+    monkeypatch.setattr(daemon.signal, "signal", lambda *args: None)        # pytest's own handlers stay
+    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # as does its stderr
+    factory = MockFactory(pin_class=BoundedPin)
+    rest_inputs(factory, rig.pinmap, {"equalizer_switch": False})
+    assert daemon.run(rig.config, rig.pinmap, factory, mounts=mounts) == 0
+    return started

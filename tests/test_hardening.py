@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from saved_games import DRNIM_EVENTS, NIMATRON_EVENTS, places, played_save, possible
-from service_rig import Rig, write_config
+from service_rig import Rig, run_briefly, write_config
 from controller.cli import main
 from controller.service import stats as stats_module
 from controller.service.stats import Statistics, summary
@@ -359,10 +359,7 @@ def test_a_card_gone_read_only_or_full_before_a_start_resumes_the_saved_game_uns
     refused to run, read-only ("service.state_dir: cannot keep the game"), or, full, ended in a
     traceback writing its pid into service.lock: systemd gave up after ten tries and the exhibit
     stayed dark, its saved game readable all the while."""
-    from gpiozero.pins.mock import MockFactory
     from controller.service import daemon
-    from controller.sim.engine import rest_inputs
-    from controller.sim.pins import BoundedPin
     rig = Rig(tmp_path, equalizer=False)
     rig.take(2)
     rig.service.stop()
@@ -387,18 +384,7 @@ def test_a_card_gone_read_only_or_full_before_a_start_resumes_the_saved_game_uns
             return opened
         monkeypatch.setattr(daemon, "open", full_open, raising=False)
         monkeypatch.setattr(os, "write", failing(os.write, number))
-    started = []
-
-    def run_briefly(service):
-        service.start()
-        started.append(service.machine.rail)
-        service.stop()
-    monkeypatch.setattr(daemon.Service, "run", run_briefly)
-    monkeypatch.setattr(daemon.signal, "signal", lambda *args: None)        # pytest's own handlers stay
-    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # as does its stderr
-    factory = MockFactory(pin_class=BoundedPin)
-    rest_inputs(factory, rig.pinmap, {"equalizer_switch": False})
-    assert daemon.run(rig.config, rig.pinmap, factory) == 0
+    started = run_briefly(rig, monkeypatch, "")
     assert started == [13], "the saved game resumed"
     said = [line for line in capsys.readouterr().err.splitlines() if "fault" in line]
     assert said == ["fault: storage: cannot save the game in %s (%s): playing on unsaved; a restart now loses this "

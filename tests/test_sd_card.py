@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from service_rig import Rig
+from service_rig import Rig, run_briefly
 from controller.cli import main
 from controller.service import daemon, mounts
 
@@ -91,27 +91,6 @@ def read_only(folder, monkeypatch):
         return real_open(path, mode, *args, **kwargs)
     monkeypatch.setattr(os, "open", os_open)
     monkeypatch.setattr(daemon, "open", builtin_open, raising=False)
-
-
-def run_briefly(rig, monkeypatch, mounts):
-    """`controller run`'s daemon.run on `rig`'s configuration and pins, with `mounts` as the kernel's
-    mount table: started, then stopped at once. The rails it started with."""
-    from gpiozero.pins.mock import MockFactory
-    from controller.sim.engine import rest_inputs
-    from controller.sim.pins import BoundedPin
-    started = []
-
-    def started_and_stopped(service):
-        service.start()
-        started.append(service.machine.rail)
-        service.stop()
-    monkeypatch.setattr(daemon.Service, "run", started_and_stopped)
-    monkeypatch.setattr(daemon.signal, "signal", lambda *args: None)        # pytest's own handlers stay
-    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # as does its stderr
-    factory = MockFactory(pin_class=BoundedPin)
-    rest_inputs(factory, rig.pinmap, {"equalizer_switch": False})
-    assert daemon.run(rig.config, rig.pinmap, factory, mounts=mounts) == 0
-    return started
 
 
 def test_a_read_only_mount_is_named_in_the_one_line_that_says_the_game_is_not_saved(tmp_path, monkeypatch, capsys):
