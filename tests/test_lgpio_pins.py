@@ -173,3 +173,17 @@ def test_config_check_refuses_rpigpio_on_a_pi_5(tmp_path, monkeypatch, model, re
     else:
         assert done.returncode == 0, done.stderr
         assert "GPIO backend rpigpio" in done.stdout
+
+
+def test_gpiozeros_own_variable_naming_rpigpio_on_a_pi_5_is_refused_in_one_line(tmp_path, monkeypatch):
+    """An older guide exports GPIOZERO_PIN_FACTORY=rpigpio, which overrides the configuration's backend: on a
+    Pi 5 the service then told the technician to install RPi.GPIO, which cannot reach its RP1 chip at all."""
+    from controller.service import pin_factories
+    from controller.service.daemon import NoGPIO, pin_factory_for
+    (tmp_path / "model").write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    monkeypatch.setattr(pin_factories, "BOARD_MODEL", str(tmp_path / "model"))
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "rpigpio")
+    with pytest.raises(NoGPIO) as refused:
+        pin_factory_for("lgpio")
+    assert str(refused.value) == ("GPIOZERO_PIN_FACTORY='rpigpio': 'rpigpio' cannot work on this Raspberry Pi 5 Model B "
+                                  "Rev 1.0 (RPi.GPIO cannot reach its RP1 GPIO chip): set it to \"lgpio\", or unset it")

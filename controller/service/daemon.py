@@ -49,6 +49,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
+from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
 from controller.service.stats import Statistics
@@ -519,6 +520,10 @@ def pin_factory_for(name, instead="controller --simulate"):
     if override and override.lower() not in PIN_FACTORIES:
         return entry_point_factory(override)
     name = override.lower() or name
+    problem = pin_factory_problem(name) if override else None
+    if problem:
+        # the configuration's own name is checked with it (config.py); an older guide's variable is not
+        raise NoGPIO("GPIOZERO_PIN_FACTORY=%r: %s, or unset it" % (override, problem))
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
         from controller.sim.pins import BoundedPin
