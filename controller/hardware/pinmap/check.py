@@ -7,7 +7,9 @@ the line, the key and the problem:
 
 Pins are BCM (GPIO) numbers, 2 to 27. BCM 0 and 1 are the HAT ID EEPROM's
 lines and are refused. BCM 2/3 (I2C) and 14/15 (the serial port) are
-allowed, but the shipped maps keep them free.
+allowed, but the shipped maps keep them free; BCM 2/3 only for what is off
+while they are high (their pull-ups on the Pi's board). `[reserved]` names
+the pins a HAT or a fan takes, which no role may use.
 
 Each kind of output is described in `KINDS`: its pin names, whether it has
 an active level, and its options with their ranges and defaults.
@@ -41,6 +43,11 @@ INPUT_KEYS = ("label", "pin", "pull", "active", "debounce_ms", "min_pulse_ms")
 SERVO_PULSE_RANGE = (0.3, 3.0)    # ms; a hobby servo's frame is 20 ms
 SERVO_SPEED_RANGE = (0.02, 2.0)   # s per 60 degrees, from the servo's datasheet (an SG90: 0.1)
 REGISTERS_RANGE = (1, 256)
+# The I2C pins, pulled up on every Pi's board by 1.8 kΩ to 3.3 V.
+BOARD_PULL_UPS = (2, 3)
+# What an output on at high would do on one of them: a pull-down's 10 kΩ leaves a MOSFET's gate 2.8 V.
+SWITCHED_ON_BY_PULL_UP = {"solenoid": "solenoid (its MOSFET's gate at 2.8 V)", "buzzer": "buzzer",
+                          "led": "LED", "led_pair": "LED"}
 
 
 class PinMapError(ValueError):
@@ -206,7 +213,7 @@ class _Checker:
         if expect is not None and name != expect:
             self.fail("machine", "%r, but this should be the pin map of %s (machine = %r)"
                       % (name, machine_class(expect).TITLE, expect))
-        known = ("machine", "inputs", "outputs", "build", "pico") + tuple(entry[0] for entry in cls.LAYOUT)
+        known = ("machine", "inputs", "outputs", "build", "pico", "reserved") + tuple(entry[0] for entry in cls.LAYOUT)
         for key in data:
             if key not in known:
                 self.fail(key, "unknown key for %s (known: %s)" % (cls.TITLE, ", ".join(known)))
@@ -217,12 +224,27 @@ class _Checker:
                                      "%s, %d on the original" % (what, limits.default))
         inputs = self.inputs(self.table(data.get("inputs", {}), "inputs", "[inputs.<role>] sections"), cls, layout)
         outputs = self.outputs(self.table(data.get("outputs", {}), "outputs", "[outputs.<role>] sections"), cls)
-        self.duplicates(inputs, outputs)
+        reserved = self.reserved(data.get("reserved", {}))
+        self.duplicates(inputs, outputs, reserved)
+        self.board_pull_ups(inputs, outputs)
         for spec in outputs.values():
             if spec.kind == "shift_register":
                 self.lamp_chain(spec, layout)
         electrical.check(outputs, self.fail)
-        return name, inputs, outputs, layout, build.read(data.get("build"), name, self.fail)
+        return name, inputs, outputs, layout, build.read(data.get("build"), name, self.fail), reserved
+
+    def reserved(self, table):
+        """[reserved]: the pins something else on the header takes (a HAT, a fan), BCM number = what takes it."""
+        table = self.table(table, "reserved", 'BCM number = "what takes the pin", one a line')
+        pins = {}
+        for name, what in table.items():
+            key = "reserved." + name
+            if not name.isdigit() or int(name) not in HEADER and int(name) not in (0, 1):
+                self.fail(key, "%r is not the BCM number of a pin of the 40-pin header (0-27)" % name)
+            if not isinstance(what, str) or not what.strip():
+                self.fail(key, "must be text in quotes saying what takes the pin (a HAT, a fan), not %r" % (what,))
+            pins[int(name)] = what.strip()
+        return pins
 
     def lamp_chain(self, spec, layout):
         """The chain must have chips enough for both displays, each on chips of its own."""
@@ -363,16 +385,41 @@ class _Checker:
             self.fail(key + ".max_pulse_ms", "%r must be more than min_pulse_ms (%r)"
                       % (values["max_pulse_ms"], values["min_pulse_ms"]))
 
-    def duplicates(self, inputs, outputs):
+    def duplicates(self, inputs, outputs, reserved):
         seen = {}
         for specs, prefix in ((inputs, "inputs"), (outputs, "outputs")):
             for spec in specs.values():
                 pins = {"pin": spec.pin} if prefix == "inputs" else spec.pins
                 for name, pin in pins.items():
                     key = "%s.%s.%s" % (prefix, spec.role, name)
+                    if pin in reserved:
+                        self.fail(key, "GPIO %d is taken by %s (reserved.%d, line %d): two things driving one pin "
+                                       "can damage the Pi; use a free pin"
+                                  % (pin, reserved[pin], pin, line_of(self.lines, "reserved.%d" % pin)))
                     if pin in seen:
                         self.fail(key, "GPIO %d is already used by %s" % (pin, seen[pin]))
                     seen[pin] = key
+
+    def board_pull_ups(self, inputs, outputs):
+        """BCM 2 and 3 hold their I2C pull-ups, 1.8 kΩ to 3.3 V on the Pi's own board, which no
+        internal pull or 10 kΩ outweighs: what is on at high is on there whenever the pin is not driven."""
+        for spec in inputs.values():
+            if spec.pin in BOARD_PULL_UPS and spec.active == "high":
+                self.fail(spec.key + (".pull" if spec.pull == "down" else ".active"),
+                          "GPIO %d has a 1.8 kΩ pull-up to 3.3 V on the Pi's own board (for I2C), which holds it "
+                          "high: an input there can only be active \"low\" (a button or switch to GND, pull = "
+                          "\"up\"); put this one on another pin" % spec.pin)
+        for spec in outputs.values():
+            if spec.active != "high" or spec.kind not in SWITCHED_ON_BY_PULL_UP:
+                continue
+            for name, pin in spec.pins.items():
+                if pin in BOARD_PULL_UPS:
+                    self.fail("%s.%s" % (spec.key, name),
+                              "GPIO %d has a 1.8 kΩ pull-up to 3.3 V on the Pi's own board (for I2C): it would switch "
+                              "the %s on whenever the pin is not driven (while the Pi boots, once the service stops)"
+                              "; use another pin%s" % (pin, SWITCHED_ON_BY_PULL_UP[spec.kind],
+                                                       " (or wire the LED from 3.3 V to the pin, active = \"low\")"
+                                                       if spec.kind in ("led", "led_pair") else ""))
 
 
 def load_pinmap(path, machine=None):
@@ -406,8 +453,8 @@ def load_pinmap(path, machine=None):
         # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
         raise PinMapError("%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path)
     checker = _Checker(path, text)
-    machine, inputs, outputs, layout, made = checker.check(data, machine)
-    return PinMap(machine, Path(path), inputs, outputs, layout, made)
+    machine, inputs, outputs, layout, made, reserved = checker.check(data, machine)
+    return PinMap(machine, Path(path), inputs, outputs, layout, made, reserved)
 
 
 def load_default(machine):

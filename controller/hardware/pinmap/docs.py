@@ -113,7 +113,7 @@ def header_table(pinmap):
         what = HEADER_PINS[physical]
         if isinstance(what, str):
             return "", what
-        use = used.get(what) or SPECIAL.get(what, "free")
+        use = used.get(what) or _cell(pinmap.reserved.get(what, "")) or SPECIAL.get(what, "free")
         return "GPIO %d" % what, use
 
     out = ["| used by | BCM | pin | pin | BCM | used by |", "| ---: | ---: | :---: | :---: | --- | --- |"]

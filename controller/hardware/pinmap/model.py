@@ -10,9 +10,10 @@
   settings, always filled in (a servo's angles and pulses, a shift
   register's `registers`, an LED's `colour`, `vf` and `resistor`, a
   buzzer's `base_resistor`, the lamps' `lamp_colour`, `lamp_vf`, `lamp_resistor`).
-- `PinMap(machine, path, inputs, outputs, layout, build)`: `layout` holds the
+- `PinMap(machine, path, inputs, outputs, layout, build, reserved)`: `layout` holds the
   machine's LAYOUT keys (the Nimatron's `rows` and `lamps_per_row`), `build`
-  its `[build]` table (build.py: what the printed parts are drawn for).
+  its `[build]` table (build.py: what the printed parts are drawn for),
+  `reserved` BCM number -> what else takes that pin (a HAT, a fan).
 
 The roles a map must wire, and which kinds may serve each, come from the
 machine's own declaration (controller/core/registry.py).
@@ -166,6 +167,7 @@ class PinMap:
     outputs: dict
     layout: dict = field(default_factory=dict)
     build: dict = field(default_factory=dict)
+    reserved: dict = field(default_factory=dict)
 
     @property
     def rows(self):
@@ -187,6 +189,6 @@ class PinMap:
         return used
 
     def free_pins(self):
-        """The BCM pins 2-27 that this map leaves free."""
+        """The BCM pins 2-27 that this map leaves free (and does not reserve)."""
         used = self.pins()
-        return [bcm for bcm in HEADER if bcm not in used]
+        return [bcm for bcm in HEADER if bcm not in used and bcm not in self.reserved]
