@@ -4,10 +4,12 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-# The venv, made when it has no pip: Debian's python3 without its python3-venv package leaves a .venv with
-# no pip in it (and says to install python3-venv); venv run again over that .venv then adds pip, where a
-# test for the interpreter alone had pip fail in it until the folder was deleted by hand.
-VENV_WITH_PIP = $(PY) -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv $(VENV)
+# The venv, made afresh when pip does not run in it or its Python is too old for the controller: Debian's
+# python3 without its python3-venv package leaves a .venv with no pip (and says to install python3-venv),
+# and Ubuntu 22.04's python3 is 3.10, for which pip only says "ResolutionImpossible"; each kept that .venv
+# until it was deleted by hand. An older $(PYTHON) is refused in one line naming its version.
+NEEDS_PYTHON = import sys; sys.version_info >= (3, 11) or sys.exit("$(PYTHON) is Python %d.%d: the controller needs 3.11 or newer (make PYTHON=python3.11 ...)" % sys.version_info[:2])
+VENV_WITH_PIP = $(PY) -c 'import pip; $(NEEDS_PYTHON)' 2>/dev/null || { $(PYTHON) -c '$(NEEDS_PYTHON)' && $(PYTHON) -m venv --clear $(VENV); }
 # pytest-xdist's workers: auto is two a core (tests/conftest.py); PYTEST_WORKERS=0 runs the suite in one
 # process. --dist loadfile keeps each test file on one worker, so what a file builds once (a browser, a
 # broker, the wheel, the printed parts' renders) is built once; --no-loadscope-reorder hands the files
@@ -23,7 +25,7 @@ AXE := web/node_modules/axe-core/axe.min.js
 .PHONY: test bench play simulate install-pi pi-offline clean firmware-test pico-emulator catalogs constraints
 
 $(VENV)/.installed: pyproject.toml constraints.txt
-	$(VENV_WITH_PIP)
+	@$(VENV_WITH_PIP)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,ip,sim]'
 	touch $@
@@ -31,7 +33,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 # What the simulator and the terminal game need, the sim extra alone: a newcomer's first `make simulate`
 # does not wait for the test tools (about 400 MB), and a venv that has them already has it.
 $(VENV)/.simulator: pyproject.toml constraints.txt
-	$(VENV_WITH_PIP)
+	@$(VENV_WITH_PIP)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[sim]'
 	touch $@
 
@@ -107,7 +109,7 @@ PI_ARCHS ?= aarch64 armv7l
 PI_WHEELS := build/pi-wheels
 PI_OFFLINE := build/drnim-controller-pi.tar.gz
 pi-offline:
-	$(VENV_WITH_PIP)
+	@$(VENV_WITH_PIP)
 	mkdir -p $(PI_WHEELS)
 	@builds=$$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])') \
 		&& for python in $(PI_PYTHONS); do for arch in $(PI_ARCHS); do \

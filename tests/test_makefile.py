@@ -1,5 +1,6 @@
 """The Makefile as a newcomer meets it, before anything is installed."""
 
+import glob
 import os
 import shutil
 import subprocess
@@ -16,13 +17,65 @@ def test_a_venv_left_without_pip_gets_pip_at_the_next_make(tmp_path):
     """Debian's python3 without its python3-venv package makes the .venv folder, then stops, saying to
     install python3-venv. After that install, the next `make simulate` must work: it had kept the .venv
     it found and failed in it with "No module named pip" until the folder was deleted by hand."""
-    for name in ("Makefile", "pyproject.toml", "constraints.txt"):
-        shutil.copy(ROOT / name, tmp_path)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / ".venv")], check=True, timeout=120)
-    # No index: the project's own install then fails at once here, with no network; what is asked is
-    # whether pip was there to try it.
-    subprocess.run(["make", "-C", str(tmp_path), ".venv/.simulator", "PYTHON=" + sys.executable],
-                   env=dict(os.environ, PIP_NO_INDEX="1"), capture_output=True, text=True, timeout=300)
+    make_simulator(tmp_path, sys.executable)
     has_pip = subprocess.run([str(tmp_path / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
                              capture_output=True, text=True, timeout=120)
     assert has_pip.returncode == 0, has_pip.stderr
+
+
+def older_python():
+    """A Python older than 3.11 on this machine (an Ubuntu 22.04 laptop's python3 is 3.10), or None."""
+    names = ["python3.10", "python3.9", "python3.8"]
+    found = [shutil.which(name) for name in names] + sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3")))
+    for python in filter(None, found):
+        try:
+            said = subprocess.run([python, "-c", "import sys; print(sys.version_info < (3, 11))"], capture_output=True,
+                                  text=True, timeout=60)
+        except OSError:
+            continue
+        if said.stdout.strip() == "True":
+            return python
+    return None
+
+
+def make_simulator(folder, python):
+    """`make .venv/.simulator` in a copy of what that target reads. No index: the project's own install
+    then fails at once, with no network; the tests ask what became of the venv before it."""
+    for name in ("Makefile", "pyproject.toml", "constraints.txt"):
+        shutil.copy(ROOT / name, folder)
+    return subprocess.run(["make", "-C", str(folder), ".venv/.simulator", "PYTHON=" + python],
+                          env=dict(os.environ, PIP_NO_INDEX="1"), capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def old_python():
+    if shutil.which("make") is None:
+        pytest.skip("make is missing (Debian: apt-get install make)")
+    python = older_python()
+    if python is None:
+        pytest.skip("no Python older than 3.11 here (python3.10, python3.9, python3.8 or pyenv's) to try make with")
+    return python
+
+
+def test_a_python_too_old_is_refused_in_one_line_before_any_venv(old_python, tmp_path):
+    """Ubuntu 22.04's python3 is 3.10: pip said only "ResolutionImpossible", and left a .venv of 3.10."""
+    done = make_simulator(tmp_path, old_python)
+    assert done.returncode != 0
+    said = [line for line in done.stderr.splitlines() if not line.startswith("make:")]
+    version = subprocess.run([old_python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True).stdout.strip()
+    assert said == ["%s is Python %s: the controller needs 3.11 or newer (make PYTHON=python3.11 ...)"
+                    % (old_python, version)]
+    assert not (tmp_path / ".venv").exists()
+
+
+def test_a_venv_of_a_python_too_old_is_made_again_with_the_python_given(old_python, tmp_path):
+    """After the 3.10 attempt, `make PYTHON=python3.11 simulate` must not keep the 3.10 .venv. (The old
+    venv sees its Python's own pip, as one made by hand with pip in it would have.)"""
+    subprocess.run([old_python, "-m", "venv", "--without-pip", "--system-site-packages", str(tmp_path / ".venv")],
+                   check=True, timeout=120)
+    make_simulator(tmp_path, sys.executable)
+    version = subprocess.run([str(tmp_path / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    assert version == str(sys.version_info[:2])
