@@ -121,7 +121,9 @@ def test_a_button_that_reads_twice_and_one_not_wired_fail(tmp_path):
     result, detail = checks[("inputs", "trigger")]
     assert result == "fail" and "its contact bounces longer than its debounce_ms 20" in detail, detail
     assert checks[("inputs", "new_game")] == (
-        "fail", "nothing seen on BCM 7 (header pin 26) in 30 s: check the wire and its ground")
+        "fail", "nothing seen on BCM 7 (header pin 26) in 30 s: check the wire and its ground; its other contact "
+        "goes to GND, as inputs.new_game.active = \"low\" says (one wired to 3.3 V needs pull = \"down\", active = "
+        "\"high\")")
     assert checks[("inputs", "turn_switch")][0] == "pass"
 
 
@@ -142,10 +144,31 @@ def test_a_stuck_button_and_a_dead_sensor_are_told_apart_from_a_jam(tmp_path):
     checks, _ = simulated(tmp_path, held={"marble_sensor"})
     assert checks[("inputs", "marble_sensor")] == (
         "fail", "reads its beam broken before anyone touches it: nothing in the beam? check the emitter's power, "
-        "the alignment and the pull-up on BCM 8 (header pin 24)")
+        "the alignment and the pull-up on BCM 8 (header pin 24); or a receiver whose output is high while the beam "
+        "is broken (another sensor than the list's): set inputs.marble_sensor.active = \"high\"")
     checks, _ = simulated(tmp_path)
     assert checks[("inputs", "marble_sensor")] == (
         "pass", "3 breaks of the beam read from 54 raw edges (48 bounces taken out by debounce_ms 2)")
+
+
+def test_wiring_the_other_way_round_from_the_pin_map_is_named_with_the_key_to_change(tmp_path):
+    """A builder's common-anode LEDs, a button wired to 3.3 V and a receiver that is high while
+    its beam is broken, each under a pin map left as shipped: the report says which key to change."""
+    checks, out = simulated(tmp_path, reversed={"lamp_fault", "flip_flop_1", "trigger", "marble_sensor"})
+    assert "Lamp: fault (a marble is stuck). And now, switched off: is it lit? [y/n/s] y" in out
+    assert checks[("lamps", "lamp_fault")] == (
+        "fail", "on when switched off, off when on: it is wired the other way round from outputs.lamp_fault.active "
+        "= \"high\" (an LED from 3.3 V to the pin, as a common-anode one is, is lit at low): set active = \"low\" in "
+        "the pin map")
+    result, detail = checks[("indicators", "flip_flop_1")]
+    assert result == "fail" and detail.startswith("wrong both ways, and lit when switched off: it is wired the other "
+                                                  "way round from outputs.flip_flop_1.active = \"high\"")
+    result, detail = checks[("inputs", "trigger")]
+    assert result == "fail" and "(one wired to 3.3 V needs pull = \"down\", active = \"high\")" in detail
+    for check in (("inputs", "marble_sensor"), ("release", "sensor at rest")):
+        result, detail = checks[check]
+        assert result == "fail" and detail.endswith("set inputs.marble_sensor.active = \"high\""), detail
+    assert checks[("lamps", "lamp_drnim_wins")][0] == checks[("indicators", "flip_flop_2")][0] == "pass"
 
 
 def test_a_stage_can_be_skipped(tmp_path):
@@ -160,7 +183,8 @@ def test_a_stage_can_be_skipped(tmp_path):
 
 
 def test_on_mock_pins_the_technician_answers_and_a_no_fails_naming_the_pin(tmp_path):
-    answers = ["", "y", "n", "y", "y", "y", "y", "s"]   # lamps: go, then each lamp and the buzzer; skip indicators
+    # lamps: go, then each lamp and the buzzer (after a no: not lit switched off either); skip indicators
+    answers = ["", "y", "n", "n", "y", "y", "y", "y", "s"]
     code, out = run("selftest", "--config", str(write_config(tmp_path)), "--skip", "inputs", "--skip", "release",
                     lines=answers)
     assert code == 1

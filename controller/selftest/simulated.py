@@ -11,11 +11,16 @@ beam at the gate; a 74HC595 chain decoded from its pins. Around it:
   switch there and back, breaks the sensor's beam; an input in `unwired`
   never moves its pin (a sensor in it never sees a marble either), one in
   `held` reads active from the start and stays so (a stuck button, a beam
-  blocked);
+  blocked), one in `reversed` is wired the other way round from its pin map
+  (a button to 3.3 V where the map pulls it up: its pin never moves; a
+  receiver whose output is high while the beam is broken where the map says
+  low: it reads active at rest);
 - eyes that answer "is it lit?" from the pins, never from what the
   self-test meant to show: a lamp in `dead` is never seen lit, a chain in
-  `dead` never lights, so a fault the stage should catch is caught only if
-  the board really drives the wrong pins;
+  `dead` never lights, a lamp or LED pair in `reversed` is lit at the level
+  its pin map calls off (a common-anode LED where the map says high), so a
+  fault the stage should catch is caught only if the board really drives the
+  wrong pins;
 - `jam_rate`: the chance that a released marble sticks in the chute.
 
 The release may be a solenoid (a marble goes when its pin rises) or a servo
@@ -72,7 +77,7 @@ class SimulatedBench(Bench):
     simulated = True
 
     def __init__(self, pinmap, layout=None, out=None, rail=15, fall_ms=250, jam_rate=0.0, seed=0,
-                 dead=(), unwired=(), worn=(), held=()):
+                 dead=(), unwired=(), worn=(), held=(), reversed=()):
         self.time = 0
         self.happenings = []     # a heap of (time, order, what happens)
         self.order = 0
@@ -82,6 +87,7 @@ class SimulatedBench(Bench):
         self.unwired = set(unwired)
         self.worn = set(worn)
         self.held = set(held)
+        self.reversed = set(reversed)
         self.pinmap = pinmap
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
@@ -95,7 +101,7 @@ class SimulatedBench(Bench):
             if spec.kind == "shift_register":
                 self.chip = WatchedChip(self.factory, spec)
         rest_inputs(self.factory, pinmap)
-        for role in self.held:
+        for role in self.held | (self.reversed & {"marble_sensor"}):
             hold(self.factory.pin(pinmap.inputs[role].pin), pinmap.inputs[role].active_high)
         super().__init__(pinmap, self.factory, layout, out, clock=lambda: self.time)
 
@@ -138,7 +144,7 @@ class SimulatedBench(Bench):
 
     def arrive(self):
         self.marbles.arrive()
-        if "marble_sensor" in self.unwired or "marble_sensor" in self.held:
+        if self.unwired & {"marble_sensor"} or self.held & {"marble_sensor"} or self.reversed & {"marble_sensor"}:
             return
         sensor = self.factory.pin(self.pinmap.inputs["marble_sensor"].pin)
         sensor.drive_low()
@@ -151,7 +157,7 @@ class SimulatedBench(Bench):
 
     def act(self, text, role, changes):
         self.say(text)
-        if role in self.unwired or role in self.held:
+        if role in self.unwired or role in self.held or role in self.reversed:
             return
         pin = self.factory.pin(self.pinmap.inputs[role].pin)
         active_high = self.pinmap.inputs[role].active_high
@@ -178,6 +184,9 @@ class SimulatedBench(Bench):
     def sees(self, what, role=None, side=None):
         if what == "on":
             return role not in self.dead and self.lit(self.pinmap.outputs[role])
+        if what == "off":
+            spec = self.pinmap.outputs[role]
+            return role in self.dead or not any(self.lit(spec, name) for name in spec.pins)
         if what == "side":
             return role not in self.dead and self.side(self.pinmap.outputs[role]) == side
         walked = self.walked(role)
@@ -185,7 +194,7 @@ class SimulatedBench(Bench):
         return "lamps" not in self.dead and walked
 
     def lit(self, spec, name="pin"):
-        return bool(self.factory.pin(spec.pins[name]).state) == (spec.active != "low")
+        return (bool(self.factory.pin(spec.pins[name]).state) == (spec.active != "low")) != (spec.role in self.reversed)
 
     def side(self, spec):
         """Which way an indicator points, read from its pins (a servo's from its pulse)."""

@@ -34,6 +34,33 @@ RESULT = {"yes": PASS, "no": FAIL, "skip": SKIP}
 READ = {BUTTON: "%d presses", SENSOR: "%d breaks of the beam"}    # a switch: "there and back"
 
 
+def other(level):
+    return {"low": "high", "high": "low"}[level]
+
+
+def reversed_polarity(spec):
+    """What to change when an output is on at the level its pin map calls off."""
+    active = spec.active or "high"
+    return "it is wired the other way round from %s.active = \"%s\" (%s): set active = \"%s\" in the pin map" % (
+        spec.key, active, "an LED from 3.3 V to the pin, as a common-anode one is, is lit at low" if active == "high"
+        else "an LED from the pin to GND is lit at high", other(active))
+
+
+def sensor_polarity(spec):
+    """A receiver at its active level at rest may simply be one of the other polarity."""
+    return "or a receiver whose output is %s while the beam is broken (another sensor than the list's): set " \
+           "%s.active = \"%s\"" % (other(spec.active), spec.key, other(spec.active))
+
+
+def contact_side(spec):
+    """Where a button or switch's other contact must go for its pin map's pull and level."""
+    if spec.active == "low":
+        return "its other contact goes to GND, as %s.active = \"low\" says (one wired to 3.3 V needs pull = " \
+               "\"down\", active = \"high\")" % spec.key
+    return "its other contact goes to 3.3 V, as %s.active = \"high\" says (one wired to GND needs pull = " \
+           "\"up\", active = \"low\")" % spec.key
+
+
 class Selftest:
     """One run: the bench, the checked configuration and pin map, the report."""
 
@@ -90,6 +117,10 @@ class Selftest:
             answer = self.bench.ask("%s. %s" % (spec.label, "Do you hear it?" if kind == SOUND else "Is it lit?"),
                                     ("on", role))
             device.off()
+            if answer == "no" and self.bench.ask("%s. And now, switched off: %s" % (
+                    spec.label, "do you hear it?" if kind == SOUND else "is it lit?"), ("on", role)) == "yes":
+                self.report.add(stage, role, FAIL, "on when switched off, off when on: %s" % reversed_polarity(spec))
+                continue
             self.answered(stage, role, answer, "not %s with %s driven %s: check its polarity, its resistor and "
                           "its wires" % ("sounding" if kind == SOUND else "lit", where(spec.pins.values()),
                                          spec.active or "high"))
@@ -108,7 +139,11 @@ class Selftest:
                                                      ("side", role, side))))
             device.off()
             wrong = [side for side, answer in answers if answer == "no"]
-            if wrong:
+            if len(wrong) == 2 and spec.kind == "led_pair" and self.bench.ask(
+                    "%s. And now, switched off: are both its LEDs dark?" % spec.label, ("off", role)) == "no":
+                self.report.add(stage, role, FAIL, "wrong both ways, and lit when switched off: %s"
+                                % reversed_polarity(spec))
+            elif wrong:
                 self.report.add(stage, role, FAIL, "wrong when told %s: check %s" % (
                     " and ".join(wrong), where(spec.pins[side] for side in wrong) if spec.kind == "led_pair"
                     else where(spec.pins.values())))
@@ -175,7 +210,8 @@ class Selftest:
         if rest and self.board.inputs[role].kind != SWITCH:
             self.report.add(stage, role, FAIL, "%s before anyone touches it: %s" % (
                 ("reads its beam broken", "nothing in the beam? check the emitter's power, the alignment and the "
-                 "pull-up on %s" % where([spec.pin])) if self.board.inputs[role].kind == SENSOR else
+                 "pull-up on %s; %s" % (where([spec.pin]), sensor_polarity(spec)))
+                if self.board.inputs[role].kind == SENSOR else
                 ("reads pressed", "a button stuck down, or its wire touching %s: check %s"
                  % ("3.3 V" if spec.active_high else "ground", where([spec.pin])))))
             return
@@ -192,11 +228,13 @@ class Selftest:
         read = len(watch.changes) // 2
         bounces = watch.raw - len(watch.changes)
         also = "; %s changed too (swapped wires?)" % ", ".join(others) if others else ""
+        wired = "" if self.board.inputs[role].kind == SENSOR else "; " + contact_side(spec)
         if key in ("n", "no") and not watch.raw:
-            self.report.add(stage, role, FAIL, "it does nothing: check %s and its ground%s" % (where([spec.pin]), also))
+            self.report.add(stage, role, FAIL, "it does nothing: check %s and its ground%s%s"
+                            % (where([spec.pin]), wired, also))
         elif watch.raw == 0:
-            self.report.add(stage, role, FAIL, "nothing seen on %s in %d s: check the wire and its ground%s"
-                            % (where([spec.pin]), INPUT_WAIT_MS // 1000, also))
+            self.report.add(stage, role, FAIL, "nothing seen on %s in %d s: check the wire and its ground%s%s"
+                            % (where([spec.pin]), INPUT_WAIT_MS // 1000, wired, also))
         elif read > times:
             self.report.add(stage, role, FAIL, "read %d times for %d: its contact bounces longer than its "
                             "debounce_ms %s (pin map %s): raise it%s" % (read, times, spec.debounce_ms, spec.key, also))
@@ -226,7 +264,7 @@ class Selftest:
         broken = beam_broken(self.bench, self.pinmap)
         if broken:
             self.report.add(stage, "sensor at rest", FAIL, broken + ": check the emitter's power, the alignment and "
-                            "the pull-up")
+                            "the pull-up; " + sensor_polarity(self.pinmap.inputs[sensor_role(self.board)]))
             self.report.add(stage, "marbles timed", SKIP, "the sensor cannot see marbles")
             return
         self.report.add(stage, "sensor at rest", PASS, "the beam is whole")
