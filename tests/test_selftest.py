@@ -237,6 +237,9 @@ def test_pins_another_program_holds_become_the_same_line():
     line = busy(taken.value)
     assert line.startswith("another program (the service?) holds the pins: stop it first with "
                            "`sudo systemctl stop drnim-controller`")
+    # a fan's gpio-fan overlay (BCM 12, the turn indicator's) holds its line the same way, the service stopped
+    assert "a HAT's or a fan's driver holds one of the map's pins" in line and "under [reserved]" in line
+    assert "\n" not in line
 
 
 def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):

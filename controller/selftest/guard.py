@@ -9,7 +9,8 @@ Two ways to know, both turned into the same one line:
   another program, is ignored);
 - a service started some other way (by hand, another runtime folder), or
   whose heartbeat this user may not read, is caught when the board is built: lgpio refuses a line another process has
-  claimed ("GPIO busy"), and gpiozero refuses a pin already in use.
+  claimed ("GPIO busy"), and gpiozero refuses a pin already in use. A kernel driver holding a
+  line (a fan's gpio-fan overlay) looks the same, so that line names it too.
 """
 
 import json
@@ -22,6 +23,12 @@ UNIT = "drnim-controller"
 
 class ServiceRunning(ConfigError):
     """The service holds the pins; the message says how to stop it."""
+
+
+# With the service stopped, what else holds a pin: a driver the boot configuration starts.
+DRIVER = ("; with it stopped, a HAT's or a fan's driver holds one of the map's pins (a dtoverlay line in "
+          "/boot/firmware/config.txt; `gpioinfo` names the holder of each line): list that pin under [reserved] in "
+          "the pin map and move its role to a free pin (hardware/README.md: A HAT or a fan on the header)")
 
 
 def stop_first(what):
@@ -80,5 +87,6 @@ def busy(error):
     one line to show instead, or None for any other error."""
     text = str(error)
     if "busy" in text.lower() or type(error).__name__ == "GPIOPinInUse":
-        return str(stop_first("another program (the service?)")) + " [%s]" % (text.splitlines()[0] if text else "busy")
+        return str(stop_first("another program (the service?)")) + DRIVER + " [%s]" % (
+            text.splitlines()[0] if text else "busy")
     return None
