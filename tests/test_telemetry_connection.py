@@ -103,3 +103,38 @@ def test_a_full_card_under_the_queue_leaves_the_telemetry_running_and_is_said_on
     full = [line for line in log if "database or disk is full" in line]
     assert len(full) == 1 and "play goes on" in full[0], log
     assert log[-1] == "telemetry: the queue %s works again" % (tmp_path / "state" / "telemetry.sqlite"), log
+
+
+def test_controller_status_names_the_client_id_while_two_exhibits_throw_each_other_off(tmp_path):
+    """Found cloning one exhibit's SD card for four more: with one client_id, the journal said so
+    once, but `controller status` (the service's `problem`, shown while not connected) said only "not
+    connected to the broker yet", as if the broker were not there, for as long as it went on."""
+    now = [1000.0]
+    publisher, log = quiet_publisher(tmp_path, lambda: now[0])
+    for _ in range(5):
+        publisher.connection(MADE)
+        now[0] += 1
+        publisher.connection(DROPPED)
+        now[0] += 1
+    assert publisher.unreachable == "dropped the connection within 60 s of making it, 5 times in a row: another " \
+        "exhibit connecting as 'raspberrypi'? (each needs its own telemetry.client_id)"
+    publisher.connection(MADE)
+    now[0] += 60
+    publisher.steady()
+    publisher.connection(DROPPED)
+    assert publisher.unreachable == "went away"
+
+
+def test_a_broker_gone_after_short_connections_is_said(tmp_path):
+    """What `controller status` says of short connections must not silence the journal's line when the
+    broker then goes away for good."""
+    now = [1000.0]
+    publisher, log = quiet_publisher(tmp_path, lambda: now[0])
+    for _ in range(4):
+        publisher.connection(MADE)
+        now[0] += 1
+        publisher.connection(DROPPED)
+    for _ in range(3):
+        publisher.connection(("unreachable", None))
+    assert "cannot be reached" in log[-1] and sum("cannot be reached" in line for line in log) == 1, log
+    assert publisher.unreachable == "cannot be reached"

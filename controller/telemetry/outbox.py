@@ -10,6 +10,8 @@ at start, where the publisher sets the file aside, and not at every game for mon
 
 It also keeps today's tally and the last game, which the status carries, so
 that `controller fleet --once` can show a day's games without having watched them.
+Those are one exhibit's: the queue keeps its name, so that a card cloned for another
+exhibit, or a new client_id, does not carry them over (`claim`).
 """
 
 import json
@@ -23,6 +25,7 @@ SCHEMA = """
 create table if not exists outbox (seq integer primary key autoincrement, topic text not null, payload blob not null);
 create table if not exists days (day text primary key, games integer not null, machine_wins integer not null);
 create table if not exists last_game (one integer primary key check (one = 1), payload text not null);
+create table if not exists exhibit (one integer primary key check (one = 1), name text not null);
 """
 
 
@@ -36,6 +39,21 @@ class Outbox:
         except sqlite3.Error:
             self.db.close()
             raise
+
+    def claim(self, exhibit):
+        """Keep the day's games and the last game for `exhibit` from now on. When they were kept for another
+        (its SD card cloned, or its client_id changed), they are forgotten, and that exhibit's name is
+        returned: its queued messages stay, each sent on its own topic with its own id, which a consumer
+        keeps once. A queue of an earlier version, which kept no name, is taken as this exhibit's."""
+        with self.db:
+            row = self.db.execute("select name from exhibit").fetchone()
+            if row is not None and row[0] == exhibit:
+                return None
+            if row is not None:
+                self.db.execute("delete from days")
+                self.db.execute("delete from last_game")
+            self.db.execute("insert or replace into exhibit values (1, ?)", (exhibit,))
+        return row[0] if row is not None else None
 
     def add(self, name, payload, game=None):
         """Queue one message; the number of old ones dropped to stay within the limit. `game`, for a

@@ -50,6 +50,8 @@ SOCKET_VARIABLE = "DRNIM_MQTT_SOCKET"
 # them the log says why that may be, once, and is quiet about them until a connection lasts.
 STEADY_S = 60
 SHORT_IN_A_ROW = 3
+# How the problem `controller status` shows begins while connections are dropped short.
+THROWN_OFF = "dropped the connection within"
 # What makes a new status, sent at once: the mode, the winner, a fault, the attract state. A marble
 # or a turn alone is not a change worth a message: the heartbeat's status carries them.
 STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
@@ -224,6 +226,20 @@ class Telemetry:
                  "them, and are lost if the service stops first" % (self.path, problem))
         return Outbox(":memory:", **limit)
 
+    def claim(self, outbox):
+        """The queue's day and last game made this exhibit's, said when they were another's."""
+        try:
+            before = outbox.claim(self.exhibit)
+        except sqlite3.Error as error:
+            self.queue_trouble(error)
+            return
+        if before is not None:
+            queued = "; the %d games and faults queued as %r are still sent as that exhibit's" % (
+                self.queued, before) if self.queued else ""
+            self.log("telemetry: the queue %s was kept as %r (a card cloned from another exhibit, or a new "
+                     "client_id): as %r, the day's games and the last game begin anew%s"
+                     % (self.path, before, self.exhibit, queued))
+
     def offline(self, day=None):
         """The status of an exhibit gone: the last will (set at start, so without the day's
         games), or the goodbye of a clean stop (with them, and the time it stopped). The will has
@@ -246,6 +262,7 @@ class Telemetry:
     def run(self):
         outbox = self.open_outbox()
         self.queued = outbox.size()
+        self.claim(outbox)
         client = self.client()
         client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
         client.loop_start()
@@ -344,8 +361,8 @@ class Telemetry:
                     "see telemetry.tls and telemetry.port)"
             else:
                 problem = "cannot be reached" if kind == "unreachable" else "went away"
-            if self.unreachable is None or problem.startswith(("refused", "failed", "dropped", "closed")) \
-                    and problem != self.unreachable:
+            if self.unreachable is None or self.unreachable.startswith(THROWN_OFF) \
+                    or problem.startswith(("refused", "failed", "dropped", "closed")) and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.where, problem))
                 self.unreachable = problem
@@ -364,6 +381,10 @@ class Telemetry:
                      "empty means the host name, the same on every new Pi), as does a failing network. Play goes "
                      "on; not said again until a connection lasts" % (self.where, STEADY_S, SHORT_IN_A_ROW,
                                                                        self.exhibit))
+        if self.short >= SHORT_IN_A_ROW:
+            # what `controller status` says while not connected
+            self.unreachable = "%s %d s of making it, %d times in a row: another exhibit connecting as %r? (each " \
+                "needs its own telemetry.client_id)" % (THROWN_OFF, STEADY_S, self.short, self.exhibit)
         return self.short >= SHORT_IN_A_ROW
 
     def steady(self):
