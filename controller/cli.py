@@ -488,9 +488,10 @@ def run_stats(args, out):
             from controller.service.stats import records, write_csv
             games, faults = records(path, within)
             exhibit = config.telemetry["client_id"]
-            write_csv(out, within, [(exhibit, machine, ended, winner, seconds)
-                                    for machine, ended, winner, seconds in games],
-                      [(exhibit, machine, at) for machine, at in faults], [(exhibit, config.machine_name)])
+            # read as they are counted: years of games are never all in memory
+            write_csv(out, within, ((exhibit, machine, ended, winner, seconds)
+                                    for machine, ended, winner, seconds in games),
+                      ((exhibit, machine, at) for machine, at in faults), [(exhibit, config.machine_name)])
             return 0
         summary = read_summary(path, within)
     except sqlite3.Error as error:

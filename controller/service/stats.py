@@ -330,18 +330,52 @@ def reading(path):
     return sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True)
 
 
-def records(path, within):
-    """The games (machine, ended, winner, seconds or None) and faults (machine, at) of a statistics database
-    `within` a Period, read only."""
+# Rows of the file a report reads at a time (milliseconds here, a few tenths of a second on a Pi 3): the
+# service's write of a game that ends meanwhile waits for one window, never for the whole period.
+WINDOW = 5000
+
+
+def windows(db, table, columns, at, start, end):
+    """The rows (`columns`) of `table` whose time `at` is from `start` to `end` (not included), read WINDOW
+    rows of the file at a time, each window a read of its own, let go before the next. A report of two
+    years (some 215,000 games, seconds on a Pi 3) held the file in one read all that time, and the
+    service's write of a game that ended meanwhile, which waits LOCK_WAIT_S for a reader, was given up.
+    Records are only ever added, so every row there was when the reading began is read once."""
+    # min and max each alone, which SQLite finds at once: asked for together, they cost a read of every row
+    lowest, highest = (db.execute("select %s(rowid) from %s" % (end_of, table)).fetchone()[0]
+                       for end_of in ("min", "max"))
+    for first in range((lowest or 1) - 1, highest or 0, WINDOW):
+        yield from db.execute("select %s from %s where rowid > ? and rowid <= ? and %s >= ? and %s < ?"
+                              % (columns, table, at, at), (first, first + WINDOW, start, end)).fetchall()
+
+
+def games(db, start, end):
+    """(machine, ended, winner, seconds or None) of each game from `start` to `end` (`windows`)."""
+    return windows(db, "games", "machine, ended, winner, %s" % ("duration_s" if lengths(db) else "null"),
+                   "ended", start, end)
+
+
+def faults(db, start, end):
+    """(machine, kind, at) of each fault from `start` to `end` (`windows`)."""
+    return windows(db, "faults", "machine, kind, at", "at", start, end)
+
+
+def read_only(path, rows, within):
+    """`rows(db, start, end)` of the statistics at `path` `within` a Period, read only: an iterable that
+    opens the file when it is first gone through and closes it at its end."""
     db = reading(path)
     try:
-        games = db.execute("select machine, ended, winner, %s from games where ended >= ? and ended < ? order by "
-                           "ended" % ("duration_s" if lengths(db) else "null"), (within.start, within.end)).fetchall()
-        faults = db.execute("select machine, at from faults where at >= ? and at < ?",
-                            (within.start, within.end)).fetchall()
+        yield from rows(db, within.start, within.end)
     finally:
         db.close()
-    return games, faults
+
+
+def records(path, within):
+    """The games (machine, ended, winner, seconds or None) and faults (machine, at) of a statistics database
+    `within` a Period, read only: an iterable each, which reads the file as it is gone through, so that
+    years of games are never all in memory."""
+    return (read_only(path, games, within),
+            ((machine, at) for machine, _, at in read_only(path, faults, within)))
 
 
 def summary(path, within=None):
@@ -349,24 +383,28 @@ def summary(path, within=None):
     file (but for a write a power cut left half done: `reading`): the games of each local day and of each
     weekday, the wins by side, the faults by kind, and the games' mean length in seconds (None when none
     was timed). sqlite3.DatabaseError when it is not a statistics database."""
-    db = reading(path)
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
+    per_day, wins, kinds = {}, {}, {}
+    count = timed = seconds_timed = 0
+    db = reading(path)
     try:
-        games = db.execute("select ended, winner, %s from games where ended >= ? and ended < ? order by ended"
-                           % ("duration_s" if lengths(db) else "null"), (start, end)).fetchall()
-        faults = db.execute("select kind, count(*) from faults where at >= ? and at < ? group by kind order by kind",
-                            (start, end)).fetchall()
+        for _, ended, winner, seconds in games(db, start, end):
+            day = datetime.date.fromtimestamp(ended)
+            per_day[day] = per_day.get(day, 0) + 1
+            wins[winner] = wins.get(winner, 0) + 1
+            count += 1
+            if seconds is not None:
+                timed += 1
+                seconds_timed += seconds
+        for _, kind, _ in faults(db, start, end):
+            kinds[kind] = kinds.get(kind, 0) + 1
     finally:
         db.close()
-    per_day, per_weekday, wins = {}, dict.fromkeys(WEEKDAYS, 0), {}
-    timed = [seconds for _, _, seconds in games if seconds is not None]
-    for ended, winner, _ in games:
-        day = datetime.date.fromtimestamp(ended)
-        per_day[day] = per_day.get(day, 0) + 1
-        per_weekday[WEEKDAYS[day.weekday()]] += 1
-        wins[winner] = wins.get(winner, 0) + 1
+    per_weekday = dict.fromkeys(WEEKDAYS, 0)
+    for day, games_that_day in per_day.items():
+        per_weekday[WEEKDAYS[day.weekday()]] += games_that_day
     if within:
         per_day = dict((day, per_day.get(day, 0)) for day in within.days())
-    return {"games": len(games), "games_per_day": [(day.isoformat(), count) for day, count in sorted(per_day.items())],
-            "games_per_weekday": per_weekday, "wins": wins, "faults": dict(faults), "jams": dict(faults).get("jam", 0),
-            "mean_length_s": round(sum(timed) / len(timed)) if timed else None}
+    return {"games": count, "games_per_day": [(day.isoformat(), n) for day, n in sorted(per_day.items())],
+            "games_per_weekday": per_weekday, "wins": wins, "faults": dict(sorted(kinds.items())),
+            "jams": kinds.get("jam", 0), "mean_length_s": round(seconds_timed / timed) if timed else None}

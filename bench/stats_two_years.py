@@ -1,0 +1,220 @@
+"""Two years of a busy exhibit's statistics: what they cost on disk, and what `controller stats`
+and the service's start cost with them. Prints figures; asserts nothing.
+
+    .venv/bin/python bench/stats_two_years.py [GAMES_A_DAY]      (default 300)
+
+The state directory is written by the service's own code (controller/service/stats.py's
+Statistics, one per day as after the nightly restart, its games at the day's times in
+Europe/London, across two changes of daylight saving and a new year), 360 open days a year
+ending yesterday, and the fleet's store by the follower's own code (controller/telemetry/fleet.py)
+from the same games, as an exhibit with telemetry sends them. Then:
+
+- the size of everything under the state directory, and per game;
+- `controller stats` (a fresh process, /usr/bin/time -v) over 14 days, last month, a year and the
+  two years, and its --csv over the two years: wall time and peak memory, beside `controller
+  stats` on an empty state directory;
+- the statistics' opening at the service's start (its pages checked, in the statistics' own
+  thread: the service is READY without waiting for it) and the service's start to READY with
+  these statistics and with none;
+- how long the service's write of a game waits while `controller stats` reads the two years
+  (it gives up after stats.LOCK_WAIT_S, and the game is lost);
+- `controller fleet stats --offline` and its --csv over the two years of this one exhibit.
+
+A Pi 3 runs Python about ten times slower than a desktop computer, and reads its SD card five to
+ten times slower than this computer's disk: multiply the times by about ten for one.
+"""
+
+import datetime
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+ZONE = "Europe/London"
+os.environ["TZ"] = ZONE
+time.tzset()
+
+from controller.service import stats  # noqa: E402
+from controller.service.stats import Statistics, summary  # noqa: E402
+from controller.telemetry.fleet import Fleet, FleetStore  # noqa: E402
+from controller.telemetry.payloads import encode  # noqa: E402
+from service_rig import write_config  # noqa: E402
+
+OPEN_DAYS = 720
+FAULTS = ("jam", "extra-marble", "check")
+
+
+def open_days(count, rng):
+    """The last `count` days the museum opened, ending yesterday: closed on some Mondays
+    (about 360 days a year)."""
+    days, day = [], datetime.date.today()
+    while len(days) < count:
+        day -= datetime.timedelta(days=1)
+        if not (day.weekday() == 0 and rng.random() < 0.3):
+            days.append(day)
+    return days[::-1]
+
+
+def fill(path, fleet, games_a_day):
+    """Two years of games and faults, day after day, through Statistics (one per day: the nightly
+    restart) and the fleet's follower; the days, and the time the statistics took to open each day."""
+    rng = random.Random(1)
+    days = open_days(OPEN_DAYS, rng)
+    opening_times = []
+    sent = 0
+    for day in days:
+        now = [datetime.datetime(day.year, day.month, day.day, 10).timestamp()]
+        started = time.perf_counter()
+        writer = Statistics(path, clock=lambda: now[0])
+        writer.flush()
+        opening_times.append(time.perf_counter() - started)
+        for _ in range(rng.randint(games_a_day - 50, games_a_day + 50)):
+            now[0] += rng.uniform(60, 150)
+            winner, seconds = rng.choice(("player", "machine")), rng.randint(20, 240)
+            writer.game("drnim", winner, seconds)
+            sent += 1
+            fleet.message("m/hall-1/game", encode({"v": 1, "exhibit": "hall-1", "id": "hall-1/%d" % sent,
+                                                   "machine": "drnim", "winner": winner, "turns": 7,
+                                                   "duration_s": seconds, "ended": now[0], "settings": {}}))
+            if rng.random() < 0.01:
+                kind = rng.choice(FAULTS)
+                writer.fault("drnim", kind)
+                fleet.message("m/hall-1/fault", encode({"v": 1, "exhibit": "hall-1", "id": "hall-1/f%d" % sent,
+                                                        "machine": "drnim", "fault": kind, "at": now[0]}))
+        writer.flush()
+        writer.close()
+        fleet.store.commit()
+    return days, opening_times
+
+
+def timed(argv):
+    """(wall seconds, peak memory in MiB, lines printed) of a command run in a fresh process."""
+    result = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "controller"] + argv, cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit("%s: %s" % (" ".join(argv), result.stderr[-500:]))
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", result.stderr)
+    hours, minutes, seconds = wall.groups()
+    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
+    return (int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), peak / 1024,
+            len(result.stdout.splitlines()))
+
+
+def sizes(folder):
+    total = 0
+    for path in sorted(Path(folder).rglob("*")):
+        if path.is_file():
+            total += path.stat().st_size
+            print("  %-34s %8.2f MB" % (path.relative_to(folder), path.stat().st_size / 1e6))
+    return total
+
+
+def ready_time(config):
+    """Seconds from starting `controller run` (mock pins) to its READY, as systemd sees it."""
+    folder = Path(config).parent
+    notify_path = str(folder / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(notify_path)
+    sock.settimeout(0.5)
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path, PYTHONPATH=str(ROOT))
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                if sock.recv(4096).startswith(b"READY=1"):
+                    return time.perf_counter() - started
+            except socket.timeout:
+                if process.poll() is not None:
+                    raise SystemExit("controller run stopped before it was ready (code %d)" % process.returncode)
+    finally:
+        process.terminate()
+        process.wait(30)
+        sock.close()
+        os.remove(notify_path)
+
+
+def write_wait(path, within):
+    """Seconds the service's write of one game waited while `summary` read `within` in another
+    thread, and whether the game was recorded."""
+    writer = Statistics(path)
+    writer.flush()
+    reading = threading.Thread(target=summary, args=(path, within))
+    reading.start()
+    time.sleep(0.01)
+    started = time.perf_counter()
+    writer.game("drnim", "player", 60)
+    writer.flush()
+    waited = time.perf_counter() - started
+    writer.close()
+    reading.join()
+    return waited, writer.problem is None
+
+
+def main():
+    games_a_day = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        config = str(write_config(folder))
+        (folder / "empty").mkdir()
+        empty = str(write_config(folder / "empty"))
+        state = folder / "state"
+        state.mkdir()
+        path = str(state / "stats.sqlite")
+        store = FleetStore(str(folder / "fleet.sqlite"))
+        fleet = Fleet("m", store, lambda text: None)
+        started = time.perf_counter()
+        days, opening_times = fill(path, fleet, games_a_day)
+        store.close()
+        games = summary(path)["games"]
+        print("%d games on %d open days (%s to %s, %s), written in %.0f s"
+              % (games, len(days), days[0], days[-1], ZONE, time.perf_counter() - started))
+
+        print("\nthe state directory:")
+        total = sizes(state)
+        print("  all %.2f MB: %.0f bytes a game, %.1f MB a year"
+              % (total / 1e6, total / games, total / 1e6 * 360 / len(days)))
+
+        print("\ncontroller stats (wall s, peak MiB, lines):")
+        first = days[0].isoformat()
+        year = (days[-1] - datetime.timedelta(days=364)).isoformat() + ".."
+        runs = [("an empty state directory", ["stats", "--config", empty]),
+                ("14d (the default)", ["stats", "--config", config]),
+                ("last-month", ["stats", "--config", config, "--period", "last-month"]),
+                ("a year", ["stats", "--config", config, "--period", year]),
+                ("two years", ["stats", "--config", config, "--period", first + ".."]),
+                ("two years --csv", ["stats", "--config", config, "--period", first + "..", "--csv"]),
+                ("fleet stats, two years", ["fleet", "stats", "--offline", "--db", str(folder / "fleet.sqlite"),
+                                            "--period", first + ".."]),
+                ("fleet stats, two years --csv", ["fleet", "stats", "--offline", "--db",
+                                                  str(folder / "fleet.sqlite"), "--period", first + "..", "--csv"])]
+        for name, argv in runs:
+            print("  %-30s %5.2f s %6.1f MiB %6d" % ((name,) + timed(argv)))
+        print("  the fleet's store (on the follower's computer): %.2f MB"
+              % ((folder / "fleet.sqlite").stat().st_size / 1e6))
+
+        print("\nthe service's start:")
+        print("  the statistics' opening (pages checked): %.3f s the first day, %.3f s the last"
+              % (opening_times[0], opening_times[-1]))
+        print("  start to READY: %.2f s with these statistics, %.2f s with none"
+              % (ready_time(config), ready_time(empty)))
+
+        print("\na game's write while controller stats reads the two years (the write gives up after %.1f s):"
+              % stats.LOCK_WAIT_S)
+        waited, recorded = write_wait(path, stats.period(first + ".."))
+        print("  waited %.3f s, %s" % (waited, "recorded" if recorded else "LOST"))
+
+
+if __name__ == "__main__":
+    main()
