@@ -369,3 +369,36 @@ def test_a_dumb_terminal_is_told_the_drawing_needs_a_real_one():
     assert status == 2
     assert said.decode() == ("controller: --simulate: TERM=dumb cannot draw the simulator; use a terminal that "
                              "can, or --script FILE or --autoplay N\r\n")
+
+
+class Terminal:
+    """A terminal as Python sees it from its locale: its characters' encoding."""
+
+    def __init__(self, encoding):
+        self.encoding = encoding
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("encoding,drawn", [("utf-8", True), ("iso8859-1", False), ("ascii", False)])
+def test_a_terminal_in_another_encoding_than_utf_8_is_told_how_to_draw(monkeypatch, capsys, encoding, drawn):
+    """PuTTY's Latin-1 over ssh with LANG=en_GB.ISO-8859-1 (or LANG=C without Python's UTF-8 mode): Textual
+    wrote every box, arrow and marble it could not encode as \\u2500 and the like, a screen of backslashes."""
+    from controller.sim import app
+    started = []
+    monkeypatch.setattr(app.SimulatorApp, "run", lambda self: started.append(self))
+    monkeypatch.setattr(sys, "stdin", Terminal(encoding))
+    monkeypatch.setattr(sys, "__stderr__", Terminal(encoding))
+    for name in ("PYTHONIOENCODING", "LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("LANG", "en_GB.ISO-8859-1")
+    status = main(["--simulate"])
+    assert bool(started) == drawn
+    if not drawn:
+        assert status == 2
+        assert capsys.readouterr().err == (
+            "controller: --simulate: the drawing needs a UTF-8 terminal, and this one's characters are %s "
+            "(LANG=en_GB.ISO-8859-1); set LANG=C.UTF-8, with the terminal in UTF-8 (PuTTY: Window, Translation), "
+            "or use --script FILE or --autoplay N\n" % encoding)

@@ -27,6 +27,7 @@ Keys (also in the footer):
               n  new game                 q or Ctrl-C  quit
 """
 
+import codecs
 import os
 import re
 import sys
@@ -603,14 +604,30 @@ class SimulatorApp(App):
         self.exit()
 
 
+def encoding_setting():
+    """Which variable gave this process its terminal's characters, as NAME=value (Python's own first)."""
+    for name in ("PYTHONIOENCODING", "LC_ALL", "LC_CTYPE", "LANG"):
+        if os.environ.get(name):
+            return "%s=%s" % (name, os.environ[name])
+    return "no LANG set"
+
+
 def run_app(simulation, speed=1.0):
     """Draw `simulation` in the terminal until the visitor quits (q), in the simulation's language. The caller
     closes it. ArgumentError when there is no terminal that can draw it (Textual reads the keys from stdin
-    and draws on stderr)."""
+    and draws on stderr). In any encoding but UTF-8, Textual writes each character of the drawing it lacks
+    as \\u2500 and the like, which fills the screen with backslashes."""
     if not (sys.stdin.isatty() and sys.__stderr__.isatty()):
         raise ArgumentError("--simulate: the drawing needs a terminal; without one, use --script FILE or "
                             "--autoplay N")
     if os.environ.get("TERM") == "dumb":
         raise ArgumentError("--simulate: TERM=dumb cannot draw the simulator; use a terminal that can, or "
                             "--script FILE or --autoplay N")
+    encoding = codecs.lookup(sys.__stderr__.encoding or "ascii").name
+    if encoding != "utf-8":
+        setting = encoding_setting()
+        fix = "unset PYTHONIOENCODING" if os.environ.get("PYTHONIOENCODING") else "set LANG=C.UTF-8"
+        raise ArgumentError("--simulate: the drawing needs a UTF-8 terminal, and this one's characters are %s (%s); "
+                            "%s, with the terminal in UTF-8 (PuTTY: Window, Translation), or use --script FILE or "
+                            "--autoplay N" % (encoding, setting, fix))
     SimulatorApp(simulation, speed=speed).run()
