@@ -97,6 +97,17 @@ def test_a_jam_fails_the_release_stage_and_the_report_says_so(tmp_path):
     assert "FAIL  release    marbles timed" in out and "FAILED: 17 passed, 1 failed, 0 skipped" in out
 
 
+def test_the_printed_report_fits_an_80_column_terminal(tmp_path):
+    """Read in an ssh window or on the Pi's own console, 80 columns: a check longer than that was cut by the
+    terminal in the middle of its words, under the result column. Each goes on below its own start."""
+    code, out = run("selftest", "--simulate", "--jam-rate", "1", "--config", str(write_config(tmp_path)))
+    printed = out[out.index("Self-test report: "):out.index("\nFAILED: ")].splitlines()
+    assert code == 1 and max(len(line) for line in printed) <= 79, "\n".join(printed)
+    failed = printed.index("  FAIL  release    marbles timed: marble 1, 2, 3 not seen within 5000 ms of its")
+    assert printed[failed + 1] == " " * 19 + "release: a jam in the chute, a release that does not open"
+    assert "  PASS  inputs     trigger: 3 presses read from 54 raw edges (48 bounces taken" in printed
+
+
 def test_the_nimatron_lamp_chain_is_walked_row_by_row(tmp_path):
     checks, out = simulated(tmp_path, "nimatron")
     assert [checks[("lamp_chain", "row %d" % row)][0] for row in (1, 2, 3, 4)] == ["pass"] * 4

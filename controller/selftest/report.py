@@ -4,6 +4,7 @@ so that a technician can compare today's bring-up with last month's."""
 
 import json
 import os
+import textwrap
 import time
 
 from controller.hardware.pinmap import HEADER
@@ -13,10 +14,22 @@ PASS = "pass"
 FAIL = "fail"
 SKIP = "skip"
 
+# The printed report fits an 80-column terminal (an ssh window, the Pi's own console): a long check goes on
+# below its own start, the result and stage columns left clear, where the terminal would have cut words.
+WIDTH = 79
+CHECK_COLUMN = 19
+
 
 def where(pins):
     """BCM numbers with their header pins, for a technician with a multimeter."""
     return ", ".join("BCM %d (header pin %d)" % (pin, HEADER[pin]) for pin in pins)
+
+
+def fitted(line, indent):
+    """`line` in lines of at most WIDTH columns, each after the first indented by `indent`; a word longer
+    than that (a path) is kept whole."""
+    return textwrap.wrap(line, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 class Report:
@@ -43,11 +56,11 @@ class Report:
 
     def lines(self):
         """The report as a technician reads it: each check, then the verdict."""
-        lines = ["Self-test report: %s, pin map %s%s" % (self.machine, self.pinmap_path,
-                                                         " (simulated)" if self.simulated else "")]
+        lines = fitted("Self-test report: %s, pin map %s%s" % (self.machine, self.pinmap_path,
+                                                            " (simulated)" if self.simulated else ""), 2)
         for check in self.checks:
             line = "  %-4s  %-10s %s" % (check["result"].upper(), check["stage"], check["check"])
-            lines.append(line + (": " + check["detail"] if check["detail"] else ""))
+            lines.extend(fitted(line + (": " + check["detail"] if check["detail"] else ""), CHECK_COLUMN))
         lines.append("%s: %d passed, %d failed, %d skipped" % (
             "PASSED" if self.passed else "FAILED", self.count(PASS), self.count(FAIL), self.count(SKIP)))
         return lines
