@@ -462,11 +462,13 @@ def run_status(args, out):
     return 0
 
 
-# What `controller stats` says of days counted by a clock that network time never set.
-UNSET_CLOCK = ("Clock: not set by network time since this computer started (timedatectl: System clock synchronized: "
-               "no). Without a battery-backed clock, a Pi starts from the time it last saved, hours behind after a "
-               "power cut, and its games count on the days that clock says: docs/troubleshooting.md, \"Switched off "
-               "every night\".\n")
+# What `controller stats` says of days counted by a clock that network time never set, in lines that fit an
+# 80-column terminal (an ssh window, the Pi's own console).
+UNSET_CLOCK = ("Clock: not set by network time since this computer started\n"
+               "  (timedatectl: System clock synchronized: no). Without a battery-backed clock,\n"
+               "  a Pi starts from the time it last saved, hours behind after a power cut, and\n"
+               "  its games count on the days that clock says: docs/troubleshooting.md,\n"
+               "  \"Switched off every night\".\n")
 
 
 def run_stats(args, out):

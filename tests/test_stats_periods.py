@@ -275,6 +275,17 @@ def test_stats_say_when_the_days_come_from_a_clock_network_time_never_set(tmp_pa
     assert "Games: 4 (visitors won 2, the machine 2)" in said
 
 
+def test_stats_fit_an_80_column_terminal_when_the_clock_was_never_set(tmp_path, new_york, monkeypatch):
+    """Read over ssh or on the Pi's own console, 80 columns: the clock's warning was one line of 300
+    characters, cut by the terminal in the middle of its words."""
+    config, _ = exhibit(tmp_path)
+    monkeypatch.setattr(clock, "synchronised", lambda: False)
+    said = stats(config, "2025-03").splitlines()
+    assert max(len(line) for line in said) <= 79, "\n".join(said)
+    assert "Clock: not set by network time since this computer started" in said
+    assert "  (timedatectl: System clock synchronized: no). Without a battery-backed clock," in said
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="adjtimex is Linux's")
 def test_the_kernel_answers_whether_network_time_set_the_clock():
     """On Linux the kernel answers a read of its clock's state to any user (None would mean the call
