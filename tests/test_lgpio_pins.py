@@ -27,6 +27,11 @@ class FakeLgpio(types.ModuleType):
     def __init__(self):
         super().__init__("lgpio")
         self.opened, self.modes, self.pwm = [], {}, {}
+        self.held = set()       # lines a kernel driver holds: lgpio's error's text is the repr of its message
+
+    def claim(self, gpio):
+        if gpio in self.held:
+            raise self.error("'GPIO busy'")
 
     def gpiochip_open(self, chip):
         self.opened.append(chip)
@@ -36,10 +41,12 @@ class FakeLgpio(types.ModuleType):
         pass
 
     def gpio_claim_input(self, handle, gpio, flags=0):
+        self.claim(gpio)
         self.modes[gpio] = 0x100 | flags
         self.pwm.pop(gpio, None)
 
     def gpio_claim_output(self, handle, gpio, level=0, flags=0):
+        self.claim(gpio)
         self.modes[gpio] = self.OUTPUT
 
     def gpio_free(self, handle, gpio):
@@ -53,6 +60,16 @@ class FakeLgpio(types.ModuleType):
 
     def gpio_read(self, handle, gpio):
         return 0
+
+    def gpio_set_debounce_micros(self, handle, gpio, micros):
+        pass
+
+    def gpio_claim_alert(self, handle, gpio, edges, flags=0):
+        self.claim(gpio)
+        self.modes[gpio] = 0x100 | flags
+
+    def callback(self, handle, gpio, edges, function):
+        return types.SimpleNamespace(cancel=lambda: None)
 
     def tx_pwm(self, handle, gpio, frequency, duty_cycle, offset=0, cycles=0):
         self.pwm[gpio] = (frequency, duty_cycle)
@@ -119,6 +136,36 @@ def test_without_a_device_tree_gpiozero_chooses_the_chip(tmp_path, monkeypatch, 
     assert lgpio_pins.header_chip() is None
     lgpio_pins.LGPIOFactory().close()
     assert lgpio.opened == [0]          # gpiozero's choice on a Pi 5 without /dev/gpiochip4
+
+
+@pytest.mark.parametrize("role", ["turn", "trigger"])
+def test_a_pin_a_kernel_driver_holds_stops_the_service_in_one_line_naming_its_role(tmp_path, monkeypatch, capsys,
+                                                                                     lgpio, role):
+    """gpio-fan's overlay takes BCM 12 by default, Dr. Nim's turn indicator's: the service died with
+    lgpio's traceback, 'GPIO busy', naming neither the pin nor the role, at every restart."""
+    from controller import cli
+    from controller.hardware import lgpio_pins
+    from controller.service import daemon
+    from service_rig import write_config
+    monkeypatch.setattr(lgpio_pins, "SYS_GPIO", str(chips(tmp_path, {0: RP1})))
+    monkeypatch.setattr(daemon, "_listdir", lambda folder: ["gpiochip0"])
+    monkeypatch.setattr(daemon.faulthandler, "enable", lambda: None)       # pytest's stderr has no file
+    monkeypatch.setattr(daemon.Service, "run", lambda service: None)         # a service that starts, stops
+    factories = []
+    monkeypatch.setattr(daemon, "pin_factory_for", lambda name, opener=daemon.pin_factory_for: (
+        factories.append(opener(name)) or factories[-1]))
+    pins = load_pinmap(default_pinmap_path("drnim"))
+    bcm = [pins.inputs[role].pin] if role in pins.inputs else list(pins.outputs[role].pins.values())
+    lgpio.held.add(bcm[0])
+    try:
+        assert cli.main(["run", "--config", str(write_config(tmp_path)), "--pin-factory", "lgpio"]) == 1
+    finally:
+        for factory in factories:
+            factory.close()         # gpiozero's Pi factories share their pins: none for the next test
+    said = capsys.readouterr().err
+    assert said.startswith("controller run: the pin map's %s (BCM %s) is held by another program or a driver "
+                           "['GPIO busy']: " % (role, ", ".join(map(str, bcm))))
+    assert "move the %s to a free pin" % role in said and said.count("\n") == 1
 
 
 def test_the_servo_gate_gets_the_pulses_its_angles_ask_for(tmp_path, lgpio):

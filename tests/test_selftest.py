@@ -250,6 +250,10 @@ def test_pins_another_program_holds_become_the_same_line():
                            "`sudo systemctl stop drnim-controller`")
     # a fan's gpio-fan overlay (BCM 12, the turn indicator's) holds its line the same way, the service stopped
     assert "a HAT's or a fan's driver holds one of the map's pins" in line and "under [reserved]" in line
+    # and which pin: the first the second bench opened, with its role
+    role = sorted(pinmap.inputs)[0]
+    pin = pinmap.inputs[role].pin
+    assert "[the %s, BCM %d: pin GPIO%d is already in use by <" % (role, pin, pin) in line and line.endswith(">]")
     assert "\n" not in line
 
 

@@ -18,6 +18,7 @@ from gpiozero import Buzzer, LED
 from controller.core.exhibit import INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND
 from controller.core.registry import machine_class
 from controller.hardware.devices import ButtonPanel, LampPanel, indicator, release
+from controller.hardware.pins_held import opening
 
 # Sound cues of the core -> buzzer beeps (on seconds, off seconds, count).
 BEEPS = {
@@ -88,13 +89,19 @@ class Board:
         self.kinds = {}
         self.commands = {}
         self.release = None
-        for spec in cls.OUTPUTS:
-            device = self.add(BUILD[spec.kind](pinmap.outputs[spec.role], pinmap, pin_factory))
-            self.outputs[spec.role] = device
-            self.kinds[spec.role] = spec.kind
-            self.commands[spec.command] = spec.role
-            if spec.kind == RELEASE:
-                self.release = device
+        try:
+            for spec in cls.OUTPUTS:
+                pins = pinmap.outputs[spec.role]
+                with opening(spec.role, list(pins.pins.values())):
+                    device = self.add(BUILD[spec.kind](pins, pinmap, pin_factory))
+                self.outputs[spec.role] = device
+                self.kinds[spec.role] = spec.kind
+                self.commands[spec.command] = spec.role
+                if spec.kind == RELEASE:
+                    self.release = device
+        except Exception:
+            self.close()        # the pins opened so far, for whatever opens them next in this process
+            raise
 
     def add(self, device):
         self.devices.append(device)

@@ -9,6 +9,7 @@ gpiozero has no 74HC595 driver, so `ShiftRegister` drives one on three
 from gpiozero import AngularServo, CompositeDevice, DigitalInputDevice, DigitalOutputDevice, LED
 
 from controller.hardware.pinmap.model import display_registers
+from controller.hardware.pins_held import opening
 
 LEFT = "left"
 RIGHT = "right"
@@ -134,8 +135,16 @@ class ButtonPanel(CompositeDevice):
 
     def __init__(self, specs, *, pin_factory=None):
         roles = tuple(sorted(specs))
-        super().__init__(_order=roles, pin_factory=pin_factory,
-                         **dict((role, button(specs[role], pin_factory)) for role in roles))
+        buttons = {}
+        try:
+            for role in roles:
+                with opening(role, [specs[role].pin]):
+                    buttons[role] = button(specs[role], pin_factory)
+        except Exception:
+            for device in buttons.values():
+                device.close()
+            raise
+        super().__init__(_order=roles, pin_factory=pin_factory, **buttons)
         self.when_changed = None
         for role in roles:
             device = getattr(self, role)

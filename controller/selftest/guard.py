@@ -17,6 +17,7 @@ import json
 import os
 
 from controller.core.exhibit import ConfigError
+from controller.hardware.pins_held import PinHeld, held_elsewhere
 
 UNIT = "drnim-controller"
 
@@ -85,8 +86,9 @@ def check_free(config):
 def busy(error):
     """A gpiozero or lgpio error that says another program has the pins: the
     one line to show instead, or None for any other error."""
+    if not held_elsewhere(error):
+        return None
     text = str(error)
-    if "busy" in text.lower() or type(error).__name__ == "GPIOPinInUse":
-        return str(stop_first("another program (the service?)")) + DRIVER + " [%s]" % (
-            text.splitlines()[0] if text else "busy")
-    return None
+    where = "the %s, %s: %s" % (error.role, error.bcm(), error.why) if isinstance(error, PinHeld) else \
+        text.splitlines()[0] if text else "busy"
+    return str(stop_first("another program (the service?)")) + DRIVER + " [%s]" % where

@@ -47,6 +47,7 @@ from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
+from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
@@ -71,6 +72,12 @@ CALM_WINDOW_MS = 1000
 FLAPPING_MS = 60 * 1000
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
+# What to do about a pin of the map that something else holds at start (PinHeld), %s the role: exit 1,
+# so systemd tries again a few times (a self-test left running ends), then gives up.
+HELD_BY_OTHERS = ("a `controller selftest` or another controller left running lets go when it ends; a HAT's or a "
+                  "fan's driver keeps it (a dtoverlay line in /boot/firmware/config.txt; `gpioinfo` names the holder "
+                  "of each line): list that pin under [reserved] in the pin map and move the %s to a free pin "
+                  "(hardware/README.md: A HAT or a fan on the header)")
 
 
 def monotonic_ms():
@@ -663,7 +670,11 @@ def run(config, pinmap, pin_factory, mounts=None):
     faulthandler.enable()
     lock, unwritable = hold_state_folder(config.state_dir())
     with lock:
-        service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts)
+        try:
+            service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts)
+        except PinHeld as error:
+            sys.stderr.write("controller run: %s: %s\n" % (error, HELD_BY_OTHERS % error.role))
+            return 1
         if unwritable:
             service.unsaved(unwritable)
         # SIGHUP too: a service run by hand over ssh gets it when the session closes, and must not die
