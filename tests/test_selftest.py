@@ -66,7 +66,7 @@ def test_the_simulated_selftest_passes_and_saves_its_report_next_to_the_statisti
     assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
     # the service's saved game never heard of them: a game resumed with them in the tray jams at its end
     assert "Put the 3 marbles back on the rail (free any stuck in the chute): the service's game counts them as " \
-        "still there.\n" in out
+        "still there." in flat(out)
     # each press is echoed as it happens, with the raw edges of its bouncing contact
     assert "trigger: pressed (1)   [1 raw edge]" in out and "trigger: pressed (3)" in out
     result, detail = checks[("inputs", "trigger")]
@@ -79,8 +79,8 @@ def test_a_simulated_run_never_makes_the_services_state_folder(tmp_path):
     code, out = run("selftest", "--simulate", "--config", str(write_config(tmp_path)))
     assert code == 0, out
     assert not (tmp_path / "state").exists()
-    assert out.endswith("The simulated run's report is the text above: it is kept only in the service's state "
-                        "folder, and there is no %s.\n" % (tmp_path / "state"))
+    assert flat(out).endswith("The simulated run's report is the text above: it is kept only in the service's state "
+                              "folder, and there is no %s." % (tmp_path / "state"))
     assert "\nPASSED: " in out
 
 
@@ -108,11 +108,27 @@ def test_the_printed_report_fits_an_80_column_terminal(tmp_path):
     assert "  PASS  inputs     trigger: 3 presses read from 54 raw edges (48 bounces taken" in printed
 
 
+def flat(out):
+    """What was printed, its lines joined: a question wraps where an 80-column terminal needs it to."""
+    return " ".join(out.split())
+
+
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_every_question_and_instruction_fits_an_80_column_terminal(tmp_path, machine):
+    """The questions ran to 136 columns: the terminal cut them mid-word, and the answer typed landed on
+    a line of its own. Each now wraps, its answers ([y/n/s]) whole on the last line, where one types."""
+    code, out = run("selftest", "--simulate", "--machine", machine, "--config", str(write_config(tmp_path)))
+    lines = out[:out.index("Self-test report: ")].splitlines()
+    assert code == 0 and all(len(line) <= 79 or " " not in line for line in lines), "\n".join(lines)
+    asked = [line for line in lines if "[y/n/s]" in line or "[Enter: go, s: skip]" in line]
+    assert len(asked) > 10 and all(line.endswith(("[y/n/s] y", "[y/n/s] n", "[Enter: go, s: skip] ")) for line in asked)
+
+
 def test_the_nimatron_lamp_chain_is_walked_row_by_row(tmp_path):
     checks, out = simulated(tmp_path, "nimatron")
     assert [checks[("lamp_chain", "row %d" % row)][0] for row in (1, 2, 3, 4)] == ["pass"] * 4
     assert checks[("lamp_chain", "all dark")][0] == "pass"
-    assert "Did the lamps of row 3 light one by one, 1 to 7, on both displays? [y/n/s] y" in out
+    assert "Did the lamps of row 3 light one by one, 1 to 7, on both displays? [y/n/s] y" in flat(out)
     checks, _ = simulated(tmp_path, "nimatron", dead={"lamps"})
     result, detail = checks[("lamp_chain", "row 2")]
     assert result == "fail" and "outputs 7-13 (console) and 39-45 (spectators)" in detail
@@ -146,7 +162,7 @@ def test_a_stuck_button_and_a_dead_sensor_are_told_apart_from_a_jam(tmp_path):
     assert checks[("inputs", "trigger")] == (
         "fail", "reads pressed before anyone touches it: a button stuck down, or its wire touching ground: check "
         "BCM 4 (header pin 7)")
-    assert "Break the beam of IR break-beam receiver at the gate 3 times (a finger through it will do)." in out
+    assert "Break the beam of IR break-beam receiver at the gate 3 times (a finger through it will do)." in flat(out)
     assert checks[("inputs", "marble_sensor")] == (
         "fail", "nothing seen on BCM 8 (header pin 24) in 30 s: check the wire and its ground")
     result, detail = checks[("release", "marbles timed")]
@@ -166,7 +182,7 @@ def test_wiring_the_other_way_round_from_the_pin_map_is_named_with_the_key_to_ch
     """A builder's common-anode LEDs, a button wired to 3.3 V and a receiver that is high while
     its beam is broken, each under a pin map left as shipped: the report says which key to change."""
     checks, out = simulated(tmp_path, reversed={"lamp_fault", "flip_flop_1", "trigger", "marble_sensor"})
-    assert "Lamp: fault (a marble is stuck). And now, switched off: is it lit? [y/n/s] y" in out
+    assert "Lamp: fault (a marble is stuck). And now, switched off: is it lit? [y/n/s] y" in flat(out)
     assert checks[("lamps", "lamp_fault")] == (
         "fail", "on when switched off, off when on: it is wired the other way round from outputs.lamp_fault.active "
         "= \"high\" (an LED from 3.3 V to the pin, as a common-anode one is, is lit at low): set active = \"low\" in "
@@ -267,7 +283,8 @@ def test_servo_flippers_and_a_servo_gate_pass_on_the_simulated_bench(tmp_path):
     (tmp_path / "state").mkdir()
     code, out = run("selftest", "--simulate", "--config", str(config))
     assert code == 0, out
-    assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in out
+    assert "Turn switch indicator (right = your turn). Does it point left (its flipper to the left)? [y/n/s] y" in \
+        flat(out)
     report = saved_report(tmp_path)
     assert report["figures"]["release_to_sensor_ms"] == [250, 250, 250]
 

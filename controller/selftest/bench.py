@@ -18,6 +18,7 @@ import threading
 
 from controller.hardware.boards import Board
 from controller.selftest.inputs import Inputs
+from controller.selftest.report import asking, shown
 from controller.service.daemon import monotonic_ms
 
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "s": "skip", "skip": "skip"}
@@ -47,7 +48,7 @@ class Bench:
         return self.clock()
 
     def say(self, text):
-        self.out.write(text + "\n")
+        self.out.write(shown(text) + "\n")
         self.out.flush()
 
     # --- waiting ---------------------------------------------------------------------
@@ -113,7 +114,7 @@ class Bench:
         """A yes/no question about what the technician sees: "yes", "no" or "skip".
         `look` is what a simulated eye would check (simulated.py); here the person does."""
         while True:
-            self.out.write("%s [y/n/s] " % question)
+            self.out.write(asking(question, "[y/n/s]"))
             self.out.flush()
             answer = self.key()
             if answer == "stop":
@@ -124,7 +125,7 @@ class Bench:
 
     def go_ahead(self, text):
         """Tell the technician what to do first: True to go on, False to skip."""
-        self.out.write("%s [Enter: go, s: skip] " % text)
+        self.out.write(asking(text, "[Enter: go, s: skip]"))
         self.out.flush()
         answer = self.key()
         if answer == "stop":

@@ -20,6 +20,7 @@ from controller.core.registry import NAMES as MACHINES
 from controller.core.registry import machine_class
 from controller.selftest import STAGE_NAMES
 from controller.selftest.guard import ServiceRunning, busy, check_free
+from controller.selftest.report import shown
 
 
 def add_parsers(commands):
@@ -86,8 +87,8 @@ def run_selftest(args, out):
     except (ServiceRunning, NoGPIO) as error:
         return refused("selftest", error)
     report = Report(config.machine_name, pinmap.path, bench.simulated)
-    out.write("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip).\n"
-              % (config.machine_name, pinmap.path, ", simulated" if args.simulate else ""))
+    out.write(shown("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip)."
+                    % (config.machine_name, pinmap.path, ", simulated" if args.simulate else "")) + "\n")
     try:
         Selftest(bench, config, pinmap, report, args.skip).run()
     except Stopped:
@@ -100,8 +101,8 @@ def run_selftest(args, out):
     folder = config.state_dir()
     if bench.simulated and not os.path.isdir(folder):
         # a try on a laptop, or on a Pi before the service is installed: never the one to make its folder
-        out.write("The simulated run's report is the text above: it is kept only in the service's state folder, "
-                  "and there is no %s.\n" % folder)
+        out.write(shown("The simulated run's report is the text above: it is kept only in the service's state "
+                        "folder, and there is no %s." % folder) + "\n")
         return 0 if report.passed else 1
     try:
         out.write("Report saved as %s\n" % report.save(folder))

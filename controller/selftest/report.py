@@ -32,6 +32,22 @@ def fitted(line, indent):
                          break_on_hyphens=False)
 
 
+def shown(text):
+    """`text` (what the self-test tells the technician) fitted to WIDTH columns."""
+    return "\n".join(fitted(text, 0)) or text
+
+
+def asking(text, choices):
+    """A question and its answers (`[y/n/s]`) fitted to WIDTH columns, the answers kept whole on the
+    last line, where the technician types."""
+    lines = fitted(text, 0) or [""]
+    if len(lines[-1]) + 1 + len(choices) > WIDTH:
+        lines.append(choices)
+    else:
+        lines[-1] += " " + choices
+    return "\n".join(lines) + " "
+
+
 class Report:
     def __init__(self, machine, pinmap_path, simulated, clock=time.time):
         self.machine = machine

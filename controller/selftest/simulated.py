@@ -37,6 +37,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.core.marbles import Marbles
 from controller.hardware.pinmap import display_registers
 from controller.selftest.bench import Bench
+from controller.selftest.report import asking
 from controller.sim.engine import BEAM_MS, GAP_MS, PRESS_MS, Chip74HC595, EdgePin, hold, rest_inputs
 from controller.sim.pins import BoundedPin
 
@@ -152,7 +153,7 @@ class SimulatedBench(Bench):
 
     # --- the visitor -------------------------------------------------------------------
     def go_ahead(self, text):
-        self.say("%s [Enter: go, s: skip] " % text)
+        self.out.write(asking(text, "[Enter: go, s: skip]") + "\n")
         return True
 
     def act(self, text, role, changes):
@@ -178,7 +179,7 @@ class SimulatedBench(Bench):
     # --- the eyes --------------------------------------------------------------------------
     def ask(self, question, look=None):
         answer = ANSWER[self.sees(*look)]
-        self.say("%s [y/n/s] %s" % (question, answer[0]))
+        self.out.write(asking(question, "[y/n/s]") + answer[0] + "\n")
         return answer
 
     def sees(self, what, role=None, side=None):
