@@ -448,6 +448,9 @@ def run_status(args, out):
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))
+        if "power" in heartbeat:        # a Raspberry Pi's supply and heat (service/power.py)
+            from controller.service.power import said
+            out.write(said(heartbeat["power"], ago))
         telemetry = heartbeat.get("telemetry")
         if telemetry:
             if telemetry["connected"]:

@@ -40,10 +40,12 @@ def write_config(tmp_path, machine="drnim", languages=None, **settings):
 class Rig:
     """The service on mock pins, a fake clock, and the marbles."""
 
-    def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, languages=None, mounts="", **settings):
+    def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, languages=None, mounts="",
+                 power_root=None, **settings):
         """`switches`: where the remembered switches stand at start (role -> active); by default
         where a new game's settings say, as a person sets them. `languages`: [exhibit] language.
-        `mounts`: the mount table the service reads, as /proc/mounts's text."""
+        `mounts`: the mount table the service reads, as /proc/mounts's text. `power_root`: the
+        folder whose sys/ the service reads the Pi's supply and heat in (None: none)."""
         self.config = load_config(str(write_config(tmp_path, machine, languages, **settings)))
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
@@ -61,7 +63,8 @@ class Rig:
             switches = machine_class(machine)(self.config.machine).switches()
         rest_inputs(self.factory, self.pinmap, switches)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,
-                               notifier=Notifier({}), log=self.log.append, mounts=mounts)
+                               notifier=Notifier({}), log=self.log.append, mounts=mounts,
+                               power_root=power_root)
         self.service.start()
 
     def pin(self, role):

@@ -7,7 +7,8 @@ checking its deadlines after each batch (so an input that floods the queue
 cannot hold a release open), debounces them, runs the core machine, saves
 the game, then carries out the machine's commands with the physical timings.
 It sleeps until the next thing it has to do (an edge, a machine timer, the
-end of a release pulse, a watchdog ping): it never busy-polls.
+end of a release pulse, a watchdog ping, a reading of the Pi's supply and heat once a
+second on a Raspberry Pi: power.py): it never busy-polls.
 
 Order matters for crash safety: the state is saved (fsync, atomic rename)
 before a release opens, so a crash can lose a command but never leave a
@@ -53,6 +54,7 @@ from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
+from controller.service.power import READ_EVERY_MS, watch
 from controller.service.stats import Statistics
 from controller.service.store import StateStore, replace_file
 
@@ -110,9 +112,12 @@ class Storm:
 
 
 class Service:
-    def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None, mounts=""):
+    def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None, mounts="",
+                 power_root=None):
         """`mounts`: the kernel's mount table as text (mounts.read_mounts), for what it says of the
-        state folder; "" says nothing."""
+        state folder; "" says nothing. `power_root`: the folder that holds the kernel's sys/ ("/"),
+        where the Pi's under-voltage alarm and CPU temperature are read (power.py); None reads
+        nothing (the simulator, a test)."""
         self.config = config
         self.language = config.language()     # what the machine says, in the log, in the museum's first language
         self.pinmap = pinmap
@@ -158,6 +163,8 @@ class Service:
         self.keeper = Keeper()
         self.next_ping = None
         self.next_heartbeat = None
+        self.power = watch(power_root) if power_root else None
+        self.next_power_read = None
         self.last_fault = self.machine.fault
 
     # --- set-up ---------------------------------------------------------------
@@ -212,6 +219,8 @@ class Service:
         if self.notifier.watchdog_ms:
             self.next_ping = now
         self.next_heartbeat = now
+        if self.power:
+            self.next_power_read = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
 
@@ -305,7 +314,8 @@ class Service:
         self.log("%s is calm again: read as before" % role)
 
     def next_deadline(self):
-        times = [self.machine.next_deadline(), self.next_ping, self.next_heartbeat, self.next_busy_deadline()]
+        times = [self.machine.next_deadline(), self.next_ping, self.next_heartbeat, self.next_power_read,
+                 self.next_busy_deadline()]
         times = [t for t in times if t is not None]
         return min(times) if times else None
 
@@ -349,6 +359,10 @@ class Service:
         if self.next_ping is not None and self.next_ping <= now:
             self.notifier.watchdog()
             self.next_ping = now + self.notifier.watchdog_ms // 2
+        if self.next_power_read is not None and self.next_power_read <= now:
+            for line in self.power.read(now):
+                self.log(line)
+            self.next_power_read = now + READ_EVERY_MS
         if self.next_heartbeat is not None and self.next_heartbeat <= now:
             self.heartbeat()
             self.next_heartbeat = now + 1000 * self.config.service["heartbeat_s"]
@@ -476,6 +490,8 @@ class Service:
             # "problem": what the broker did when last tried (refused us, a failed TLS, cannot be reached)
             status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
                                    "queued": self.telemetry.queued, "problem": self.telemetry.unreachable}
+        if self.power:
+            status["power"] = self.power.status(self.clock())
         status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:
@@ -665,13 +681,14 @@ def holder(path):
 def run(config, pinmap, pin_factory, mounts=None):
     """Run the service until SIGTERM, SIGINT or SIGHUP. `mounts`: the mount table's text (a test's);
     None reads the kernel's when systemd started the service (mounts.started_by_systemd), else
-    says nothing of it."""
+    says nothing of it. The Pi's supply and heat are read where the kernel shows them (power.py)."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
     lock, unwritable = hold_state_folder(config.state_dir())
     with lock:
         try:
-            service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts)
+            service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts,
+                              power_root="/")
         except PinHeld as error:
             sys.stderr.write("controller run: %s: %s\n" % (error, HELD_BY_OTHERS % error.role))
             return 1
