@@ -19,6 +19,7 @@ Bad arguments get one line that names the argument, and exit status 2.
 """
 
 import argparse
+import codecs
 import heapq
 import itertools
 import json
@@ -671,11 +672,25 @@ def period_joined(argv):
     return joined
 
 
+# A terminal or a file in an encoding without some language's letters (Latin-1, a Windows code page) shows
+# the typographic ones as their plain look, French's ’ as ' and the narrow space of its digit groups as a
+# space, and anything else as '?', where the encoding would stop the command with a traceback mid-game.
+PLAIN = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00ab": '"', "\u00bb": '"',
+         "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2013": "-", "\u2014": "-", "\u2026": "...",
+         "\u2192": "->"}
+
+
+def plain(error):
+    """The codecs error handler "controller-plain": PLAIN's look of the characters the encoding lacks."""
+    return "".join(PLAIN.get(character, "?") for character in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("controller-plain", plain)
+
+
 def main(argv=None, out=None, read_line=input):
     if out is None and hasattr(sys.stdout, "reconfigure"):
-        # A terminal or a file in an encoding without some language's letters (Latin-1, a Windows code page:
-        # French's ’ and the narrow space of its digit groups) shows '?' for them, not a traceback mid-game.
-        sys.stdout.reconfigure(errors="replace")
+        sys.stdout.reconfigure(errors="controller-plain")
     out = out or sys.stdout
     argv = period_joined(sys.argv[1:] if argv is None else argv)
     try:
