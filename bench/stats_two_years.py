@@ -2,6 +2,7 @@
 and the service's start cost with them. Prints figures; asserts nothing.
 
     .venv/bin/python bench/stats_two_years.py [GAMES_A_DAY]      (default 300)
+    .venv/bin/python bench/stats_two_years.py --fleet [EXHIBITS] [GAMES_A_DAY]     (default 20 and 300)
 
 The state directory is written by the service's own code (controller/service/stats.py's
 Statistics, one per day as after the nightly restart, its games at the day's times in
@@ -20,6 +21,13 @@ from the same games, as an exhibit with telemetry sends them. Then:
   (it gives up after stats.LOCK_WAIT_S, and the game is lost);
 - `controller fleet stats --offline` and its --csv over the two years of this one exhibit.
 
+With --fleet, only the fleet's side, as a curator follows a museum's EXHIBITS for two years: one
+exhibit's two years kept by the follower's own code, copied to EXHIBITS exhibits, each with its
+retained status; then the store's size, `controller fleet stats --offline` over 7 days, a year and
+the two years, and --csv over a month and the two years (wall time and peak memory), how long the
+live follower's commit of a game waits while the two years' --csv is read, and the live table of
+the EXHIBITS exhibits against an 80x24 terminal.
+
 A Pi 3 runs Python about ten times slower than a desktop computer, and reads its SD card five to
 ten times slower than this computer's disk: multiply the times by about ten for one.
 """
@@ -29,6 +37,7 @@ import os
 import random
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -162,7 +171,103 @@ def write_wait(path, within):
     return waited, writer.problem is None
 
 
+def fleet_of(folder, exhibits, games_a_day):
+    """The fleet's store of `exhibits` exhibits' two years, and the Fleet that kept it: the first exhibit's
+    games and faults kept by the follower's own code, copied for the others; each one's retained status."""
+    store = FleetStore(str(folder / "fleet.sqlite"))
+    fleet = Fleet("m", store, lambda text: None)
+    rng = random.Random(1)
+    days = open_days(OPEN_DAYS, rng)
+    sent = 0
+    for day in days:
+        now = datetime.datetime(day.year, day.month, day.day, 10).timestamp()
+        for _ in range(rng.randint(games_a_day - 50, games_a_day + 50)):
+            now += rng.uniform(60, 150)
+            sent += 1
+            fleet.message("m/hall-1/game", encode({
+                "v": 1, "exhibit": "hall-1", "id": "hall-1/%d" % sent, "machine": "drnim",
+                "winner": rng.choice(("player", "machine")), "turns": 7, "duration_s": rng.randint(20, 240),
+                "ended": now, "settings": {}}))
+            if rng.random() < 0.01:
+                fleet.message("m/hall-1/fault", encode({"v": 1, "exhibit": "hall-1", "id": "hall-1/f%d" % sent,
+                                                        "machine": "drnim", "fault": rng.choice(FAULTS), "at": now}))
+        store.commit()
+    for n in range(2, exhibits + 1):
+        for table in ("games", "faults"):
+            store.db.execute("insert into %s select ?, id, machine, %s from %s where exhibit = 'hall-1'" % (
+                table, "winner, turns, duration_s, ended" if table == "games" else "fault, at", table),
+                             ("hall-%d" % n,))
+        store.commit()
+    now = time.time()
+    for n in range(1, exhibits + 1):
+        machine = "nimatron" if n % 4 == 0 else "drnim"
+        fleet.message("m/hall-%d/status" % n, encode({
+            "v": 1, "exhibit": "hall-%d" % n, "online": n % 7 != 3, "at": now - 30, "machine": machine,
+            "version": "0.1.0", "uptime_s": 86400, "heartbeat_s": 60, "queued": 0, "mode": "play",
+            "turn": "player", "winner": None, "fault": "jam" if n % 9 == 5 else None, "attract": False,
+            "rail": 11, "loaded": 15, "service_faults": [],
+            "today": {"date": datetime.date.today().isoformat(), "games": 140 + n, "machine_wins": 100 + n},
+            "last_game": {"id": "hall-%d/x" % n, "winner": "machine", "ended": now - 700}}), retained=True)
+    store.commit()
+    return fleet, days, sent
+
+
+def longest_commit_wait(store, argv):
+    """The longest a commit of one game (as the live follower's, one every 50 ms) waited while `argv` ran,
+    in seconds, and how many commits failed (the follower's store waits 5 s, then stops the follower)."""
+    process = subprocess.Popen([sys.executable, "-m", "controller"] + argv, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    longest, failed, n = 0.0, 0, 0
+    while process.poll() is None:
+        n += 1
+        started = time.perf_counter()
+        try:
+            store.game({"exhibit": "hall-1", "id": "wait/%d" % n, "machine": "drnim", "winner": "player",
+                        "turns": 7, "duration_s": 60, "ended": time.time()})
+            store.commit()
+        except sqlite3.OperationalError:
+            store.db.rollback()
+            failed += 1
+        longest = max(longest, time.perf_counter() - started)
+        time.sleep(0.05)
+    return longest, failed
+
+
+def fleet_main(exhibits=20, games_a_day=300):
+    from controller.telemetry.command import frame
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        started = time.perf_counter()
+        fleet, days, sent = fleet_of(folder, exhibits, games_a_day)
+        store = folder / "fleet.sqlite"
+        print("%d exhibits, %d games each on %d open days (%s to %s, %s), kept in %.0f s"
+              % (exhibits, sent, len(days), days[0], days[-1], ZONE, time.perf_counter() - started))
+        print("the fleet's store: %.1f MB, %.1f MB an exhibit, %.0f bytes a game"
+              % (store.stat().st_size / 1e6, store.stat().st_size / 1e6 / exhibits,
+                 store.stat().st_size / exhibits / sent))
+        print("\ncontroller fleet stats --offline (wall s, peak MiB, lines):")
+        first = days[0].isoformat()
+        year = (days[-1] - datetime.timedelta(days=364)).isoformat() + ".."
+        month = (days[-1] - datetime.timedelta(days=30)).isoformat() + ".."
+        base = ["fleet", "stats", "--offline", "--db", str(store), "--period"]
+        for name, argv in [("7d (the default)", base + ["7d"]), ("a year", base + [year]),
+                           ("two years", base + [first + ".."]), ("a month --csv", base + [month, "--csv"]),
+                           ("two years --csv", base + [first + "..", "--csv"])]:
+            print("  %-30s %5.2f s %6.1f MiB %6d" % ((name,) + timed(argv)))
+        print("\nthe live follower's commit of a game (one every 50 ms) while two years' --csv is read:")
+        print("  waited at most %.3f s, %d failed (the follower waits 5 s, then stops)"
+              % longest_commit_wait(fleet.store, base + [first + "..", "--csv"]))
+        fleet.store.close()
+        print("\nthe live table of %d exhibits in an 80x24 terminal:" % exhibits)
+        lines = frame(fleet, "broker.museum.lan:1883", True, ["17:05:02 a line of the log"] * 5,
+                      (80, 24)).splitlines()
+        print("  %d lines, the widest %d characters; its last line:\n  %s"
+              % (len(lines), max(len(line) for line in lines), lines[-1]))
+
+
 def main():
+    if sys.argv[1:2] == ["--fleet"]:
+        return fleet_main(*[int(number) for number in sys.argv[2:]])
     games_a_day = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)

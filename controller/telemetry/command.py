@@ -20,6 +20,7 @@ it: every `controller` command starts without them.
 
 import os
 import queue
+import shutil
 import sys
 import threading
 import time
@@ -190,7 +191,6 @@ def print_stats(store, within, out, csv=False):
 def live(follower, fleet, out, where):
     """Redraw the table every second until Ctrl-C. Into a file or a pipe (`> fleet.log`, `| tee`), no
     terminal codes: a table each time it changes, under the time it changed."""
-    from controller.telemetry.fleet import table
     notes = []
     fleet.log = lambda text: notes.append(time.strftime("%H:%M:%S ") + printable(text))
     redraw = out.isatty()
@@ -201,19 +201,26 @@ def live(follower, fleet, out, where):
             while time.monotonic() < end:
                 follower.pump(end - time.monotonic())
             del notes[:-5]
-            state = "connected" if follower.connected else "reconnecting..."
-            frame = "  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
-                where, state, len(fleet.exhibits), fleet.games, table(fleet.rows(clock_times=not redraw)), "\n".join(notes))
+            drawn = frame(fleet, where, follower.connected, notes, shutil.get_terminal_size() if redraw else None)
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             if redraw:
-                out.write("\033[H\033[2J" + stamp + frame)
-            elif frame != shown:
-                out.write(stamp + frame + "\n")
-                shown = frame
+                out.write("\033[H\033[2J" + stamp + drawn)
+            elif drawn != shown:
+                out.write(stamp + drawn + "\n")
+                shown = drawn
             out.flush()
     except KeyboardInterrupt:
         out.write("\n")
         return 0
+
+
+def frame(fleet, where, connected, notes, size=None):
+    """The live table's text under its time: the broker, the table, the last lines of the log. `size`: the
+    terminal's (columns, lines) it is redrawn in; None for a file or a pipe, whose table gives times of day."""
+    from controller.telemetry.fleet import table
+    state = "connected" if connected else "reconnecting..."
+    return "  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
+        where, state, len(fleet.exhibits), fleet.games, table(fleet.rows(clock_times=size is None)), "\n".join(notes))
 
 
 class Follower:
