@@ -214,13 +214,48 @@ def live(follower, fleet, out, where):
         return 0
 
 
+# The live table's headings where the whole table is wider than the terminal (its last game's time comes first).
+NARROW_HEADINGS = ["exhibit", "machine", "online", "fault", "today", "machine won", "last game"]
+
+
 def frame(fleet, where, connected, notes, size=None):
     """The live table's text under its time: the broker, the table, the last lines of the log. `size`: the
-    terminal's (columns, lines) it is redrawn in; None for a file or a pipe, whose table gives times of day."""
+    terminal's (columns, lines) it is redrawn in, which the text fits (`fitted`); None for a file or a pipe,
+    whose table is whole and gives times of day."""
+    from controller.telemetry.fleet import HEADINGS, table
+    top = "  broker %s (%s)  %d exhibits  %d games kept" % (
+        where, "connected" if connected else "reconnecting...", len(fleet.exhibits), fleet.games)
+    rows = fleet.rows(clock_times=size is None)
+    if size is None:
+        return "%s\n\n%s\n\n%s\n" % (top, table(rows), "\n".join(notes))
+    if max(len(line) for line in table(rows).split("\n")) <= size[0]:
+        return fitted(top, rows, notes, size, HEADINGS)
+    return fitted(top, fleet.rows(narrow=True), notes, size, NARROW_HEADINGS)
+
+
+def fitted(top, rows, notes, size, headings):
+    """The live table in a terminal of `size` (columns, lines), which scrolls a redrawn text taller than
+    itself and wraps a line wider: 20 exhibits in an 80x24 window scrolled the headings and the first
+    exhibits out of sight every second. The exhibits that do not fit are left out, said in one line, those
+    offline, silent or at fault kept first; the log's lines get what room is left; each line is cut at the
+    window's width, its end marked '>'."""
     from controller.telemetry.fleet import table
-    state = "connected" if connected else "reconnecting..."
-    return "  broker %s (%s)  %d exhibits  %d games kept\n\n%s\n\n%s\n" % (
-        where, state, len(fleet.exhibits), fleet.games, table(fleet.rows(clock_times=size is None)), "\n".join(notes))
+    columns, height = size
+    room = height - 5           # the top line, a blank one, the headings and the line the cursor waits on
+    if len(rows) > room:
+        calm = lambda row: row[2] == "yes" and row[3] == "-"    # noqa: E731
+        first = sorted(rows, key=calm)      # those in trouble first, each by name still
+        keep = max(0, room - 1)
+        unseen, bad = len(rows) - keep, sum(1 for row in first[keep:] if not calm(row))
+        lines = table(sorted(first[:keep], key=lambda row: row[0]), headings).split("\n") + [
+            "+ %d more exhibit%s%s: make the window taller" % (
+                unseen, "s" if unseen > 1 else "", " (%d offline, silent or at fault)" % bad if bad
+                else ", online without a fault")]
+    else:
+        lines = table(rows, headings).split("\n")
+    left = room - (len(lines) - 2) - 1      # under the table, a blank line and then the log's last lines
+    text = [top, ""] + lines + ([""] + notes[-left:] if notes and left > 0 else [])
+    return "\n".join(line if len(line) <= columns else line[:columns - 1] + ">" for line in text) + "\n"
 
 
 class Follower:

@@ -212,16 +212,17 @@ class Fleet:
         else:
             self.store.fault(payload)
 
-    def rows(self, clock_times=False):
+    def rows(self, clock_times=False, narrow=False):
         """The table: one row of text cells per exhibit, by name, each cell printable. A time is said as
-        how long ago, or with `clock_times` as the time it was (a log's table, which is not redrawn)."""
+        how long ago, or with `clock_times` as the time it was (a log's table, which is not redrawn);
+        `narrow`: the last game's time before its winner, for a table cut at a terminal's width."""
         today = datetime.date.fromtimestamp(self.clock()).isoformat()
         rows = []
         for name in sorted(self.exhibits):
             status = self.exhibits[name]
             rows.append([printable(cell) for cell in [name, status.get("machine", "?"),
                                                       self.online(status, clock_times), self.fault(status)]
-                         + self.day(status, today) + [self.last_game(status, clock_times)]])
+                         + self.day(status, today) + [self.last_game(status, clock_times, narrow)]])
         return rows
 
     def when(self, at, clock_times):
@@ -253,10 +254,12 @@ class Fleet:
             return ["0", "0"]
         return [str(counts["games"]), str(counts["machine_wins"])]
 
-    def last_game(self, status, clock_times=False):
+    def last_game(self, status, clock_times=False, narrow=False):
         game = status.get("last_game")
         if not isinstance(game, dict) or not isinstance(game.get("ended"), (int, float)):
             return "-"
+        if narrow:
+            return "%s, %s won" % (self.when(game["ended"], clock_times), game.get("winner"))
         return "%s won, %s" % (game.get("winner"), self.when(game["ended"], clock_times))
 
 

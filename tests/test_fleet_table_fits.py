@@ -1,0 +1,52 @@
+"""The live table (`controller fleet` in a terminal) is redrawn every second: a museum's 20 exhibits in an
+office laptop's 80x24 window must fit it, or say what they leave out, and never hide an exhibit that is
+offline or at fault."""
+
+import datetime
+
+from controller.telemetry.command import frame
+from controller.telemetry.fleet import Fleet, FleetStore, table
+from controller.telemetry.payloads import encode
+
+NOW = 1795435200.0
+
+
+def museum(exhibits):
+    """A fleet of `exhibits` exhibits, each of which has said its status: every seventh offline, every
+    ninth jammed, the others playing."""
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: NOW)
+    for n in range(1, exhibits + 1):
+        name = "hall-%d-%s" % (n, "nimatron" if n % 4 == 0 else "drnim")
+        fleet.message("m/%s/status" % name, encode({
+            "v": 1, "exhibit": name, "online": n % 7 != 3, "at": NOW - 30,
+            "machine": "nimatron" if n % 4 == 0 else "drnim", "version": "0.1.0", "uptime_s": 86400,
+            "heartbeat_s": 60, "queued": 0, "mode": "play", "turn": "player", "winner": None,
+            "fault": "jam" if n % 9 == 5 else None, "attract": False, "rail": 11, "loaded": 15,
+            "service_faults": [],
+            "today": {"date": datetime.date.fromtimestamp(NOW).isoformat(), "games": 140 + n, "machine_wins": 100 + n},
+            "last_game": {"id": "%s/1" % name, "winner": "machine", "ended": NOW - 700}}), retained=True)
+    return fleet
+
+
+def test_twenty_exhibits_fit_an_80x24_window_and_it_says_what_it_leaves_out():
+    """Found following 20 exhibits on a laptop: the table was 30 lines of up to 87 characters in an 80x24
+    window, so each line wrapped and every redraw scrolled the headings and the first exhibits out of sight.
+    Now each line is cut at the window's width (the last game's time first, so that it stays), the
+    exhibits that do not fit are counted in one line, and those offline or at fault are never the ones
+    left out."""
+    fleet = museum(20)
+    lines = frame(fleet, "broker.museum.lan:1883", True, ["17:05:02 ignored a message"] * 5, (80, 24)).splitlines()
+    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    assert lines[2].startswith("exhibit ")
+    shown = [line.split()[0] for line in lines[4:] if line.startswith("hall-")]
+    assert "hall-1-drnim" in shown and all(name in shown for name in fleet.exhibits
+                                           if not fleet.exhibits[name]["online"] or fleet.exhibits[name]["fault"])
+    more = [line for line in lines if line.startswith("+ ")]
+    assert more == ["+ %d more exhibits, online without a fault: make the window taller" % (20 - len(shown))]
+    assert "11 min ago" in lines[4]
+
+
+def test_a_fleet_that_fits_its_window_is_the_whole_table():
+    fleet = museum(3)
+    text = frame(fleet, "broker.museum.lan:1883", True, ["17:05:02 ignored a message"], (120, 40))
+    assert table(fleet.rows()) in text and text.endswith("\n\n17:05:02 ignored a message\n")
