@@ -23,15 +23,17 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import TEXT_KEPT, BadMessage, decode
 
-# Version 2 of the store adds the exhibits heard from (so that `stats` names one without a game); version 1
-# keys games and faults by (exhibit, id); version 0 (no user_version) by id alone.
-STORE_VERSION = 2
+# Version 3 of the store indexes the games by their time (so that a week's report reads a week's games, not
+# years'); version 2 adds the exhibits heard from (so that `stats` names one without a game); version 1 keys
+# games and faults by (exhibit, id); version 0 (no user_version) by id alone.
+STORE_VERSION = 3
 SCHEMA = """
 create table if not exists games (exhibit text not null, id text not null, machine text not null,
     winner text not null, turns integer not null, duration_s integer, ended real not null, primary key (exhibit, id));
 create table if not exists faults (exhibit text not null, id text not null, machine text not null,
     fault text not null, at real not null, primary key (exhibit, id));
 create table if not exists exhibits (exhibit text primary key, machine text not null, first_heard real not null);
+create index if not exists games_by_time on games (ended);
 """
 # An exhibit whose status is older than this many of its heartbeats is shown as silent.
 SILENT_AFTER_BEATS = 3
@@ -68,8 +70,8 @@ class FleetStore:
         self.upgrade()
 
     def upgrade(self):
-        """The schema, created, or brought up from version 0 (games keyed by id alone) or 1 (no exhibits
-        table) in one transaction."""
+        """The schema, created, or brought up from version 0 (games keyed by id alone), 1 (no exhibits
+        table) or 2 (no index by time: some seconds for millions of games, once) in one transaction."""
         db = self.db
         version = db.execute("pragma user_version").fetchone()[0]
         if version >= STORE_VERSION:
@@ -127,7 +129,17 @@ class FleetStore:
         `until`: a broken or closed exhibit, which a report should name."""
         return self.db.execute(
             "select exhibit, machine from exhibits where first_heard < ? and exhibit not in "
-            "(select exhibit from games where ended >= ? and ended < ?) order by exhibit", (until, since, until)).fetchall()
+            "(select exhibit from games %s where ended >= ? and ended < ?) order by exhibit" % self.games_by(since, until),
+            (until, since, until)).fetchall()
+
+    def games_by(self, since, until):
+        """How a report finds the games from `since` to `until`: through their index by time when the period
+        holds a small part of them, which reads that part alone (a week of two years: 0.07 s, not 1.2 s); else
+        by reading them all, which then is faster than looking each one up (two years: 6 s, not 9 s)."""
+        first, last = (self.db.execute("select %s(ended) from games" % end).fetchone()[0] for end in ("min", "max"))
+        if first is None or min(until, last) - max(since, first) > (last - first) / 4:
+            return "not indexed"
+        return "indexed by games_by_time"
 
     def commit(self):
         """Write what came since the last commit: one transaction for a batch of messages, not one each."""
@@ -139,8 +151,8 @@ class FleetStore:
         (exhibit, kind, count)."""
         games = self.db.execute(
             "select exhibit, machine, count(*), sum(winner = 'machine'), sum(winner = 'player'), avg(turns), "
-            "avg(duration_s) from games where ended >= ? and ended < ? group by exhibit, machine "
-            "order by exhibit, machine", (since, until)).fetchall()
+            "avg(duration_s) from games %s where ended >= ? and ended < ? group by exhibit, machine "
+            "order by exhibit, machine" % self.games_by(since, until), (since, until)).fetchall()
         faults = self.db.execute("select exhibit, fault, count(*) from faults where at >= ? and at < ? "
                                  "group by exhibit, fault order by exhibit, fault", (since, until)).fetchall()
         return games, faults
@@ -149,8 +161,8 @@ class FleetStore:
         """The games (exhibit, machine, ended, winner, duration_s) and faults (exhibit, machine, at) from
         `since` to `until` (not included): an iterable each, read from the store as it is gone through.
         Read all at once, two years of one busy exhibit (217,000 games) took 90 MB, of 20 such 1.3 GB."""
-        games = self.db.execute("select exhibit, machine, ended, winner, duration_s from games where ended >= ? "
-                                "and ended < ?", (since, until))
+        games = self.db.execute("select exhibit, machine, ended, winner, duration_s from games %s where ended >= ? "
+                                "and ended < ?" % self.games_by(since, until), (since, until))
         faults = self.db.execute("select exhibit, machine, at from faults where at >= ? and at < ?", (since, until))
         return games, faults
 
