@@ -1,9 +1,12 @@
 """The live table (`controller fleet` in a terminal) is redrawn every second: a museum's 20 exhibits in an
 office laptop's 80x24 window must fit it, or say what they leave out, and never hide an exhibit that is
-offline or at fault."""
+offline or at fault. The report of their games (`controller fleet stats`), printed once, must fit its
+80 columns too."""
 
 import datetime
+import io
 
+from controller.cli import main
 from controller.telemetry.command import frame
 from controller.telemetry.fleet import Fleet, FleetStore, table
 from controller.telemetry.payloads import encode
@@ -50,3 +53,27 @@ def test_a_fleet_that_fits_its_window_is_the_whole_table():
     fleet = museum(3)
     text = frame(fleet, "broker.museum.lan:1883", True, ["17:05:02 ignored a message"], (120, 40))
     assert table(fleet.rows()) in text and text.endswith("\n\n17:05:02 ignored a message\n")
+
+
+def test_the_report_of_twenty_exhibits_fits_80_columns(tmp_path):
+    """Found reporting on 20 exhibits: `controller fleet stats` had headings such as "machine's wins" for
+    numbers of three figures, making each row 85 characters and its headings 94, and the faults of every
+    exhibit in one line of hundreds: an 80-column terminal wrapped every line of it."""
+    path = str(tmp_path / "fleet.sqlite")
+    store = FleetStore(path)
+    for n in range(1, 21):
+        name = "hall-%d-%s" % (n, "nimatron" if n % 4 == 0 else "drnim")
+        for game in range(15):
+            store.game({"exhibit": name, "id": "%s/%d" % (name, game), "machine": name.split("-")[-1],
+                        "winner": "player" if game % 3 else "machine", "turns": 7, "duration_s": 95,
+                        "ended": 1740830400.0 + 3600 * game})
+        if n % 3 == 0:
+            store.fault({"exhibit": name, "id": "%s/f" % name, "machine": name.split("-")[-1], "fault": "jam",
+                         "at": 1740830400.0})
+    store.close()
+    out = io.StringIO()
+    assert main(["fleet", "stats", "--offline", "--db", path, "--period", "2025-03"], out) == 0
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80, out.getvalue()
+    assert sum(line.startswith("hall-") for line in lines) == 20
+    assert "turns, length: a game's mean" in lines and "Faults:" in lines and "  hall-12-nimatron: jam 1" in lines

@@ -158,7 +158,14 @@ def cannot_open(what, error):
     return 1
 
 
+# The report's headings, short enough for a museum's 20 exhibits to fit an 80-column terminal (those it had,
+# "machine's wins" and "turns (mean)" and the like, made each of their rows 85 characters, wrapped there).
+STATS_HEADINGS = ["exhibit", "machine", "games", "machine won", "visitors won", "turns", "length"]
+
+
 def print_stats(store, within, out, csv=False):
+    """The report of `controller fleet stats`: a row per exhibit, then the faults, each exhibit's on a line
+    of its own when they do not fit one line of 80 characters."""
     from controller.telemetry.fleet import table
     if csv:
         from controller.service.stats import write_csv
@@ -178,13 +185,13 @@ def print_stats(store, within, out, csv=False):
         total = sum(row[2] for row in games)
         rows.append(["all", "", str(total), str(sum(row[3] for row in games)), str(sum(row[4] for row in games)),
                      "", ""])
-        out.write(table(rows, ["exhibit", "machine", "games", "machine's wins", "visitors' wins", "turns (mean)",
-                               "length (mean)"]) + "\n")
+        out.write(table(rows, STATS_HEADINGS) + "\nturns, length: a game's mean\n")
     by_exhibit = {}
     for exhibit, fault, count in faults:
         by_exhibit.setdefault(exhibit, []).append("%s %d" % (printable(fault), count))
-    out.write("Faults: %s\n" % ("; ".join("%s: %s" % (printable(exhibit), ", ".join(kinds))
-                                          for exhibit, kinds in by_exhibit.items()) or "none"))
+    each = ["%s: %s" % (printable(exhibit), ", ".join(kinds)) for exhibit, kinds in by_exhibit.items()]
+    line = "Faults: %s" % ("; ".join(each) or "none")
+    out.write(line + "\n" if len(line) <= 80 else "Faults:\n" + "".join("  %s\n" % text for text in each))
     return 0
 
 
