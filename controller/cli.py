@@ -523,7 +523,14 @@ def run_stats(args, out):
     out.write("Wins: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["wins"].items())) or "none"))
     out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
     out.write("Jams: %d\n" % summary["jams"])
+    # on a Raspberry Pi, the service counts each as it begins (`controller status` only since it started)
+    out.write("Under-voltage: %s; CPU too hot: %s\n" % (episodes(summary["under_voltage"]),
+                                                        episodes(summary["too_hot"])))
     return 0
+
+
+def episodes(count):
+    return "none" if not count else "%d episode%s" % (count, "" if count == 1 else "s")
 
 
 SPEEDS = (0.1, 100.0)

@@ -14,21 +14,25 @@ from controller.telemetry.payloads import encode
 NOW = 1795435200.0
 
 
-def museum(exhibits):
+def museum(exhibits, power=None):
     """A fleet of `exhibits` exhibits, each of which has said its status: every seventh offline, every
-    ninth jammed, the others playing."""
+    ninth jammed, the others playing. `power`: the Pi's supply and heat some of them say, by number."""
     fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: NOW)
     for n in range(1, exhibits + 1):
         name = "hall-%d-%s" % (n, "nimatron" if n % 4 == 0 else "drnim")
-        fleet.message("m/%s/status" % name, encode({
+        said = {"power": dict(CALM_PI, **power[n])} if power and n in power else {}
+        fleet.message("m/%s/status" % name, encode(dict(said, **{
             "v": 1, "exhibit": name, "online": n % 7 != 3, "at": NOW - 30,
             "machine": "nimatron" if n % 4 == 0 else "drnim", "version": "0.1.0", "uptime_s": 86400,
             "heartbeat_s": 60, "queued": 0, "mode": "play", "turn": "player", "winner": None,
             "fault": "jam" if n % 9 == 5 else None, "attract": False, "rail": 11, "loaded": 15,
             "service_faults": [],
             "today": {"date": datetime.date.fromtimestamp(NOW).isoformat(), "games": 140 + n, "machine_wins": 100 + n},
-            "last_game": {"id": "%s/1" % name, "winner": "machine", "ended": NOW - 700}}), retained=True)
+            "last_game": {"id": "%s/1" % name, "winner": "machine", "ended": NOW - 700}})), retained=True)
     return fleet
+
+
+CALM_PI = {"under_voltage": False, "episodes": 0, "cpu_c": 55.0, "hottest_c": 61.5, "hot": False, "hot_episodes": 0}
 
 
 def test_twenty_exhibits_fit_an_80x24_window_and_it_says_what_it_leaves_out():
@@ -47,6 +51,22 @@ def test_twenty_exhibits_fit_an_80x24_window_and_it_says_what_it_leaves_out():
     more = [line for line in lines if line.startswith("+ ")]
     assert more == ["+ %d more exhibits, online without a fault: make the window taller" % (20 - len(shown))]
     assert "11 min ago" in lines[4]
+
+
+def test_an_exhibit_whose_supply_sags_or_whose_cpu_is_too_hot_is_named_and_never_left_out():
+    """A curator following 20 exhibits could not see which Pi's supply sagged or which ran hot without
+    ssh to each: the statuses now say it, and the table's fault column names it, in the 80x24 window
+    too, where such an exhibit is never among those left out for room (hall-8 and hall-9 were, last by
+    name of those online without a fault). Episodes over are not shown: `controller fleet stats` counts them."""
+    fleet = museum(20, power={8: {"under_voltage": True, "episodes": 3}, 9: {"cpu_c": 82.5, "hot": True},
+                              11: {"episodes": 1, "hot_episodes": 2}, 16: {}})
+    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
+    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    shown = dict((line.split()[0], line.split()[3]) for line in lines[4:] if line.startswith("hall-"))
+    assert shown["hall-8-nimatron"] == "under-voltage" and shown["hall-9-drnim"] == "too-hot", "\n".join(lines)
+    assert lines[-1] == "+ 2 more exhibits, online without a fault: make the window taller"
+    assert [row[0] for row in fleet.rows() if row[3] != "-"] == [
+        "hall-14-drnim", "hall-5-drnim", "hall-8-nimatron", "hall-9-drnim"]
 
 
 def test_a_fleet_that_fits_its_window_is_the_whole_table():

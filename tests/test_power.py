@@ -153,3 +153,36 @@ def test_files_that_cannot_be_read_any_more_leave_the_game_playing_and_say_nothi
     assert rig.machine.rail == 14
     assert "Power: no under-voltage since the service started.\nCPU: 52 °C" in status(rig, tmp_path)
     assert said(rig, "under-voltage") == [] and said(rig, "too hot") == []
+
+
+def test_controller_stats_counts_the_episodes_of_under_voltage_and_heat_over_its_period(tmp_path):
+    """A manager reading a month of `controller stats` could not tell whether the supply ever sagged:
+    `controller status` counts episodes only since the service started, and a restart forgets them. Each
+    episode is now counted as it begins, as a fault is; a sag within a minute of the last is the same
+    episode; a computer that is not a Pi counts none."""
+    pi = PiTree(tmp_path)
+    rig = Rig(tmp_path, power_root=pi.root)
+    for _ in range(2):
+        pi.sag(True)
+        rig.wait(2000)
+        pi.sag(False)
+        rig.wait(30000)
+    rig.wait(40000)
+    pi.sag(True)
+    pi.cpu(81)
+    rig.wait(2000)
+    pi.cpu(70)
+    rig.wait(1000)
+    rig.service.stats.flush()
+    out = io.StringIO()
+    assert main(["stats", "--config", str(tmp_path / "config.toml"), "--period", "1d"], out=out) == 0
+    assert "Faults: too-hot 1, under-voltage 2\n" in out.getvalue(), out.getvalue()
+    assert "Under-voltage: 2 episodes; CPU too hot: 1 episode\n" in out.getvalue(), out.getvalue()
+    laptop = tmp_path / "laptop"
+    laptop.mkdir()
+    plain = Rig(laptop, power_root=PiTree(laptop, rpi_volt=False).root)
+    plain.press("trigger")
+    plain.service.stats.flush()
+    out = io.StringIO()
+    assert main(["stats", "--config", str(laptop / "config.toml")], out=out) == 0
+    assert "Faults: none\n" in out.getvalue() and "Under-voltage: none; CPU too hot: none\n" in out.getvalue()

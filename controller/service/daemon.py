@@ -360,12 +360,25 @@ class Service:
             self.notifier.watchdog()
             self.next_ping = now + self.notifier.watchdog_ms // 2
         if self.next_power_read is not None and self.next_power_read <= now:
-            for line in self.power.read(now):
-                self.log(line)
+            self.read_power(now)
             self.next_power_read = now + READ_EVERY_MS
         if self.next_heartbeat is not None and self.next_heartbeat <= now:
             self.heartbeat()
             self.next_heartbeat = now + 1000 * self.config.service["heartbeat_s"]
+
+    def read_power(self, now):
+        """The Pi's supply and heat read (power.py): an episode of under-voltage or heat begun is counted as
+        a fault is, in the statistics and to the broker, and one begun or over sent to the broker at once."""
+        before = (self.power.episodes, self.power.hot_episodes)
+        said = self.power.read(now)
+        for line in said:
+            self.log(line)
+        if self.power.episodes > before[0]:
+            self.fault_seen("under-voltage")
+        if self.power.hot_episodes > before[1]:
+            self.fault_seen("too-hot")
+        if said:
+            self.publish_status()
 
     def input(self, role, level, now):
         if level and self.board.inputs[role].kind != SWITCH:
@@ -471,6 +484,8 @@ class Service:
             return
         status = self.machine.status()
         status["service_faults"] = sorted(self.service_faults())
+        if self.power:
+            status["power"] = self.power.status(self.clock())
         self.telemetry.status(status)
 
     def service_faults(self):

@@ -381,8 +381,9 @@ def records(path, within):
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
     file (but for a write a power cut left half done: `reading`): the games of each local day and of each
-    weekday, the wins by side, the faults by kind, and the games' mean length in seconds (None when none
-    was timed). sqlite3.DatabaseError when it is not a statistics database."""
+    weekday, the wins by side, the faults by kind (the jams, the episodes of under-voltage and of a CPU too
+    hot also alone), and the games' mean length in seconds (None when none was timed).
+    sqlite3.DatabaseError when it is not a statistics database."""
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
     per_day, wins, kinds = {}, {}, {}
     count = timed = seconds_timed = 0
@@ -407,4 +408,5 @@ def summary(path, within=None):
         per_day = dict((day, per_day.get(day, 0)) for day in within.days())
     return {"games": count, "games_per_day": [(day.isoformat(), n) for day, n in sorted(per_day.items())],
             "games_per_weekday": per_weekday, "wins": wins, "faults": dict(sorted(kinds.items())),
-            "jams": kinds.get("jam", 0), "mean_length_s": round(seconds_timed / timed) if timed else None}
+            "jams": kinds.get("jam", 0), "under_voltage": kinds.get("under-voltage", 0),
+            "too_hot": kinds.get("too-hot", 0), "mean_length_s": round(seconds_timed / timed) if timed else None}

@@ -21,7 +21,7 @@ import sqlite3
 import time
 
 from controller.printable import printable
-from controller.telemetry.payloads import TEXT_KEPT, BadMessage, decode
+from controller.telemetry.payloads import POWER_FIELDS, TEXT_KEPT, BadMessage, decode
 
 # Version 3 of the store indexes the games by their time (so that a week's report reads a week's games, not
 # years'); version 2 adds the exhibits heard from (so that `stats` names one without a game); version 1 keys
@@ -42,7 +42,7 @@ SILENT_AFTER_BEATS = 3
 AHEAD_S = 86400
 # What is kept of a status, and how long a text of it may be.
 STATUS_KEPT = ("online", "at", "machine", "version", "uptime_s", "heartbeat_s", "queued", "mode", "turn", "winner",
-               "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game")
+               "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game", "power")
 FAULTS_KEPT = 8
 # The most exhibits the fleet keeps (a museum has dozens; bench_fleet.py follows 1,000): a stranger on the broker
 # could send a status for each of a million made-up ones, each kept in memory.
@@ -254,7 +254,12 @@ class Fleet:
 
     @staticmethod
     def fault(status):
-        faults = ([status["fault"]] if status.get("fault") else []) + status.get("service_faults", [])
+        """The machine's fault, the service's own, and the Pi's supply sagging or its CPU too hot now (as the
+        exhibit last said: an exhibit offline after a sag that rebooted it still shows it)."""
+        power = status.get("power") or {}
+        faults = ([status["fault"]] if status.get("fault") else []) + status.get("service_faults", []) + [
+            kind for kind, now in (("under-voltage", power.get("under_voltage")), ("too-hot", power.get("hot")))
+            if now]
         return ", ".join(faults) or "-"
 
     @staticmethod
@@ -294,6 +299,8 @@ def kept(status):
             keep[key] = {"date": value["date"][:10], "games": value["games"], "machine_wins": value["machine_wins"]}
         elif key == "last_game":
             keep[key] = {"id": value["id"][:TEXT_KEPT], "winner": value["winner"], "ended": value["ended"]}
+        elif key == "power":
+            keep[key] = dict((name, value[name]) for name, _ in POWER_FIELDS)
     return keep
 
 

@@ -98,7 +98,26 @@ def decode(prefix, name, raw):
             and isinstance(game.get("ended"), NUMBER) and not isinstance(game["ended"], bool)
             and 0 <= game["ended"] <= LATEST):
         raise BadMessage("%s: \"last_game\" is %s, not {id, winner, ended}" % (name, quoted(game)))
+    if kind == "status" and payload.get("power") is not None and not fits_power(payload["power"]):
+        raise BadMessage("%s: \"power\" is %s, not {%s}" % (name, quoted(payload["power"]),
+                                                            ", ".join(key for key, _ in POWER_FIELDS)))
     return exhibit, kind, payload
+
+
+def power(figures):
+    """A status's "power" of the figures the service keeps of the Pi's supply and heat (service/power.py's
+    Watch.status): the figures a fleet shows, the temperatures to a tenth of a degree. The time of the last
+    sag is left out: it is counted back from the service's heartbeat, stale by the time a status is sent."""
+    return dict((key, round(figures[key], 1) if isinstance(figures[key], float) else figures[key])
+                for key, _ in POWER_FIELDS)
+
+
+def fits_power(value):
+    """Whether a status's "power" is the object an exhibit sends (POWER_FIELDS, each of its type; the
+    counts not below 0)."""
+    return isinstance(value, dict) and all(
+        key in value and isinstance(value[key], kinds) and (bool in kinds) == isinstance(value[key], bool)
+        and not (kinds == (int,) and value[key] < 0) for key, kinds in POWER_FIELDS)
 
 
 def strange_value(payload):
@@ -133,5 +152,11 @@ FIELDS = {
 }
 ONLINE_FIELDS = (("at", NUMBER), ("machine", (str,)), ("mode", (str,)), ("fault", (str, type(None))), ("version", (str,)),
                  ("uptime_s", (int,)), ("today", (dict,)), ("last_game", (dict, type(None))))
+# The Pi's own supply and heat, in the status of an exhibit whose service reads them (a Raspberry Pi): whether its
+# supply sags now (an episode of under-voltage, over after a minute without) and the episodes since the service
+# started; the CPU's temperature now and the hottest (°C, null until read), whether it is too hot now (from 80 °C
+# until below 75 °C) and how many times it was.
+POWER_FIELDS = (("under_voltage", (bool,)), ("episodes", (int,)), ("cpu_c", (int, float, type(None))),
+                ("hottest_c", (int, float, type(None))), ("hot", (bool,)), ("hot_episodes", (int,)))
 # In every status, online or not, when present (a last will has only some of them, and no time).
 STATUS_FIELDS = (("at", NUMBER), ("machine", (str,)), ("fault", (str, type(None))), ("service_faults", (list,)))

@@ -37,7 +37,7 @@ from controller import __version__
 from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
-from controller.telemetry.payloads import VERSION, encode, topic
+from controller.telemetry.payloads import VERSION, encode, power, topic
 from controller.telemetry.settings import password_in_clear, read_password, refusal
 
 KEEPALIVE_S = 30
@@ -55,6 +55,9 @@ THROWN_OFF = "dropped the connection within"
 # What makes a new status, sent at once: the mode, the winner, a fault, the attract state. A marble
 # or a turn alone is not a change worth a message: the heartbeat's status carries them.
 STATUS_CHANGES = ("mode", "winner", "fault", "attract", "service_faults")
+# Of the Pi's supply and heat ("power", payloads.POWER_FIELDS), what makes a new status: an episode of
+# under-voltage or heat begun or over. The temperature, read every second, waits for the heartbeat.
+POWER_CHANGES = ("under_voltage", "hot")
 
 
 class RecordingSocket(ssl.SSLSocket):
@@ -149,8 +152,12 @@ class Telemetry:
     # --- what the service calls: never blocks ---------------------------------------
     def status(self, status):
         """The exhibit's status: sent at once when what staff look at changed (STATUS_CHANGES), else
-        at the next heartbeat (the newest only). Whether it changed."""
-        watched = [status.get(key) for key in STATUS_CHANGES]
+        at the next heartbeat (the newest only). Whether it changed. The service's figures of the Pi's
+        supply and heat ("power") are sent in their public shape (payloads.power)."""
+        if status.get("power") is not None:
+            status = dict(status, power=power(status["power"]))
+        watched = [status.get(key) for key in STATUS_CHANGES] + [
+            (status.get("power") or {}).get(key) for key in POWER_CHANGES]
         changed = watched != self.watched
         self.watched = watched
         self.latest = status        # a fresh table each time: the thread reads it, nobody changes it
