@@ -22,6 +22,15 @@ def quiet_publisher(tmp_path, timer):
     return publisher, log
 
 
+def thrown_off(publisher, now, times):
+    """`times` connections each dropped a second after it was made, as by another exhibit with its client_id."""
+    for _ in range(times):
+        publisher.connection(MADE)
+        now[0] += 1
+        publisher.connection(DROPPED)
+        now[0] += 1
+
+
 def test_two_exhibits_with_one_name_are_said_once_not_every_second(tmp_path):
     """Found in a months audit: two Pis left with the default host name, raspberrypi, connect with
     one client_id; the broker drops each when the other connects, every second or so, and each
@@ -29,11 +38,7 @@ def test_two_exhibits_with_one_name_are_said_once_not_every_second(tmp_path):
     the broker."""
     now = [1000.0]
     publisher, log = quiet_publisher(tmp_path, lambda: now[0])
-    for _ in range(100):
-        publisher.connection(MADE)
-        now[0] += 1
-        publisher.connection(DROPPED)
-        now[0] += 1
+    thrown_off(publisher, now, 100)
     named = [line for line in log if "client_id" in line]
     assert len(log) == 6 and len(named) == 1, log
     assert "another exhibit connecting as 'raspberrypi'" in named[0]
@@ -48,10 +53,7 @@ def test_a_connection_that_lasts_after_the_short_ones_is_said(tmp_path):
     left the other's log silent, and the technician could not tell from it that this had worked."""
     now = [1000.0]
     publisher, log = quiet_publisher(tmp_path, lambda: now[0])
-    for _ in range(3):
-        publisher.connection(MADE)
-        now[0] += 1
-        publisher.connection(DROPPED)
+    thrown_off(publisher, now, 3)
     publisher.connection(MADE)
     now[0] += 30
     publisher.steady()
@@ -111,11 +113,7 @@ def test_controller_status_names_the_client_id_while_two_exhibits_throw_each_oth
     connected to the broker yet", as if the broker were not there, for as long as it went on."""
     now = [1000.0]
     publisher, log = quiet_publisher(tmp_path, lambda: now[0])
-    for _ in range(5):
-        publisher.connection(MADE)
-        now[0] += 1
-        publisher.connection(DROPPED)
-        now[0] += 1
+    thrown_off(publisher, now, 5)
     assert publisher.unreachable == "dropped the connection within 60 s of making it, 5 times in a row: another " \
         "exhibit connecting as 'raspberrypi'? (each needs its own telemetry.client_id)"
     publisher.connection(MADE)
@@ -130,10 +128,7 @@ def test_a_broker_gone_after_short_connections_is_said(tmp_path):
     broker then goes away for good."""
     now = [1000.0]
     publisher, log = quiet_publisher(tmp_path, lambda: now[0])
-    for _ in range(4):
-        publisher.connection(MADE)
-        now[0] += 1
-        publisher.connection(DROPPED)
+    thrown_off(publisher, now, 4)
     for _ in range(3):
         publisher.connection(("unreachable", None))
     assert "cannot be reached" in log[-1] and sum("cannot be reached" in line for line in log) == 1, log
