@@ -60,6 +60,18 @@ def test_the_pdf_says_what_the_svg_says(machine, code):
 
 
 @pytest.mark.parametrize("machine, code", CARDS)
+def test_the_card_sends_no_visitor_anywhere(machine, code):
+    """A card leads no visitor off-site (docs/privacy.md): no web address or QR code on it, no link in
+    its PDF, no picture drawn from elsewhere. A code or an address to follow would take a visitor's
+    phone to a server that sees its address, which the museum's data protection officer must vet."""
+    svg = card(machine, code).read_text(encoding="utf-8").replace('xmlns="http://www.w3.org/2000/svg"', "", 1)
+    assert re.findall(r"(?:https?|ftp)://|www\.|<a[ >]|<image|href", svg) == []
+    page = pypdf.PdfReader(card(machine, code, "pdf")).pages[0]
+    assert "/Annots" not in page and "/XObject" not in page.get("/Resources", {})
+    assert not re.search(r"https?://|www\.", page.extract_text())
+
+
+@pytest.mark.parametrize("machine, code", CARDS)
 def test_the_committed_card_is_what_the_catalogs_make(machine, code):
     """A changed translation or drawing without remade cards fails here (python -m controller.cards)."""
     reason = cairo_missing()

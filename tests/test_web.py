@@ -8,6 +8,7 @@ or the npm package is missing (.ci/run installs all three).
 """
 
 import contextlib
+import io
 import json
 import random
 import re
@@ -198,6 +199,39 @@ def test_a_kiosk_holds_no_more_after_each_round_of_visitors(browser):
         page.close()
 
 
+# Everything a page can keep in a visitor's browser, by kind: what a visitor's phone would carry away.
+KEPT_IN_THE_BROWSER = """async () => ({
+  cookie: document.cookie, local: Object.keys(localStorage), session: Object.keys(sessionStorage),
+  indexeddb: (await indexedDB.databases()).map((base) => base.name), caches: await caches.keys(),
+  workers: (await navigator.serviceWorker.getRegistrations()).length,
+  files: await (async () => { const names = []; for await (const name of (await navigator.storage.getDirectory()).keys()) names.push(name); return names; })(),
+})"""
+KEPT_NOTHING = {"cookie": "", "local": [], "session": [], "indexeddb": [], "caches": [], "workers": 0, "files": []}
+
+
+@needs_browser
+def test_the_page_keeps_nothing_on_a_visitor_s_device_and_asks_no_other_site(browser):
+    """A visitor's phone that played carries nothing of the page away (docs/privacy.md): no cookie,
+    no local or session storage, no IndexedDB (MicroPython's files are in memory), no cache or
+    service worker, no file; the language, the sound and the moving lamps chosen are not remembered,
+    so nothing there needs a consent banner. And every file it asked for is the page's own folder's: no
+    font, script or picture from a third party, which would see the visitor's address."""
+    context, address, requests = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60")
+    page.click("#language-de")
+    page.click("#sound")
+    page.click("#moving-lamps")
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate(KEPT_IN_THE_BROWSER) == KEPT_NOTHING
+    page = open_page(context, address + "?machine=nimatron&kiosk=1", tab=page)
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
+    assert page.evaluate(KEPT_IN_THE_BROWSER) == KEPT_NOTHING
+    assert context.cookies() == []
+    own_folder_only(requests, address)
+
+
 @needs_browser
 def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     context, address, _ = browser
@@ -384,7 +418,8 @@ def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):
     finally:
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)
-    assert server.returncode == 0 and out == "Stopped.\n" and err.endswith(" 127.0.0.1 GET / 200\n")
+    assert server.returncode == 0 and out == "Stopped.\n" and err.endswith(" GET / 200\n")
+    assert "127.0.0.1" not in err
     assert err.count("\n") == 1
 
 
@@ -680,11 +715,10 @@ def test_a_request_with_a_fat_head_is_refused_and_a_long_address_still_served(tm
 
 
 def test_each_request_is_one_line_on_stderr_without_the_address_s_query(tmp_path, capfd):
-    """Who asked for what, and what they got: a line a request (the time, the device's address, the
-    method, the path, the status), so that a school's or a museum's IT can see who reads the page
-    and what was refused. The query is left out (a kiosk's ?password= is the broker's), and a
-    path's control characters are shown as escapes, not sent to the terminal. Before, the server
-    said nothing at all."""
+    """What was asked for, and what it got: a line a request (the time, the method, the path, the
+    status), so that a school's or a museum's IT can see what the page served and what was refused.
+    The query is left out (a kiosk's ?password= is the broker's), and a path's control characters are
+    shown as escapes, not sent to the terminal. Before, the server said nothing at all."""
     (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
     with served(tmp_path) as (_, address):
         urllib.request.urlopen(address + "/?follow=hall-2&broker=ws://b:9001/&user=screen&password=hunter2").read()
@@ -692,6 +726,43 @@ def test_each_request_is_one_line_on_stderr_without_the_address_s_query(tmp_path
         raw_request(address, b"GET /../../etc/passwd HTTP/1.0\r\n\r\n")
     lines = capfd.readouterr().err.splitlines()
     assert [line.split(" ", 2)[2] for line in lines] == [
-        "127.0.0.1 GET /?\u2026 200", "127.0.0.1 GET /missing\\x1b[2J.js 404", "127.0.0.1 GET /../../etc/passwd 404"]
+        "GET /?\u2026 200", "GET /missing\\x1b[2J.js 404", "GET /../../etc/passwd 404"]
     assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ", line) for line in lines)
     assert "hunter2" not in "".join(lines) and "\x1b" not in "".join(lines)
+
+
+def test_no_visitor_s_address_is_written_unless_it_is_asked_for(tmp_path, capfd):
+    """A phone's address is personal data (GDPR): a class's or visitors' phones reading the page
+    (--bind 0.0.0.0) must not leave it in a log that a kiosk's journal keeps for months, unless the
+    museum asks for it (--log-addresses, for an IT department that must see which devices read the
+    page; docs/privacy.md). Before, every line named the device's address, and nothing turned it off."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    for addresses in (False, True):
+        with served(tmp_path, addresses=addresses) as (_, address):
+            urllib.request.urlopen(address + "/").read()
+            raw_request(address, b"GET /missing.js HTTP/1.0\r\n\r\n")
+        lines = capfd.readouterr().err.splitlines()
+        assert [line.split(" ", 2)[2] for line in lines] == (["127.0.0.1 GET / 200", "127.0.0.1 GET /missing.js 404"]
+                                                              if addresses else ["GET / 200", "GET /missing.js 404"])
+
+
+def test_serve_names_each_device_only_with_log_addresses(tmp_path, monkeypatch):
+    """`controller web serve --log-addresses` is what asks the server for the devices' addresses; without
+    it, none."""
+    from controller.web import serve
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    asked = []
+
+    class Stopped:
+        server_address = ("127.0.0.1", 8000)
+
+        def serve_forever(self):
+            raise KeyboardInterrupt
+
+        def server_close(self):
+            pass
+
+    monkeypatch.setattr(serve, "make_server", lambda *args, **options: asked.append(options["addresses"]) or Stopped())
+    for flag in ([], ["--log-addresses"]):
+        assert main(["web", "serve", "--dir", str(tmp_path), *flag], out=io.StringIO()) == 0
+    assert asked == [False, True]

@@ -2,8 +2,9 @@
 
     controller web build [--out DIR] [--config PATH]   the page as a static folder (default build/web),
                                            offering the languages of [exhibit] language
-    controller web serve [--port N] [--dir DIR] [--bind ADDRESS]   serve it on http://127.0.0.1:N/
-                                           (--bind 0.0.0.0: to the phones and tablets on this network too)
+    controller web serve [--port N] [--dir DIR] [--bind ADDRESS] [--log-addresses]   serve it on
+                                           http://127.0.0.1:N/ (--bind 0.0.0.0: to the phones and tablets on
+                                           this network too; --log-addresses: name each device in the log)
 
 A failure is one line on stderr, "controller: ...", with exit status 1.
 """
@@ -35,6 +36,9 @@ def add_parser(commands):
     serve.add_argument("--bind", metavar="ADDRESS", default="127.0.0.1",
                        help="the address to listen on (default: 127.0.0.1, this computer only; 0.0.0.0: every "
                             "network it is on, so that the phones and tablets on them reach the page)")
+    serve.add_argument("--log-addresses", action="store_true",
+                       help="write the address of the device that asked in each request's line on stderr (by "
+                            "default left out: a visitor's phone's address is personal data, docs/privacy.md)")
 
 
 def port_number(text):
@@ -60,7 +64,7 @@ def run_serve(args, out):
     if not (folder / "index.html").is_file():
         raise WebError("no page in %s: run controller web build first" % folder)
     try:
-        server = make_server(folder, args.port, host=args.bind)
+        server = make_server(folder, args.port, host=args.bind, addresses=args.log_addresses)
     except OSError as error:
         raise WebError("cannot listen on %s:%d: %s" % (args.bind, args.port, error.strerror or error))
     port = server.server_address[1]

@@ -11,8 +11,11 @@ folder is never listed (only its index.html is served); a request whose head
 connection is cut off, however it trickles in, and one of more than HEAD_LIMIT
 bytes is refused (431); at most THREADS requests are served at
 once (the others wait in a listen queue of BACKLOG); a connection cut short
-costs no traceback. Each request is a line on stderr (the time, the device's
-address, the method, the path without its query, the status).
+costs no traceback. Each request is a line on stderr (the time, the method, the
+path without its query, the status): not the device's address, which on a class's
+or a museum's network is a visitor's phone's, personal data under the GDPR for
+as long as a log keeps it (docs/privacy.md); `addresses` (serve's --log-addresses) adds it, for an IT
+department that must see which devices read the page.
 
 It serves only what is inside the folder: `..` (however it is written) never
 leaves it, and neither does a link in it that points outside (a file whose
@@ -92,6 +95,7 @@ class PageHandler(SimpleHTTPRequestHandler):
                              "": "text/plain; charset=utf-8"})
 
     quiet = False       # no line a request (make_server's quiet)
+    addresses = False   # the device's address in each line (make_server's addresses)
 
     def setup(self):
         super().setup()
@@ -154,12 +158,12 @@ class PageHandler(SimpleHTTPRequestHandler):
             self.log_message(format, *args)
 
     def log_message(self, format, *args):
-        """A line on stderr: the time, the device's address and what it did (its control characters as
-        escapes: a path is anyone's text)."""
+        """A line on stderr: the time, the device's address when asked for (`addresses`) and what it did
+        (its control characters as escapes: a path is anyone's text)."""
         if self.quiet:
             return
-        sys.stderr.write("%s %s %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"), self.client_address[0],
-                                          printable(format % args)))
+        who = [self.client_address[0]] if self.addresses else []
+        sys.stderr.write(" ".join([time.strftime("%Y-%m-%d %H:%M:%S")] + who + [printable(format % args)]) + "\n")
 
 
 class PageServer(ThreadingHTTPServer):
@@ -197,11 +201,12 @@ class PageServer(ThreadingHTTPServer):
         """A client that went away (a reset, a timeout, a closed tab): nothing to say."""
 
 
-def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS, quiet=False):
+def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS, quiet=False,
+                addresses=False):
     """A server for `folder` on `host`:`port` (0: any free port); serve_forever() runs it. `quiet`: no
-    line a request (the tests' and the bench's browser)."""
-    handler = functools.partial(type("TimedPageHandler", (PageHandler,), {"timeout": timeout, "quiet": quiet}),
-                                directory=str(folder))
+    line a request (the tests' and the bench's browser); `addresses`: each line names the device that asked."""
+    settings = {"timeout": timeout, "quiet": quiet, "addresses": addresses}
+    handler = functools.partial(type("TimedPageHandler", (PageHandler,), settings), directory=str(folder))
     return PageServer((host, port), handler, threads)
 
 
