@@ -449,6 +449,8 @@ def run_status(args, out):
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))
+        if "sound" in heartbeat:        # a buzzer kept quiet on purpose (service/sound.py)
+            out.write("Sound: %s.\n" % heartbeat["sound"])
         if "power" in heartbeat:        # a Raspberry Pi's supply and heat (service/power.py)
             from controller.service.power import said
             out.write(said(heartbeat["power"], ago))
@@ -598,9 +600,9 @@ def run_simulate(argv, out):
                                  else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
         return 1 if failures else 0
     from controller.sim.engine import Simulation
-    machine, settings = simulated_machine(args)
+    machine, settings, exhibit = simulated_machine(args)
     check_marble_faults(args, machine)
-    simulation = Simulation(machine, settings, language=args.lang.code, **faults)
+    simulation = Simulation(machine, settings, language=args.lang.code, exhibit=exhibit, **faults)
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines
@@ -654,16 +656,17 @@ def check_marble_faults(args, machine):
 
 
 def simulated_machine(args):
-    """(machine, its settings): --machine with the defaults, or a configuration's, checked against the
-    simulator's wiring (each machine's default pin map) as `config check` checks an exhibit's."""
+    """(machine, its settings, the [exhibit] settings): --machine with the defaults, or a configuration's,
+    checked against the simulator's wiring (each machine's default pin map) as `config check` checks an
+    exhibit's. The simulator's buzzer keeps the configuration's quiet (its language is --lang's)."""
     if not args.config:
-        return args.machine or MACHINES[0], {}
+        return args.machine or MACHINES[0], {}, None
     from controller.hardware.pinmap import default_pinmap_path, load_pinmap
     from controller.service.config import check_with_pinmap, load_config
     overrides = {"machine": args.machine} if args.machine else None
     config = argument("--config", load_config, args.config, overrides)
     argument("--config", check_with_pinmap, config, load_pinmap(default_pinmap_path(config.machine_name)))
-    return config.machine_name, config.machine
+    return config.machine_name, config.machine, config.exhibit
 
 
 def period_joined(argv):

@@ -23,12 +23,16 @@ class FakeClock:
         return self.now
 
 
-def write_config(tmp_path, machine="drnim", languages=None, **settings):
+def write_config(tmp_path, machine="drnim", languages=None, exhibit=None, **settings):
+    """`exhibit`: more [exhibit] settings, as TOML text by key (the beeps: {"sound": '"none"'})."""
     lines = ['[service]', 'machine = "%s"' % machine, 'pin_factory = "mock"',
              'state_dir = "%s"' % (tmp_path / "state"), 'runtime_dir = "%s"' % (tmp_path / "run"),
              'stuck_after_s = 5']
+    if languages or exhibit:
+        lines.append('[exhibit]')
     if languages:
-        lines += ['[exhibit]', 'language = %s' % list(languages)]
+        lines.append('language = %s' % list(languages))
+    lines += ["%s = %s" % item for item in (exhibit or {}).items()]
     lines.append('[%s]' % machine)
     for key, value in settings.items():
         lines.append("%s = %s" % (key, str(value).lower() if isinstance(value, bool) else repr(value)))
@@ -41,12 +45,14 @@ class Rig:
     """The service on mock pins, a fake clock, and the marbles."""
 
     def __init__(self, tmp_path, machine="drnim", fall_ms=200, switches=None, languages=None, mounts="",
-                 power_root=None, **settings):
+                 power_root=None, exhibit=None, local_time=None, **settings):
         """`switches`: where the remembered switches stand at start (role -> active); by default
-        where a new game's settings say, as a person sets them. `languages`: [exhibit] language.
-        `mounts`: the mount table the service reads, as /proc/mounts's text. `power_root`: the
-        folder whose sys/ the service reads the Pi's supply and heat in (None: none)."""
-        self.config = load_config(str(write_config(tmp_path, machine, languages, **settings)))
+        where a new game's settings say, as a person sets them. `languages`: [exhibit] language,
+        `exhibit` its other settings (write_config). `mounts`: the mount table the service reads, as
+        /proc/mounts's text. `power_root`: the folder whose sys/ the service reads the Pi's supply and
+        heat in (None: none). `local_time`: the minute of the day the service's quiet hours read
+        (None: noon, never this computer's clock)."""
+        self.config = load_config(str(write_config(tmp_path, machine, languages, exhibit, **settings)))
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.clock = FakeClock()
@@ -64,7 +70,7 @@ class Rig:
         rest_inputs(self.factory, self.pinmap, switches)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=self.clock,
                                notifier=Notifier({}), log=self.log.append, mounts=mounts,
-                               power_root=power_root)
+                               power_root=power_root, local_time=local_time or (lambda: 12 * 60))
         self.service.start()
 
     def pin(self, role):

@@ -183,7 +183,7 @@ def test_the_pages_catalog_says_a_language_written_right_to_left_is_so():
     ('language = ["de", "de"]', "exhibit.language: 'de' is named twice"),
     ("language = []", "exhibit.language: name at least one language (%s)" % KNOWN),
     ("language = 7", "exhibit.language: must be a list, not 7"),
-    ('tongue = "de"', "exhibit.tongue: unknown setting (known: language)"),
+    ('tongue = "de"', "exhibit.tongue: unknown setting (known: language, quiet_hours, quiet_sound, sound)"),
 ])
 def test_config_check_names_a_language_it_does_not_have_in_one_line(tmp_path, capsys, text, problem):
     path = tmp_path / "config.toml"

@@ -1,7 +1,7 @@
 """The service's TOML configuration: every setting has a documented default and a range.
 
     [service]     which machine, the pin map, the GPIO backend, paths, timings
-    [exhibit]     what visitors meet: the languages they read
+    [exhibit]     what visitors meet: the languages they read, the beeps they hear (sound.py)
     [drnim]       the Dr. Nim machine's settings (controller/core/drnim.py)
     [nimatron]    the Nimatron's settings (controller/core/nimatron.py)
     [telemetry]   reporting to an MQTT broker, off by default (controller/telemetry/settings.py)
@@ -24,6 +24,7 @@ from controller.hardware.pinmap.electrical import pulse_problem
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.service.pin_factories import PIN_FACTORIES, pin_factory_problem
+from controller.service.sound import ALL, FAULTS, LEVELS, NONE, QUIET_LEVELS, quiet_span
 from controller.telemetry.settings import check_telemetry
 
 SERVICE_SETTINGS = {
@@ -44,15 +45,23 @@ SERVICE_SETTINGS = {
 EXHIBIT_SETTINGS = {
     # the languages visitors may choose, the museum's first language first: "de", or ["de", "en", "fr"]
     "language": Setting(["en"]),
+    # the buzzer's beeps: all, faults (only the fault beep, so staff hear a jam) or none; true and false say all and none
+    "sound": Setting(ALL, choices=LEVELS),
+    # a span of the Pi's local time when the buzzer plays only quiet_sound, such as "17:00-10:00"; empty: none
+    "quiet_hours": Setting(""),
+    "quiet_sound": Setting(FAULTS, choices=QUIET_LEVELS),     # what it plays in the quiet hours
 }
 
 
 def check_exhibit(where, given):
     """The [exhibit] settings checked: `language` a language code or a list of them, each one the catalogs
-    have (controller/language), none twice; as a list, first the museum's first."""
+    have (controller/language), none twice; as a list, first the museum's first. `sound` true or false as
+    all or none (a technician's "sound on/off"), `quiet_hours` a span of the day (sound.py)."""
     given = dict(given)
     if isinstance(given.get("language"), str):
         given["language"] = [given["language"]]
+    if isinstance(given.get("sound"), bool):
+        given["sound"] = ALL if given["sound"] else NONE
     try:
         exhibit = check_settings(EXHIBIT_SETTINGS, given)
         languages = exhibit["language"]
@@ -63,6 +72,10 @@ def check_exhibit(where, given):
                 raise ConfigError("language: %r is not a language of this controller (%s)" % (code, ", ".join(CODES)))
             if languages.count(code) > 1:
                 raise ConfigError("language: %r is named twice" % code)
+        try:
+            quiet_span(exhibit["quiet_hours"])
+        except ValueError as error:
+            raise ConfigError("quiet_hours: %s" % error)
     except ConfigError as error:
         raise ConfigError("%s: exhibit.%s" % (where, error))
     return exhibit

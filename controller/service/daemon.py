@@ -55,6 +55,7 @@ from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
 from controller.service.power import READ_EVERY_MS, watch
+from controller.service.sound import Sound, local_minute
 from controller.service.stats import Statistics
 from controller.service.store import StateStore, replace_file
 
@@ -113,12 +114,16 @@ class Storm:
 
 class Service:
     def __init__(self, config, pinmap, pin_factory=None, clock=monotonic_ms, notifier=None, log=None, mounts="",
-                 power_root=None):
+                 power_root=None, local_time=local_minute):
         """`mounts`: the kernel's mount table as text (mounts.read_mounts), for what it says of the
         state folder; "" says nothing. `power_root`: the folder that holds the kernel's sys/ ("/"),
         where the Pi's under-voltage alarm and CPU temperature are read (power.py); None reads
-        nothing (the simulator, a test)."""
+        nothing (the simulator, a test). `local_time`: the minute of the day by the local clock,
+        which the quiet hours of [exhibit] follow (sound.py)."""
         self.config = config
+        self.sound = Sound(config.exhibit)
+        self.local_time = local_time
+        self.sound_told = None   # what the journal was last told the buzzer plays: all, faults or none
         self.language = config.language()     # what the machine says, in the log, in the museum's first language
         self.pinmap = pinmap
         self.clock = clock
@@ -223,6 +228,16 @@ class Service:
             self.next_power_read = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
+        self.tell_sound()
+
+    def tell_sound(self):
+        """Say in the journal what the buzzer plays, at the start and when the quiet hours begin or end:
+        a technician who forgot the setting must not replace a buzzer that works."""
+        minute = self.local_time()
+        level, said = self.sound.level_at(minute), self.sound.said(minute)
+        if said is not None and level != self.sound_told:
+            self.log("sound: " + said)
+        self.sound_told = level
 
     def tell_switches(self, now):
         """Tell the machine where the switches it remembers (Dr. Nim's equalizer) really are,
@@ -400,6 +415,8 @@ class Service:
         for command in commands:
             if command[0] == "message":
                 self.log("message: " + self.language.message(command[1], command[2]))
+            if command[0] == "sound" and not self.plays(command[1]):
+                continue
             self.board.apply(command)
             if command == ("release",):
                 # timed from now, not from the edge that asked for it: a late loop must not shorten the pulse
@@ -410,6 +427,10 @@ class Service:
             # after the outputs: the broker's copy never delays the machine's own
             self.live.handled(self.machine, event, now, commands, resting)
         return commands
+
+    def plays(self, cue):
+        """Whether the buzzer plays the machine's sound `cue` now ([exhibit] sound and quiet hours)."""
+        return self.sound.plays(cue, self.local_time())
 
     def save(self):
         """Write the game as controller/core/keeping.py says (a release that is
@@ -496,6 +517,7 @@ class Service:
         return faults
 
     def heartbeat(self):
+        self.tell_sound()
         self.publish_status()
         # "monotonic": the system's clock since boot, which network time never moves (controller status)
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
@@ -507,6 +529,9 @@ class Service:
                                    "queued": self.telemetry.queued, "problem": self.telemetry.unreachable}
         if self.power:
             status["power"] = self.power.status(self.clock())
+        said = self.sound.said(self.local_time())
+        if said:
+            status["sound"] = said
         status.update(self.machine.status())
         folder = self.config.runtime_dir()
         try:

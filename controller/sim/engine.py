@@ -26,6 +26,7 @@ from controller.hardware.pinmap import default_pinmap_path, display_registers, l
 from controller.service.config import SERVICE_SETTINGS, Config, check_exhibit
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
+from controller.service.sound import DAY_MINUTES, local_minute
 from controller.sim.pins import BoundedPin
 
 PRESS_MS = 100
@@ -93,7 +94,8 @@ class Simulation:
     """One virtual machine. `settings` are the machine's (as in config.toml)."""
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
-                 fall_ms=250, state_dir=None, keep_commands=False, telemetry=None, language="en"):
+                 fall_ms=250, state_dir=None, keep_commands=False, telemetry=None, language="en", exhibit=None,
+                 local_start=None):
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -115,9 +117,14 @@ class Simulation:
         service = check_settings(SERVICE_SETTINGS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
                                                     "runtime_dir": folder})
         # telemetry: checked [telemetry] settings (controller/telemetry/settings.py), to report to a broker
-        # language: the visitor's (a code), which the service says the machine's messages in
+        # language: the visitor's (a code), which the service says the machine's messages in; exhibit: the
+        # other [exhibit] settings of a configuration (the beeps the buzzer plays), checked
+        exhibit = dict(exhibit or {}, language=[language])
         self.config = Config(service, {machine: machine_settings}, telemetry=telemetry,
-                             exhibit=check_exhibit("the simulator", {"language": [language]}))
+                             exhibit=check_exhibit("the simulator", exhibit))
+        # the minute of the day the run starts at (None: this computer's now), for the quiet hours: the
+        # simulated time runs on from it
+        self.local_start = local_minute() if local_start is None else local_start
         self.pinmap = load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
@@ -136,7 +143,7 @@ class Simulation:
         """Start the service (again, after a simulated restart: it resumes its saved game)."""
         rest_inputs(self.factory, self.pinmap)
         self.service = Service(self.config, self.pinmap, pin_factory=self.factory, clock=lambda: self.now,
-                               notifier=Notifier({}), log=self.note)
+                               notifier=Notifier({}), log=self.note, local_time=self.local_time)
         original = self.service.handle
 
         def handle(event, now):
@@ -147,11 +154,21 @@ class Simulation:
                 self.commands.extend(command_text(c) for c in commands)
             if event[0] != "tick" or commands:
                 self.note("%7.1f s  %-28s -> %s" % (now / 1000, " ".join(str(p) for p in event),
-                                                   "; ".join(" ".join(str(p) for p in c) for c in commands
+                                                   "; ".join(self.done(c) for c in commands
                                                              if c[0] != "message") or "nothing"))
             return commands
         self.service.handle = handle
         self.service.start()
+
+    def done(self, command):
+        """A command of the machine as the log shows it: a beep the buzzer keeps quiet says so."""
+        text = " ".join(str(p) for p in command)
+        return text + " (not played: [exhibit] sound)" if command[0] == "sound" and not self.service.plays(
+            command[1]) else text
+
+    def local_time(self):
+        """The minute of the day on the simulated clock."""
+        return (self.local_start + self.now // 60000) % DAY_MINUTES
 
     def restart(self):
         """The service process dies and starts again on the same pins."""
