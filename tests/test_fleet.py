@@ -175,8 +175,16 @@ def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
         process.send_signal(signal.SIGKILL)      # a crash, a pulled plug: no goodbye
         process.wait(10)
         waiting(follower, lambda: fleet.exhibits["hall-3"]["online"] is False, 10, "hall-3's last will")
+        went = time.time()
         # the will says nothing of when: what the fleet knew last stands, not the time hall-3 connected
         assert fleet.exhibits["hall-3"]["at"] >= last_heard, (fleet.exhibits["hall-3"]["at"], last_heard)
+        # but the follower heard it go: since then, its age in the table, its time of day in a log's
+        ages = dict((row[0], row[2]) for row in fleet.rows())
+        logged = dict((row[0], row[2]) for row in fleet.rows(clock_times=True))
+        assert re.fullmatch(r"OFFLINE \d s", ages["hall-3"]) and ages["hall-1"] == "yes", ages
+        assert logged["hall-3"] in ["OFFLINE since " + time.strftime("%H:%M:%S", time.localtime(went - back))
+                                    for back in range(3)], logged
+        # a follower started since finds the will the broker kept, which has no time: it says none
         code, rows, text, _ = fleet_once(broker, prefix)
         assert cells(rows["hall-3"])[:3] == ["hall-3", "drnim", "OFFLINE"], text
         assert cells(rows["hall-1"])[2] == "yes"
@@ -186,8 +194,9 @@ def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
         hall1.close()
         follower.stop()
     code, rows, text, _ = fleet_once(broker, prefix)
-    assert cells(rows["hall-1"])[:5] == ["hall-1", "drnim", "OFFLINE", "-", "3"], \
-        "a clean stop says goodbye, with the day's games: " + text
+    stopped = cells(rows["hall-1"])
+    assert stopped[:2] + stopped[3:5] == ["hall-1", "drnim", "-", "3"] and re.fullmatch(r"OFFLINE \d s", stopped[2]), \
+        "a clean stop says goodbye, with the day's games and its time: " + text
 
 
 def test_a_strangers_bad_payloads_are_ignored_with_a_line_each(broker, tmp_path):

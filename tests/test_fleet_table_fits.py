@@ -5,6 +5,8 @@ offline or at fault. The report of their games (`controller fleet stats`), print
 
 import datetime
 import io
+import re
+import time
 
 from controller.cli import main
 from controller.telemetry.command import frame
@@ -30,6 +32,15 @@ def museum(exhibits, power=None):
             "today": {"date": datetime.date.fromtimestamp(NOW).isoformat(), "games": 140 + n, "machine_wins": 100 + n},
             "last_game": {"id": "%s/1" % name, "winner": "machine", "ended": NOW - 700}})), retained=True)
     return fleet
+
+
+def fleet_status(name):
+    """An exhibit's status, online, as it sends it."""
+    return {"v": 1, "exhibit": name, "online": True, "at": NOW, "machine": "drnim", "version": "0.1.0",
+            "uptime_s": 86400, "heartbeat_s": 60, "queued": 0, "mode": "play", "turn": "player", "winner": None,
+            "fault": None, "attract": False, "rail": 11, "loaded": 15, "service_faults": [],
+            "today": {"date": datetime.date.fromtimestamp(NOW).isoformat(), "games": 0, "machine_wins": 0},
+            "last_game": None}
 
 
 CALM_PI = {"under_voltage": False, "episodes": 0, "cpu_c": 55.0, "hottest_c": 61.5, "hot": False, "hot_episodes": 0}
@@ -97,3 +108,45 @@ def test_the_report_of_twenty_exhibits_fits_80_columns(tmp_path):
     assert max(len(line) for line in lines) <= 80, out.getvalue()
     assert sum(line.startswith("hall-") for line in lines) == 20
     assert "turns, length: a game's mean" in lines and "Faults:" in lines and "  hall-12-nimatron: jam 1" in lines
+
+
+def test_an_exhibit_offline_says_since_when_and_one_found_offline_says_so_honestly():
+    """Found following 20 exhibits: OFFLINE had no age, so an exhibit retired months ago looked the same as
+    one whose plug was pulled an hour ago. A last will has no time, but the follower knows when one came
+    while it ran; one the broker kept, found at the follower's start, is older than that by an unknown time."""
+    now = [NOW]
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now[0])
+    retired, pulled = encode({"v": 1, "exhibit": "retired", "online": False, "machine": "drnim"}), \
+        encode({"v": 1, "exhibit": "pulled", "online": False, "machine": "nimatron"})
+    fleet.message("m/retired/status", retired, retained=True)           # kept by the broker for months
+    fleet.message("m/pulled/status", encode(dict(fleet_status("pulled"), at=NOW)), retained=True)
+    assert [row[2] for row in fleet.rows()] == ["yes", "OFFLINE"]       # found just now: nothing more to say
+    now[0] += 1800
+    fleet.message("m/pulled/status", pulled)                            # its will, as it came
+    now[0] += 3 * 3600
+    found, went = time.strftime("%H:%M:%S", time.localtime(NOW)), time.strftime("%H:%M:%S", time.localtime(
+        NOW + 1800))
+    assert dict((row[0], row[2]) for row in fleet.rows()) == {"pulled": "OFFLINE 3 h", "retired": "OFFLINE >3 h"}
+    assert dict((row[0], row[2]) for row in fleet.rows(clock_times=True)) == {
+        "pulled": "OFFLINE since %s" % went, "retired": "OFFLINE (before %s)" % found}
+    # the broker restarted: the follower, subscribing again, gets the same wills, kept: what it knew stands
+    fleet.message("m/pulled/status", pulled, retained=True)
+    fleet.message("m/retired/status", retired, retained=True)
+    assert dict((row[0], row[2]) for row in fleet.rows()) == {"pulled": "OFFLINE 3 h", "retired": "OFFLINE >3 h"}
+
+
+def test_offline_exhibits_ages_keep_twenty_in_80x24_with_each_last_game_seen():
+    """The age beside OFFLINE widens the online column: in 80 columns it says OFF, so that the last
+    game's time, first in its column, is still inside the window."""
+    fleet = museum(20)
+    for name, clock, retained in (("hall-15-drnim", NOW - 3 * 3600, True), ("hall-10-drnim", NOW - 2400, False)):
+        fleet.clock = lambda: clock
+        fleet.message("m/%s/status" % name, encode({"v": 1, "exhibit": name, "online": False, "machine": "drnim"}),
+                      retained=retained)
+    fleet.clock = lambda: NOW
+    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
+    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    rows = dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))
+    assert [re.split(" {2,}", rows[name])[2] for name in ("hall-3-drnim", "hall-10-drnim", "hall-15-drnim")] == [
+        "OFF 30 s", "OFF 40 min", "OFF >3 h"], "\n".join(lines)
+    assert all("11 min ago" in line for line in rows.values()), "\n".join(lines)

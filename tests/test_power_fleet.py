@@ -116,4 +116,4 @@ def test_a_stranger_s_power_that_does_not_fit_is_ignored_with_a_line(power, prob
     fleet.message("%s/hall-1/status" % PREFIX, encode(status))
     assert fleet.exhibits == {} and len(said) == 1 and problem in said[0], said
     fleet.message("%s/hall-1/status" % PREFIX, encode(dict(status, power=None)))
-    assert fleet.rows() == [["hall-1", "drnim", "OFFLINE", "-", "-", "-", "-"]]
+    assert fleet.rows() == [["hall-1", "drnim", "OFFLINE 0 s", "-", "-", "-", "-"]]   # its will, as it came

@@ -207,7 +207,8 @@ class Fleet:
                 return
             if not payload["online"]:
                 # the last will says only "offline": what was known of the day stays
-                payload = dict(self.exhibits.get(exhibit, {}), **payload)
+                before = self.exhibits.get(exhibit, {})
+                payload = dict(before, **payload, offline=self.went_offline(before, payload, retained))
             self.exhibits[exhibit] = payload
             if isinstance(payload.get("machine"), str):
                 self.store.exhibit(exhibit, payload["machine"], payload.get("heard", self.clock()))
@@ -224,6 +225,20 @@ class Fleet:
         else:
             self.store.fault(payload)
 
+    def went_offline(self, before, status, retained):
+        """When the exhibit went offline, as far as this follower can tell: (time, True) for since then, a clean
+        stop's goodbye (which has its time) or a last will that came while subscribed (the broker sends it
+        within 45 s of the exhibit gone); (time, False) for before then, a last will the broker kept and
+        replays at the follower's start or reconnection, which has no time: the exhibit may have gone an hour
+        or months before. A will replayed of an exhibit known offline keeps what was known."""
+        if "heard" in status:
+            return (status["heard"], True)
+        if not retained:
+            return (self.clock(), True)
+        if before.get("online") is False:
+            return before["offline"]
+        return (self.clock(), False)
+
     def rows(self, clock_times=False, narrow=False):
         """The table: one row of text cells per exhibit, by name, each cell printable. A time is said as
         how long ago, or with `clock_times` as the time it was (a log's table, which is not redrawn);
@@ -233,24 +248,37 @@ class Fleet:
         for name in sorted(self.exhibits):
             status = self.exhibits[name]
             rows.append([printable(cell) for cell in [name, status.get("machine", "?"),
-                                                      self.online(status, clock_times), self.fault(status)]
+                                                      self.online(status, clock_times, narrow), self.fault(status)]
                          + self.day(status, today) + [self.last_game(status, clock_times, narrow)]])
         return rows
 
     def when(self, at, clock_times):
-        if not clock_times:
-            return "%s ago" % ago(self.clock() - at)
-        same_day = datetime.date.fromtimestamp(at) == datetime.date.fromtimestamp(self.clock())
-        return "at " + time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S", time.localtime(at))
+        return "at " + self.time_of(at) if clock_times else "%s ago" % ago(self.clock() - at)
 
-    def online(self, status, clock_times=False):
+    def time_of(self, at):
+        same_day = datetime.date.fromtimestamp(at) == datetime.date.fromtimestamp(self.clock())
+        return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+    def online(self, status, clock_times=False, narrow=False):
         if not status["online"]:
-            return "OFFLINE"
+            return self.offline(status, clock_times, narrow)
         beat, heard = status.get("heartbeat_s"), status["heard"]
         if isinstance(beat, int) and self.clock() - heard > SILENT_AFTER_BEATS * beat:
             return "silent, last heard " + self.when(heard, clock_times) if clock_times \
                 else "silent %s" % ago(self.clock() - heard)
         return "yes"
+
+    def offline(self, status, clock_times, narrow):
+        """OFFLINE, and since when (`went_offline`): "OFFLINE 3 h" (a log's table: "OFFLINE since 14:02:03"), or
+        for a last will found kept by the broker "OFFLINE >3 h" (a log's: "OFFLINE (before 09:00:00)"), the time
+        the follower found it, when that was a minute ago or more; `narrow`, "OFF" for the 80 columns."""
+        at, since = status["offline"]
+        if clock_times:
+            return "OFFLINE %s" % ("since " + self.time_of(at) if since else "(before %s)" % self.time_of(at))
+        word = "OFF" if narrow else "OFFLINE"
+        if since:
+            return "%s %s" % (word, ago(self.clock() - at))
+        return "%s >%s" % (word, ago(self.clock() - at)) if self.clock() - at >= 60 else word
 
     @staticmethod
     def fault(status):
