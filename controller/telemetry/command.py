@@ -89,7 +89,7 @@ def run(args, out):
     import sqlite3
     import uuid
 
-    from controller.telemetry.fleet import Fleet, FleetStore, table
+    from controller.telemetry.fleet import Fleet, FleetStore, StoreBusy, table
     from controller.telemetry.settings import default_port
     if args.what != "stats" and (args.offline or args.csv or args.period != "7d"):
         raise ArgumentError("--period, --csv and --offline are for 'controller fleet stats'")
@@ -111,7 +111,10 @@ def run(args, out):
         return 1
     path = args.db or default_db() if not args.once else ":memory:"
     try:
-        store = FleetStore(path)
+        store = FleetStore(path, log)
+    except StoreBusy as error:
+        log("the store %s: %s" % (path, error))
+        return 1
     except (OSError, sqlite3.Error) as error:
         return cannot_open("the store %s" % path, error)
     fleet = Fleet(args.prefix, store, log)

@@ -52,6 +52,13 @@ EXHIBITS_LIMIT = 5000
 # How long a write waits for the store (another follower's write): then the follower stops, and what it had
 # not kept waits at the broker.
 WAIT_S = 5.0
+# A store of this many games or more is said before its upgrade, which reads every one: two years of 20 busy
+# exhibits (4.3 million games) take 5 s here, a minute on a Pi, once.
+UPGRADE_SAID = 100000
+
+
+class StoreBusy(Exception):
+    """The store is being upgraded by another follower, which holds it for as long as that takes."""
 
 
 class FleetStore:
@@ -60,26 +67,45 @@ class FleetStore:
     for its whole read, and the follower's commit waits WAIT_S, then stops it: two years of 20 exhibits took
     `stats` 6 s, `--csv` 10 s (bench/stats_two_years.py --fleet), a Pi ten times that."""
 
-    def __init__(self, path):
+    def __init__(self, path, say=lambda text: None):
+        """`say`: a line for the user before a long upgrade (`upgrade`)."""
         if path != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         self.db = sqlite3.connect(path, timeout=WAIT_S)
         if path != ":memory:":
             self.db.execute("pragma journal_mode = wal")
             self.db.execute("pragma journal_size_limit = %d" % (4 << 20))     # the log beside it, emptied, kept small
-        self.upgrade()
+        self.upgrade(say)
 
-    def upgrade(self):
+    def upgrade(self, say):
         """The schema, created, or brought up from version 0 (games keyed by id alone), 1 (no exhibits
-        table) or 2 (no index by time: some seconds for millions of games, once) in one transaction."""
+        table) or 2 (no index by time: some seconds for millions of games, once) in one transaction; said
+        first when the store holds UPGRADE_SAID games or more, since it was silent for a minute on a Pi.
+        Another follower started meanwhile waits WAIT_S for it, and finds it done or raises StoreBusy, which
+        says what goes on and what to do: it was SQLite's "database is locked"."""
         db = self.db
-        version = db.execute("pragma user_version").fetchone()[0]
-        if version >= STORE_VERSION:
+        if db.execute("pragma user_version").fetchone()[0] >= STORE_VERSION:
             return
-        old = [] if version else [row[0] for row in db.execute(
-            "select name from sqlite_master where type = 'table' and name in ('games', 'faults')")]
-        db.execute("begin")
         try:
+            db.execute("begin immediate")       # the store to itself: another follower waits, then reads it done
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                raise StoreBusy("another controller fleet is updating it (once, after an update of the controller: "
+                                "some seconds, a minute on a Raspberry Pi): wait until that one shows its table or "
+                                "report, then run this again") from None
+            raise
+        try:
+            version = db.execute("pragma user_version").fetchone()[0]
+            if version >= STORE_VERSION:        # by the follower it waited for
+                db.rollback()
+                return
+            tables = [row[0] for row in db.execute(
+                "select name from sqlite_master where type = 'table' and name in ('games', 'faults')")]
+            games = db.execute("select count(*) from games").fetchone()[0] if "games" in tables else 0
+            if games >= UPGRADE_SAID:
+                say("updating the fleet's store (once, after an update of the controller): %s games, some seconds, "
+                    "a minute on a Raspberry Pi..." % format(games, ","))
+            old = [] if version else tables
             for table in old:
                 db.execute("alter table %s rename to %s_v0" % (table, table))
             for statement in SCHEMA.split(";"):
