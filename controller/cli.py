@@ -456,10 +456,10 @@ def run_status(args, out):
             out.write(said(heartbeat["power"], ago))
         telemetry = heartbeat.get("telemetry")
         if telemetry:
-            if telemetry["connected"]:
-                state = "connected to %s" % telemetry["broker"]
-            elif telemetry.get("problem"):
+            if telemetry.get("problem"):        # connected too while another exhibit throws this one off
                 state = "the broker %s %s" % (telemetry["broker"], telemetry["problem"])
+            elif telemetry["connected"]:
+                state = "connected to %s" % telemetry["broker"]
             else:
                 state = "not connected to %s yet" % telemetry["broker"]
             out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (state, telemetry["queued"]))

@@ -353,7 +353,9 @@ class Telemetry:
             if self.short < SHORT_IN_A_ROW:
                 self.log("telemetry: connected to %s as %s%s" % (self.where, self.exhibit, "" if not self.queued
                                                                 else ": sending the %d queued" % self.queued))
-            self.unreachable = None
+            # while connections keep being dropped short, `controller status` says so, not "connected", until one
+            # lasts (steady)
+            self.unreachable = self.thrown_off() if self.short >= SHORT_IN_A_ROW else None
             return True
         if kind == "disconnected" and self.dropped_short():
             return False
@@ -389,16 +391,20 @@ class Telemetry:
                      "on; not said again until a connection lasts" % (self.where, STEADY_S, SHORT_IN_A_ROW,
                                                                        self.exhibit))
         if self.short >= SHORT_IN_A_ROW:
-            # what `controller status` says while not connected
-            self.unreachable = "%s %d s of making it, %d times in a row: another exhibit connecting as %r? (each " \
-                "needs its own telemetry.client_id)" % (THROWN_OFF, STEADY_S, self.short, self.exhibit)
+            self.unreachable = self.thrown_off()
         return self.short >= SHORT_IN_A_ROW
+
+    def thrown_off(self):
+        """What `controller status` says while connections are dropped short, connected in the moments between."""
+        return "%s %d s of making it, %d times in a row: another exhibit connecting as %r? (each needs its own " \
+            "telemetry.client_id)" % (THROWN_OFF, STEADY_S, self.short, self.exhibit)
 
     def steady(self):
         """After short connections were said once, the first that lasts STEADY_S is said: the technician who
         renamed the other exhibit sees that it worked."""
         if self.short >= SHORT_IN_A_ROW and self.connected and self.timer() - self.connected_at >= STEADY_S:
             self.short = 0
+            self.unreachable = None
             self.log("telemetry: connected to %s as %s, and steady for %d s: the connections that the broker dropped "
                      "have stopped" % (self.where, self.exhibit, STEADY_S))
 
