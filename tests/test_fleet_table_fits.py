@@ -150,3 +150,23 @@ def test_offline_exhibits_ages_keep_twenty_in_80x24_with_each_last_game_seen():
     assert [re.split(" {2,}", rows[name])[2] for name in ("hall-3-drnim", "hall-10-drnim", "hall-15-drnim")] == [
         "OFF 30 s", "OFF 40 min", "OFF >3 h"], "\n".join(lines)
     assert all("11 min ago" in line for line in rows.values()), "\n".join(lines)
+
+
+def test_silent_exhibits_keep_twenty_in_80x24_with_each_last_game_seen():
+    """Found following 20 exhibits: "silent 12 min" (13 characters) widened the online column so that the
+    last game's time went past the window's edge, as OFFLINE's age did. Cut to 80 columns it says
+    "silent 12m"; --once and a log keep the words."""
+    fleet = museum(20)
+    for name, silent_s in (("hall-6-drnim", 12 * 60), ("hall-11-drnim", 100 * 60), ("hall-13-drnim", 3 * 86400)):
+        fleet.message("m/%s/status" % name, encode(dict(fleet_status(name), at=NOW - silent_s, last_game={
+            "id": "%s/1" % name, "winner": "machine", "ended": NOW - 700})), retained=True)
+    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
+    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    rows = dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))
+    assert [re.split(" {2,}", rows[name])[2] for name in ("hall-6-drnim", "hall-11-drnim", "hall-13-drnim")] == [
+        "silent 12m", "silent 100m", "silent 3d"], "\n".join(lines)
+    assert all("11 min ago" in line for line in rows.values()), "\n".join(lines)
+    assert dict((row[0], row[2]) for row in fleet.rows() if row[0] in ("hall-6-drnim", "hall-13-drnim")) == {
+        "hall-6-drnim": "silent 12 min", "hall-13-drnim": "silent 3 days"}
+    assert dict((row[0], row[2]) for row in fleet.rows(clock_times=True))["hall-6-drnim"] == \
+        "silent, last heard at %s" % time.strftime("%H:%M:%S", time.localtime(NOW - 12 * 60))

@@ -286,12 +286,14 @@ class Fleet:
         return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S", time.localtime(at))
 
     def online(self, status, clock_times=False, narrow=False):
+        """"yes", OFFLINE with its age (`offline`), or "silent 12 min" after SILENT_AFTER_BEATS heartbeats
+        unheard; `narrow`, "silent 12m", which leaves the last game's time inside 80 columns."""
         if not status["online"]:
             return self.offline(status, clock_times, narrow)
         beat, heard = status.get("heartbeat_s"), status["heard"]
         if isinstance(beat, int) and self.clock() - heard > SILENT_AFTER_BEATS * beat:
             return "silent, last heard " + self.when(heard, clock_times) if clock_times \
-                else "silent %s" % ago(self.clock() - heard)
+                else "silent %s" % ago(self.clock() - heard, short=narrow)
         return "yes"
 
     def offline(self, status, clock_times, narrow):
@@ -369,12 +371,13 @@ def table(rows, headings=HEADINGS):
     return "\n".join(lines)
 
 
-def ago(seconds):
+def ago(seconds, short=False):
+    """How long: "12 min", or `short` "12m" for a table cut to a terminal's width."""
     seconds = max(0, int(seconds))
     if seconds < 120:
-        return "%d s" % seconds
+        return "%d%s" % (seconds, "s" if short else " s")
     if seconds < 7200:
-        return "%d min" % (seconds // 60)
+        return "%d%s" % (seconds // 60, "m" if short else " min")
     if seconds < 172800:
-        return "%d h" % (seconds // 3600)
-    return "%d days" % (seconds // 86400)
+        return "%d%s" % (seconds // 3600, "h" if short else " h")
+    return "%d%s" % (seconds // 86400, "d" if short else " days")
