@@ -190,12 +190,43 @@ def test_a_pico_pin_is_held_to_its_4_ma_default_drive(tmp_path):
                         "0.85 A (5 V across the coil's 4.5 Ω and the PTC's own 1.36 Ω)"),
     ("ptc_hold_a", 0.2, "a PTC that holds 0.20 A trips in play: the coil's 60 ms pulses, one a 900 ms pace, take "
                         "0.29 A (RMS)"),
-    ("cutoff_c", 70, "70 °C, but the PLA cradle round the coil softens from 55 °C: use a thermal switch that opens at "
-                     "50 °C or below"),
+    ("cutoff_c", 70, "70 °C, but the coil's cradle, printed in PLA (cradle_material), bears about 50 °C at most in "
+                     "continuous use: use a thermal switch that opens at 50 °C or below, or print the cradle in PETG "
+                     "(60 °C) or ASA (85 °C) and set cradle_material"),
 ])
 def test_the_coil_needs_a_hardware_limit_on_its_on_time(tmp_path, option, value, problem):
     text = drnim_text(outputs__release='kind = "solenoid"\npin = 18\n%s = %s' % (option, value))
     expect_error(tmp_path, text, line_of(text, "%s = %s" % (option, value)), "outputs.release." + option, problem)
+
+
+@pytest.mark.parametrize("material, switch_c", [("PETG", 60), ("ASA", 85)])
+def test_a_cradle_printed_for_a_warm_gallery_takes_a_hotter_thermal_switch(tmp_path, material, switch_c):
+    """Found with hardware/README.md's Materials for a public gallery: in a 45 °C vitrine the 50 °C switch
+    opens before the first pulse, so a museum prints the cradle in PETG or ASA and fits a hotter switch,
+    which the loader refused whatever the cradle was printed in. Each material's limit is its figure in
+    continuous use in that section's table; above it the refusal names the option."""
+    release = 'kind = "solenoid"\npin = 18\ncradle_material = "%s"\ncutoff_c = %d' % (material, switch_c)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(outputs__release=release))
+    assert load_pinmap(path).outputs["release"].options["cutoff_c"] == switch_c
+    assert "a %d °C thermal switch, for a cradle printed in %s" % (switch_c, material) in wiring_table(
+        load_pinmap(path))
+    text = drnim_text(outputs__release=release.replace("cutoff_c = %d" % switch_c, "cutoff_c = %d" % (switch_c + 5)))
+    expect_error(tmp_path, text, line_of(text, "cutoff_c = "), "outputs.release.cutoff_c",
+                 "%d °C, but the coil's cradle, printed in %s (cradle_material), bears about %d °C at most in "
+                 "continuous use: use a thermal switch that opens at %d °C or below" % (
+                     switch_c + 5, material, switch_c, switch_c))
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    assert "| in continuous use up to about | 50 °C | 60 °C | 85 °C |" in readme
+
+
+def test_a_cradle_material_the_loader_does_not_know_is_refused_on_its_line(tmp_path):
+    text = drnim_text(outputs__release='kind = "solenoid"\npin = 18\ncradle_material = "petg"')
+    expect_error(tmp_path, text, line_of(text, "cradle_material"), "outputs.release.cradle_material",
+                 "'petg' is not one of PLA, PETG, ASA (what the solenoid's cradle, gate_solenoid, is printed in)")
+    text = drnim_text(outputs__release='kind = "servo"\npin = 18\ncradle_material = "PETG"')
+    expect_error(tmp_path, text, line_of(text, "cradle_material"), "outputs.release.cradle_material",
+                 "unknown key for kind 'servo'")
 
 
 def test_the_shipped_coil_is_guarded_by_a_ptc_and_a_thermal_switch():
@@ -213,7 +244,7 @@ def test_the_shipped_coil_is_guarded_by_a_ptc_and_a_thermal_switch():
     assert trip_seconds(dict(spec.options, ptc_ohms=2.10)) < 20
     table = wiring_table(load_pinmap(default_pinmap_path("drnim")))
     assert "the coil (1.11 A alone, 0.85 A with the PTC's 1.36 Ω) through a 0.30 A PTC (trips at 0.60 A: within " \
-           "12 s of a coil held on) and a 50 °C thermal switch" in table
+           "12 s of a coil held on) and a 50 °C thermal switch, for a cradle printed in PLA" in table
 
 
 def test_a_coil_held_on_is_reckoned_through_the_ptcs_own_resistance(tmp_path):

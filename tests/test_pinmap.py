@@ -606,7 +606,7 @@ def test_a_missing_kind(tmp_path):
      "unknown key for kind 'led' (known: label, kind, pin, active, colour, vf, resistor)"),
     ("outputs__release", 'kind = "solenoid"\npin = 18\nresistor = 100', "resistor", "outputs.release.resistor",
      "unknown key for kind 'solenoid' (known: label, kind, pin, active, coil_ohms, ptc_hold_a, ptc_trip_a, "
-     "ptc_ohms, ptc_trip_s, cutoff_c)"),
+     "ptc_ohms, ptc_trip_s, cutoff_c, cradle_material)"),
 ])
 def test_unknown_keys(tmp_path, table, body, needle, key, problem):
     text = drnim_text(**{table: body})

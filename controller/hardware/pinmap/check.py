@@ -68,6 +68,17 @@ class Option:
         self.whole = whole
 
 
+class Choice:
+    """A setting of an output that is one of a few words (`choices`, in the order said), with a default;
+    `what` says what it is."""
+
+    def __init__(self, name, default, choices, what):
+        self.name = name
+        self.default = default
+        self.choices = choices
+        self.what = what
+
+
 class Kind:
     """A kind of output device: the names of its pins, whether it has an
     active level, its options (`angles` for a servo, by the role's kind) and
@@ -129,6 +140,8 @@ KINDS = {
         Option("ptc_ohms", 1.36, 0, 20, "Ω"),        # its largest resistance new (MF-R030: 0.76-1.36 Ω)
         Option("ptc_trip_s", 3.0, 0.01, 100, "s"),   # its longest time to trip at 5 times its hold current
         Option("cutoff_c", 50, 30, 150, "°C"),
+        Choice("cradle_material", "PLA", tuple(electrical.CRADLE_LIMITS_C),
+               "what the solenoid's cradle, gate_solenoid, is printed in"),
     )),
 }
 
@@ -164,7 +177,13 @@ class _Checker:
         return value
 
     def option(self, table, key, option):
-        """An output's option: a number in its range, or its default."""
+        """An output's option: a number in its range or one of its choices, or its default."""
+        if isinstance(option, Choice):
+            value = table.get(option.name, option.default)
+            if value not in option.choices:
+                self.fail("%s.%s" % (key, option.name), "%r is not one of %s (%s)"
+                          % (value, ", ".join(option.choices), option.what))
+            return value
         if option.whole:
             return self.whole(table, option.name, "%s.%s" % (key, option.name), option.low, option.high,
                               option.what)

@@ -52,9 +52,9 @@ def _output_notes(spec, name):
         o = spec.options
         return "MOSFET gate, through 100 Ω, with 10 kΩ gate to GND; energised when %s; the coil (%.2f A alone, " \
                "%.2f A with the PTC's %g Ω) through a %.2f A PTC (trips at %.2f A: within %.0f s of a coil held on) " \
-               "and a %g °C thermal switch" % (
+               "and a %g °C thermal switch, for a cradle printed in %s" % (
                    level, electrical.coil_amps(o), electrical.held_amps(o), o["ptc_ohms"], o["ptc_hold_a"],
-                   o["ptc_trip_a"], electrical.trip_seconds(o), o["cutoff_c"])
+                   o["ptc_trip_a"], electrical.trip_seconds(o), o["cutoff_c"], o["cradle_material"])
     if spec.kind == "servo":
         o = spec.options
         angles = ("closed %s°, open %s°" % (_number(o["closed_angle"]), _number(o["open_angle"]))

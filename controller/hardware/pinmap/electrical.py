@@ -16,11 +16,13 @@ side is ever lit.
 A solenoid's coil must have a hardware limit on its on-time that no program,
 hang or shorted MOSFET can defeat (`coil_problem`): a resettable fuse (PTC)
 in series that holds the game's pulses but trips within seconds when the coil
-stays on, and a thermal switch against the coil that opens before the PLA
-cradle round it softens. A small PTC's own resistance is about an ohm (a
-Bourns MF-R030: 0.76-1.36 Ω new, up to 2.10 Ω an hour after a trip), a good
-part of a 4.5 Ω coil's at 5 V, so a coil held on draws less than it would
-alone: 0.85 A, not 1.11 A, through an MF-R030 at its 1.36 Ω. How soon that
+stays on, and a thermal switch against the coil that opens before the printed
+cradle round it passes what its material bears (`cradle_material`: PLA's 50 °C;
+a warm gallery's PETG or ASA takes a hotter switch). A small PTC's own
+resistance is about an ohm (a Bourns MF-R030: 0.76-1.36 Ω new, up to 2.10 Ω
+an hour after a trip), a good part of a 4.5 Ω coil's at 5 V, so a coil held
+on draws less than it would alone: 0.85 A, not 1.11 A, through an MF-R030 at
+its 1.36 Ω. How soon that
 trips it comes from the time to trip its datasheet guarantees at 5 times its
 hold current (3.0 s at 1.5 A), the PTC taken as one mass that heats as the
 square of the current and cools as its temperature: it trips when its
@@ -56,14 +58,16 @@ LAMP_MAX_MA = 20     # a 5 mm LED's continuous rating
 # GAME_PULSE_MS (release_pulse_ms' default) at most once a pace (Dr. Nim's 900 ms: a visitor's
 # 15 quicker presses are over in seconds, too soon to warm a PTC); a coil held on must trip its
 # PTC within TRIP_WITHIN_S, the PTC's time to trip being given at PTC_RATED_TIMES its hold
-# current; PLA softens from PLA_SOFTENS_C.
+# current.
 COIL_VOLTS = 5.0
 GAME_PULSE_MS = 60
 GAME_PACE_MS = 900
 TRIP_WITHIN_S = 20
 PTC_RATED_TIMES = 5
-PLA_SOFTENS_C = 55
-CUTOFF_MARGIN_C = 5
+# What the coil's printed cradle (gate_solenoid) bears in continuous use, by its material, °C: the
+# table of hardware/README.md's "Materials for a public gallery" (makers' data sheets, collected by
+# filament-db's FDM reference). The coil's thermal switch must open at or below it.
+CRADLE_LIMITS_C = {"PLA": 50, "PETG": 60, "ASA": 85}
 
 # The settings of each kind that say what it draws, with a prefix for the Nimatron's lamps.
 LED_KINDS = ("led", "led_pair")
@@ -188,9 +192,13 @@ def coil_problem(spec):
         return ("ptc_hold_a", "a PTC that holds %.2f A trips in play: the coil's %d ms pulses, one a %d ms pace, "
                 "take %.2f A (RMS): use one that holds at least that" % (o["ptc_hold_a"], GAME_PULSE_MS,
                                                                          GAME_PACE_MS, coil_rms_amps(o)))
-    if o["cutoff_c"] > PLA_SOFTENS_C - CUTOFF_MARGIN_C:
-        return ("cutoff_c", "%g °C, but the PLA cradle round the coil softens from %d °C: use a thermal switch that "
-                "opens at %d °C or below" % (o["cutoff_c"], PLA_SOFTENS_C, PLA_SOFTENS_C - CUTOFF_MARGIN_C))
+    limit = CRADLE_LIMITS_C[o["cradle_material"]]
+    if o["cutoff_c"] > limit:
+        hotter = ["%s (%d °C)" % (material, c) for material, c in CRADLE_LIMITS_C.items() if c > limit]
+        return ("cutoff_c", "%g °C, but the coil's cradle, printed in %s (cradle_material), bears about %d °C at most "
+                "in continuous use: use a thermal switch that opens at %d °C or below%s" % (
+                    o["cutoff_c"], o["cradle_material"], limit, limit,
+                    ", or print the cradle in %s and set cradle_material" % " or ".join(hotter) if hotter else ""))
     return None
 
 
