@@ -1,0 +1,270 @@
+"""What `controller status` says: the saved game, the service's last heartbeat and any fault, read
+only, for a person (the lines of `controller status`) or for a museum's monitoring (`--check`: one
+line and the exit status of the monitoring plugins' convention; `--json`: the same as one object).
+Nothing here changes a file: the service writes them (controller/service/daemon.py's heartbeat,
+store.py's saved game)."""
+
+import json
+import os
+import time
+
+from controller.arguments import ArgumentError, argument, config_path
+from controller.core.registry import NAMES as MACHINES
+
+
+def shut_out(command, *folders):
+    """RuntimeError when a folder of the service's is there but this user may not look in: the
+    service keeps it to its own user, and reading on would call the saved game damaged, or say
+    there are no statistics yet."""
+    for folder in folders:
+        if os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
+            raise RuntimeError("%s: this user may not read the service's folder %s: run it as the service's user "
+                               "(sudo -u drnim /opt/drnim-controller/venv/bin/controller %s)" % (command, folder, command))
+
+
+def fault_help(status):
+    """The machine's fault, with what it means and what clears it (docs/troubleshooting.md), for `status`."""
+    fault = status["fault"]
+    if fault == "jam":
+        return "jam: a released marble never reached the gate sensor: free it (it counts as it passes and play " \
+               "goes on), or put every marble back on the rail and press New game"
+    if fault == "check" and "rail" in status:
+        return "check: the game in progress cannot be trusted (a restart with a marble on its way, or a damaged " \
+               "save): put every marble back on the rail and press New game"
+    if fault == "check":
+        return "check: the saved game was damaged and could not be resumed: press New game"
+    return fault or "none"
+
+
+def read_saved_game(config):
+    """(the saved game's path, its machine's status with "machine" added, why it cannot be read) of the
+    state folder: no status and no problem when there is no saved game."""
+    from controller.core.saves import SaveError
+    from controller.core.registry import UnknownMachine, machine_class
+    from controller.service.store import StateStore
+    store = StateStore(config.state_dir())
+    saved, problem = store.read()
+    game = None
+    if saved is not None:
+        name = saved.get("machine") if isinstance(saved, dict) else None
+        try:
+            game = machine_class(name if name in MACHINES else config.machine_name).from_dict(saved).status()
+            game["machine"] = name if name in MACHINES else config.machine_name
+        except (SaveError, UnknownMachine) as error:
+            problem = str(error)
+    return store.path, game, problem
+
+
+def game_said(game):
+    """The game in a few words: drnim, play, 1 of 2 marbles on the rail, player's turn."""
+    said = "%s, %s" % (game["machine"], game["mode"])
+    if "rail" in game:
+        said += ", %d of %d marbles on the rail" % (game["rail"], game["loaded"])
+    if "rows" in game:
+        said += ", rows %s" % " ".join(str(n) for n in game["rows"])
+    return said + (", %s's turn" % game["turn"] if game["mode"] == "play" else ", won by %s" % game["winner"])
+
+
+# What a heartbeat that cannot be read raises (a file the service never wrote whole, or not its own).
+UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError)
+
+
+def read_heartbeat(path):
+    """(the service's last heartbeat, whether the process that wrote it still runs, how many seconds ago
+    it was written); one of UNREADABLE when there is none to read."""
+    from controller.selftest.guard import process_alive
+    with open(path, encoding="utf-8") as f:
+        heartbeat = json.load(f)
+    if not isinstance(heartbeat["pid"], int):
+        raise ValueError("pid %r is no process number" % (heartbeat["pid"],))
+    ago, running = time.time() - heartbeat["heartbeat"], process_alive(heartbeat["pid"])
+    # the clock since boot is of no use for a service gone (maybe before a reboot); a running service is on
+    # this boot: its clock since boot holds when the wall clock jumps (a Pi has none of its own)
+    if running and "monotonic" in heartbeat:
+        ago = time.monotonic() - heartbeat["monotonic"]
+    return heartbeat, running, ago
+
+
+def run_status(args, out):
+    """The saved game, the last heartbeat and any fault: read only, nothing is changed. --check and --json
+    say the same to a museum's monitoring (monitored)."""
+    from controller.service.config import load_config
+    if args.check or args.json:
+        return monitored(args, out)
+    config = argument("--config", load_config, config_path(args))
+    shut_out("status", config.state_dir(), config.runtime_dir())
+    store_path, game, problem = read_saved_game(config)
+    if problem:
+        out.write("The saved game %s is damaged (%s): the service sets it aside at its next start.\n"
+                  % (store_path, problem))
+    elif game is None:
+        out.write("No saved game in %s.\n" % config.state_dir())
+    else:
+        out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
+    path = os.path.join(config.runtime_dir(), "status.json")
+    try:
+        heartbeat, running, ago = read_heartbeat(path)
+        pid = heartbeat["pid"]
+        if not running:
+            # a wall clock that has moved back since it wrote would say "-3600 s ago": then the time it was
+            # written is said
+            when = "%.0f s ago" % ago if ago >= 0 else "at %s by the clock of then" % time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.localtime(heartbeat["heartbeat"]))
+            out.write("No heartbeat in %s: the service is not running (the last, %s, came from pid %d, "
+                      "which has ended).\n" % (path, when, pid))
+            return 0
+        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
+        for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
+            out.write("Service fault: %s: %s.\n" % (kind, text))
+        if "sound" in heartbeat:        # a buzzer kept quiet on purpose (service/sound.py)
+            out.write("Sound: %s.\n" % heartbeat["sound"])
+        if "power" in heartbeat:        # a Raspberry Pi's supply and heat (service/power.py)
+            from controller.service.power import said
+            out.write(said(heartbeat["power"], ago))
+        telemetry = heartbeat.get("telemetry")
+        if telemetry:
+            out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
+                                                                                    telemetry["queued"]))
+    except UNREADABLE:
+        out.write("No heartbeat in %s: the service is not running.\n" % path)
+    return 0
+
+
+def telemetry_said(telemetry):
+    """The connection to the broker, as a heartbeat's "telemetry" tells it."""
+    if telemetry.get("problem"):        # connected too while another exhibit throws this one off
+        return "the broker %s %s" % (telemetry["broker"], telemetry["problem"])
+    if telemetry["connected"]:
+        return "connected to %s" % telemetry["broker"]
+    return "not connected to %s yet" % telemetry["broker"]
+
+
+# --- controller status --check and --json: for a museum's monitoring ---------------------------------------
+# The states of the monitoring plugins' convention (Nagios, Icinga, Naemon, check_mk), each at its exit status.
+OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
+STATES = ("OK", "WARNING", "CRITICAL", "UNKNOWN")
+# The shape of `controller status --json`, one more whenever a key changes meaning or goes (docs/troubleshooting.md).
+STATUS_FORMAT = 1
+# A heartbeat is stale after three missed ones (as `controller fleet` calls an exhibit silent) and 10 s more,
+# the watchdog's time, for a loop held up by a slow SD card: 25 s with the default heartbeat_s of 5.
+MISSED_BEATS, STALE_SLACK_S = 3, 10
+# What a heartbeat holds of the game (controller/core's status(), and the machine's name).
+GAME_KEYS = ("machine", "mode", "fault", "winner", "turn", "attract", "rail", "loaded", "rows")
+
+
+def stale_after_s(heartbeat_s):
+    return MISSED_BEATS * heartbeat_s + STALE_SLACK_S
+
+
+def monitored(args, out):
+    """`status --check`: one line, OK - ..., WARNING - ..., CRITICAL - ... or UNKNOWN - ..., and the exit
+    status 0, 1, 2 or 3 (the monitoring plugins' guidelines); `status --json`: the same report as one JSON
+    object, with exit status 0 whenever it was written (its "state" says the rest)."""
+    from controller.service.config import load_config
+    try:
+        config = argument("--config", load_config, config_path(args))
+        shut_out("status", config.state_dir(), config.runtime_dir())
+        report = status_report(config)
+    except (ArgumentError, RuntimeError) as error:
+        report = unknown_report(str(error))
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        # a heartbeat of another shape than this command reads (a service not restarted since an update?)
+        report = unknown_report("the service's heartbeat holds what this command cannot read (%s: %s)"
+                                % (type(error).__name__, error))
+    if args.json:
+        out.write(json.dumps(report, sort_keys=True) + "\n")
+        return 0
+    out.write(check_line(report))
+    return report["exit_status"]
+
+
+def unknown_report(why):
+    return reported([(UNKNOWN, "unreadable", why)], summary=why, machine=None, game=None, service=None)
+
+
+def status_report(config):
+    """What a monitor needs of the exhibit: the worst problem decides the state. CRITICAL needs a
+    person: no heartbeat, a stale one, or the machine's own fault (a jam, a check); WARNING, a fault of
+    the service's own while the game plays (an input, the storage, the statistics, the telemetry, the
+    Pi's supply or heat now)."""
+    from controller.service.power import HOT_C
+    problems = []
+    store_path, game, problem = read_saved_game(config)
+    if problem:
+        problems.append((WARNING, "damaged-save", "the saved game %s is damaged (%s): the service sets it aside "
+                                                  "at its next start" % (store_path, problem)))
+    path = os.path.join(config.runtime_dir(), "status.json")
+    heartbeat_s = config.service["heartbeat_s"]
+    service = {"running": False, "pid": None, "heartbeat_age_s": None, "heartbeat_s": heartbeat_s,
+               "stale_after_s": stale_after_s(heartbeat_s), "faults": {}}
+    heartbeat, seen = None, {}
+    try:
+        heartbeat, running, ago = read_heartbeat(path)
+    except FileNotFoundError:
+        problems.append((CRITICAL, "no-heartbeat", "no heartbeat in %s: the service is not running" % path))
+    except UNREADABLE as error:
+        return unknown_report("the heartbeat %s cannot be read (%s)" % (path, getattr(error, "strerror", None)
+                                                                         or error))
+    if heartbeat is not None:
+        service.update(running=running, pid=heartbeat["pid"], heartbeat_age_s=round(ago, 1) if ago >= 0 else None)
+        if not running:
+            problems.append((CRITICAL, "no-heartbeat", "no heartbeat: the service is not running (the last came "
+                                                       "from pid %d, which has ended)" % heartbeat["pid"]))
+        else:
+            seen = heartbeat
+            if ago > service["stale_after_s"]:
+                problems.append((CRITICAL, "stale-heartbeat", "the last heartbeat is %.0f s old (pid %d runs; one "
+                                 "every %d s, stale after %d s): the service is hung, or cannot write %s"
+                                 % (ago, heartbeat["pid"], heartbeat_s, service["stale_after_s"], path)))
+            if game is None and "mode" in heartbeat:   # no game saved yet: the running machine's
+                game = {key: heartbeat[key] for key in heartbeat if key in GAME_KEYS}
+    if game is not None and game["fault"]:
+        problems.append((CRITICAL, game["fault"], fault_help(game)))
+    service["faults"] = dict(seen.get("service_faults", {}))
+    for kind, text in sorted(service["faults"].items()):
+        problems.append((WARNING, kind, "%s: %s" % (kind, text)))
+    power = seen.get("power")
+    if power and power["under_voltage"]:
+        problems.append((WARNING, "under-voltage", "under-voltage now: the Pi's supply fell below about 4.65 V "
+                                                   "(episode %d since the service started)" % power["episodes"]))
+    if power and power["hot"]:
+        problems.append((WARNING, "too-hot", "the CPU is at %.0f °C, too hot: the firmware slows the Pi down "
+                                             "from %d °C" % (power["cpu_c"], HOT_C)))
+    telemetry = seen.get("telemetry")
+    if telemetry and telemetry.get("problem"):
+        problems.append((WARNING, "broker", "telemetry: " + telemetry_said(telemetry)))
+    summary = None
+    if game is not None and service["running"]:
+        summary = "%s; heartbeat %.0f s ago" % (game_said(game), service["heartbeat_age_s"] or 0)
+    elif service["running"]:
+        summary = "the service runs; heartbeat %.0f s ago" % (service["heartbeat_age_s"] or 0)
+    return reported(problems, summary=summary, machine=config.machine_name,
+                    game=game, service=service, power=power, sound=seen.get("sound"), telemetry=telemetry)
+
+
+def reported(problems, summary, **facts):
+    """The report of `status --json` (format 1): the worst problem's state, every problem worst first,
+    and the facts they were found in."""
+    problems = sorted(problems, key=lambda problem: -problem[0])
+    state = problems[0][0] if problems else OK
+    if problems:
+        summary = "; ".join(text for _, _, text in problems)
+    report = {"format": STATUS_FORMAT, "state": STATES[state], "exit_status": state, "summary": summary,
+              "problems": [{"state": STATES[level], "kind": kind, "text": text} for level, kind, text in problems],
+              "power": None, "sound": None, "telemetry": None}
+    report.update(facts)
+    return report
+
+
+def check_line(report):
+    """`status --check`'s line: STATE - summary | performance data (the heartbeat's age against its stale
+    limit, the CPU's temperature against where it is too hot), for a monitor's graphs."""
+    from controller.service.power import HOT_C
+    summary = " ".join(report["summary"].replace("|", "/").split())
+    data = []
+    service, power = report["service"], report["power"]
+    if service and service["running"] and service["heartbeat_age_s"] is not None:
+        data.append("heartbeat_age=%.1fs;;%d;0" % (service["heartbeat_age_s"], service["stale_after_s"]))
+    if power and power.get("cpu_c") is not None:
+        data.append("cpu_celsius=%.1f;%d" % (power["cpu_c"], HOT_C))
+    return "%s - %s%s\n" % (report["state"], summary, " | " + " ".join(data) if data else "")
