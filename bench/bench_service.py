@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,30 +191,41 @@ def writes(games=20, idle_hours=1):
               % (machine, idle, played / games, games, per_marble))
 
 
+@contextmanager
+def ready_service(config):
+    """`controller run` (mock pins) on `config`, started: (its process, the seconds from its start to its
+    READY, as systemd sees it); stopped after."""
+    notify_path = str(Path(config).parent / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(notify_path)
+    sock.settimeout(0.5)
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path, PYTHONPATH=str(ROOT))
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                if sock.recv(4096).startswith(b"READY=1"):
+                    break
+            except socket.timeout:
+                if process.poll() is not None:
+                    raise SystemExit("controller run stopped before it was ready (code %d)" % process.returncode)
+        yield process, time.perf_counter() - started
+    finally:
+        process.terminate()
+        process.wait(30)
+        sock.close()
+        os.remove(notify_path)
+
+
 def process_figures(idle_seconds=30):
     with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        config = write_config(folder)
-        notify_path = str(folder / "notify.sock")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(notify_path)
-        sock.settimeout(60)
-        env = dict(os.environ, NOTIFY_SOCKET=notify_path, PYTHONPATH=str(ROOT))
-        start = time.perf_counter()
-        process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            while not sock.recv(4096).startswith(b"READY=1"):
-                pass
-            ready = time.perf_counter() - start
+        with ready_service(write_config(Path(folder))) as (process, ready):
             before = cpu_seconds(process.pid)
             time.sleep(idle_seconds)
             used = cpu_seconds(process.pid) - before
             rss = resident_kib(process.pid)
-        finally:
-            process.terminate()
-            process.wait(30)
-            sock.close()
     print("start to READY: %.2f s" % ready)
     print("idle service over %d s: %.3f s of CPU (%.2f %%)" % (idle_seconds, used, 100 * used / idle_seconds))
     print("resident memory: %.1f MiB" % (rss / 1024))

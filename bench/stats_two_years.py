@@ -36,7 +36,6 @@ import datetime
 import os
 import random
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 ZONE = "Europe/London"
 os.environ["TZ"] = ZONE
@@ -58,6 +58,7 @@ from controller.service.stats import Statistics, summary  # noqa: E402
 from controller.telemetry.fleet import Fleet, FleetStore  # noqa: E402
 from controller.telemetry.payloads import encode  # noqa: E402
 from service_rig import write_config  # noqa: E402
+from bench_service import ready_service  # noqa: E402
 
 OPEN_DAYS = 720
 FAULTS = ("jam", "extra-marble", "check")
@@ -130,28 +131,8 @@ def sizes(folder):
 
 def ready_time(config):
     """Seconds from starting `controller run` (mock pins) to its READY, as systemd sees it."""
-    folder = Path(config).parent
-    notify_path = str(folder / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(notify_path)
-    sock.settimeout(0.5)
-    env = dict(os.environ, NOTIFY_SOCKET=notify_path, PYTHONPATH=str(ROOT))
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)], cwd=ROOT,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while True:
-            try:
-                if sock.recv(4096).startswith(b"READY=1"):
-                    return time.perf_counter() - started
-            except socket.timeout:
-                if process.poll() is not None:
-                    raise SystemExit("controller run stopped before it was ready (code %d)" % process.returncode)
-    finally:
-        process.terminate()
-        process.wait(30)
-        sock.close()
-        os.remove(notify_path)
+    with ready_service(config) as (_, ready):
+        return ready
 
 
 def write_wait(path, within):
