@@ -440,9 +440,22 @@ def run_stats(args, out):
     out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
     out.write("Jams: %d\n" % summary["jams"])
     # on a Raspberry Pi, the service counts each as it begins (`controller status` only since it started)
-    out.write("Under-voltage: %s; CPU too hot: %s\n" % (episodes(summary["under_voltage"]),
-                                                        episodes(summary["too_hot"])))
+    if summary["under_voltage"] or summary["too_hot"] or power_watched():
+        out.write("Under-voltage: %s; CPU too hot: %s\n" % (episodes(summary["under_voltage"]),
+                                                            episodes(summary["too_hot"])))
+    else:
+        out.write(NOT_WATCHED)
     return 0
+
+
+# A laptop (the simulator's statistics) has no Pi supply alarm to read: "none" there would say the supply held.
+NOT_WATCHED = "Under-voltage, CPU too hot: not read here (this computer is not a Raspberry Pi)\n"
+
+
+def power_watched():
+    """Whether this computer is one whose service reads the Pi's supply alarm and CPU heat."""
+    from controller.service.power import SYSTEM_ROOT, watch
+    return watch(SYSTEM_ROOT) is not None
 
 
 def episodes(count):

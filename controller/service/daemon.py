@@ -54,7 +54,7 @@ from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
-from controller.service.power import READ_EVERY_MS, watch
+from controller.service.power import READ_EVERY_MS, SYSTEM_ROOT, watch
 from controller.service.sound import Sound, local_minute
 from controller.service.stats import Statistics
 from controller.service.store import StateStore, replace_file
@@ -728,7 +728,7 @@ def run(config, pinmap, pin_factory, mounts=None):
     with lock:
         try:
             service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts,
-                              power_root="/")
+                              power_root=SYSTEM_ROOT)
         except PinHeld as error:
             sys.stderr.write("controller run: %s: %s\n" % (error, HELD_BY_OTHERS % error.role))
             return 1

@@ -18,6 +18,8 @@ limits are the Pi's: `watch` finds nothing and the service sets no timer for it.
 
 import os
 
+# The folder that holds the kernel's sys/ on the computer that runs the controller.
+SYSTEM_ROOT = "/"
 HWMON = os.path.join("sys", "class", "hwmon")
 CPU_TEMPERATURE = os.path.join("sys", "class", "thermal", "thermal_zone0", "temp")
 # How often both are read: at least once in each of the driver's 2 s answers.
