@@ -74,10 +74,22 @@ def test_an_exhibit_whose_supply_sags_or_whose_cpu_is_too_hot_is_named_and_never
     lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
     assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
     shown = dict((line.split()[0], line.split()[3]) for line in lines[4:] if line.startswith("hall-"))
-    assert shown["hall-8-nimatron"] == "under-voltage" and shown["hall-9-drnim"] == "too-hot", "\n".join(lines)
+    assert shown["hall-8-nimatron"] == "undervolt" and shown["hall-9-drnim"] == "hot", "\n".join(lines)
     assert lines[-1] == "+ 2 more exhibits, online without a fault: make the window taller"
     assert [row[0] for row in fleet.rows() if row[3] != "-"] == [
         "hall-14-drnim", "hall-5-drnim", "hall-8-nimatron", "hall-9-drnim"]
+
+
+def test_an_exhibit_jammed_with_its_supply_sagging_and_its_cpu_hot_keeps_its_games_inside_80_columns():
+    """Cut to 80 columns, "jam, under-voltage, too-hot" pushed the columns after it past the edge: the
+    curator lost how many games every exhibit had played today and the machine's wins (cut off with ">")."""
+    fleet = museum(20, power={5: {"under_voltage": True, "episodes": 1, "cpu_c": 83.0, "hot": True}})
+    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
+    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+    row = next(line for line in lines if line.startswith("hall-5-drnim "))
+    assert row.split()[3:6] == ["jam,undervolt,hot", "145", "105"], "\n".join(lines)
+    assert "machine won" in lines[2] and "today" in lines[2]
+    assert [row[3] for row in fleet.rows() if row[0] == "hall-5-drnim"] == ["jam, under-voltage, too-hot"]
 
 
 def test_a_fleet_that_fits_its_window_is_the_whole_table():

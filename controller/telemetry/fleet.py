@@ -274,7 +274,8 @@ class Fleet:
         for name in sorted(self.exhibits):
             status = self.exhibits[name]
             rows.append([printable(cell) for cell in [name, status.get("machine", "?"),
-                                                      self.online(status, clock_times, narrow), self.fault(status)]
+                                                      self.online(status, clock_times, narrow),
+                                                      self.fault(status, narrow)]
                          + self.day(status, today) + [self.last_game(status, clock_times, narrow)]])
         return rows
 
@@ -309,14 +310,15 @@ class Fleet:
         return "%s >%s" % (word, ago(self.clock() - at)) if self.clock() - at >= 60 else word
 
     @staticmethod
-    def fault(status):
+    def fault(status, narrow=False):
         """The machine's fault, the service's own, and the Pi's supply sagging or its CPU too hot now (as the
-        exhibit last said: an exhibit offline after a sag that rebooted it still shows it)."""
+        exhibit last said: an exhibit offline after a sag that rebooted it still shows it); `narrow`, the
+        Pi's in short words and all without spaces, which leaves its games today inside 80 columns."""
         power = status.get("power") or {}
+        sagging, hot = ("undervolt", "hot") if narrow else ("under-voltage", "too-hot")
         faults = ([status["fault"]] if status.get("fault") else []) + status.get("service_faults", []) + [
-            kind for kind, now in (("under-voltage", power.get("under_voltage")), ("too-hot", power.get("hot")))
-            if now]
-        return ", ".join(faults) or "-"
+            kind for kind, now in ((sagging, power.get("under_voltage")), (hot, power.get("hot"))) if now]
+        return ("," if narrow else ", ").join(faults) or "-"
 
     @staticmethod
     def day(status, today):
