@@ -569,7 +569,7 @@ def test_an_exhibit_whose_clock_is_days_behind_is_not_shown_silent_while_its_sta
     "silent 2 days" while its heartbeats came every minute. A status that comes while the follower is
     subscribed is the exhibit's now; only a retained one, kept by the broker, is as old as it says."""
     now = time.time()
-    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now)
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now, timer=lambda: now)
     status = {"v": 1, "exhibit": "a", "online": True, "at": now - 2 * 86400, "machine": "drnim", "mode": "play",
               "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
               "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now - 2 * 86400)), "games": 4,

@@ -19,7 +19,7 @@ NOW = 1795435200.0
 def museum(exhibits, power=None):
     """A fleet of `exhibits` exhibits, each of which has said its status: every seventh offline, every
     ninth jammed, the others playing. `power`: the Pi's supply and heat some of them say, by number."""
-    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: NOW)
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: NOW, timer=lambda: NOW)
     for n in range(1, exhibits + 1):
         name = "hall-%d-%s" % (n, "nimatron" if n % 4 == 0 else "drnim")
         said = {"power": dict(CALM_PI, **power[n])} if power and n in power else {}
@@ -127,7 +127,7 @@ def test_an_exhibit_offline_says_since_when_and_one_found_offline_says_so_honest
     one whose plug was pulled an hour ago. A last will has no time, but the follower knows when one came
     while it ran; one the broker kept, found at the follower's start, is older than that by an unknown time."""
     now = [NOW]
-    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now[0])
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now[0], timer=lambda: now[0])
     retired, pulled = encode({"v": 1, "exhibit": "retired", "online": False, "machine": "drnim"}), \
         encode({"v": 1, "exhibit": "pulled", "online": False, "machine": "nimatron"})
     fleet.message("m/retired/status", retired, retained=True)           # kept by the broker for months
@@ -152,10 +152,10 @@ def test_offline_exhibits_ages_keep_twenty_in_80x24_with_each_last_game_seen():
     game's time, first in its column, is still inside the window."""
     fleet = museum(20)
     for name, clock, retained in (("hall-15-drnim", NOW - 3 * 3600, True), ("hall-10-drnim", NOW - 2400, False)):
-        fleet.clock = lambda: clock
+        fleet.clock = fleet.timer = lambda: clock
         fleet.message("m/%s/status" % name, encode({"v": 1, "exhibit": name, "online": False, "machine": "drnim"}),
                       retained=retained)
-    fleet.clock = lambda: NOW
+    fleet.clock = fleet.timer = lambda: NOW
     lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
     assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
     rows = dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))

@@ -182,3 +182,28 @@ def test_a_game_across_the_clock_set_fifty_years_forward_keeps_its_length_and_da
     assert "1970" not in said
     rig.service.stop()
 
+
+def live_status(exhibit, at):
+    return {"v": 1, "exhibit": exhibit, "online": True, "at": at, "machine": "drnim", "mode": "play", "fault": None,
+            "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
+            "today": {"date": time.strftime("%Y-%m-%d", time.localtime(at)), "games": 0, "machine_wins": 0}}
+
+
+def test_the_fleets_table_on_a_pi_times_what_it_heard_by_the_clock_since_boot():
+    """`controller fleet` on a Pi in the museum's office, started at its boot: its clock says last evening
+    (fake-hwclock) until network time sets it 16 hours forward a minute later, or an hour back when it had
+    run ahead. The exhibits heard before are not 'silent 16 h' nor 'OFFLINE 16 h' (the one that went a
+    minute before), and one that falls silent after the clock went back is silent, not 'yes' for an hour."""
+    from controller.telemetry.fleet import Fleet, FleetStore
+    from controller.telemetry.payloads import encode
+    wall, since_boot = [utc("2026-11-26 17:17")], [40.0]
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: wall[0], timer=lambda: since_boot[0])
+    fleet.message("m/hall-1/status", encode(live_status("hall-1", utc("2026-11-27 09:00"))))
+    fleet.message("m/hall-2/status", encode(live_status("hall-2", utc("2026-11-27 09:00"))))
+    fleet.message("m/hall-2/status", encode({"v": 1, "exhibit": "hall-2", "online": False, "machine": "drnim"}))
+    since_boot[0] += 60
+    wall[0] = utc("2026-11-27 09:01")                   # network time
+    assert [row[2] for row in fleet.rows()] == ["yes", "OFFLINE 60 s"]
+    since_boot[0] += 600
+    wall[0] += 600 - 3600                               # ten minutes on, the clock set an hour back
+    assert [row[2] for row in fleet.rows()] == ["silent 11 min", "OFFLINE 11 min"]

@@ -200,11 +200,15 @@ class FleetStore:
 class Fleet:
     """Every exhibit's last status, from the messages on `prefix`; games and faults into `store`."""
 
-    def __init__(self, prefix, store, log, clock=time.time):
+    def __init__(self, prefix, store, log, clock=time.time, timer=time.monotonic):
+        """`clock` dates what is heard and says the time of day (wall time); `timer` times how long ago this
+        follower heard something itself (a status, a last will), so that network time setting the wall clock
+        of a Pi without a real-time clock, hours forward at its boot or back, moves no age in the table."""
         self.prefix = prefix
         self.store = store
         self.log = log
         self.clock = clock
+        self.timer = timer
         self.exhibits = {}
         self.games = 0          # new games kept
         self.duplicates = 0     # games seen again (QoS 1 redelivery), not counted twice
@@ -227,6 +231,7 @@ class Fleet:
             # old as it says
             if "at" in payload:
                 payload["heard"] = payload["at"] if retained else self.clock()
+                payload["heard_timed"] = None if retained else self.timer()
             if exhibit not in self.exhibits and len(self.exhibits) >= EXHIBITS_LIMIT:
                 self.log("ignored a message: %s: a new exhibit, and the fleet holds %d already"
                          % (printable(name), EXHIBITS_LIMIT))
@@ -252,18 +257,24 @@ class Fleet:
             self.store.fault(payload)
 
     def went_offline(self, before, status, retained):
-        """When the exhibit went offline, as far as this follower can tell: (time, True) for since then, a clean
-        stop's goodbye (which has its time) or a last will that came while subscribed (the broker sends it
-        within 45 s of the exhibit gone); (time, False) for before then, a last will the broker kept and
-        replays at the follower's start or reconnection, which has no time: the exhibit may have gone an hour
-        or months before. A will replayed of an exhibit known offline keeps what was known."""
+        """When the exhibit went offline, as far as this follower can tell: (time, True, timed) for since then,
+        a clean stop's goodbye (which has its time) or a last will that came while subscribed (the broker sends
+        it within 45 s of the exhibit gone); (time, False, timed) for before then, a last will the broker kept
+        and replays at the follower's start or reconnection, which has no time: the exhibit may have gone an
+        hour or months before. `timed`: the timer's reading when this follower heard it come (None for a
+        retained goodbye, as old as its time says). A will replayed of an exhibit known offline keeps what was
+        known."""
         if "heard" in status:
-            return (status["heard"], True)
+            return (status["heard"], True, status["heard_timed"])
         if not retained:
-            return (self.clock(), True)
+            return (self.clock(), True, self.timer())
         if before.get("online") is False:
             return before["offline"]
-        return (self.clock(), False)
+        return (self.clock(), False, self.timer())
+
+    def age(self, at, timed):
+        """Seconds since `at` (the wall clock's time), on the timer when this follower timed it (`timed`)."""
+        return self.timer() - timed if timed is not None else self.clock() - at
 
     def rows(self, clock_times=False, narrow=False):
         """The table: one row of text cells per exhibit, by name, each cell printable. A time is said as
@@ -292,22 +303,23 @@ class Fleet:
         if not status["online"]:
             return self.offline(status, clock_times, narrow)
         beat, heard = status.get("heartbeat_s"), status["heard"]
-        if isinstance(beat, int) and self.clock() - heard > SILENT_AFTER_BEATS * beat:
-            return "silent, last heard " + self.when(heard, clock_times) if clock_times \
-                else "silent %s" % ago(self.clock() - heard, short=narrow)
+        unheard = self.age(heard, status["heard_timed"])
+        if isinstance(beat, int) and unheard > SILENT_AFTER_BEATS * beat:
+            return "silent, last heard at " + self.time_of(heard) if clock_times \
+                else "silent %s" % ago(unheard, short=narrow)
         return "yes"
 
     def offline(self, status, clock_times, narrow):
         """OFFLINE, and since when (`went_offline`): "OFFLINE 3 h" (a log's table: "OFFLINE since 14:02:03"), or
         for a last will found kept by the broker "OFFLINE >3 h" (a log's: "OFFLINE (before 09:00:00)"), the time
         the follower found it, when that was a minute ago or more; `narrow`, "OFF" for the 80 columns."""
-        at, since = status["offline"]
+        at, since, timed = status["offline"]
         if clock_times:
             return "OFFLINE %s" % ("since " + self.time_of(at) if since else "(before %s)" % self.time_of(at))
-        word = "OFF" if narrow else "OFFLINE"
+        word, gone = "OFF" if narrow else "OFFLINE", self.age(at, timed)
         if since:
-            return "%s %s" % (word, ago(self.clock() - at))
-        return "%s >%s" % (word, ago(self.clock() - at)) if self.clock() - at >= 60 else word
+            return "%s %s" % (word, ago(gone))
+        return "%s >%s" % (word, ago(gone)) if gone >= 60 else word
 
     @staticmethod
     def fault(status, narrow=False):
