@@ -9,6 +9,7 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import ROOT
 from serial_rig import Port
 from controller.firmware.link import STEADY_S, Link
 
@@ -208,6 +209,16 @@ def test_a_board_of_another_protocol_is_said_once_and_refused_by_the_scripts(por
     connect.link = link
     with pytest.raises(BoardError, match="speaks protocol 2 and this controller protocol 1: deploy"):
         connect.check(Board(link).hello, "drnim")
+
+
+def test_the_firmware_guide_quotes_what_an_updated_monitor_says_of_a_board_of_another_protocol(port, link):
+    """A museum updates the Pi that watches its Pico: the guide's paragraph on updating says when the board
+    needs the new build by quoting the monitor's line word for word, so that the line in the journal
+    leads to it. It had no word on the board's firmware."""
+    port.write(HELLO.replace('"protocol":1', '"protocol":2'))
+    assert link.receive(5)["kind"] == "hello"
+    guide = " ".join((ROOT / "firmware" / "README.md").read_text().split())
+    assert "`%s`" % link.said[0].replace(port.path, "PORT") in guide
 
 
 # What a board whose firmware came from commit 1106397 answers to "state" (its game cut short): the
