@@ -210,15 +210,19 @@ class Lamp(Output):
 
 
 class Buzzer(Output):
-    """An active buzzer beeping each cue's pattern."""
+    """An active buzzer beeping each cue's pattern; `options`, the cues it plays
+    (the pin map's [pico] sound), None for every one."""
 
     def __init__(self, kind, pins, active_high, options):
         self.level = Level(pins[0], active_high)
+        self.cues = options
         self.beeps = 0
         self.on_ms = self.off_ms = 0
         self.sounding = False
 
     def carry_out(self, now, cue):
+        if self.cues is not None and cue not in self.cues:
+            return
         self.on_ms, self.off_ms, self.beeps = BEEPS.get(cue, (50, 0, 1))
         self.sound(now, True)
 

@@ -6,6 +6,7 @@ the pin maps that configures it."""
 import json
 import os
 import random
+import re
 import select
 import subprocess
 import time
@@ -15,6 +16,7 @@ import pytest
 import serial
 
 from conftest import ROOT, needed_tool
+from controller.core.registry import NAMES
 from controller.hardware.pinmap import PinMapError
 from controller.hardware.pinmap.release import SERVO_SETTLE_MS
 from controller.hardware.pinmap.pico import PICO_PINS, board_config, load_pico, write_board_config
@@ -345,6 +347,8 @@ def test_the_shipped_pin_maps_have_a_checked_pico_section():
     (("new_game = 5\n", "new_game = 2\n"), "new_game =", "pico.new_game: GP2 is already used by pico.trigger"),
     (("turn = { left = 16, right = 17 }", "turn = 16"), "turn =", "pico.turn: must be a table of left, right, not 16"),
     (("buzzer = 26\n", "buzzer = 26\nbell = 27\n"), "bell =", "pico.bell: not a role of this map"),
+    (("buzzer = 26\n", 'buzzer = 26\nsound = "quiet"\n'), "sound =",
+     'pico.sound: must be "all", "faults" or "none" (the beeps the buzzer plays), not \'quiet\''),
     (("release_pulse_ms = 60", "release_pulse_ms = 0.5"), "release_pulse_ms =",
      "pico.release_pulse_ms: must be a whole number"),
     (("release_pulse_ms = 60", "release_pulse_ms = 501"), "release_pulse_ms =",
@@ -360,6 +364,21 @@ def test_a_bad_pico_section_is_one_line_naming_the_line_and_key(tmp_path, edit, 
         load_pico(path, "drnim")
     number = written[:written.index("\n" + line, start - 1) + 1].count("\n") + 1
     assert str(caught.value).startswith("%s:%d: %s" % (path, number, problem)), caught.value
+
+
+@pytest.mark.parametrize("machine", NAMES)
+def test_the_pico_sections_sound_gives_the_buzzer_its_cues(tmp_path, machine):
+    """Attendants beside a Pico exhibit could only pull the buzzer's wire: [exhibit] sound is the Pi's.
+    [pico] sound gives the board's buzzer the cues it plays, as the Pi's setting of the same name."""
+    def buzzer(path):
+        return re.findall(r"\('buzzer', 'buzzer', \(\d+,\), True, (.*)\),", board_config(path, machine))
+
+    text = (ROOT / "hardware" / machine / "pinmap.toml").read_text()
+    assert buzzer(ROOT / "hardware" / machine / "pinmap.toml") == ["None"]
+    for level, cues in (("faults", "('fault',)"), ("none", "()"), ("all", "None")):
+        path = tmp_path / ("%s.toml" % level)
+        path.write_text(text.replace("[pico]\n", '[pico]\nsound = "%s"\n' % level, 1))
+        assert buzzer(path) == [cues]
 
 
 def test_every_role_missing_from_the_pico_section_is_named_at_once(tmp_path):

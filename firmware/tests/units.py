@@ -16,7 +16,7 @@ from machine import PINS
 
 import board_config as config
 import flash
-from drivers import Inputs
+from drivers import Buzzer, Inputs
 from marble_sensor import MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
@@ -337,6 +337,20 @@ def test_the_solenoid_opens_for_its_pulse_and_the_servo_gate_moves_between_its_a
     assert PINS[8].pwm.duty_u16() == 6007
     gate.safe()
     assert PINS[8].pwm.duty_u16() == 4915
+
+
+def test_the_buzzer_plays_only_the_cues_its_sound_setting_keeps():
+    machine.reset_pins()
+    heard = {}
+    for name, cues in (("all", None), ("faults", ("fault",)), ("none", ())):
+        buzzer = Buzzer("buzzer", (26,), True, cues)
+        heard[name] = []
+        for cue in ("new_game", "win", "fault"):
+            buzzer.carry_out(0, cue)
+            if PINS[26].value():
+                heard[name].append(cue)
+            buzzer.off()
+    assert heard == {"all": ["new_game", "win", "fault"], "faults": ["fault"], "none": []}, heard
 
 
 def test_the_lamp_chain_lights_both_displays():

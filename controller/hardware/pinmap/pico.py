@@ -13,7 +13,7 @@ checked the rest, with the same one-line errors: `path:line: key: problem`.
 import tomllib
 from pathlib import Path
 
-from controller.core.exhibit import SENSOR
+from controller.core.exhibit import SENSOR, SOUND
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
 from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
@@ -34,6 +34,9 @@ PICO_SUPPLY = ("3V3(OUT)", 36)
 PICO_GROUNDS = (38, 3, 8, 13, 18, 23, 28)
 # default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
 RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
+# [pico] sound, as [exhibit] sound on a Pi: the cues the board's buzzer plays (None: every one). The
+# core's one fault cue (a jam, a late marble, a restart mid-release) is the beep staff keep.
+SOUND_CUES = {"all": None, "faults": ("fault",), "none": ()}
 POLL_MS = 10
 WATCHDOG_MS = 5000                    # below the RP2040's longest, 8388 ms
 SERVO_FRAME_MS = 20
@@ -67,6 +70,10 @@ def load_pico(path, machine=None):
     if problem:
         fail("pico.release_pulse_ms", problem)
     options["open_ms"] = open_ms(release, options["release_pulse_ms"], options["servo_open_ms"])
+    options["sound"] = section.get("sound", "all")
+    if options["sound"] not in SOUND_CUES:
+        fail("pico.sound", 'must be "all", "faults" or "none" (the beeps the buzzer plays), not %r'
+             % (options["sound"],))
     names = {}
     for role in pinmap.inputs:
         names[role] = ("pin",)
@@ -75,7 +82,7 @@ def load_pico(path, machine=None):
         names[role] = KINDS[spec.kind].pins
         optional[role] = KINDS[spec.kind].optional_pins
     for key in section:
-        if key not in names and key not in RELEASE_TIMES:
+        if key not in names and key not in RELEASE_TIMES and key != "sound":
             fail("pico." + key, "not a role of this map (roles: %s)" % ", ".join(names))
     missing = [role for role in names if role not in section]
     if missing:                 # all at once: a map written by hand often lacks several
@@ -156,6 +163,8 @@ def board_config(path, machine=None, mode="production"):
         if found.kind == "servo":
             angles = [name for name in found.options if name.endswith("_angle")]
             extra = tuple(_duty(found, found.options[name]) for name in angles)
+        elif spec.kind == SOUND:
+            extra = SOUND_CUES[options["sound"]]
         elif found.kind == "shift_register":
             lamps = pinmap.rows * pinmap.lamps_per_row
             outputs_there = 8 * found.options["registers"]
@@ -185,7 +194,7 @@ def board_config(path, machine=None, mode="production"):
         ")",
         "SENSOR = %r" % (sensor,),
         "# role, kind, GP pins (the lamp chain's data, clock, latch and, when wired, OE), active high, servo",
-        "# duties (u16) or the lamp chain's registers, rows, lamps, spectators' first output",
+        "# duties (u16), the lamp chain's registers, rows, lamps, spectators' first output, or the buzzer's cues",
         "OUTPUTS = (",
     ] + ["    %r," % (line,) for line in outputs] + [")", ""]
     return "\n".join(lines)
