@@ -207,3 +207,37 @@ def test_the_fleets_table_on_a_pi_times_what_it_heard_by_the_clock_since_boot():
     since_boot[0] += 600
     wall[0] += 600 - 3600                               # ten minutes on, the clock set an hour back
     assert [row[2] for row in fleet.rows()] == ["silent 11 min", "OFFLINE 11 min"]
+
+
+def queued_game(exhibit, number, ended):
+    return {"v": 1, "exhibit": exhibit, "id": "%s/%d" % (exhibit, number), "machine": "drnim", "winner": "player",
+            "turns": 6, "duration_s": 40, "ended": ended, "settings": {}}
+
+
+def test_games_queued_over_a_weekend_reach_a_follower_started_before_network_time(tmp_path):
+    """The office Pi that runs `controller fleet stats` every morning is off from Friday evening to Monday,
+    and boots with Friday's clock (fake-hwclock): the weekend's games, queued at the broker, came more than
+    a day ahead of its clock, and each was ignored and acknowledged, lost for good. They are now held in the
+    store until the clock comes near them, then counted; a game from years ahead (an exhibit's clock gone
+    wrong) stays held and counts in no period."""
+    from controller.telemetry.fleet import Fleet, FleetStore
+    from controller.telemetry.payloads import encode
+    path = str(tmp_path / "fleet.sqlite")
+    friday, sunday = utc("2026-11-20 18:00"), utc("2026-11-22 15:00")
+    wall, said = [friday], []
+    fleet = Fleet("m", FleetStore(path), said.append, clock=lambda: wall[0])
+    for number in range(3):
+        fleet.message("m/hall-1/game", encode(queued_game("hall-1", number, sunday + number)))
+    fleet.message("m/hall-1/game", encode(queued_game("hall-1", 0, sunday)))       # QoS 1's second delivery
+    fleet.message("m/hall-1/game", encode(queued_game("hall-1", 9, utc("2031-01-01 12:00"))))
+    fleet.store.commit()
+    assert fleet.store.summary(0)[0] == []
+    assert len(said) == 5 and said[0].startswith("held a message: m/hall-1/game: a game 45 h ahead"), said
+    wall[0] = utc("2026-11-23 08:01")                   # network time, Monday morning
+    fleet.message("m/hall-1/status", encode(live_status("hall-1", wall[0])))
+    fleet.store.commit()
+    assert [row[:3] for row in fleet.store.summary(0)[0]] == [("hall-1", "drnim", 3)]
+    assert said[-1] == "kept 3 games and faults held aside: this computer's clock has come within a day of them"
+    fleet.store.close()
+    again = Fleet("m", FleetStore(path), said.append, clock=lambda: utc("2030-12-31 13:00"))
+    assert [row[:3] for row in again.store.summary(0)[0]] == [("hall-1", "drnim", 4)]

@@ -8,14 +8,19 @@ cannot take another's ids first. The store is SQLite, on the follower's
 computer.
 
 A message that is not ours (a stranger on the same topics, a newer version,
-a damaged payload, a game from the future) is ignored with one line in the
-log, never a crash. An empty retained status is MQTT's way to clear it: the
+a damaged payload) is ignored with one line in the log, never a crash. A game
+or fault from further ahead than a day of this computer's clock is held aside
+until the clock reaches it, with a line: a follower started before network
+time set its clock (a Pi without a clock chip, off over a weekend) gets the
+games queued meanwhile, which it is days behind, and an exhibit with a clock
+gone wrong sends games of years ahead, which would count in every period. An empty retained status is MQTT's way to clear it: the
 exhibit is forgotten. Of a status only what the table shows is kept, each
 text cut short: a stranger's thousands of retained statuses, fat with fields
 of their own, cost little memory.
 """
 
 import datetime
+import json
 import os
 import sqlite3
 import time
@@ -23,10 +28,10 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import POWER_FIELDS, TEXT_KEPT, BadMessage, decode
 
-# Version 3 of the store indexes the games by their time (so that a week's report reads a week's games, not
+# Version 4 of the store keeps the games and faults held until this computer's clock reaches them; version 3 indexes the games by their time (so that a week's report reads a week's games, not
 # years'); version 2 adds the exhibits heard from (so that `stats` names one without a game); version 1 keys
 # games and faults by (exhibit, id); version 0 (no user_version) by id alone.
-STORE_VERSION = 3
+STORE_VERSION = 4
 SCHEMA = """
 create table if not exists games (exhibit text not null, id text not null, machine text not null,
     winner text not null, turns integer not null, duration_s integer, ended real not null, primary key (exhibit, id));
@@ -34,12 +39,16 @@ create table if not exists faults (exhibit text not null, id text not null, mach
     fault text not null, at real not null, primary key (exhibit, id));
 create table if not exists exhibits (exhibit text primary key, machine text not null, first_heard real not null);
 create index if not exists games_by_time on games (ended);
+create table if not exists held (exhibit text not null, kind text not null, id text not null, payload text not null,
+    due real not null, primary key (exhibit, kind, id));
 """
 # An exhibit whose status is older than this many of its heartbeats is shown as silent.
 SILENT_AFTER_BEATS = 3
-# A game or fault from further ahead than this of the follower's clock is not believed (it would count
-# in every period of `stats` for ever).
+# A game or fault from further ahead than this of the follower's clock is not believed yet (it would count
+# in every period of `stats` for ever): it is held until the clock is within this of it.
 AHEAD_S = 86400
+# The most games and faults held at once: a stranger's flood of them from years ahead is bounded.
+HELD_LIMIT = 100000
 # What is kept of a status, and how long a text of it may be.
 STATUS_KEPT = ("online", "at", "machine", "version", "uptime_s", "heartbeat_s", "queued", "mode", "turn", "winner",
                "fault", "attract", "rail", "loaded", "rows", "service_faults", "today", "last_game", "power")
@@ -101,7 +110,8 @@ class FleetStore:
                 return
             tables = [row[0] for row in db.execute(
                 "select name from sqlite_master where type = 'table' and name in ('games', 'faults')")]
-            games = db.execute("select count(*) from games").fetchone()[0] if "games" in tables else 0
+            # from version 3, a table is added and no game read
+            games = db.execute("select count(*) from games").fetchone()[0] if "games" in tables and version < 3 else 0
             if games >= UPGRADE_SAID:
                 say("updating the fleet's store (once, after an update of the controller): %s games, some seconds, "
                     "a minute on a Raspberry Pi..." % format(games, ","))
@@ -138,6 +148,26 @@ class FleetStore:
                                  (payload["exhibit"], payload["id"], payload["machine"], payload["fault"],
                                   payload["at"]))
         return cursor.rowcount == 1
+
+    def hold(self, exhibit, kind, payload, due):
+        """Keep a game or fault aside until this computer's clock is within AHEAD_S of `due`; False when
+        HELD_LIMIT are held already."""
+        if self.db.execute("select count(*) from held").fetchone()[0] >= HELD_LIMIT:
+            return False
+        self.db.execute("insert or ignore into held (exhibit, kind, id, payload, due) values (?, ?, ?, ?, ?)",
+                        (exhibit, kind, payload["id"], json.dumps(payload), due))
+        return True
+
+    def first_held(self):
+        """When the earliest game or fault held is due, or None."""
+        return self.db.execute("select min(due) from held").fetchone()[0]
+
+    def take_held(self, until):
+        """The games and faults held that are due by `until`, as (exhibit, kind, payload), taken out."""
+        taken = [(exhibit, kind, json.loads(payload)) for exhibit, kind, payload in self.db.execute(
+            "select exhibit, kind, payload from held where due <= ? order by due", (until,))]
+        self.db.execute("delete from held where due <= ?", (until,))
+        return taken
 
     def exhibit(self, name, machine, heard):
         """An exhibit heard from: kept with the time it was first heard (written only when it is new or
@@ -212,8 +242,14 @@ class Fleet:
         self.exhibits = {}
         self.games = 0          # new games kept
         self.duplicates = 0     # games seen again (QoS 1 redelivery), not counted twice
+        self.held_from = store.first_held()     # when the earliest game or fault held aside is due
+        if self.held_from is not None and self.held_from <= self.clock() + AHEAD_S:
+            self.release_held()
+            store.commit()
 
     def message(self, name, raw, retained=False):
+        if self.held_from is not None and self.held_from <= self.clock() + AHEAD_S:
+            self.release_held()
         if not raw and name.endswith("/status"):
             gone = name[len(self.prefix) + 1:-len("/status")]
             self.exhibits.pop(gone, None)
@@ -245,16 +281,34 @@ class Fleet:
                 self.store.exhibit(exhibit, payload["machine"], payload.get("heard", self.clock()))
             return
         when = payload["ended" if kind == "game" else "at"]
-        if when > self.clock() + AHEAD_S:
-            self.log("ignored a message: %s: a %s %s ahead of this computer's clock" % (
-                name, kind, ago(when - self.clock())))
-        elif kind == "game":
+        if when <= self.clock() + AHEAD_S:
+            self.keep(kind, payload)
+        elif self.store.hold(exhibit, kind, payload, when):
+            self.held_from = when if self.held_from is None else min(self.held_from, when)
+            self.log("held a message: %s: a %s %s ahead of this computer's clock, kept aside until the clock is "
+                     "within a day of it (is network time setting this clock?)" % (name, kind, ago(when - self.clock())))
+        else:
+            self.log("ignored a message: %s: a %s %s ahead of this computer's clock, and %d are held already" % (
+                name, kind, ago(when - self.clock()), HELD_LIMIT))
+
+    def keep(self, kind, payload):
+        if kind == "game":
             if self.store.game(payload):
                 self.games += 1
             else:
                 self.duplicates += 1
         else:
             self.store.fault(payload)
+
+    def release_held(self):
+        """The games and faults held aside that this computer's clock has now come within a day of, kept."""
+        taken = self.store.take_held(self.clock() + AHEAD_S)
+        for _, kind, payload in taken:
+            self.keep(kind, payload)
+        self.held_from = self.store.first_held()
+        if taken:
+            self.log("kept %d game%s and faults held aside: this computer's clock has come within a day of them"
+                     % (len(taken), "" if len(taken) == 1 else "s"))
 
     def went_offline(self, before, status, retained):
         """When the exhibit went offline, as far as this follower can tell: (time, True, timed) for since then,
