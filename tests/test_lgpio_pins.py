@@ -204,9 +204,15 @@ def test_the_servo_gate_gets_the_pulses_its_angles_ask_for(tmp_path, lgpio):
 ], ids=["pi5", "pi4"])
 def test_config_check_refuses_rpigpio_on_a_pi_5(tmp_path, monkeypatch, model, refused):
     """An older guide's `pin_factory = "rpigpio"` passed the check on a Pi 5, where RPi.GPIO cannot reach
-    the RP1 chip, and the service then failed at start; on an older Pi it is still a backend."""
+    the RP1 chip, and the service then failed at start; on an older Pi it is still a backend (RPi.GPIO
+    compiled into the venv)."""
+    import importlib.machinery
+    import importlib.util
     from conftest import in_process
     from controller.service import pin_factories
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *more: importlib.machinery.ModuleSpec("RPi", None)
+                        if name == "RPi" else real_find_spec(name, *more))
     (tmp_path / "model").write_bytes(model)
     monkeypatch.setattr(pin_factories, "BOARD_MODEL", str(tmp_path / "model"))
     config = tmp_path / "config.toml"
@@ -220,6 +226,30 @@ def test_config_check_refuses_rpigpio_on_a_pi_5(tmp_path, monkeypatch, model, re
     else:
         assert done.returncode == 0, done.stderr
         assert "GPIO backend rpigpio" in done.stdout
+
+
+def test_config_check_refuses_rpigpio_on_a_pi_whose_install_has_no_rpi_gpio(tmp_path, monkeypatch):
+    """A year-old Pi 4 set to "rpigpio" kept RPi.GPIO in its venv; an update that makes the venv again installs
+    the pi extra, which does not bring it: `config check` (and the update's own check) said the file was good,
+    and the service then failed at its next start, the exhibit dark. It is named in one line now; on a
+    computer that is not a Pi, checking a Pi's files, nothing is said of it."""
+    import importlib.util
+    from conftest import in_process
+    from controller.service import pin_factories
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *more: None if name == "RPi" else
+                        real_find_spec(name, *more))
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\npin_factory = "rpigpio"\n')
+    (tmp_path / "model").write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\0")
+    for model, refused in ((str(tmp_path / "model"), True), (str(tmp_path / "no-model"), False)):
+        monkeypatch.setattr(pin_factories, "BOARD_MODEL", model)
+        done = in_process(["config", "check", str(config)])
+        if refused:
+            assert done.returncode != 0 and done.stderr.count("\n") == 1, done.stderr
+            assert "service.pin_factory: 'rpigpio' needs RPi.GPIO, which this install does not have" in done.stderr
+        else:
+            assert done.returncode == 0, done.stderr
 
 
 def test_gpiozeros_own_variable_naming_rpigpio_on_a_pi_5_is_refused_in_one_line(tmp_path, monkeypatch):

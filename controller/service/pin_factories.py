@@ -2,6 +2,7 @@
 rpigpio (older Pis), mock (tests). A module of its own so that the command line's
 --pin-factory can name them without loading the configuration's checks and gpiozero."""
 
+import importlib.util
 import re
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
@@ -31,4 +32,9 @@ def pin_factory_problem(name):
     if RP1_BOARDS.match(model):
         return ("'rpigpio' cannot work on this %s (RPi.GPIO cannot reach its RP1 GPIO chip): "
                 "set it to \"lgpio\"" % model)
+    # On a Pi, where the service runs: a venv made again by an update (the pi extra has not brought
+    # RPi.GPIO since lgpio became the default) has none, and the service would then fail at its start.
+    if model and importlib.util.find_spec("RPi") is None:
+        return ("'rpigpio' needs RPi.GPIO, which this install does not have: set it to \"lgpio\" (every Pi), "
+                "or compile it into the controller's venv: sudo /opt/drnim-controller/venv/bin/pip install RPi.GPIO")
     return None
