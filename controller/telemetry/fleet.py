@@ -10,11 +10,11 @@ computer.
 A message that is not ours (a stranger on the same topics, a newer version,
 a damaged payload) is ignored with one line in the log, never a crash. A game
 or fault from further ahead than a day of this computer's clock is held aside
-until the clock reaches it, with a line: a follower started before network
+until the clock comes near it, with a line: a follower started before network
 time set its clock (a Pi without a clock chip, off over a weekend) gets the
-games queued meanwhile, which it is days behind, and an exhibit with a clock
-gone wrong sends games of years ahead, which would count in every period. An empty retained status is MQTT's way to clear it: the
-exhibit is forgotten. Of a status only what the table shows is kept, each
+games queued meanwhile days ahead of it, and an exhibit whose clock went wrong
+sends games of years ahead, which would count in every period. An empty
+retained status is MQTT's way to clear it: the exhibit is forgotten. Of a status only what the table shows is kept, each
 text cut short: a stranger's thousands of retained statuses, fat with fields
 of their own, cost little memory.
 """
@@ -28,9 +28,10 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import POWER_FIELDS, TEXT_KEPT, BadMessage, decode
 
-# Version 4 of the store keeps the games and faults held until this computer's clock reaches them; version 3 indexes the games by their time (so that a week's report reads a week's games, not
-# years'); version 2 adds the exhibits heard from (so that `stats` names one without a game); version 1 keys
-# games and faults by (exhibit, id); version 0 (no user_version) by id alone.
+# Version 4 of the store keeps the games and faults held until this computer's clock comes near them; version 3
+# indexes the games by their time (so that a week's report reads a week's games, not years'); version 2 adds
+# the exhibits heard from (so that `stats` names one without a game); version 1 keys games and faults by
+# (exhibit, id); version 0 (no user_version) by id alone.
 STORE_VERSION = 4
 SCHEMA = """
 create table if not exists games (exhibit text not null, id text not null, machine text not null,
