@@ -73,6 +73,19 @@ def test_the_parts_list_has_a_closed_supply_a_fuse_the_buzzer_diode_and_both_pi_
     assert "not a Zero 2 W" in pi["note"], "the printed boxes hold a full-size board only"
 
 
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_5_v_supply_has_its_mains_lead_in_the_parts_list(machine):
+    """The GST25A05-P1J is a desktop supply with an IEC C14 inlet, sold without a lead: the parts lists
+    left the lead out while the wiring said 'its mains lead plugs into the wall', so the one piece of the
+    build a museum's PAT test takes (the supply with its lead) was whatever came to hand, or a lead wired
+    by hand. The lead is a moulded one, counted in the build."""
+    rows = bom(machine)
+    assert any("GST25A05-P1J" in row["example part number"] for row in rows)
+    lead = next((row for row in rows if row["part"] == "Mains lead for the 5 V supply (IEC C13)"), None)
+    assert lead, "hardware/%s/bom.csv: no lead for the GST25A05-P1J (an IEC C14 inlet, sold without one)" % machine
+    assert lead["choice"] == "" and "moulded" in lead["example part number"] and "C14" in lead["note"]
+
+
 # --- prices: the assembly guide's parts table and its total --------------------
 
 from decimal import Decimal  # noqa: E402
