@@ -86,6 +86,20 @@ def test_the_5_v_supply_has_its_mains_lead_in_the_parts_list(machine):
     assert lead["choice"] == "" and "moulded" in lead["example part number"] and "C14" in lead["note"]
 
 
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_power_switch_the_staff_sheet_names_is_in_the_parts_list_and_the_guide(machine):
+    """The staff sheet switches the exhibit off at 'the switched power strip both of the exhibit's plugs are
+    in', and the museum switches it off there in an emergency; but only the Pico's section of the guide had
+    such a strip: a Pi's build had no parts list row and no step that put its two plugs on one switch."""
+    sheet = (ROOT / "hardware" / machine / "staff-sheet.md").read_text(encoding="utf-8")
+    assert "switched power strip" in sheet.replace("\n", " ")
+    strip = next((row for row in bom(machine) if row["part"] == "Switched power strip"), None)
+    assert strip and strip["choice"] == "", "hardware/%s/bom.csv: no switched power strip" % machine
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    bring_up = re.search(r"^## \d+\. Bring it up and play.*?(?=^## )", guide, re.M | re.S).group(0)
+    assert "switched power strip" in bring_up.replace("\n", " ")
+
+
 # --- prices: the assembly guide's parts table and its total --------------------
 
 from decimal import Decimal  # noqa: E402
