@@ -100,6 +100,17 @@ def test_the_power_switch_the_staff_sheet_names_is_in_the_parts_list_and_the_gui
     assert "switched power strip" in bring_up.replace("\n", " ")
 
 
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_picos_charger_is_a_certified_one(machine):
+    """A Pico exhibit plugs a USB charger into the gallery's mains, unattended for months, and the parts
+    list asked for 'any 5 V 1 A mains USB phone charger': the unbranded one a drawer gives up, which a
+    museum's inspection would refuse. It names a certified charger from a known maker, as the guide does."""
+    charger = next(row for row in bom(machine) if row["part"].startswith("USB charger and micro-USB data cable"))
+    assert "certified" in charger["example part number"] and "any " not in charger["example part number"]
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    assert "The charger plugs into the mains" in guide and "certified one from a known maker" in guide
+
+
 # --- prices: the assembly guide's parts table and its total --------------------
 
 from decimal import Decimal  # noqa: E402
