@@ -58,7 +58,7 @@ test: $(VENV)/.installed pico-emulator
 
 # MICROPYTHON_SOURCE=path/to/micropython (a checkout) adds the heap of the firmware frozen in.
 bench: $(VENV)/.installed
-	for script in bench/bench_*.py bench/firmware_heap.py; do $(PY) $$script || exit 1; done
+	for script in bench/bench_*.py bench/firmware_heap.py bench/sd_wear.py; do $(PY) $$script || exit 1; done
 	$(PY) bench/frozen_heap.py $(MICROPYTHON_SOURCE)
 
 # The bench simulator: the virtual replica drawn in the terminal (--machine nimatron for the other).

@@ -95,7 +95,9 @@ class Simulation:
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
                  fall_ms=250, state_dir=None, keep_commands=False, telemetry=None, language="en", exhibit=None,
-                 local_start=None):
+                 local_start=None, runtime_dir=None):
+        """`runtime_dir`: where the heartbeat's status file goes (the state folder when None; a Pi's
+        is in RAM, /run, which a measure of what the SD card is written leaves out)."""
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -115,7 +117,7 @@ class Simulation:
         self.folder = None if state_dir else tempfile.TemporaryDirectory(prefix="drnim-sim-")
         folder = state_dir or self.folder.name
         service = check_settings(SERVICE_SETTINGS, {"machine": machine, "pin_factory": "mock", "state_dir": folder,
-                                                    "runtime_dir": folder})
+                                                    "runtime_dir": runtime_dir or folder})
         # telemetry: checked [telemetry] settings (controller/telemetry/settings.py), to report to a broker
         # language: the visitor's (a code), which the service says the machine's messages in; exhibit: the
         # other [exhibit] settings of a configuration (the beeps the buzzer plays), checked
