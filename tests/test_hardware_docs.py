@@ -3,7 +3,8 @@ folders' blocks run one after the other from the repository's top folder, each f
 where the shell then is, and what they render left out of git; a checkout's Python and controller
 are the virtualenv's, in a block or in a sentence; a command on the Pi calls the controller where systemd/install.sh puts it
 (nothing puts it on the PATH there); the number of prints each parts README gives is what the
-parts' headers count; and the line a guide says the pin-map check prints is the one it prints."""
+parts' headers count; the line a guide says the pin-map check prints is the one it prints; and the
+electrical safety summary's figures are the parts lists' and the pin-map check's."""
 
 import io
 import re
@@ -174,3 +175,55 @@ def test_the_guide_quotes_what_the_pin_map_check_prints(machine):
             name, where, said, path.relative_to(ROOT).as_posix(), used)
         assert printed.startswith(line), "%s: %s quotes `%s`, the pin-map check prints `%s`" % (
             name, where, line, printed)
+
+
+def test_the_electrical_safety_summary_gives_the_parts_lists_and_the_checks_figures():
+    """The page an inspector signs an exhibit off by (hardware/README.md, Electrical safety summary): every
+    current, rating and time in it is the parts lists' or the pin-map check's, so a coil, a PTC, a lamp's
+    resistor or the number of lamps changed there and not here is named, with the figure it should say."""
+    import csv
+    import math
+    from controller.hardware.pinmap import load_default
+    from controller.hardware.pinmap.electrical import (GAME_PULSE_MS, LAMP_MAX_MA, LAMP_SUPPLY_VOLTS, coil_amps,
+                                                       coil_rms_amps, header_ma, held_amps, lamp_ma, trip_seconds)
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    summary = re.search(r"^## Electrical safety summary\n(.*?)^## ", readme, re.M | re.S).group(1).replace("\n", " ")
+
+    def bom(machine):
+        with open(ROOT / "hardware" / machine / "bom.csv", newline="", encoding="utf-8") as f:
+            return dict((row["part"], row) for row in csv.DictReader(f))
+
+    def ma(row, pattern):
+        return int(re.search(pattern, row["note"]).group(1)) / 1000
+
+    drnim, nimatron = bom("drnim"), bom("nimatron")
+    release = load_default("drnim").outputs["release"].options
+    lamps = load_default("nimatron").outputs["lamps"].options
+    buzzer = ma(drnim["Active buzzer 5 V"], r"(\d+) mA at most from 5 V")
+    assert buzzer == ma(nimatron["Active buzzer 5 V"], r"(\d+) mA at most from 5 V")
+    emitter = ma(drnim["IR break-beam sensor pair 3 mm"], r"the emitter draws about (\d+) mA from 5 V")
+    volts, amps = re.search(r"\((\d+) V (\d+) A\)", drnim["5 V plug-in power supply with barrel plug"]
+                            ["example part number"]).groups()
+    count = int(nimatron["LED 5 mm warm-white"]["quantity"])
+    lamp_a = count * lamp_ma(lamps) / 1000
+    wanted = [
+        "supply %s A, fuse 2 A" % amps, "GST25A05-P1J, %s V %s A" % (volts, amps), "T2A",
+        "%.2f A during a %d ms release (the coil %.2f A, the buzzer %.2f A, the emitter %.2f A); %.2f A between"
+        % (coil_amps(release) + buzzer + emitter, GAME_PULSE_MS, coil_amps(release), buzzer, emitter, buzzer + emitter),
+        "| %.1f mA | %.1f mA |" % (header_ma(load_default("drnim").outputs),
+                                   header_ma(load_default("nimatron").outputs)),
+        drnim["Resettable fuse for the coil (PTC)"]["example part number"],
+        "whose pulses average %.2f A at most; and a %d °C thermal switch"
+        % (coil_rms_amps(release), release["cutoff_c"]),
+        "draws %.2f A through its PTC, which cuts it within %d s (%d s after a trip)"
+        % (held_amps(release), math.ceil(trip_seconds(release)), math.ceil(trip_seconds(dict(release, ptc_ohms=2.10)))),
+        "the %d lamps" % count, "%.2f A (every lamp lit %.2f A, the buzzer %.2f A)" % (lamp_a + buzzer, lamp_a, buzzer),
+        "%s in the ribbon's +5 V to both lamp boards (%.2f A)"
+        % (nimatron["Resettable fuse for the ribbon to the console's lamp board (PTC)"]["example part number"], lamp_a),
+        "%s on to the spectators' (%.2f A)"
+        % (nimatron["Resettable fuse for the ribbon to the spectators' lamp board (PTC)"]["example part number"],
+           lamp_a / 2),
+        "takes its %.1f mA, under an LED's %d mA" % (lamp_ma(lamps), LAMP_MAX_MA),
+        "the Nimatron's %d lamps give off %d W" % (count, round(lamp_a * LAMP_SUPPLY_VOLTS)),
+    ]
+    assert [text for text in wanted if text not in summary] == []
