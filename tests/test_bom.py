@@ -231,3 +231,13 @@ def test_the_nimatrons_ribbon_fuses_carry_the_lamps_they_feed():
                  for row in bom("nimatron") if "(PTC)" in row["part"])
     assert holds["Resettable fuse for the ribbon to the console's lamp board (PTC)"] >= lamps * lamp_ma / 1000
     assert holds["Resettable fuse for the ribbon to the spectators' lamp board (PTC)"] >= lamps / 2 * lamp_ma / 1000
+
+
+def test_the_coil_stages_dummy_load_takes_being_held_on():
+    """Step 7 of the assembly guide holds the dummy load on (`pinctrl set 18 op dh` lights it until `op dl`):
+    5 V across the list's 22 Ω is 1.14 W, and the list named a 1 W resistor, run past its rating and too hot
+    to touch where the builder's hand is. Its rating holds the whole 5 V across it."""
+    from controller.hardware.pinmap.electrical import COIL_VOLTS
+    dummy = next(row for row in bom("drnim") if row["part"] == "Dummy load for the coil stage")
+    ohms, watts = re.search(r"(\d+) Ω (\d+) W resistor", dummy["example part number"]).groups()
+    assert int(watts) >= COIL_VOLTS ** 2 / int(ohms), dummy["example part number"]
