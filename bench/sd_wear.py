@@ -96,13 +96,13 @@ def child(machine, games, folder, runtime, port, device):
                                               "client_id": "sd-wear-" + machine, "topic_prefix": "bench"})
     sim = Simulation(machine, {}, seed=1, state_dir=folder, runtime_dir=runtime, telemetry=telemetry)
     service = sim.service
-    sizes = []
+    sizes, files = [0], [0]
     real_save = service.store.save
 
     def save(data):
-        sizes.append(len(json.dumps(data, sort_keys=True)))
         real_save(data)
-        sizes[-1] = os.path.getsize(service.store.path)
+        sizes.append(len(json.dumps(data, sort_keys=True, separators=(",", ":"))))
+        files.append(os.path.getsize(service.store.path))
     service.store.save = save
     sim.advance(2000)
     service.stats.flush()
@@ -121,7 +121,7 @@ def child(machine, games, folder, runtime, port, device):
     io_after, disk_after = proc_io(), disk(device)
     mark("end")
     figures = {"games": summary["games"], "marbles": summary["marbles released"],
-               "saves": service.writes - saves_before, "save_bytes": max(sizes or [0]),
+               "saves": service.writes - saves_before, "save_bytes": max(sizes), "file_bytes": max(files),
                "write_bytes": io_after[0] - io_before[0], "wchar": io_after[1] - io_before[1],
                "requests": disk_after[0] - disk_before[0], "sectors": disk_after[1] - disk_before[1],
                "sqlite": sqlite_settings(folder)}
@@ -238,7 +238,8 @@ def per_game(counts, games):
 def report(label, figures):
     games = figures["games"]
     print("%s: %d games, %d marbles" % (label, games, figures["marbles"]))
-    print("  saves written: %.1f a game; the save: %d bytes" % (figures["saves"] / games, figures["save_bytes"]))
+    print("  saves written: %.1f a game; the game's JSON: %d bytes, game.json: %d bytes"
+          % (figures["saves"] / games, figures["save_bytes"], figures["file_bytes"]))
     print("  written by the process: %.1f KiB a game (write_bytes), %.1f KiB in write calls (wchar)"
           % (figures["write_bytes"] / 1024 / games, figures["wchar"] / 1024 / games))
     print("  SQLite: %s" % ("; ".join("%s %s" % item for item in sorted(figures["sqlite"].items())) or "none"))

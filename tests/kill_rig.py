@@ -31,6 +31,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service import daemon
 from controller.service.config import load_config
+from controller.service.store import StateStore
 from controller.sim.engine import EdgePin, rest_inputs
 
 FALL_S = 0.03
@@ -117,7 +118,7 @@ def campaign(folder, rounds, seed, report=None):
     config = write_config(folder, marbles=400, capacity=400, pace_ms=150, equalizer=False)
     world_log = folder / "world.log"
     world_log.write_text("")
-    state_file = folder / "state" / "game.json"
+    store = StateStore(str(folder / "state"))
     rng = random.Random(seed)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + str(ROOT / "tests"))
     counts = {"exact": 0, "held": 0, "miscount": 0}
@@ -141,7 +142,7 @@ def campaign(folder, rounds, seed, report=None):
         finally:
             process.kill()
             process.wait()
-        expected = expectation(json.loads(state_file.read_text())["state"], world_log.read_text().split())
+        expected = expectation(store.read()[0]["state"], world_log.read_text().split())
     counts["marbles"] = world_log.read_text().split().count("marble")
     return counts
 

@@ -15,6 +15,7 @@ from service_rig import Rig, run_briefly, write_config
 from controller.cli import main
 from controller.service import stats as stats_module
 from controller.service.stats import Statistics, summary
+from controller.service.store import StateStore
 from controller.core.drnim import DrNim
 from controller.core.exhibit import SAVE_FORMAT
 from controller.core.nimatron import Nimatron
@@ -336,7 +337,7 @@ def test_a_full_or_read_only_folder_leaves_the_game_playing_unsaved(tmp_path, mo
     rig.take(1)
     assert "storage" not in rig.service.service_faults()
     assert any("the game is saved again" in line for line in rig.log)
-    assert json.loads((tmp_path / "state" / "game.json").read_text())["state"]["taken"] == 3
+    assert StateStore(str(tmp_path / "state")).read()[0]["state"]["taken"] == 3
 
 
 def test_a_real_read_only_folder(tmp_path):

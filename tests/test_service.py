@@ -18,6 +18,7 @@ from controller.core.debounce import BUTTON_MIN_PULSE_MS
 from controller.core.rules import MISERE, Subtraction
 from controller.core import solve
 from controller.service.stats import summary
+from controller.service.store import StateStore
 
 
 def recorded(rig):
@@ -654,7 +655,7 @@ def test_links_planted_at_the_temporary_names_are_never_written_through(tmp_path
     assert process.returncode == 0 and "Traceback" not in stderr
     for victim in victims:
         assert victim.read_text() == "someone else's file\n" and victim.stat().st_mode & 0o777 == 0o644
-    assert json.loads((tmp_path / "state" / "game.json").read_text())["machine"] == "drnim"
+    assert StateStore(str(tmp_path / "state")).read()[0]["machine"] == "drnim"
 
 
 @pytest.mark.parametrize("loosen, named", [("config.toml", "the configuration is writable by every user"),

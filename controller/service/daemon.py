@@ -10,7 +10,7 @@ It sleeps until the next thing it has to do (an edge, a machine timer, the
 end of a release pulse, a watchdog ping, a reading of the Pi's supply and heat once a
 second on a Raspberry Pi: power.py): it never busy-polls.
 
-Order matters for crash safety: the state is saved (fsync, atomic rename)
+Order matters for crash safety: the state is saved (a synced write: store.py)
 before a release opens, so a crash can lose a command but never leave a
 release done that the saved game does not know about (other commands, the
 lamps a visitor watches, go first: core/keeping.py); a restarted machine
