@@ -261,7 +261,8 @@ def report(label, figures):
     else:
         print("  the card's writes: not measured (run as root, or install strace)")
         return
-    print("  the card, %s: %.1f write requests, %.1f KiB a game" % (how, requests / games, written / 1024 / games))
+    print("  the card, %s: %.1f write requests (a sync's cache flush counted as one), %.1f KiB a game"
+          % (how, requests / games, written / 1024 / games))
     endurance = CARD_GB * 1e9 * PE_CYCLES
     paged = max(written, requests * PAGE) / games * GAMES_A_DAY * 365
     erased = requests * ERASE_BLOCK / games * GAMES_A_DAY * 365
