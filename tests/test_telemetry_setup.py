@@ -139,6 +139,25 @@ def test_a_password_file_that_is_a_folder_is_called_one(tmp_path):
 
 
 
+@pytest.mark.parametrize("host, said", [
+    ("broker.venue.lan:1883", 'the port goes in telemetry.port: host = "broker.venue.lan" and port = 1883'),
+    ("10.1.2.3:8883", 'the port goes in telemetry.port: host = "10.1.2.3" and port = 8883'),
+    ("fd00::17", None), ("fe80::1%eth0", None)])
+def test_a_broker_written_with_its_port_is_one_line_saying_where_the_port_goes(tmp_path, host, said):
+    """A new venue's broker given as `controller fleet --broker` takes it passed `config check`, and
+    install.sh made systemd's proxy "[broker.venue.lan:1883]:1883" of it, which reaches no broker. An IPv6
+    address keeps its colons."""
+    from conftest import in_process
+    config = service_rig.write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "%s"\n' % host)
+    result = in_process(["config", "check", str(config)])
+    if said is None:
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.endswith("%s: telemetry.host: %r: %s\n" % (config, host, said)), result.stderr
+
+
 def test_controller_status_says_what_the_broker_did_not_only_that_it_is_not_connected(tmp_path, monkeypatch):
     """A wrong password was 'Telemetry: cannot reach localhost:1883' in controller status, where the
     journal said the broker refused us: the technician looked at the network."""
