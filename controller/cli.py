@@ -6,7 +6,7 @@
     controller config check [PATH]
     controller safe-off [--config PATH]
     controller status [--config PATH] [--check | --json]   (see controller/status.py)
-    controller stats [--config PATH]
+    controller stats [--config PATH] [--period 14d] [--csv] [--file PATH]
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
@@ -136,6 +136,9 @@ def build_parser():
                        "(default 14d)")
     stats.add_argument("--csv", action="store_true", help="one row per day of the period, for a spreadsheet: date, "
                        "weekday, exhibit, machine, games, visitors_wins, machine_wins, faults, mean_length_s")
+    stats.add_argument("--file", metavar="PATH", help="read these statistics, not the service's own (stats.sqlite in "
+                       "its state folder): a former venue's, kept when the exhibit moved on, or a file the service set "
+                       "aside as damaged")
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
@@ -400,8 +403,8 @@ def run_stats(args, out):
     from controller.service.stats import WEEKDAYS, period as read_period, summary as read_summary
     within = argument("--period", read_period, args.period)
     config = argument("--config", load_config, config_path(args))
+    path = kept_statistics(args.file, config) if args.file else os.path.join(config.state_dir(), "stats.sqlite")
     shut_out("stats", config.state_dir())
-    path = os.path.join(config.state_dir(), "stats.sqlite")
     if not os.path.exists(path):
         out.write("No statistics yet in %s: the service writes them from its first game.\n" % path)
         return 0
@@ -417,9 +420,11 @@ def run_stats(args, out):
             return 0
         summary = read_summary(path, within)
     except sqlite3.Error as error:
-        sys.stderr.write("controller stats: %s is not readable statistics (%s); the service sets a damaged file "
-                         "aside at its next start\n" % (path, error))
+        sys.stderr.write("controller stats: %s is not readable statistics (%s)%s\n" % (
+            path, error, "" if args.file else "; the service sets a damaged file aside at its next start"))
         return 1
+    if args.file:
+        out.write("Statistics: %s\n" % path)
     out.write("Period: %s\n" % within.said())
     if synchronised() is False:
         out.write(UNSET_CLOCK)
@@ -446,6 +451,16 @@ def run_stats(args, out):
     else:
         out.write(NOT_WATCHED)
     return 0
+
+
+def kept_statistics(path, config):
+    """--file's statistics: a file this user may read (the state folder is the service's user's alone);
+    ArgumentError naming --file when it is not one."""
+    shut_out("stats", config.state_dir(), os.path.dirname(os.path.abspath(path)))
+    if not os.path.isfile(path):
+        raise ArgumentError("--file: %s: %s" % (path, "a folder, not a statistics file" if os.path.isdir(path)
+                                                else "no such file"))
+    return path
 
 
 # A laptop (the simulator's statistics) has no Pi supply alarm to read: "none" there would say the supply held.

@@ -291,3 +291,34 @@ def test_the_kernel_answers_whether_network_time_set_the_clock():
     """On Linux the kernel answers a read of its clock's state to any user (None would mean the call
     failed: a wrong library or structure, and the line would never be said)."""
     assert clock.synchronised() in (True, False)
+
+
+def test_a_former_venues_statistics_are_kept_apart_and_still_read(tmp_path, capsys, new_york):
+    """A travelling exhibit: its statistics were one file, so the new venue's `controller stats` counted
+    the old venue's games as its own, and dates could not part them when the Pi's clock came out of the
+    crate days behind (its first games at the new venue dated on the old venue's last day). The file is
+    moved aside when the service is stopped (docs/troubleshooting.md, "Moving the exhibit to another
+    venue"), the service begins new statistics, and --file reads the kept one."""
+    config, _ = exhibit(tmp_path)
+    state = tmp_path / "state"
+    kept = state / "stats-old-venue.sqlite"
+    (state / "stats.sqlite").rename(kept)
+    service = Statistics(str(state / "stats.sqlite"), clock=lambda: local(2025, 3, 31, 18, 0))
+    service.game("drnim", "machine")
+    assert service.flush()
+    service.close()
+    here = stats(config, "2025-03")
+    assert "Games: 1 (visitors won 0, the machine 1)\n" in here and "Statistics:" not in here, here
+    out = io.StringIO()
+    assert main(["stats", "--config", config, "--period", "2025-03", "--file", str(kept)], out=out) == 0
+    assert out.getvalue().startswith("Statistics: %s\nPeriod: 2025-03 " % kept), out.getvalue()
+    assert "Games: 4 (visitors won 2, the machine 2)\n" in out.getvalue()
+    assert csv_rows(["stats", "--config", config, "--period", "2025-03-31", "--file", str(kept)])[1][4:7] \
+        == ["1", "1", "0"]
+    for wrong, said in [(state / "stats-other-venue.sqlite", "no such file"), (state, "a folder, not a statistics file")]:
+        assert main(["stats", "--config", config, "--file", str(wrong)], out=io.StringIO()) == 2
+        assert capsys.readouterr().err == "controller: --file: %s: %s\n" % (wrong, said)
+    (state / "notes.txt").write_text("the old venue's games were 4\n")
+    assert main(["stats", "--config", config, "--file", str(state / "notes.txt")], out=io.StringIO()) == 1
+    assert capsys.readouterr().err == "controller stats: %s is not readable statistics (file is not a database)\n" \
+        % (state / "notes.txt")
