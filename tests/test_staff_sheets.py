@@ -193,3 +193,22 @@ def test_the_nimatron_s_lamps_in_a_game_at_its_end_and_at_rest():
             assert sim.lamps()[winner] == ("blink" if winner == "nim_champ" else "on")
         finally:
             sim.close()
+
+
+def test_a_marble_after_the_game_beeps_five_times_and_changes_no_lamp():
+    """A marble through the gate once the game is over sounds the fault's beeps but lights no fault: the
+    sheet says so, since staff (or a deaf visitor) who go by the lamps would otherwise look for a fault lamp."""
+    says("drnim", "five beeps after the game is over", "but **fault** stays dark and no lamp changes")
+    sim = Simulation("drnim", {"marbles": 1}, keep_commands=True)
+    try:
+        sim.press("trigger")
+        sim.settle()
+        assert sim.machine.winner == "machine"
+        lamps = sim.lamps()
+        heard = len(sim.commands)
+        sim.beam()                      # a marble brought in and dropped through the gate
+        sim.advance(1000)
+        assert sim.commands[heard:] == ["sound fault", "message late_marble"] and BEEPS["fault"][-1] == 5
+        assert sim.lamps() == lamps and lamps["fault"] == "off"
+    finally:
+        sim.close()
