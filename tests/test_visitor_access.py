@@ -127,3 +127,69 @@ def test_what_the_guide_says_of_presses_and_lamps_is_what_the_controller_does():
             "%s's attract pattern lights each lamp less than once a second" % name
         for role in cls().buttons():
             assert load_default(name).inputs[role].debounce_ms == DEFAULT_DEBOUNCE_MS, (name, role)
+
+
+def core_cues():
+    """Every sound cue the machines' core can give, read from its source: ``("sound", CUE)``,
+    ``self.tell(out, MESSAGE, CUE)``, a machine's WIN_CUE and the loser's cue beside it."""
+    cues = set()
+    for path in (ROOT / "controller" / "core").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        cues.update(re.findall(r'\("sound", "(\w+)"\)', source))
+        cues.update(re.findall(r'self\.tell\(out, [^,()]+(?:\([^)]*\))?, "(\w+)"', source))
+        cues.update(re.findall(r'WIN_CUE = "(\w+)"', source))
+        cues.update(re.findall(r'self\.WIN_CUE if [^\n]* else "(\w+)"', source))
+    return cues
+
+
+def sound_table():
+    """hardware/README.md's table of beeps: (beeps, cue, when, seen) for each row."""
+    text = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Every visitor at the machine\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip().strip("|").split(" | ") for line in section.splitlines() if line.strip().startswith("| ")]
+    return [[cell.strip() for cell in row] for row in rows if row[1].strip().startswith("`")]
+
+
+def shown(out):
+    """The commands of one handling that a visitor can see: anything but a beep or a message."""
+    return [command for command in out if command[0] not in ("sound", "message")]
+
+
+def test_every_beep_the_machines_give_has_its_row_saying_what_a_deaf_visitor_sees():
+    """A deaf or hard-of-hearing visitor misses every beep: the access officer reads in hardware/README.md, for
+    each cue the core can give, what shows at the same moment, with the beeps the buzzer plays for it on a Pi
+    and on a Pico. The rows that say **nothing** are the core's own: a refused press, a marble after the game
+    and New game in a game not begun change no output."""
+    from controller.core.drnim import DrNim
+    from controller.core.nimatron import Nimatron
+    from controller.hardware.boards import BEEPS
+    from test_staff_sheets import firmware_beeps
+    rows = sound_table()
+    listed = set(row[1].strip("`") for row in rows)
+    assert listed == core_cues(), "hardware/README.md's table of beeps lists every cue of controller/core/"
+    counts = {"1 short": 1, "1 long": 1}
+    for beeps, cue, _, _ in rows:
+        for table in (BEEPS, firmware_beeps()):
+            assert table[cue.strip("`")][-1] == counts.get(beeps, int(beeps.split()[0])), (cue, beeps)
+    unseen = set(row[1].strip("`") for row in rows if "**nothing**" in row[3])
+    assert unseen == {"new_game", "fault", "refuse"}
+
+    drnim = DrNim({"marbles": 4})
+    drnim.handle(("power",), 0)
+    assert shown(drnim.handle(("press", "new_game"), 1)) == []
+    for _ in range(3):
+        drnim.handle(("press", "trigger"), 10)
+        drnim.handle(("marble",), 20)
+    fourth = drnim.handle(("press", "trigger"), 30)
+    assert ("sound", "refuse") in fourth and shown(fourth) == []
+    drnim.handle(("switch", "turn", "left"), 40)
+    drnim.handle(("press", "trigger"), 50)
+    drnim.handle(("marble",), 60)
+    assert drnim.winner is not None
+    late = drnim.handle(("marble",), 70)
+    assert ("sound", "fault") in late and shown(late) == []
+    nimatron = Nimatron({"openings": [[1, 3, 5, 6]]})
+    nimatron.handle(("power",), 0)
+    nimatron.handle(("press", "row1"), 1)
+    second_row = nimatron.handle(("press", "row2"), 10)
+    assert ("sound", "refuse") in second_row and shown(second_row) == []
