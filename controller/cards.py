@@ -1,5 +1,7 @@
 """The visitor cards: an A6 card per machine and language that tells visitors
-how to play, as SVG and PDF (hardware/<machine>/visitor-card.<LL>.svg, .pdf).
+how to play, as SVG and PDF (hardware/<machine>/visitor-card.<LL>.svg, .pdf),
+and its words alone as plain text (.txt), for a screen reader, braille or
+large print.
 
     .venv/bin/python -m controller.cards [--machine drnim] [--lang de] [--out DIR]
 
@@ -113,6 +115,8 @@ class Card:
                                                        "bold" if bold else "normal", "italic" if italic else "normal",
                                                        anchor, fill, escape(line, quote=False)))
 
+    label = text        # a label of the drawing: on the card, the same as any text
+
     def wrapped(self, words, size):
         """`words` as lines no wider than the steps' width at `size`."""
         lines = []
@@ -148,6 +152,27 @@ class Card:
             y += (len(lines) - 1) * size * LINE + size * GAP
 
 
+class Words:
+    """The card's words alone, in reading order, as plain text (`card_text`): the title, how to play,
+    the hint and the warning, without the drawing's labels, which mean nothing without it. A screen
+    reader reads it, a braille transcriber takes it, and a word processor prints it as large as a
+    visitor needs."""
+
+    def __init__(self):
+        self.paragraphs = []
+
+    def text(self, x, y, words, *rest, **options):
+        self.paragraphs.append(words.replace("\n", " "))
+
+    def label(self, *words, **options):
+        """The drawing's labels are left out."""
+
+    def steps(self, heading, steps, bottom):
+        self.paragraphs.append(heading)
+        self.paragraphs.append("\n".join("%d. %s" % (number_ + 1, step.replace("\n", " "))
+                                         for number_, step in enumerate(steps)))
+
+
 def number(value):
     """A length as the SVG writes it: at most two decimals."""
     return ("%.2f" % value).rstrip("0").rstrip(".")
@@ -158,17 +183,17 @@ def drnim_words(card, t):
     card.text(52.5, 14, t._("The Amazing Dr. Nim"), 7.2, 93, "middle", bold=True, fill=RED)
     card.text(52.5, 20.5, t._("a computer that thinks with marbles (E.S.R. Inc., 1966)"), 3.0, 93, "middle",
               italic=True, fill=TEXT)
-    card.text(14, 34.5, t._("15 marbles on the rail"), 2.4, 36)
-    card.text(89, 28.2, t._("gate"), 2.4, 12, "middle")
-    card.text(65, 43.5, t._("3 flip-flops"), 2.5, 30)
-    card.text(58, 54.5, t._("equalizer: right = armed"), 2.5, 37)
-    card.text(45, 60.2, t._("Dr. Nim"), 2.4, 20, "end", bold=True)
-    card.text(58, 60.2, t._("you (turn switch)"), 2.4, 24, bold=True)
-    card.text(52, 66, t._("tray"), 2.3, 20, "middle")
-    card.text(86, 67.8, t._("TRIGGER"), 2.4, 17, "middle", bold=True)
-    card.text(19, 67.8, t._("NEW GAME"), 2.4, 20, "middle", bold=True)
-    card.text(18.7, 41.9, t._("your turn"), 2.3, 24)
-    card.text(18.7, 46.9, t._("Dr. Nim's turn"), 2.3, 24)
+    card.label(14, 34.5, t._("15 marbles on the rail"), 2.4, 36)
+    card.label(89, 28.2, t._("gate"), 2.4, 12, "middle")
+    card.label(65, 43.5, t._("3 flip-flops"), 2.5, 30)
+    card.label(58, 54.5, t._("equalizer: right = armed"), 2.5, 37)
+    card.label(45, 60.2, t._("Dr. Nim"), 2.4, 20, "end", bold=True)
+    card.label(58, 60.2, t._("you (turn switch)"), 2.4, 24, bold=True)
+    card.label(52, 66, t._("tray"), 2.3, 20, "middle")
+    card.label(86, 67.8, t._("TRIGGER"), 2.4, 17, "middle", bold=True)
+    card.label(19, 67.8, t._("NEW GAME"), 2.4, 20, "middle", bold=True)
+    card.label(18.7, 41.9, t._("your turn"), 2.3, 24)
+    card.label(18.7, 46.9, t._("Dr. Nim's turn"), 2.3, 24)
     card.steps(t._("How to play"), [
         t._("Fifteen marbles wait on the rail. You and Dr. Nim take turns to drop one, two or three of them."),
         t._("Whoever drops the LAST marble LOSES."),
@@ -193,15 +218,15 @@ def nimatron_words(card, t):
     card.text(52.5, 20.5, t._("the Nim machine of the New York World's Fair, 1940"), 3.0, 93, "middle", italic=True,
               fill=TEXT)
     for row, y in enumerate((31.5, 39.0, 46.5, 54.0)):
-        card.text(14, y, str(row + 1), 2.6, bold=True, anchor="middle", fill="#f7dc6f")
-    card.text(76, 27.0, t._("row buttons"), 2.3, 20, "middle")
+        card.label(14, y, str(row + 1), 2.6, bold=True, anchor="middle", fill="#f7dc6f")
+    card.label(76, 27.0, t._("row buttons"), 2.3, 20, "middle")
     # Translators: a button's name on the card, in two short lines (\n between them).
-    card.text(88, 46.2, t._("HAND\nOVER"), 2.3, 15, "middle", bold=True)
+    card.label(88, 46.2, t._("HAND\nOVER"), 2.3, 15, "middle", bold=True)
     # Translators: a button's name on the card, in two short lines (\n between them).
-    card.text(88, 63.4, t._("NEW\nGAME"), 2.3, 15, "middle", bold=True)
+    card.label(88, 63.4, t._("NEW\nGAME"), 2.3, 15, "middle", bold=True)
     for x, words in ((15, t._("your turn")), (32, t._("Nimatron's turn")), (49, t._("NIM CHAMP")),
                      (66, t._("Nimatron wins"))):
-        card.text(x, 67.3, words, 2.1, 16, "middle")
+        card.label(x, 67.3, words, 2.1, 16, "middle")
     card.steps(t._("How to play"), [
         t._("Four rows of lamps are lit. You and the Nimatron take turns to put lamps out."),
         t._("On your turn, pick ONE row and press its button once for each lamp you put out: one lamp, or several, or "
@@ -244,14 +269,25 @@ def card_svg(machine, t, measure=None):
     ] + shapes + card.lines + ["</svg>", ""])
 
 
+def card_text(machine, t):
+    """The words of the card of `machine` in the Language `t` as plain text (Words): each paragraph a line,
+    an empty line between them, the steps numbered, one a line."""
+    if machine not in WORDS:
+        raise CardError("%s has no visitor card" % machine)
+    words = Words()
+    WORDS[machine](words, t)
+    return "\n\n".join(words.paragraphs) + "\n"
+
+
 def card_path(folder, code):
     return Path(folder) / ("visitor-card.%s.svg" % code)
 
 
 def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
-    """Each machine's card in each language, SVG and PDF, into `out` (default: hardware/<machine>/ in a
-    checkout, else the current folder); the paths of the cards written, leaving out those already as they
-    would be (`make catalogs` runs this each time). `languages`, code -> Language, stands in for the catalogs
+    """Each machine's card in each language, SVG and PDF, and its words as plain text (.txt), into `out`
+    (default: hardware/<machine>/ in a checkout, else the current folder); the paths of the cards and texts
+    written (each SVG stands for its three files), leaving out those already as they would be (`make catalogs`
+    runs this each time). `languages`, code -> Language, stands in for the catalogs
     (a test's pseudo-locale)."""
     measure = Measure()
     made = []
@@ -269,12 +305,15 @@ def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
                 text = card_svg(machine, t, measure)
             except CardError as error:
                 raise CardError("the %s card in %s: %s" % (machine, code, error)) from None
-            pdf = svg.with_suffix(".pdf")
+            pdf, words = svg.with_suffix(".pdf"), svg.with_suffix(".txt")
+            plain = card_text(machine, t)
             if svg.exists() and svg.read_text(encoding="utf-8") == text and pdf.exists() \
-                    and pdf.stat().st_mtime >= svg.stat().st_mtime:
+                    and pdf.stat().st_mtime >= svg.stat().st_mtime \
+                    and words.exists() and words.read_text(encoding="utf-8") == plain:
                 continue
             svg.write_text(text, encoding="utf-8")
             make_pdf(svg, pdf)
+            words.write_text(plain, encoding="utf-8")
             made.append(svg)
     return made
 
@@ -297,7 +336,7 @@ def main(argv):
         machines = args.machine or NAMES
         written = write_cards(machines, codes, args.out)
         for path in written:
-            print("wrote %s and its PDF" % path)
+            print("wrote %s, its PDF and its words (.txt)" % path)
         if not written:
             print("visitor cards up to date: %d" % (len(machines) * len(codes)))
     except UnknownLanguage as error:

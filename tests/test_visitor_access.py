@@ -193,3 +193,19 @@ def test_every_beep_the_machines_give_has_its_row_saying_what_a_deaf_visitor_see
     nimatron.handle(("press", "row1"), 1)
     second_row = nimatron.handle(("press", "row2"), 10)
     assert ("sound", "refuse") in second_row and shown(second_row) == []
+
+
+def test_the_guide_gives_the_size_the_smallest_label_prints_at_on_the_large_print_card():
+    """The large-print card (A6 on A4 at 200 %) is large print for its steps only: a drawing's label shrunk to
+    fit its place in a longer language prints under the RNIB's 12 pt, and hardware/README.md says how small,
+    which is why each card's words come as plain text too."""
+    text = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"The drawing's labels, shrunk to fit\s+their places in the longer languages, stay smaller "
+                     r"there: the smallest prints at ([\d.]+) pt", text)
+    assert said, "hardware/README.md's 'Large print' gives the smallest label's size on A4"
+    sizes = []
+    for path in (ROOT / "hardware").glob("*/visitor-card.*.svg"):
+        sizes += [float(size) for size in re.findall(r'<text [^>]*font-size="([\d.]+)"',
+                                                      path.read_text(encoding="utf-8"))]
+    assert float(said.group(1)) == round(2 * min(sizes) / (25.4 / 72), 1) < 12
+    assert "`visitor-card.LL.txt` has its words as plain text" in text

@@ -144,7 +144,8 @@ def test_the_cards_go_into_a_folder_that_is_not_there_yet(tmp_path, capsys):
     from controller.cards import main
     out = tmp_path / "cards" / "de"
     assert main(["--machine", "drnim", "--lang", "de", "--out", str(out)]) == 0
-    assert sorted(path.name for path in out.iterdir()) == ["visitor-card.de.pdf", "visitor-card.de.svg"]
+    assert sorted(path.name for path in out.iterdir()) == ["visitor-card.de.pdf", "visitor-card.de.svg",
+                                                           "visitor-card.de.txt"]
 
 
 def test_a_folder_the_cards_cannot_go_into_is_named(tmp_path, capsys):
@@ -200,7 +201,7 @@ def test_cards_already_made_are_left_as_they_are_and_said_so_in_one_line(tmp_pat
         pytest.skip(reason)
     from controller.cards import main
     assert main(["--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 0
-    assert capsys.readouterr().out == "wrote %s and its PDF\n" % (tmp_path / "visitor-card.de.svg")
+    assert capsys.readouterr().out == "wrote %s, its PDF and its words (.txt)\n" % (tmp_path / "visitor-card.de.svg")
     made = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
     assert main(["--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out == "visitor cards up to date: 1\n"
@@ -227,7 +228,8 @@ def test_a_language_written_right_to_left_gets_no_card_but_a_line_saying_why(tmp
                         else language(code))
     assert cards.main(["--machine", "drnim", "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().err == "controller.cards: no visitor card in qpb: " + cards.RIGHT_TO_LEFT + "\n"
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["visitor-card.en.pdf", "visitor-card.en.svg"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["visitor-card.en.pdf", "visitor-card.en.svg",
+                                                                "visitor-card.en.txt"]
 
 
 def test_a_machine_without_its_words_gets_no_card_but_a_line_saying_what_to_add():
@@ -237,3 +239,26 @@ def test_a_machine_without_its_words_gets_no_card_but_a_line_saying_what_to_add(
     with pytest.raises(CardError, match=r"^nimrod has no visitor card: give it its words in WORDS of "
                        r"controller/cards.py and its drawing, hardware/nimrod/visitor-card-drawing.svg"):
         card_svg("nimrod", language("en"), measure=lambda *args, **options: 1.0)
+
+
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_each_card_has_its_words_as_plain_text_for_a_screen_reader_or_large_print(machine, code):
+    """The A6 card's steps are 6.5 to 7.8 pt, and a PDF drawn by cairo is untagged, its words in drawing order:
+    a blind visitor's screen reader, a braille transcriber and a large-print sheet need the words alone. The
+    .txt beside each card has every line of the card that is not a label of the drawing, in reading order,
+    and is what the catalogs make (no cairo needed)."""
+    from controller.cards import card_text
+    path = card(machine, code, "txt")
+    assert path.exists(), "python -m controller.cards writes it"
+    text = path.read_text(encoding="utf-8")
+    assert text == card_text(machine, language(code))
+    svg = " ".join(svg_lines(card(machine, code).read_text(encoding="utf-8")))
+    t = language(code)
+    title, heading = t._("The Amazing Dr. Nim" if machine == "drnim" else "The Nimatron"), t._("How to play")
+    assert text.startswith(title + "\n\n") and "\n\n%s\n\n1. " % heading in text
+    steps = re.findall(r"^(\d+)\. (.*)$", text, re.M)
+    assert [int(number_) for number_, _ in steps] == list(range(1, len(steps) + 1)) and len(steps) >= 5
+    for _, step in steps:
+        assert words(step) in svg, "each step is the card's, whole"
+    for line in (t._("WARNING: CHOKING HAZARD (marbles). Not for children under 3."),) if machine == "drnim" else ():
+        assert line in text, "the warning"

@@ -206,8 +206,8 @@ def test_the_visitor_cards_go_into_the_current_folder_not_the_installed_package(
     done = subprocess.run([str(controller.parent / "python"), "-m", "controller.cards", "--machine", "drnim",
                            "--lang", "fr"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "wrote visitor-card.fr.svg and its PDF\n"
-    assert sorted(os.listdir(tmp_path)) == ["visitor-card.fr.pdf", "visitor-card.fr.svg"]
+    assert done.stdout == "wrote visitor-card.fr.svg, its PDF and its words (.txt)\n"
+    assert sorted(os.listdir(tmp_path)) == ["visitor-card.fr.pdf", "visitor-card.fr.svg", "visitor-card.fr.txt"]
 
 
 def test_nothing_but_ci_names_the_folder_beside_the_repository():
