@@ -64,7 +64,9 @@ def creation_date():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
 
 
-def make_pdf(svg_path, pdf_path):
+def make_pdf(svg_path, pdf_path, title):
+    """The card's PDF, dated (creation_date) and titled: a screen reader says a PDF's title as it opens it,
+    and one without is "untitled" or its file's name."""
     import cairocffi
     from cairosvg.surface import PDFSurface
     created = creation_date()
@@ -72,6 +74,7 @@ def make_pdf(svg_path, pdf_path):
     class DatedPDF(PDFSurface):
         def finish(self):
             self.cairo.set_metadata(cairocffi.PDF_METADATA_CREATE_DATE, created)
+            self.cairo.set_metadata(cairocffi.PDF_METADATA_TITLE, title)
             super().finish()
 
     DatedPDF.convert(url=str(svg_path), write_to=str(pdf_path))
@@ -312,7 +315,7 @@ def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
                     and words.exists() and words.read_text(encoding="utf-8") == plain:
                 continue
             svg.write_text(text, encoding="utf-8")
-            make_pdf(svg, pdf)
+            make_pdf(svg, pdf, plain.split("\n", 1)[0])
             words.write_text(plain, encoding="utf-8")
             made.append(svg)
     return made

@@ -128,6 +128,16 @@ def test_the_cards_pdf_is_the_same_bytes_each_time_in_the_language_asked(tmp_pat
     assert page_size_mm(pypdf.PdfReader(made[0])) == A6_MM
 
 
+@pytest.mark.parametrize("machine, code, title", [("drnim", "en", "The Amazing Dr. Nim"),
+                                                   ("nimatron", "fr", None), ("drnim", "de", None)])
+def test_each_cards_pdf_is_titled_with_the_cards_title_in_its_language(machine, code, title):
+    """A screen reader says a PDF's title as it opens it: the cards had none ("untitled", or the file's name
+    read out letter by letter), so a blind visitor sent the PDF could not tell which card it was."""
+    pypdf = pytest.importorskip("pypdf")
+    first_line = card(machine, code, "txt").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert pypdf.PdfReader(card(machine, code, "pdf")).metadata.title == (title or first_line) != ""
+
+
 def test_an_unknown_language_is_one_line(tmp_path):
     import subprocess
     import sys
