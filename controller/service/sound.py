@@ -11,13 +11,10 @@ time, and may cross midnight ("17:00-10:00"); they can only make the buzzer quie
 import re
 import time
 
-ALL = "all"
-FAULTS = "faults"
-NONE = "none"
-LEVELS = (ALL, FAULTS, NONE)     # loudest first
+from controller.hardware.pinmap.check import SOUND_CUES
+
+ALL, FAULTS, NONE = LEVELS = tuple(SOUND_CUES)     # loudest first
 QUIET_LEVELS = (FAULTS, NONE)
-# The core's cue for a fault (controller/core/drnim.py: the jam, a late marble, a restart mid-release).
-FAULT_CUE = "fault"
 DAY_MINUTES = 24 * 60
 
 WHAT_PLAYS = {ALL: "every beep", FAULTS: "only the fault beep", NONE: "no beep, not even for a fault"}
@@ -75,8 +72,8 @@ class Sound:
         return self.level
 
     def plays(self, cue, minute):
-        level = self.level_at(minute)
-        return level == ALL or (level == FAULTS and cue == FAULT_CUE)
+        cues = SOUND_CUES[self.level_at(minute)]
+        return cues is None or cue in cues
 
     def said(self, minute):
         """One line of what the buzzer plays and why, for the journal and `controller status`; None when it

@@ -113,6 +113,10 @@ DRAWS = {
     "base": ("base_resistor",),
 }
 
+# What a buzzer plays at each level of its sound setting ([exhibit] sound on a Pi, [pico] sound on a Pico):
+# every cue (None), only the core's fault cue (a jam, a late marble, a restart with a marble on its way), none.
+SOUND_CUES = {"all": None, "faults": ("fault",), "none": ()}
+
 KINDS = {
     "buzzer": Kind(("pin",), active=True, draws="base"),
     "led": Kind(("pin",), active=True, draws="led"),

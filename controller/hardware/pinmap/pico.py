@@ -16,7 +16,7 @@ from pathlib import Path
 from controller.core.exhibit import SENSOR, SOUND
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
-from controller.hardware.pinmap.check import KINDS, PinMapError, load_pinmap
+from controller.hardware.pinmap.check import KINDS, SOUND_CUES, PinMapError, load_pinmap
 from controller.hardware.pinmap.model import default_pinmap_path
 from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.release import open_ms, timing_problem
@@ -34,9 +34,6 @@ PICO_SUPPLY = ("3V3(OUT)", 36)
 PICO_GROUNDS = (38, 3, 8, 13, 18, 23, 28)
 # default, lowest, highest: as the Pi service's settings of the same names (release.py has the rules)
 RELEASE_TIMES = {"release_pulse_ms": (60, 1, 1000), "servo_open_ms": (0, 0, 5000)}
-# [pico] sound, as [exhibit] sound on a Pi: the cues the board's buzzer plays (None: every one). The
-# core's one fault cue (a jam, a late marble, a restart mid-release) is the beep staff keep.
-SOUND_CUES = {"all": None, "faults": ("fault",), "none": ()}
 POLL_MS = 10
 WATCHDOG_MS = 5000                    # below the RP2040's longest, 8388 ms
 SERVO_FRAME_MS = 20
