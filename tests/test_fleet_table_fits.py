@@ -34,6 +34,13 @@ def museum(exhibits, power=None):
     return fleet
 
 
+def in_80x24(fleet):
+    """The live table in an 80x24 window, which it must fit: its lines, and its exhibits' rows by name."""
+    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
+    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
+    return lines, dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))
+
+
 def fleet_status(name):
     """An exhibit's status, online, as it sends it."""
     return {"v": 1, "exhibit": name, "online": True, "at": NOW, "machine": "drnim", "version": "0.1.0",
@@ -71,9 +78,8 @@ def test_an_exhibit_whose_supply_sags_or_whose_cpu_is_too_hot_is_named_and_never
     name of those online without a fault). Episodes over are not shown: `controller fleet stats` counts them."""
     fleet = museum(20, power={8: {"under_voltage": True, "episodes": 3}, 9: {"cpu_c": 82.5, "hot": True},
                               11: {"episodes": 1, "hot_episodes": 2}, 16: {}})
-    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
-    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
-    shown = dict((line.split()[0], line.split()[3]) for line in lines[4:] if line.startswith("hall-"))
+    lines, rows = in_80x24(fleet)
+    shown = dict((name, row.split()[3]) for name, row in rows.items())
     assert shown["hall-8-nimatron"] == "undervolt" and shown["hall-9-drnim"] == "hot", "\n".join(lines)
     assert lines[-1] == "+ 2 more exhibits, online without a fault: make the window taller"
     assert [row[0] for row in fleet.rows() if row[3] != "-"] == [
@@ -84,10 +90,8 @@ def test_an_exhibit_jammed_with_its_supply_sagging_and_its_cpu_hot_keeps_its_gam
     """Cut to 80 columns, "jam, under-voltage, too-hot" pushed the columns after it past the edge: the
     curator lost how many games every exhibit had played today and the machine's wins (cut off with ">")."""
     fleet = museum(20, power={5: {"under_voltage": True, "episodes": 1, "cpu_c": 83.0, "hot": True}})
-    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
-    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
-    row = next(line for line in lines if line.startswith("hall-5-drnim "))
-    assert row.split()[3:6] == ["jam,undervolt,hot", "145", "105"], "\n".join(lines)
+    lines, rows = in_80x24(fleet)
+    assert rows["hall-5-drnim"].split()[3:6] == ["jam,undervolt,hot", "145", "105"], "\n".join(lines)
     assert "machine won" in lines[2] and "today" in lines[2]
     assert [row[3] for row in fleet.rows() if row[0] == "hall-5-drnim"] == ["jam, under-voltage, too-hot"]
 
@@ -156,9 +160,7 @@ def test_offline_exhibits_ages_keep_twenty_in_80x24_with_each_last_game_seen():
         fleet.message("m/%s/status" % name, encode({"v": 1, "exhibit": name, "online": False, "machine": "drnim"}),
                       retained=retained)
     fleet.clock = fleet.timer = lambda: NOW
-    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
-    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
-    rows = dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))
+    lines, rows = in_80x24(fleet)
     assert [re.split(" {2,}", rows[name])[2] for name in ("hall-3-drnim", "hall-10-drnim", "hall-15-drnim")] == [
         "OFF 30 s", "OFF 40 min", "OFF >3 h"], "\n".join(lines)
     assert all("11 min ago" in line for line in rows.values()), "\n".join(lines)
@@ -172,9 +174,7 @@ def test_silent_exhibits_keep_twenty_in_80x24_with_each_last_game_seen():
     for name, silent_s in (("hall-6-drnim", 12 * 60), ("hall-11-drnim", 100 * 60), ("hall-13-drnim", 3 * 86400)):
         fleet.message("m/%s/status" % name, encode(dict(fleet_status(name), at=NOW - silent_s, last_game={
             "id": "%s/1" % name, "winner": "machine", "ended": NOW - 700})), retained=True)
-    lines = frame(fleet, "broker.museum.lan:1883", True, [], (80, 24)).splitlines()
-    assert len(lines) <= 23 and max(len(line) for line in lines) <= 80, "\n".join(lines)
-    rows = dict((line.split()[0], line) for line in lines[4:] if line.startswith("hall-"))
+    lines, rows = in_80x24(fleet)
     assert [re.split(" {2,}", rows[name])[2] for name in ("hall-6-drnim", "hall-11-drnim", "hall-13-drnim")] == [
         "silent 12m", "silent 100m", "silent 3d"], "\n".join(lines)
     assert all("11 min ago" in line for line in rows.values()), "\n".join(lines)
