@@ -164,10 +164,20 @@ def run_monitor(args, out):
     from controller.printable import printable
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor, TypedLines
+    from controller.service.boards import board_exhibit, board_folder
     from controller.service.config import load_config
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
-    path = os.path.join(config.state_dir(), "stats.sqlite")
+    # the board is an exhibit of its own, beside the Pi's and any other board's: its own name on the broker,
+    # its own statistics and telemetry queue (controller/service/boards.py)
+    exhibit = argument("--config", board_exhibit, config, args.port or "emulated-%s" % args.machine)
+    folder = board_folder(config, exhibit)
+    if os.path.isdir(config.state_dir()):
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            pass            # the statistics say so, in the line that says where the games go
+    path = os.path.join(folder, "stats.sqlite")
     stats = telemetry = emulator = link = None
 
     def write(line):
@@ -194,7 +204,7 @@ def run_monitor(args, out):
         if config.telemetry["enabled"]:
             from controller.telemetry.publisher import Telemetry
             # the password file is read here, not with the configuration: one line when it cannot be
-            telemetry = argument("--config", Telemetry, config.telemetry, machine, config.state_dir(), say)
+            telemetry = argument("--config", Telemetry, dict(config.telemetry, client_id=exhibit), machine, folder, say)
         link = Link(port, report=say)
         if emulator:
             link.try_open()
@@ -203,7 +213,8 @@ def run_monitor(args, out):
         if sys.stdin.isatty():      # asked before the input's thread starts: a read in progress holds the input
             counted += "; a line typed here goes to the board (state, new_game, or any of firmware/PROTOCOL.md)"
         monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin), machine)
-        write("Watching the board on %s; %s. Ctrl-C stops." % (port, counted))   # and from then on it does
+        # and from then on it does
+        write("Watching the board on %s, the exhibit %s; %s. Ctrl-C stops." % (port, exhibit, counted))
         while True:
             monitor.step()
             if emulator:

@@ -5,6 +5,7 @@
     [drnim]       the Dr. Nim machine's settings (controller/core/drnim.py)
     [nimatron]    the Nimatron's settings (controller/core/nimatron.py)
     [telemetry]   reporting to an MQTT broker, off by default (controller/telemetry/settings.py)
+    [boards]      the name of each board this Pi watches, by its serial port (boards.py)
 
 A section per machine of the registry (controller/core/registry.py), each
 checked against that machine's own table of settings. `systemd/config.toml`
@@ -23,6 +24,7 @@ from controller.hardware.pinmap import default_pinmap_path
 from controller.hardware.pinmap.electrical import pulse_problem
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
+from controller.service.boards import check_boards
 from controller.service.pin_factories import PIN_FACTORIES, pin_factory_problem
 from controller.service.sound import ALL, FAULTS, LEVELS, NONE, QUIET_LEVELS, quiet_span
 from controller.telemetry.settings import check_telemetry
@@ -82,14 +84,15 @@ def check_exhibit(where, given):
 
 
 class Config:
-    """The checked settings: `service`, `machine` for the chosen machine, `exhibit` and `telemetry`."""
+    """The checked settings: `service`, `machine` for the chosen machine, `exhibit`, `telemetry` and `boards`."""
 
-    def __init__(self, service, machines, path=None, telemetry=None, exhibit=None):
+    def __init__(self, service, machines, path=None, telemetry=None, exhibit=None, boards=None):
         self.service = service
         self.machines = machines
         self.path = path
         self.telemetry = telemetry or check_telemetry("the defaults", {})
         self.exhibit = exhibit or check_exhibit("the defaults", {})
+        self.boards = boards or {}
 
     @property
     def languages(self):
@@ -200,7 +203,7 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
         except RecursionError:
             raise ConfigError("%s: values nested too deeply" % path)
-    sections = ("service", "exhibit") + NAMES + ("telemetry",)
+    sections = ("service", "exhibit") + NAMES + ("telemetry", "boards")
     for section in data:
         if section not in sections:
             raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
@@ -227,7 +230,7 @@ def load_config(path=None, overrides=None):
         except ConfigError as error:
             raise ConfigError("%s: %s.%s" % (where, name, error))
     return Config(service, machines, path, check_telemetry(where, data.get("telemetry", {})),
-                  check_exhibit(where, data.get("exhibit", {})))
+                  check_exhibit(where, data.get("exhibit", {})), check_boards(where, data.get("boards", {})))
 
 
 def check_opponent_name(name):

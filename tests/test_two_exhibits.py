@@ -1,0 +1,170 @@
+"""One Raspberry Pi between two exhibits: its own machine (the service) and a Pico on its USB
+(drnim-monitor@.service), or two Picos, all with the one /etc/drnim-controller/config.toml.
+Each is an exhibit of its own: its own name on the museum's broker, its own telemetry queue and
+statistics (controller/service/boards.py)."""
+
+import io
+import shutil
+import sqlite3
+
+import pytest
+
+from broker_rig import Broker
+from controller.cli import main
+from controller.service.config import load_config
+from controller.service.stats import summary
+from controller.telemetry.publisher import Telemetry
+from serial_rig import Port
+from service_rig import write_config
+from test_firmware_monitor import GAME, HELLO, Running
+from test_fleet import follow, waiting
+from test_systemd import MONITOR, make_root, run, systemd_analyze, systemd_tool
+
+# Two Picos as udev names them, whichever USB socket each is in.
+FIRST = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+SECOND = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f36-if00"
+
+
+def museum_config(tmp_path, more=""):
+    """The Pi's configuration: its own Dr. Nim, reported as "hall2"."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nclient_id = "hall2"\n' + more)
+    (tmp_path / "state").mkdir()
+    return config
+
+
+def plays_one_game(monitor, port):
+    monitor.until("Ctrl-C stops")
+    assert port.lines() == ['{"id":"monitor","kind":"state"}'], "the monitor has the port open"
+    port.write(HELLO + "".join(line + "\n" for line in GAME))
+    monitor.until("FAULT jam")
+
+
+def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
+    """With one configuration, the two monitors and the Pi's service connected as one client_id:
+    the broker threw each off as the next connected, every second, and all three read and sent one
+    telemetry queue."""
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker")
+    try:
+        follower, fleet, _ = follow(broker, "nim-museum", tmp_path)
+        config = museum_config(tmp_path, 'enabled = true\nhost = "127.0.0.1"\nport = %d\n' % broker.port)
+        pi = Telemetry(load_config(str(config)).telemetry, "drnim", str(tmp_path / "state"), lambda line: None)
+        ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
+        monitors = [Running("--port", port.path, "--config", str(config)) for port in ports]
+        try:
+            for monitor, port in zip(monitors, ports):
+                plays_one_game(monitor, port)
+            pi.status({"mode": "play", "fault": None})
+            pi.game("player", 3, 40, {})
+            names = ("hall2", "hall2-e6614c311b7e6f35", "hall2-e6614c311b7e6f36")
+            waiting(follower, lambda: all(fleet.exhibits.get(name, {}).get("today", {}).get("games") == 1
+                                          for name in names), 15, "a game of each exhibit")
+            assert sorted(fleet.exhibits) == list(names)
+            assert all(fleet.exhibits[name]["online"] for name in names)
+        finally:
+            for monitor, port in zip(monitors, ports):
+                assert monitor.stop() == 0
+                port.close()
+            pi.close()
+        for monitor in monitors:
+            assert "dropped the connection" not in monitor.text["err"].decode(), monitor.text["err"]
+        db = sqlite3.connect(str(tmp_path / "follower.sqlite"))
+        assert sorted(db.execute("select exhibit, winner from games").fetchall()) == [
+            ("hall2", "player"), ("hall2-e6614c311b7e6f35", "machine"), ("hall2-e6614c311b7e6f36", "machine")]
+        assert sorted(db.execute("select exhibit from faults").fetchall()) == [
+            ("hall2-e6614c311b7e6f35",), ("hall2-e6614c311b7e6f36",)]
+        follower.stop()
+    finally:
+        broker.stop()
+
+
+def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
+    """The two boards' games went into the Pi's own statistics, where `controller stats` counted a
+    Nimatron's games as Dr. Nim's exhibit's, and two boards' as one."""
+    config = museum_config(tmp_path)
+    ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
+    monitors = [Running("--port", port.path, "--config", str(config)) for port in ports]
+    try:
+        plays_one_game(monitors[0], ports[0])
+        plays_one_game(monitors[1], ports[1])
+        ports[1].write('{"at":20000,"kind":"game_over","machine":"drnim","turns":[],"winner":"player"}\n')
+        monitors[1].until("game over: won by player")     # a second game on the second board
+    finally:
+        for monitor, port in zip(monitors, ports):
+            assert monitor.stop() == 0
+            port.close()
+    first, second = (tmp_path / "state" / "boards" / name / "stats.sqlite"
+                     for name in ("hall2-e6614c311b7e6f35", "hall2-e6614c311b7e6f36"))
+    assert "Watching the board on %s, the exhibit hall2-e6614c311b7e6f35; its games go into %s." % (
+        ports[0].path, first) in monitors[0].text["out"].decode()
+    assert (summary(str(first))["games"], summary(str(second))["games"]) == (1, 2)
+    assert not (tmp_path / "state" / "stats.sqlite").exists(), "the Pi's own statistics hold none of them"
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config), "--file", str(second)], out=out) == 0
+    assert "Statistics: %s\n" % second in out.getvalue() and "Games: 2 " in out.getvalue()
+
+
+def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):
+    port = Port(tmp_path / FIRST)
+    config = museum_config(tmp_path, '[boards]\n"%s" = "hall2-nimatron"\n' % port.path)
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        plays_one_game(monitor, port)
+    finally:
+        assert monitor.stop() == 0
+        port.close()
+    assert "the exhibit hall2-nimatron;" in monitor.text["out"].decode()
+    assert summary(str(tmp_path / "state" / "boards" / "hall2-nimatron" / "stats.sqlite"))["games"] == 1
+
+
+def test_a_board_given_the_pis_own_name_keeps_the_pis_statistics(tmp_path):
+    """A Pi that watches one board in place of its own machine, as before boards had folders: its
+    statistics and its name on the broker stay what they were, with one line in [boards]."""
+    port = Port(tmp_path / FIRST)
+    config = museum_config(tmp_path, '[boards]\n"%s" = "hall2"\n' % port.path)
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        plays_one_game(monitor, port)
+    finally:
+        assert monitor.stop() == 0
+        port.close()
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config)], out=out) == 0
+    assert "Wins: machine 1" in out.getvalue()
+
+
+@pytest.mark.parametrize("boards,said", [
+    ('"/dev/ttyACM0" = "../hall2"', 'boards."/dev/ttyACM0": \'../hall2\': the board\'s exhibit name: 1 to 64 '
+                                     'letters, digits, - _ and ., beginning with a letter or digit'),
+    ('"/dev/ttyACM0" = "nimatron"\n"/dev/ttyACM1" = "nimatron"',
+     'boards."/dev/ttyACM1": \'nimatron\' is already the name of the board on /dev/ttyACM0: each board needs its own'),
+])
+def test_a_bad_board_name_is_one_line_naming_its_key(tmp_path, capsys, boards, said):
+    config = museum_config(tmp_path, "[boards]\n%s\n" % boards)
+    assert main(["firmware", "monitor", "--port", "/dev/ttyACM0", "--config", str(config)], out=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "%s: %s" % (config, said) in err, err
+
+
+# --- the units: one instance per board, named by its stable /dev/serial/by-id link ---------------
+def test_two_boards_by_id_are_two_instances_that_each_watch_their_own_port(tmp_path):
+    """systemd itself expands the instance's %I: an ExecStartPre=/%I added to each instance (it names no
+    program) makes verify say which path it would run, which is the port ExecStart gives --port."""
+    analyze = systemd_analyze()
+    root, unit = make_root(tmp_path)
+    shutil.copyfile(MONITOR, unit.parent / MONITOR.name)
+    instances = {}
+    for name in (FIRST, SECOND):
+        port = "/dev/serial/by-id/" + name
+        escaped = run(systemd_tool("systemd-escape"), "--path", port).stdout.strip()
+        instance = "drnim-monitor@%s.service" % escaped
+        probe = unit.parent / (instance + ".d") / "probe.conf"
+        probe.parent.mkdir()
+        probe.write_text("[Service]\nExecStartPre=/%I\n")
+        instances[instance] = port
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", *instances)
+    said = sorted(line for line in (result.stdout + result.stderr).splitlines() if line)
+    assert said == sorted("%s: Command %s is not executable: No such file or directory" % item
+                          for item in instances.items())
+
