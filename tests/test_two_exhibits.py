@@ -96,10 +96,10 @@ def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
             port.close()
     first, second = (tmp_path / "state" / "boards" / name / "stats.sqlite"
                      for name in ("hall2-e6614c311b7e6f35", "hall2-e6614c311b7e6f36"))
+    assert not (tmp_path / "state" / "stats.sqlite").exists(), "the Pi's own statistics hold none of them"
+    assert (summary(str(first))["games"], summary(str(second))["games"]) == (1, 2)
     assert "Watching the board on %s, the exhibit hall2-e6614c311b7e6f35; its games go into %s." % (
         ports[0].path, first) in monitors[0].text["out"].decode()
-    assert (summary(str(first))["games"], summary(str(second))["games"]) == (1, 2)
-    assert not (tmp_path / "state" / "stats.sqlite").exists(), "the Pi's own statistics hold none of them"
     out = io.StringIO()
     assert main(["stats", "--config", str(config), "--file", str(second)], out=out) == 0
     assert "Statistics: %s\n" % second in out.getvalue() and "Games: 2 " in out.getvalue()
