@@ -139,6 +139,12 @@ def build_parser():
     stats.add_argument("--file", metavar="PATH", help="read these statistics, not the service's own (stats.sqlite in "
                        "its state folder): a former venue's, kept when the exhibit moved on, or a file the service set "
                        "aside as damaged")
+    backup = commands.add_parser("backup", help="the exhibit's configuration, pin maps, statistics and telemetry "
+                                 "queue in one archive, for a new SD card; safe while the service runs")
+    backup.set_defaults(action=run_backup)
+    backup.add_argument("file", metavar="FILE", help="the archive to write (.tar.gz; - for the standard output); "
+                        "restored with sudo tar -xzf FILE -C /")
+    add_config_argument(backup)
     from controller.firmware.command import add_parser as add_firmware_parser
     add_firmware_parser(commands)
     from controller.selftest.command import add_parsers as add_selftest_parsers
@@ -450,6 +456,26 @@ def run_stats(args, out):
                                                             episodes(summary["too_hot"])))
     else:
         out.write(NOT_WATCHED)
+    return 0
+
+
+def run_backup(args, out):
+    from controller.service.backup import BackupError, backup
+    from controller.service.config import load_config
+    path = config_path(args)
+    if path is None:
+        raise ArgumentError("--config: backup keeps the exhibit's configuration: give its path (there is no %s)"
+                            % DEFAULT_CONFIG)
+    if args.file == "-" and sys.stdout.isatty():
+        raise ArgumentError("FILE: - writes the archive to the standard output, here a terminal: send it to a file "
+                            "(> FILE), or name the file")
+    config = argument("--config", load_config, path)
+    try:
+        backup(config, args.file, sys.stderr if args.file == "-" else out, sys.stdout.buffer)
+    except BackupError as error:
+        sys.stderr.write("controller backup: %s; %s\n" % (error, "the archive is incomplete" if args.file == "-"
+                                                          else "nothing written"))
+        return 1
     return 0
 
 
