@@ -26,6 +26,7 @@ from controller.service.stats import Statistics
 from controller.telemetry.command import Follower
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.publisher import Telemetry
+from test_install import REAL_CONTROLLER, install, pi, stub  # noqa: F401 (pi: its temporary root, a fixture)
 
 ON_THE_PI = "/opt/drnim-controller/venv/bin/controller"
 STATUS = {"mode": "play", "turn": "player", "winner": None, "fault": None, "attract": False, "service_faults": [],
@@ -49,8 +50,9 @@ def doc_line(beginning, block_with=""):
 class Card:
     """A Pi's SD card under `root`: the folders install.sh and the unit make, and the exhibit's files."""
 
-    def __init__(self, root):
+    def __init__(self, root, usb=None):
         self.root = root
+        self.usb = usb or root.parent / "usb"
         self.config_dir = root / "etc" / "drnim-controller"
         self.state = root / "var" / "lib" / "drnim-controller"
         self.config = self.config_dir / "config.toml"
@@ -58,9 +60,9 @@ class Card:
     def here(self, line):
         """A line of the guide as it runs here: without sudo, the Pi's folders this card's, the USB stick
         at `usb`, and the controller given this card's configuration."""
-        for pi, here in (("/etc/drnim-controller", self.config_dir), ("/var/lib/drnim-controller", self.state),
-                         ("/mnt/", "%s/" % (self.root.parent / "usb"))):
-            line = line.replace(pi, str(here))
+        for there, here in (("/etc/drnim-controller", self.config_dir), ("/var/lib/drnim-controller", self.state),
+                            ("/mnt/", "%s/" % self.usb)):
+            line = line.replace(there, str(here))
         words = shlex.split(line.replace(ON_THE_PI, "controller"))
         while words[0] == "sudo":
             words = words[3:] if words[1] == "-u" else words[1:]
@@ -272,3 +274,45 @@ def test_a_backup_with_no_configuration_names_the_one_to_give(capsys, monkeypatc
     assert main(["backup", "archive.tar.gz"], out=io.StringIO()) == 2
     assert capsys.readouterr().err == ("controller: --config: backup keeps the exhibit's configuration: give its path "
                                        "(there is no /nonexistent/config.toml)\n")
+
+
+def test_an_archive_restored_onto_a_card_install_sh_made_is_kept_checked_and_started(pi):
+    """The guide's restore on a card install.sh made, in test_install.py's temporary root: its install.sh
+    keeps the restored settings and the pin map the museum edited, checks them with the controller, and
+    starts the service on them."""
+    assert install(pi).returncode == 0                                          # the old card, two years ago
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    card = Card(pi, pi / "usb")
+    card.usb.mkdir()
+    card.state.mkdir(parents=True)
+    shipped = card.config.read_text()
+    calibrated = shipped.replace('state_dir = ""', 'state_dir = "%s"' % card.state).replace(
+        "release_timeout_ms = 1500", "release_timeout_ms = 1850")
+    card.config.write_text(calibrated)
+    rewired = (card.config_dir / "pinmaps" / "drnim.toml").read_text() + "# the museum's: the sensor moved\n"
+    (card.config_dir / "pinmaps" / "drnim.toml").write_text(rewired)
+    statistics = Statistics(str(card.state / "stats.sqlite"))
+    statistics.game("drnim", "player", 80)
+    statistics.game("drnim", "machine", 65)
+    statistics.close()
+    status, said = card.run("controller backup /mnt/hall-1-drnim.tar.gz")
+    assert status == 0, said
+    shutil.rmtree(card.config_dir)                                              # the card dies
+    shutil.rmtree(card.state)
+
+    fresh = install(pi)                                                         # the new card
+    assert fresh.returncode == 0 and "Installing /etc/drnim-controller/config.toml" in fresh.stdout, fresh.stderr
+    card.state.mkdir(parents=True)
+    for beginning in ("sudo find /var/lib/drnim-controller", "sudo tar -xzf"):
+        status, said = card.run(doc_line(beginning, block_with="sudo tar -xzf"))
+        assert status == 0, said
+    again = install(pi)
+    assert again.returncode == 0, again.stderr
+    assert "Keeping the existing /etc/drnim-controller/config.toml" in again.stdout
+    assert "Keeping the existing /etc/drnim-controller/pinmaps/drnim.toml, edited here" in again.stdout
+    assert "Checking /etc/drnim-controller/config.toml and its pin map with the new controller" in again.stdout
+    assert "systemctl restart drnim-controller" in again.log
+    assert card.config.read_text() == calibrated
+    assert (card.config_dir / "pinmaps" / "drnim.toml").read_text() == rewired
+    status, said = card.run(doc_line("sudo -u drnim /opt/drnim-controller/venv/bin/controller stats"))
+    assert status == 0 and "Games: 2 (visitors won 1, the machine 1)" in said, said
