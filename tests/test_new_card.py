@@ -316,3 +316,13 @@ def test_an_archive_restored_onto_a_card_install_sh_made_is_kept_checked_and_sta
     assert (card.config_dir / "pinmaps" / "drnim.toml").read_text() == rewired
     status, said = card.run(doc_line("sudo -u drnim /opt/drnim-controller/venv/bin/controller stats"))
     assert status == 0 and "Games: 2 (visitors won 1, the machine 1)" in said, said
+
+
+def test_a_spare_whose_code_is_older_than_the_archive_names_the_setting_it_does_not_know(tmp_path, capsys):
+    """A spare a year in the drawer, restored before its `git pull`: a setting of a newer version is named by
+    the guide's `config check`, and install.sh, which runs the same check, starts nothing on it."""
+    card = installed(tmp_path / "card")
+    card.config.write_text(card.config.read_text().replace("[drnim]\n", "[drnim]\nmarble_lift = true\n"))
+    status, said = card.run(doc_line("sudo -u drnim /opt/drnim-controller/venv/bin/controller config check"))
+    assert status == 2 and said == ""
+    assert "%s: drnim.marble_lift: unknown setting" % card.config in capsys.readouterr().err
