@@ -19,7 +19,6 @@ from serial_rig import Port
 from service_rig import write_config
 from controller.cli import main
 from controller.firmware.monitor import Monitor
-from controller.service.boards import board_exhibit, board_folder
 from controller.service.config import load_config
 from test_firmware import emulate, configs  # noqa: F401  (configs: the fixture)
 
@@ -63,13 +62,6 @@ class Running:
         return self.process.returncode
 
 
-def board_stats(config, port):
-    """Where the monitor counts the games of the board on `port`: a folder of its own, as an exhibit of its
-    own beside the Pi's (controller/service/boards.py)."""
-    config = load_config(str(config))
-    return os.path.join(board_folder(config, board_exhibit(config, port.path)), "stats.sqlite")
-
-
 @pytest.fixture
 def port(tmp_path):
     port = Port(tmp_path / "ttyACM0")
@@ -106,7 +98,7 @@ def test_a_board_is_watched_and_its_games_counted(tmp_path, port):
     assert monitor.text["out"].decode().endswith("Stopped watching.\n")
     assert b"Traceback" not in monitor.text["err"]
     out = io.StringIO()
-    assert main(["stats", "--config", str(config), "--file", board_stats(config, port)], out=out) == 0
+    assert main(["stats", "--config", str(config)], out=out) == 0
     assert "Wins: machine 1" in out.getvalue()
     assert "Faults: jam 1" in out.getvalue()
 
@@ -128,7 +120,7 @@ def test_a_board_that_started_before_the_monitor_has_its_faults_counted_too(tmp_
         assert monitor.stop() == 0
     assert b"Traceback" not in monitor.text["err"] and b"cannot" not in monitor.text["err"], monitor.text["err"]
     out = io.StringIO()
-    assert main(["stats", "--config", str(config), "--file", board_stats(config, port)], out=out) == 0
+    assert main(["stats", "--config", str(config)], out=out) == 0
     assert "Faults: extra-marble 1" in out.getvalue(), out.getvalue()
 
 
@@ -227,10 +219,10 @@ def test_the_monitor_does_not_claim_games_go_into_statistics_it_cannot_open(tmp_
         shown = monitor.until("Ctrl-C stops")
     finally:
         assert monitor.stop() == 0
-    exhibit = board_exhibit(load_config(str(config)), port.path)
+    exhibit = load_config(str(config)).telemetry["client_id"]      # the computer's name: none is configured
     assert "Watching the board on %s, the exhibit %s; its games are not counted. Ctrl-C stops." % (
         port.path, exhibit) in shown
-    assert "cannot open the statistics in %s" % board_stats(config, port) in monitor.text["err"].decode()
+    assert "cannot open the statistics in %s" % (tmp_path / "state" / "stats.sqlite") in monitor.text["err"].decode()
 
 
 def test_an_emulated_pico_without_its_firmware_is_the_one_line_said(tmp_path):

@@ -382,10 +382,8 @@ def test_a_picos_games_reach_the_broker_through_the_monitor(broker, tmp_path):
     from test_firmware_monitor import GAME, HELLO, Running
     follower, fleet, _ = follow(broker, "pico", tmp_path)
     config = write_config(tmp_path)
-    # a configuration of the board's own: its [boards] line names it as the configuration's exhibit
     config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
-                      'client_id = "pico-1"\ntopic_prefix = "pico"\n[boards]\n"%s" = "pico-1"\n'
-                      % (broker.port, tmp_path / "ttyACM0"))
+                      'client_id = "pico-1"\ntopic_prefix = "pico"\n' % broker.port)
     (tmp_path / "state").mkdir()
     port = Port(tmp_path / "ttyACM0")
     monitor = Running("--port", port.path, "--config", str(config))

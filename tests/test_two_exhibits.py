@@ -1,7 +1,8 @@
 """One Raspberry Pi between two exhibits: its own machine (the service) and a Pico on its USB
 (drnim-monitor@.service), or two Picos, all with the one /etc/drnim-controller/config.toml.
-Each is an exhibit of its own: its own name on the museum's broker, its own telemetry queue and
-statistics (controller/service/boards.py)."""
+Each board named in [boards] is an exhibit of its own: its own name on the museum's broker, its own
+telemetry queue and statistics; a board not named is the configuration's own exhibit, as before
+[boards], and a second one is refused (controller/service/boards.py)."""
 
 import io
 import shutil
@@ -23,6 +24,14 @@ from test_systemd import MONITOR, make_root, run, systemd_analyze, systemd_tool
 # Two Picos as udev names them, whichever USB socket each is in.
 FIRST = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
 SECOND = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f36-if00"
+
+
+# The names the museum gives them in [boards].
+NAMES = {FIRST: "hall2-nimatron", SECOND: "hall2-drnim"}
+
+
+def boards(tmp_path):
+    return "[boards]\n" + "".join('"%s" = "%s"\n' % (tmp_path / port, name) for port, name in NAMES.items())
 
 
 def museum_config(tmp_path, more=""):
@@ -48,7 +57,8 @@ def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
     broker = Broker(tmp_path / "broker")
     try:
         follower, fleet, _ = follow(broker, "nim-museum", tmp_path)
-        config = museum_config(tmp_path, 'enabled = true\nhost = "127.0.0.1"\nport = %d\n' % broker.port)
+        config = museum_config(tmp_path, 'enabled = true\nhost = "127.0.0.1"\nport = %d\n' % broker.port
+                               + boards(tmp_path))
         pi = Telemetry(load_config(str(config)).telemetry, "drnim", str(tmp_path / "state"), lambda line: None)
         ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
         monitors = [Running("--port", port.path, "--config", str(config)) for port in ports]
@@ -57,7 +67,7 @@ def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
                 plays_one_game(monitor, port)
             pi.status({"mode": "play", "fault": None})
             pi.game("player", 3, 40, {})
-            names = ("hall2", "hall2-e6614c311b7e6f35", "hall2-e6614c311b7e6f36")
+            names = ("hall2", "hall2-drnim", "hall2-nimatron")
             waiting(follower, lambda: all(fleet.exhibits.get(name, {}).get("today", {}).get("games") == 1
                                           for name in names), 15, "a game of each exhibit")
             assert sorted(fleet.exhibits) == list(names)
@@ -71,9 +81,8 @@ def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
             assert "dropped the connection" not in monitor.text["err"].decode(), monitor.text["err"]
         db = sqlite3.connect(str(tmp_path / "follower.sqlite"))
         assert sorted(db.execute("select exhibit, winner from games").fetchall()) == [
-            ("hall2", "player"), ("hall2-e6614c311b7e6f35", "machine"), ("hall2-e6614c311b7e6f36", "machine")]
-        assert sorted(db.execute("select exhibit from faults").fetchall()) == [
-            ("hall2-e6614c311b7e6f35",), ("hall2-e6614c311b7e6f36",)]
+            ("hall2", "player"), ("hall2-drnim", "machine"), ("hall2-nimatron", "machine")]
+        assert sorted(db.execute("select exhibit from faults").fetchall()) == [("hall2-drnim",), ("hall2-nimatron",)]
         follower.stop()
     finally:
         broker.stop()
@@ -82,7 +91,7 @@ def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
 def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
     """The two boards' games went into the Pi's own statistics, where `controller stats` counted a
     Nimatron's games as Dr. Nim's exhibit's, and two boards' as one."""
-    config = museum_config(tmp_path)
+    config = museum_config(tmp_path, boards(tmp_path))
     ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
     monitors = [Running("--port", port.path, "--config", str(config)) for port in ports]
     try:
@@ -95,10 +104,10 @@ def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
             assert monitor.stop() == 0
             port.close()
     first, second = (tmp_path / "state" / "boards" / name / "stats.sqlite"
-                     for name in ("hall2-e6614c311b7e6f35", "hall2-e6614c311b7e6f36"))
+                     for name in ("hall2-nimatron", "hall2-drnim"))
     assert not (tmp_path / "state" / "stats.sqlite").exists(), "the Pi's own statistics hold none of them"
     assert (summary(str(first))["games"], summary(str(second))["games"]) == (1, 2)
-    assert "Watching the board on %s, the exhibit hall2-e6614c311b7e6f35; its games go into %s." % (
+    assert "Watching the board on %s, the exhibit hall2-nimatron; its games go into %s." % (
         ports[0].path, first) in monitors[0].text["out"].decode()
     out = io.StringIO()
     assert main(["stats", "--config", str(config), "--file", str(second)], out=out) == 0
@@ -116,6 +125,47 @@ def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):
         port.close()
     assert "the exhibit hall2-nimatron;" in monitor.text["out"].decode()
     assert summary(str(tmp_path / "state" / "boards" / "hall2-nimatron" / "stats.sqlite"))["games"] == 1
+
+
+def test_a_board_not_named_is_the_configurations_exhibit_as_before_an_update(tmp_path):
+    """A Pi that watches one board in place of its own machine (the one exhibit install.sh sets up) keeps
+    its statistics and its name on the broker after an update that brought [boards]."""
+    port = Port(tmp_path / FIRST)
+    config = museum_config(tmp_path)
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        plays_one_game(monitor, port)
+    finally:
+        assert monitor.stop() == 0
+        port.close()
+    assert "the exhibit hall2; its games go into %s." % (tmp_path / "state" / "stats.sqlite") in monitor.text[
+        "out"].decode()
+    assert summary(str(tmp_path / "state" / "stats.sqlite"))["games"] == 1
+    assert not (tmp_path / "state" / "boards").exists()
+
+
+def test_a_second_board_not_named_is_refused_in_one_line_and_the_first_plays_on(tmp_path):
+    """Two boards as one exhibit would throw each other off the broker and send each other's games."""
+    config = museum_config(tmp_path)
+    ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
+    first = Running("--port", ports[0].path, "--config", str(config))
+    try:
+        first.until("Ctrl-C stops")
+        second = Running("--port", ports[1].path, "--config", str(config))
+        assert second.process.wait(timeout=20) == 2
+        second.stop()
+        err = second.text["err"].decode()
+        assert err.count("\n") == 1, err
+        assert ("another controller (pid %d) runs the exhibit hall2, whose files are in %s: name the board on %s "
+                "in [boards], as \"%s\" = \"hall2-2\", for an exhibit of its own"
+                % (first.process.pid, tmp_path / "state", ports[1].path, ports[1].path)) in err, err
+        assert ports[1].lines() == [], "the second never opened its board's port"
+        plays_one_game(first, ports[0])
+    finally:
+        assert first.stop() == 0
+        for port in ports:
+            port.close()
+    assert summary(str(tmp_path / "state" / "stats.sqlite"))["games"] == 1
 
 
 def test_a_board_given_the_pis_own_name_keeps_the_pis_statistics(tmp_path):

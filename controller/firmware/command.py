@@ -164,19 +164,21 @@ def run_monitor(args, out):
     from controller.printable import printable
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor, TypedLines
-    from controller.service.boards import board_exhibit, board_folder
+    from controller.service.boards import board_exhibit, board_folder, hold
     from controller.service.config import load_config
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
-    # the board is an exhibit of its own, beside the Pi's and any other board's: its own name on the broker,
-    # its own statistics and telemetry queue (controller/service/boards.py)
-    exhibit = argument("--config", board_exhibit, config, args.port or "emulated-%s" % args.machine)
+    # the exhibit the board is: its name on the broker, its statistics and telemetry queue, held by it alone
+    # (controller/service/boards.py)
+    exhibit = board_exhibit(config, args.port)
     folder = board_folder(config, exhibit)
+    exhibit_lock = None
     if os.path.isdir(config.state_dir()):
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError:
             pass            # the statistics say so, in the line that says where the games go
+        exhibit_lock = argument("--config", hold, config, folder, exhibit, args.port or "the emulated board")
     path = os.path.join(folder, "stats.sqlite")
     stats = telemetry = emulator = link = None
 
@@ -230,6 +232,8 @@ def run_monitor(args, out):
             telemetry.close()
         if emulator:
             emulator.stop()
+        if exhibit_lock:
+            exhibit_lock.close()
     return 0
 
 

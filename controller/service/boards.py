@@ -4,19 +4,20 @@ A museum may put one Pi between two machines: its own (the service) and a
 Pico on its USB, or two Picos. Each is an exhibit of its own, with a name
 on the broker and statistics apart: two MQTT clients with one client_id
 throw each other off the broker every second, and one telemetry queue read
-by two processes sends each one's games as the other's. So a monitor never
-takes the configuration's own client_id unless `[boards]` gives it:
+by two processes sends each one's games as the other's. `[boards]` names a
+board by its port (the port as the monitor is given it):
 
     [boards]
     "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00" = "hall2-nimatron"
 
-names the board on that port (the port as the monitor is given it); a board
-not named there is "<client_id>-<its USB serial number>" (or "-ttyACM0" for a
-port without one). Its statistics and telemetry queue are kept in
-<state_dir>/boards/<name>/, never in the Pi service's files; but a board
-given the configuration's own client_id in [boards] is the Pi's exhibit (a
-Pi that watches one board in place of its own machine) and keeps the state
-folder's stats.sqlite and telemetry.sqlite.
+and that board keeps its statistics and telemetry queue in
+<state_dir>/boards/<name>/. A board not named there is the configuration's
+own exhibit (its client_id, the state folder's stats.sqlite and
+telemetry.sqlite), as every board was before [boards]: a Pi that watches one
+board in place of its own machine goes on as it was after an update. Whoever
+runs an exhibit holds its folder's lock (`hold`, the service's own
+service.lock), so a second board left unnamed, or a board beside the Pi's
+own machine, is refused in one line that says what to add to [boards].
 """
 
 import os
@@ -29,8 +30,8 @@ from controller.telemetry.settings import RESERVED
 BOARDS_FOLDER = "boards"
 # A name that is also a folder's: no slash, nothing hidden, nothing a shell or systemd would mangle.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-# A /dev/serial/by-id link: usb-<maker>_<product>_<serial number>-if<interface>.
-BY_ID = re.compile(r"usb-.*_([A-Za-z0-9]+)-if[0-9]+\Z")
+# The lock file of an exhibit's folder: the Pi service's own (daemon.py), so that the two exclude each other.
+LOCK = "service.lock"
 
 
 def check_boards(where, given):
@@ -56,25 +57,9 @@ def quoted_key(port):
     return port if re.fullmatch(r"[A-Za-z0-9_-]+", port) else '"%s"' % port.replace('"', '\\"')
 
 
-def board_tag(port):
-    """What tells this board from another on the same Pi: a by-id link's USB serial number (the
-    Pico's own, whichever socket it is in), else the port's name (ttyACM0, COM3)."""
-    name = os.path.basename(port.rstrip("/\\")) or port
-    found = BY_ID.match(name)
-    if found:
-        return found.group(1)
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "board"
-
-
 def board_exhibit(config, port):
-    """The exhibit name of the board on `port`: its [boards] name, else "<client_id>-<board_tag>"."""
-    if port in config.boards:
-        return config.boards[port]
-    name = "%s-%s" % (config.telemetry["client_id"], board_tag(port))
-    if len(name.encode()) > 64:
-        raise ConfigError("%s: the board on %s would be named %r, longer than 64 bytes: give it a name in "
-                          "[boards] (\"%s\" = \"hall2-nimatron\")" % (config.path or "the defaults", port, name, port))
-    return name
+    """The exhibit name of the board on `port`: its [boards] name, else the configuration's own."""
+    return config.boards.get(port, config.telemetry["client_id"])
 
 
 def board_folder(config, name):
@@ -85,3 +70,32 @@ def board_folder(config, name):
         return config.state_dir()
     return os.path.join(config.state_dir(), BOARDS_FOLDER, re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_")
 
+
+
+def hold(config, folder, exhibit, port):
+    """The lock of the exhibit's folder, held while the board on `port` runs it; None where it is not
+    there (nothing of the exhibit is kept) or the computer has no fcntl (Windows: one laptop, one
+    board). ConfigError when another controller, the Pi's service or a monitor, runs that exhibit."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    path = os.path.join(folder, LOCK)
+    try:
+        lock = open(path, "a+", encoding="utf-8")
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        pid = lock.read().strip() or "?"
+        lock.close()
+        raise ConfigError("%s: another controller (pid %s) runs the exhibit %s, whose files are in %s: name "
+                          "the board on %s in [boards], as \"%s\" = \"%s-2\", for an exhibit of its own"
+                          % (config.path or "the defaults", pid, exhibit, folder, port, port, exhibit))
+    lock.seek(0)
+    lock.truncate()
+    lock.write("%d\n" % os.getpid())
+    lock.flush()
+    return lock

@@ -50,6 +50,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
+from controller.service.boards import LOCK
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
@@ -645,7 +646,7 @@ def hold_state_folder(folder):
     except ImportError:
         raise RuntimeError("the service runs on a Raspberry Pi (Linux), and this computer has no fcntl to lock its "
                            "state folder with: here, try it with controller --simulate")
-    path = os.path.join(folder, "service.lock")
+    path = os.path.join(folder, LOCK)
     unwritable = None
     try:
         os.makedirs(folder, exist_ok=True)
