@@ -6,12 +6,18 @@ told otherwise: the page needs nothing else. A museum's web server serves
 the same folder.
 
 It holds up against a program on the same computer that misbehaves: a
-folder is never listed (only its index.html is served); a request whose head
-(its first line and headers) has not all come within TIMEOUT_S of the
-connection is cut off, however it trickles in, and one of more than HEAD_LIMIT
-bytes is refused (431); at most THREADS requests are served at
-once (the others wait in a listen queue of BACKLOG); a connection cut short
-costs no traceback. Each request is a line on stderr (the time, the method, the
+folder is never listed (only its index.html is served); a connection waits
+for its first byte in the Lobby, on no thread of its own, and is closed without
+a word when none has come within TIMEOUT_S (a browser opens connections ahead
+of its requests, and sends nothing on some); a request whose head (its first
+line and headers) has not all come within TIMEOUT_S of its first byte is cut
+off, however it trickles in, and one of more than HEAD_LIMIT bytes is refused
+(431); at most THREADS requests are served at once (the others wait in the
+lobby, which holds BACKLOG, then in a listen queue of BACKLOG); a connection
+cut short costs no traceback. Every answer tells the browser to ask again
+before it uses its copy of a file (Cache-Control: no-cache): a copy that has
+not changed costs a 304 and no bytes, and a page built afresh is never run
+from files of the build before it. Each request is a line on stderr (the time, the method, the
 path without its query, the status): not the device's address, which on a class's
 or a museum's network is a visitor's phone's, personal data under the GDPR for
 as long as a log keeps it (docs/privacy.md); `addresses` (serve's --log-addresses) adds it, for an IT
@@ -27,9 +33,11 @@ the broker named in ?broker=. web/index.html carries the same policy, but for
 frame-ancestors (which a <meta> cannot give), for a folder another server serves.
 """
 
+import collections
 import functools
 import io
 import os
+import selectors
 import signal
 import socket
 import sys
@@ -49,7 +57,11 @@ HEAD_LIMIT = 16384
 # since ?broker= names it); MicroPython's WebAssembly compiled ('wasm-unsafe-eval', not JavaScript's eval).
 POLICY = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
           "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY}
+# no-cache: a browser may keep a copy, but asks (If-Modified-Since) before it uses it. Without it, a browser used a
+# copy it deemed fresh (a tenth of the file's age: a day for a build ten days old) without asking, so that after
+# the page was built again a pupil's tablet ran the old page, or the old page.js with the new core.
+HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Content-Security-Policy": POLICY,
+           "Cache-Control": "no-cache"}
 # Whether this computer masks signals by thread (not Windows): see PageServer.process_request.
 MASKS = hasattr(signal, "pthread_sigmask")
 
@@ -166,39 +178,139 @@ class PageHandler(SimpleHTTPRequestHandler):
         sys.stderr.write(" ".join([time.strftime("%Y-%m-%d %H:%M:%S")] + who + [printable(format % args)]) + "\n")
 
 
+class Lobby:
+    """The connections that have sent nothing yet, all waiting on one thread (a selector), not each on a
+    request's: a browser opens a connection or two ahead of its requests and may send nothing on them
+    (Chromium two a load of the page), which held a request's thread each until its timeout, so that a
+    class's 30 devices opening the page together held every thread and each pupil waited 10 s for the
+    page instead of half a second (bench/bench_class.py). A connection's first byte sends it on to a
+    request's thread as soon as one is free; one that sends nothing within `timeout` is closed, without
+    a line in the log (it asked for nothing). At most `room` connections wait here: each holds a file."""
+
+    def __init__(self, server, timeout, room=BACKLOG):
+        self.server = server
+        self.timeout = timeout
+        self.room = threading.BoundedSemaphore(room)
+        self.lock = threading.Lock()
+        self.arrivals = []                      # (connection, address, deadline), from the accepting thread
+        self.waiting = {}                       # connection -> (address, deadline)
+        self.ready = collections.deque()        # (connection, address) that sent a byte, for a free thread
+        self.selector = selectors.DefaultSelector()
+        self.bell, self.ringer = socket.socketpair()
+        self.ringer.setblocking(False)
+        self.selector.register(self.bell, selectors.EVENT_READ)
+        self.closing = False
+        self.thread = None
+
+    def enter(self, connection, address):
+        """A connection just accepted, by the accepting thread once it has room (`room`)."""
+        with self.lock:
+            self.arrivals.append((connection, address, time.monotonic() + self.timeout))
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.run, name="lobby", daemon=True)
+                self.thread.start()
+        self.ring()
+
+    def ring(self):
+        """Wake the lobby's thread: a connection came, a request's thread is free, or the server closes."""
+        try:
+            self.ringer.send(b"\0")
+        except OSError:         # rung already (the bell is full), or closed
+            pass
+
+    def run(self):
+        while True:
+            with self.lock:
+                if self.closing:
+                    return
+                arrivals, self.arrivals = self.arrivals, []
+            for connection, address, deadline in arrivals:
+                self.waiting[connection] = (address, deadline)
+                self.selector.register(connection, selectors.EVENT_READ)
+            first = min((deadline for _, deadline in self.waiting.values()), default=None)
+            for key, _ in self.selector.select(None if first is None else max(0, first - time.monotonic())):
+                if key.fileobj is self.bell:
+                    self.bell.recv(4096)
+                else:
+                    self.selector.unregister(key.fileobj)
+                    self.ready.append((key.fileobj, self.waiting.pop(key.fileobj)[0]))
+            now = time.monotonic()
+            for connection, (_, deadline) in list(self.waiting.items()):
+                if deadline <= now:
+                    self.selector.unregister(connection)
+                    del self.waiting[connection]
+                    self.server.shutdown_request(connection)
+                    self.room.release()
+            while self.ready and self.server.slots.acquire(blocking=False):
+                connection, address = self.ready.popleft()
+                self.room.release()
+                self.server.serve(connection, address)
+
+    def close(self):
+        """Stop the lobby's thread and close every connection still in it."""
+        with self.lock:
+            self.closing = True
+        self.ring()
+        if self.thread is not None:
+            self.thread.join()
+        for connection in list(self.waiting) + [connection for connection, _ in self.ready] + \
+                [connection for connection, _, _ in self.arrivals]:
+            self.server.shutdown_request(connection)
+        self.selector.close()
+        self.bell.close()
+        self.ringer.close()
+
+
 class PageServer(ThreadingHTTPServer):
-    """A thread a request, at most `threads` at once; a connection cut short is not an error to print."""
+    """A thread a request, at most `threads` at once, each started when its connection's first byte has
+    come (the Lobby); a connection cut short is not an error to print."""
 
     request_queue_size = BACKLOG
 
-    def __init__(self, address, handler, threads=THREADS):
+    def __init__(self, address, handler, threads=THREADS, timeout=TIMEOUT_S):
         self.slots = threading.BoundedSemaphore(threads)
+        self.lobby = Lobby(self, timeout)
         super().__init__(address, handler)
 
     def process_request(self, request, client_address):
-        """The request's thread is started with Ctrl-C and SIGTERM blocked, so that they always
-        reach the main thread: one that a request's thread took was sometimes never acted on,
-        and the server ran on after Ctrl-C (1 stop in 10 on a busy machine, on CPython 3.11). Windows
-        has no signal masks, and needs none: there Python hands Ctrl-C to the main thread alone."""
-        self.slots.acquire()
+        """The connection goes to the lobby, whose thread is started with Ctrl-C and SIGTERM blocked, as
+        each request's thread it starts is then, so that they always reach the main thread: one that a
+        request's thread took was sometimes never acted on, and the server ran on after Ctrl-C (1 stop in
+        10 on a busy machine, on CPython 3.11). Windows has no signal masks, and needs none: there Python
+        hands Ctrl-C to the main thread alone."""
+        self.lobby.room.acquire()
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if MASKS else None
         try:
-            super().process_request(request, client_address)
+            self.lobby.enter(request, client_address)
         except BaseException:
-            self.slots.release()
+            self.lobby.room.release()
             raise
         finally:
             if MASKS:
                 signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def serve(self, request, client_address):
+        """A request's thread for a connection that has sent its first byte (the lobby's thread, which holds
+        one of the slots for it)."""
+        try:
+            super().process_request(request, client_address)
+        except Exception:           # no thread to be had: the connection is closed, the server serves on
+            self.slots.release()
+            self.shutdown_request(request)
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
             self.slots.release()
+            self.lobby.ring()
 
     def handle_error(self, request, client_address):
         """A client that went away (a reset, a timeout, a closed tab): nothing to say."""
+
+    def server_close(self):
+        self.lobby.close()
+        super().server_close()
 
 
 def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=THREADS, quiet=False,
@@ -207,7 +319,7 @@ def make_server(folder, port=8000, host="127.0.0.1", timeout=TIMEOUT_S, threads=
     line a request (the tests' and the bench's browser); `addresses`: each line names the device that asked."""
     settings = {"timeout": timeout, "quiet": quiet, "addresses": addresses}
     handler = functools.partial(type("TimedPageHandler", (PageHandler,), settings), directory=str(folder))
-    return PageServer((host, port), handler, threads)
+    return PageServer((host, port), handler, threads, timeout)
 
 
 def lan_address():

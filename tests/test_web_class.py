@@ -1,0 +1,69 @@
+"""A teacher's `controller web serve --bind 0.0.0.0` for a class: 30 pupils' Chromebooks, old iPads and
+phones on the school's Wi-Fi opening the page in the same minute. What a class does that one visitor does
+not: browsers that open connections ahead of their requests, and reloads. (bench/bench_class.py times a
+class's load; these check what a pupil would notice.)"""
+
+import contextlib
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from controller.web.serve import make_server
+
+PAGE = "<!doctype html><title>page</title>\n"
+
+
+@contextlib.contextmanager
+def served(folder, **options):
+    """(the server, its address) on a free port of localhost while the block runs."""
+    (folder / "index.html").write_text(PAGE)
+    server = make_server(folder, 0, **options)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server, "http://127.0.0.1:%d/" % server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_connections_a_browser_opens_ahead_of_its_requests_keep_no_pupil_waiting(tmp_path, capfd):
+    """Chromium opens two connections a load of the page that it sends nothing on (for requests it may
+    make), and each held one of the server's threads until its timeout: 30 pupils' devices held all 32,
+    and every pupil waited 10 s for the page instead of half a second (bench/bench_class.py). Here twice
+    as many such connections as threads, a 30 s timeout, and a pupil's request is answered at once; a
+    connection that sent nothing is closed after the timeout without a line in the log (it asked for
+    nothing: before, each was a 'Request timed out' line in the teacher's terminal)."""
+    with served(tmp_path, timeout=30, threads=2, quiet=True) as (server, address):
+        ahead = [socket.create_connection(server.server_address, timeout=30) for _ in range(4)]
+        try:
+            with urllib.request.urlopen(address, timeout=10) as reply:
+                assert reply.read().decode() == PAGE
+        finally:
+            for connection in ahead:
+                connection.close()
+    capfd.readouterr()
+    with served(tmp_path, timeout=0.2) as (server, address):
+        with socket.create_connection(server.server_address, timeout=30) as ahead:
+            assert ahead.recv(100) == b"", "the server closes a connection that sends nothing"
+        with urllib.request.urlopen(address, timeout=10) as reply:
+            assert reply.read().decode() == PAGE
+    assert [line.split(" ", 2)[2] for line in capfd.readouterr().err.splitlines()] == ["GET / 200"]
+
+
+def test_a_browser_asks_before_it_uses_its_copy_and_a_copy_that_has_not_changed_costs_no_bytes(tmp_path):
+    """A class reloading the page fetches nothing again that has not changed: asked with the date of
+    its copy, the server answers 304 with no body. And a browser asks each time (no-cache): without it,
+    a browser ran a copy it deemed fresh (a tenth of the file's age: a day for a page built ten days
+    before) without asking, so that once the teacher had built the page again, a pupil's tablet ran the
+    old one, or the old page.js with the new core's files."""
+    with served(tmp_path, quiet=True) as (_, address):
+        with urllib.request.urlopen(address) as reply:
+            assert reply.headers["Cache-Control"] == "no-cache"
+            modified = reply.headers["Last-Modified"]
+        with pytest.raises(urllib.error.HTTPError) as unchanged:
+            urllib.request.urlopen(urllib.request.Request(address, headers={"If-Modified-Since": modified}))
+    assert unchanged.value.code == 304 and unchanged.value.read() == b""
+    assert unchanged.value.headers["Cache-Control"] == "no-cache"
