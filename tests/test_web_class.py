@@ -67,3 +67,34 @@ def test_a_browser_asks_before_it_uses_its_copy_and_a_copy_that_has_not_changed_
             urllib.request.urlopen(urllib.request.Request(address, headers={"If-Modified-Since": modified}))
     assert unchanged.value.code == 304 and unchanged.value.read() == b""
     assert unchanged.value.headers["Cache-Control"] == "no-cache"
+
+
+def test_a_browser_that_cannot_run_the_machines_says_why_in_their_place(browser):
+    """A pupil's device that cannot run the page: JavaScript off, WebAssembly off (an iPhone or iPad in
+    Lockdown Mode), or a browser too old for the port and page.js (an old iPad's Safari, a Chromebook
+    no longer updated; here one without Object.hasOwn). Each reads why where the machine would be, and
+    sees no "Starting MicroPython…" nor buttons that do nothing. Before, JavaScript off left "Starting
+    MicroPython…" on the page, its sentence at the foot, and the others read "The machine could not
+    start: WebAssembly is not defined" or "...: Object.hasOwn is not a function"."""
+    context, address, _ = browser
+    cases = (("javascript", None, "please turn JavaScript on"), ("webassembly", "delete window.WebAssembly",
+             "Lockdown Mode"), ("too old", "delete Object.hasOwn", "Safari 15.4 (on an iPhone or iPad, iOS 15.4)"))
+    for case, script, said in cases:
+        page = context.new_page()
+        try:
+            if script:
+                page.add_init_script(script)
+            else:
+                context.new_cdp_session(page).send("Emulation.setScriptExecutionDisabled", {"value": True})
+            page.goto(address)
+            page.wait_for_function("(said) => document.querySelector('#exhibit').innerText.includes(said)",
+                                   arg=said, timeout=15000) if script else None
+            shown = page.evaluate("""() => [...document.querySelectorAll('#exhibit > *, header > *, aside')]
+                .filter(el => el.checkVisibility() && el.innerText.trim()).map(el => el.innerText)""")
+            exhibit = page.evaluate("[...document.querySelectorAll('#exhibit > *')].filter(el => el.innerText.trim()"
+                                    " && el.checkVisibility()).map(el => el.innerText)")
+            assert said in exhibit[1], (case, exhibit)      # under the heading, where the machine would be
+            assert not any("Starting MicroPython" in text or "could not start" in text for text in shown), (case, shown)
+            assert not any(text.startswith(("Sound", "Moving lamps", "Why the machine")) for text in shown), (case, shown)
+        finally:
+            page.close()

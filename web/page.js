@@ -1046,6 +1046,7 @@ function stage(name) {
 }
 
 async function boot() {
+  if (document.documentElement.classList.contains("unable")) return;      // check.js said why, in its place
   if (kiosk) document.documentElement.classList.add("kiosk");
   if (following) document.documentElement.classList.add("following");
   // the Sound button is on the page from the start: it answers while MicroPython loads (seconds on a slow phone)

@@ -1,7 +1,7 @@
 """`controller web build`: the web page as a static folder that needs no
 server-side code and loads nothing from outside itself.
 
-What goes in: web/'s page (index.html, page.js, page.css, bridge.py), its
+What goes in: web/'s page (index.html, check.js, page.js, page.css, bridge.py), its
 catalogs (language/LL.json, each made from the same .po as the Python
 shells' .mo, and language/messages.json, the English of the core's message
 ids: controller/language/), the
@@ -34,7 +34,7 @@ from controller.language.messages import MESSAGES
 WEB = shipped.web()
 CORE = shipped.package_folder("controller.core")
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
-PAGE_FILES = ("index.html", "page.js", "page.css", "bridge.py")
+PAGE_FILES = ("index.html", "check.js", "page.js", "page.css", "bridge.py")
 RUNTIME_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
 MQTT = "mqtt"
 MQTT_FILES = (("dist/mqtt.esm.js", "mqtt.esm.js"), ("LICENSE.md", "LICENSE"), ("package.json", "package.json"))
