@@ -225,8 +225,13 @@ class Lobby:
                     return
                 arrivals, self.arrivals = self.arrivals, []
             for connection, address, deadline in arrivals:
+                try:
+                    self.selector.register(connection, selectors.EVENT_READ)
+                except (OSError, ValueError):       # gone already: closed, and its room given back
+                    self.server.shutdown_request(connection)
+                    self.room.release()
+                    continue
                 self.waiting[connection] = (address, deadline)
-                self.selector.register(connection, selectors.EVENT_READ)
             first = min((deadline for _, deadline in self.waiting.values()), default=None)
             for key, _ in self.selector.select(None if first is None else max(0, first - time.monotonic())):
                 if key.fileobj is self.bell:
