@@ -49,6 +49,18 @@ def plays_one_game(monitor, port):
     monitor.until("FAULT jam")
 
 
+def watched_one_game(port, config):
+    """One game of the board on `port` watched by a monitor with `config`, the port closed after; what the
+    monitor printed."""
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        plays_one_game(monitor, port)
+    finally:
+        assert monitor.stop() == 0
+        port.close()
+    return monitor.text["out"].decode()
+
+
 def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
     """With one configuration, the two monitors and the Pi's service connected as one client_id:
     the broker threw each off as the next connected, every second, and all three read and sent one
@@ -117,13 +129,8 @@ def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
 def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):
     port = Port(tmp_path / FIRST)
     config = museum_config(tmp_path, '[boards]\n"%s" = "hall2-nimatron"\n' % port.path)
-    monitor = Running("--port", port.path, "--config", str(config))
-    try:
-        plays_one_game(monitor, port)
-    finally:
-        assert monitor.stop() == 0
-        port.close()
-    assert "the exhibit hall2-nimatron;" in monitor.text["out"].decode()
+    said = watched_one_game(port, config)
+    assert "the exhibit hall2-nimatron;" in said
     assert summary(str(tmp_path / "state" / "boards" / "hall2-nimatron" / "stats.sqlite"))["games"] == 1
 
 
@@ -132,14 +139,8 @@ def test_a_board_not_named_is_the_configurations_exhibit_as_before_an_update(tmp
     its statistics and its name on the broker after an update that brought [boards]."""
     port = Port(tmp_path / FIRST)
     config = museum_config(tmp_path)
-    monitor = Running("--port", port.path, "--config", str(config))
-    try:
-        plays_one_game(monitor, port)
-    finally:
-        assert monitor.stop() == 0
-        port.close()
-    assert "the exhibit hall2; its games go into %s." % (tmp_path / "state" / "stats.sqlite") in monitor.text[
-        "out"].decode()
+    said = watched_one_game(port, config)
+    assert "the exhibit hall2; its games go into %s." % (tmp_path / "state" / "stats.sqlite") in said
     assert summary(str(tmp_path / "state" / "stats.sqlite"))["games"] == 1
     assert not (tmp_path / "state" / "boards").exists()
 
@@ -173,12 +174,7 @@ def test_a_board_given_the_pis_own_name_keeps_the_pis_statistics(tmp_path):
     statistics and its name on the broker stay what they were, with one line in [boards]."""
     port = Port(tmp_path / FIRST)
     config = museum_config(tmp_path, '[boards]\n"%s" = "hall2"\n' % port.path)
-    monitor = Running("--port", port.path, "--config", str(config))
-    try:
-        plays_one_game(monitor, port)
-    finally:
-        assert monitor.stop() == 0
-        port.close()
+    watched_one_game(port, config)
     out = io.StringIO()
     assert main(["stats", "--config", str(config)], out=out) == 0
     assert "Wins: machine 1" in out.getvalue()
