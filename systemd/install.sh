@@ -48,6 +48,12 @@
 #
 #   sudo systemd/install.sh monitor /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00
 #
+# A board named in [boards] of config.toml is an exhibit of its own: its
+# monitor runs beside the Pi's own machine and the other boards, and every
+# install or update restarts them all on the new code. One exhibit, one unit:
+# the service and the monitor of a board [boards] does not name run the same
+# one, the configuration's own, so installing either stops the other.
+#
 # Uninstall: the service or the monitor stopped and everything the install added
 # removed, but /etc/drnim-controller (the configuration and the pin maps),
 # /var/lib/drnim-controller (the saved game and the statistics) and the drnim user:
@@ -177,15 +183,52 @@ telemetry_units() {
     fi
 }
 
-# The Pi drives its own machine or watches one board, never both: the service and the
-# monitors (one per port) that are enabled, but for $1, are stopped and disabled.
-disable_others() {
-    local link unit
+# The boards [boards] in config.toml names, a line each: PORT<tab>NAME. Each is an exhibit of its
+# own (controller/service/boards.py), run beside the Pi's own machine and the other boards; the Pi's
+# machine and any board not named there are the configuration's own exhibit. Dies on a bad configuration.
+named_boards() {
+    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix it ($VENV/bin/controller config check $CONFIG_DIR/config.toml), then run again: $AGAIN"
+import sys
+from controller.core.exhibit import ConfigError
+from controller.service.config import load_config
+try:
+    boards = load_config(sys.argv[1]).boards
+except ConfigError as error:
+    sys.exit("install.sh: %s" % error)
+for port, name in sorted(boards.items()):
+    print("%s\t%s" % (port, name))
+PY
+}
+
+# The [boards] name of the monitor unit $1's board, or nothing (the service, or a board not named).
+board_name() {
+    [[ $1 == "$MONITOR"@*.service ]] || return 0
+    local port
+    port=$(systemd-escape --unescape --path --instance "$1")
+    awk -F '\t' -v port="$port" '$1 == port { print $2 }' <<<"$BOARDS"
+}
+
+# One exhibit, one unit: the enabled units that run the configuration's own exhibit as $1 does (the
+# Pi's own machine, or a board [boards] does not name) are stopped and disabled; the others run an
+# exhibit beside it and are restarted on the new code. Without $1 (uninstall), every one is stopped.
+switch_to() {
+    local keep=$1 link unit own name
+    [[ -z $keep ]] || own=$(board_name "$keep")
     for link in "$SYSTEMD_DIR/multi-user.target.wants/$NAME.service" "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
         unit=${link##*/}
-        [[ -L $link && $unit != "$1" ]] || continue
-        say "Stopping and disabling $unit${1:+: this Pi now runs $1}"
-        systemctl disable --now --quiet "$unit"
+        [[ -L $link && $unit != "$keep" ]] || continue
+        name=
+        [[ -z $keep ]] || name=$(board_name "$unit")
+        if [[ -z $keep ]]; then
+            say "Stopping and disabling $unit"
+            systemctl disable --now --quiet "$unit"
+        elif [[ -z $own && -z $name ]]; then
+            say "Stopping and disabling $unit: this Pi now runs $keep (a board named in [boards] of $CONFIG_DIR/config.toml runs beside it)"
+            systemctl disable --now --quiet "$unit"
+        else
+            say "Restarting $unit on the new code: ${name:+the exhibit $name of [boards], }beside $keep"
+            systemctl try-restart "$unit"
+        fi
     done
 }
 
@@ -193,7 +236,7 @@ disable_others() {
 # the saved game and the statistics, and the drnim user stay for a later install.
 uninstall() {
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 uninstall"
-    disable_others ""
+    switch_to ""
     if [[ -e $SYSTEMD_DIR/drnim-mqtt.socket ]]; then
         say "Stopping and disabling drnim-mqtt.socket"
         systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service
@@ -420,16 +463,19 @@ for machine in drnim nimatron; do
     fi
 done
 
-# 5 (a Pi watching a board). The monitor for its port, in place of the service.
+# 5 (a Pi watching a board). The monitor for its port: in place of the service, or beside it
+# and the other boards when [boards] names the board (switch_to).
 if [[ -n $MONITOR_PORT ]]; then
     instance=$MONITOR@$(systemd-escape --path "$MONITOR_PORT").service
     say "Installing $SYSTEMD_DIR/$MONITOR@.service"
+    STEP=
+    BOARDS=$(named_boards)
     STEP="installing $instance"
     install -m 0644 "$CHECKOUT/systemd/$MONITOR@.service" "$SYSTEMD_DIR/"
     telemetry_units "$CHECKOUT"
     systemctl daemon-reload
     [[ -e $MONITOR_PORT ]] || say "$MONITOR_PORT is not there now: the monitor waits for the board"
-    disable_others "$instance"
+    switch_to "$instance"
     STEP=
     say "Enabling and (re)starting $instance"
     systemctl enable --quiet "$instance"
@@ -448,6 +494,7 @@ if ! refused=$("$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&
     printf '%s\n' "$refused" >&2
     die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
 fi
+BOARDS=$(named_boards)
 
 # 6. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
 STEP="adding dtparam=strict_gpiod to the boot configuration"
@@ -462,7 +509,7 @@ telemetry_units "$CHECKOUT"
 was_active=no
 systemctl is-active --quiet "$NAME" && was_active=yes
 systemctl daemon-reload
-disable_others "$NAME.service"
+switch_to "$NAME.service"
 STEP=
 if [[ $was_active == yes ]]; then
     say "Restarting $NAME"

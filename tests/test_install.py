@@ -48,7 +48,8 @@ esac
 # The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
 # (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip finds no built
 # lgpio for this Python when NO_LGPIO_WHEEL is set, pip is missing when the virtualenv has a NO_PIP
-# file, and the telemetry check (python -) finds [telemetry] off. With --no-index, a requirement of
+# file, and what install.sh reads of config.toml (python -) finds [telemetry] off and no [boards], but
+# where REAL_PYTHON names the Python that runs it. With --no-index, a requirement of
 # BUILD_NEEDS (pip wheel) or INSTALL_NEEDS (the install with the extras) that has no wheel in the
 # --find-links folder fails as pip says it, its marker included. It is Python 3.13 on aarch64.
 VENV_PYTHON = """#!/bin/bash
@@ -78,6 +79,8 @@ elif [[ "$1 $2 $3" == "-m pip wheel" ]]; then
 elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} && "$*" == *"${PIP_FAILS_FOR:-}"* ]]; then
     echo "ERROR: $PIP_FAILS" >&2
     exit 1
+elif [[ $1 == - && -n ${REAL_PYTHON:-} ]]; then
+    exec "$REAL_PYTHON" "$@"
 elif [[ $1 == -V ]]; then
     echo "Python 3.13.5"
 elif [[ $1 == -c ]]; then
@@ -266,6 +269,61 @@ def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
     assert back.returncode == 0, back.stderr
     assert enabled(pi) == ["drnim-controller.service"]
     assert "Stopping and disabling drnim-monitor@%s.service" % escaped(OTHER_PORT) in back.stdout
+
+
+def test_a_board_named_in_boards_runs_beside_the_pis_machine_and_every_update_restarts_both(pi):
+    """One Pi, two exhibits (README): install.sh stopped the Pi's service when it installed a board's
+    monitor, and the next update (install.sh) stopped the monitor, so a museum's second exhibit went
+    dark at every update until someone enabled it again by hand. A board named in [boards] is an
+    exhibit of its own: its monitor and the service run side by side, and each install restarts the
+    other on the new code. A board not named is the configuration's own exhibit, as the service is:
+    installing either stops the other."""
+    named = "drnim-monitor@%s.service" % escaped(PORT)
+    unnamed = "drnim-monitor@%s.service" % escaped(OTHER_PORT)
+    assert install(pi).returncode == 0
+    config = pi / "etc/drnim-controller/config.toml"
+    config.write_text(config.read_text() + '\n[boards]\n"%s" = "hall2-nimatron"\n' % PORT)
+
+    beside = install(pi, "monitor", PORT, REAL_PYTHON=sys.executable)
+    assert beside.returncode == 0, beside.stderr
+    assert enabled(pi) == sorted(["drnim-controller.service", named])
+    assert "==> Restarting drnim-controller.service on the new code: beside %s" % named in beside.stdout.splitlines()
+    assert "systemctl try-restart drnim-controller.service" in beside.log
+
+    update = install(pi, REAL_PYTHON=sys.executable)
+    assert update.returncode == 0, update.stderr
+    assert enabled(pi) == sorted(["drnim-controller.service", named])
+    assert "==> Restarting %s on the new code: the exhibit hall2-nimatron of [boards], beside " \
+           "drnim-controller.service" % named in update.stdout.splitlines()
+    assert "systemctl try-restart " + named in update.log
+
+    watching = install(pi, "monitor", OTHER_PORT, REAL_PYTHON=sys.executable)
+    assert watching.returncode == 0, watching.stderr
+    assert enabled(pi) == sorted([named, unnamed])
+    assert "==> Stopping and disabling drnim-controller.service: this Pi now runs %s (a board named in [boards] " \
+           "of /etc/drnim-controller/config.toml runs beside it)" % unnamed in watching.stdout.splitlines()
+
+    back = install(pi, REAL_PYTHON=sys.executable)
+    assert back.returncode == 0, back.stderr
+    assert enabled(pi) == sorted(["drnim-controller.service", named])
+
+    assert install(pi, "uninstall").returncode == 0
+    assert enabled(pi) == []
+
+
+def test_a_monitor_install_over_a_configuration_it_refuses_names_the_key_and_stops_nothing(pi):
+    assert install(pi).returncode == 0
+    config = pi / "etc/drnim-controller/config.toml"
+    config.write_text(config.read_text() + '\n[boards]\n"%s" = "hall 2"\n' % PORT)
+    refused = install(pi, "monitor", PORT, REAL_PYTHON=sys.executable)
+    assert refused.returncode != 0
+    lines = refused.stderr.splitlines()
+    assert lines[-2].startswith("install.sh: /etc/drnim-controller/config.toml: boards.\"%s\": 'hall 2': " % PORT), lines
+    assert lines[-1] == "install.sh: error: /etc/drnim-controller/config.toml: fix it (/opt/drnim-controller/venv/bin/" \
+        "controller config check /etc/drnim-controller/config.toml), then run again: sudo %s monitor %s" % (
+            pi / "checkout/systemd/install.sh", PORT)
+    assert enabled(pi) == ["drnim-controller.service"]
+    assert not [line for line in refused.log if line.startswith("systemctl")]
 
 
 def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
