@@ -157,9 +157,9 @@ def test_a_second_board_not_named_is_refused_in_one_line_and_the_first_plays_on(
         second.stop()
         err = second.text["err"].decode()
         assert err.count("\n") == 1, err
-        assert ("another controller (pid %d) runs the exhibit hall2, whose files are in %s: name the board on %s "
-                "in [boards], as \"%s\" = \"hall2-2\", for an exhibit of its own"
-                % (first.process.pid, tmp_path / "state", ports[1].path, ports[1].path)) in err, err
+        assert ("the monitor of the board on %s (pid %d) runs the exhibit hall2, whose files are in %s: name the "
+                "board on %s in [boards], as \"%s\" = \"hall2-2\", for an exhibit of its own"
+                % (ports[0].path, first.process.pid, tmp_path / "state", ports[1].path, ports[1].path)) in err, err
         assert ports[1].lines() == [], "the second never opened its board's port"
         plays_one_game(first, ports[0])
     finally:
@@ -167,6 +167,27 @@ def test_a_second_board_not_named_is_refused_in_one_line_and_the_first_plays_on(
         for port in ports:
             port.close()
     assert summary(str(tmp_path / "state" / "stats.sqlite"))["games"] == 1
+
+
+def test_the_pis_service_refused_by_a_boards_monitor_is_told_what_to_stop_or_name(tmp_path, capfd):
+    """The Pi's own machine started beside a board watched as the configuration's own exhibit: it was
+    told to stop 'another controller service' with systemctl stop drnim-controller, itself; now it names
+    the monitor, its board, and the two ways out."""
+    port = Port(tmp_path / FIRST)
+    config = museum_config(tmp_path)
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        assert main(["run", "--config", str(config)], out=io.StringIO()) == 1
+        err = capfd.readouterr().err
+        assert err.count("\n") == 1, err
+        assert ("the monitor of the board on %s (pid %d) runs this exhibit, whose files are in %s: name that board "
+                "in [boards] of %s for an exhibit of its own beside this machine, or stop the monitor (sudo systemctl "
+                "disable --now drnim-monitor@$(systemd-escape --path %s).service)"
+                % (port.path, monitor.process.pid, tmp_path / "state", config, port.path)) in err, err
+    finally:
+        assert monitor.stop() == 0
+        port.close()
 
 
 def test_a_board_given_the_pis_own_name_keeps_the_pis_statistics(tmp_path):

@@ -15,23 +15,22 @@ and that board keeps its statistics and telemetry queue in
 own exhibit (its client_id, the state folder's stats.sqlite and
 telemetry.sqlite), as every board was before [boards]: a Pi that watches one
 board in place of its own machine goes on as it was after an update. Whoever
-runs an exhibit holds its folder's lock (`hold`, the service's own
-service.lock), so a second board left unnamed, or a board beside the Pi's
-own machine, is refused in one line that says what to add to [boards].
+runs an exhibit holds its folder's lock (`hold`, exhibit_lock.py), so a second
+board left unnamed, or a board beside the Pi's own machine, is refused in one
+line that says what to add to [boards].
 """
 
 import os
 import re
 
 from controller.core.exhibit import ConfigError
+from controller.service.exhibit_lock import Held, take
 from controller.telemetry.settings import RESERVED
 
 # The folder under the state folder that holds one folder per board's exhibit.
 BOARDS_FOLDER = "boards"
 # A name that is also a folder's: no slash, nothing hidden, nothing a shell or systemd would mangle.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-# The lock file of an exhibit's folder: the Pi service's own (daemon.py), so that the two exclude each other.
-LOCK = "service.lock"
 
 
 def check_boards(where, given):
@@ -73,29 +72,15 @@ def board_folder(config, name):
 
 
 def hold(config, folder, exhibit, port):
-    """The lock of the exhibit's folder, held while the board on `port` runs it; None where it is not
-    there (nothing of the exhibit is kept) or the computer has no fcntl (Windows: one laptop, one
-    board). ConfigError when another controller, the Pi's service or a monitor, runs that exhibit."""
+    """The lock of the exhibit's folder (exhibit_lock.py), held while the board on `port` runs it; None
+    where it cannot be had (nothing of the exhibit is kept: the statistics say so) or the computer has
+    no fcntl (Windows: one laptop, one board). ConfigError when another controller, the Pi's service or
+    a monitor, runs that exhibit."""
     try:
-        import fcntl
-    except ImportError:
+        return take(folder, port)[0]
+    except (ImportError, OSError):
         return None
-    path = os.path.join(folder, LOCK)
-    try:
-        lock = open(path, "a+", encoding="utf-8")
-    except OSError:
-        return None
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.seek(0)
-        pid = lock.read().strip() or "?"
-        lock.close()
-        raise ConfigError("%s: another controller (pid %s) runs the exhibit %s, whose files are in %s: name "
-                          "the board on %s in [boards], as \"%s\" = \"%s-2\", for an exhibit of its own"
-                          % (config.path or "the defaults", pid, exhibit, folder, port, port, exhibit))
-    lock.seek(0)
-    lock.truncate()
-    lock.write("%d\n" % os.getpid())
-    lock.flush()
-    return lock
+    except Held as held:
+        raise ConfigError("%s: %s runs the exhibit %s, whose files are in %s: name the board on %s in [boards], "
+                          "as \"%s\" = \"%s-2\", for an exhibit of its own"
+                          % (config.path or "the defaults", held.who(), exhibit, folder, port, port, exhibit))

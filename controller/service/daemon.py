@@ -34,7 +34,6 @@ queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
 that arrives while the loop is inside the queue cannot deadlock the stop.
 """
 
-import errno
 import faulthandler
 import json
 import os
@@ -50,7 +49,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
-from controller.service.boards import LOCK
+from controller.service.exhibit_lock import Held, take
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
@@ -631,92 +630,31 @@ def _listdir(path):
         return []
 
 
-def hold_state_folder(folder):
-    """The state folder's lock, held for as long as this process runs (the system lets it go when
-    the process ends, however it ends): a second service on the same folder, started by hand
-    beside systemd's, would overwrite the first's saved game and statistics. RuntimeError naming
-    the other one when it is running, or the setting when the folder cannot be made or written.
-
-    A card gone read-only (what a failing SD card does, or one mounted read-only on purpose) or full
-    is not refused: the saved game can still be read, and the service plays on unsaved, as when the
-    card fails during play. Returns (the lock, None), or (the lock, the OSError that says why the
-    folder cannot be written)."""
+def hold_state_folder(folder, config_path=None):
+    """The state folder's lock (exhibit_lock.py), held for as long as this process runs: a second
+    service on the same folder, started by hand beside systemd's, or the monitor of a board run as
+    the configuration's own exhibit, would overwrite its saved game and statistics. RuntimeError
+    naming the one that runs it and what to do, or the setting when the folder cannot be made or
+    written. A card gone read-only or full is not refused: the saved game can still be read, and the
+    service plays on unsaved, as when the card fails during play. Returns (the lock, None), or (the
+    lock, the OSError that says why the folder cannot be written)."""
     try:
-        import fcntl     # here, not at the top: the simulator runs the service on a laptop, maybe one with Windows
+        return take(folder)
     except ImportError:
         raise RuntimeError("the service runs on a Raspberry Pi (Linux), and this computer has no fcntl to lock its "
                            "state folder with: here, try it with controller --simulate")
-    path = os.path.join(folder, LOCK)
-    unwritable = None
-    try:
-        os.makedirs(folder, exist_ok=True)
-        lock = open(path, "a+", encoding="utf-8")
     except OSError as error:
-        lock = None
-        if error.errno == errno.EROFS:
-            unwritable = error
-            lock = read_only_lock(folder, path)
-        if lock is None:
-            raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
-                               "write, or run as the service's user" % (folder, error.strerror or error))
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise RuntimeError("another controller service (pid %s) keeps its game in %s: stop it first (sudo "
-                           "systemctl stop drnim-controller, or Ctrl-C where it was started by hand), or give "
-                           "this one a state_dir of its own" % (holder(path), folder))
-    if unwritable is None:
-        try:
-            # unbuffered: on a full card a buffered write would fail again when the lock is closed
-            os.ftruncate(lock.fileno(), 0)
-            os.write(lock.fileno(), b"%d\n" % os.getpid())
-        except OSError as error:
-            unwritable = error      # the lock holds all the same; another service is told "pid ?"
-    return lock, unwritable
-
-
-def read_only_lock(folder, path):
-    """The lock of a read-only state folder, where no lock file can be made: its service.lock opened
-    for reading (a lock taken through a read-only file excludes all the same), or, when it has none
-    (the card made read-only before the service first ran there), the folder itself; None when the
-    folder is not there either."""
-    try:
-        return open(path, "r", encoding="utf-8")
-    except OSError:
-        pass
-    try:
-        return FolderLock(folder)
-    except OSError:
-        return None
-
-
-class FolderLock:
-    """A lock taken on the folder itself: fcntl.flock locks a folder opened for reading."""
-
-    def __init__(self, folder):
-        self.fd = os.open(folder, os.O_RDONLY)
-
-    def fileno(self):
-        return self.fd
-
-    def close(self):
-        os.close(self.fd)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exception):
-        self.close()
-
-
-def holder(path):
-    """The pid the service that holds the lock wrote in `path`, or "?" (a read-only or full card)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().strip() or "?"
-    except OSError:
-        return "?"
+        raise RuntimeError("service.state_dir: cannot keep the game in %s (%s): give a folder this user may "
+                           "write, or run as the service's user" % (folder, error.strerror or error))
+    except Held as held:
+        if held.port is None:
+            raise RuntimeError("another controller service (pid %s) keeps its game in %s: stop it first (sudo "
+                               "systemctl stop drnim-controller, or Ctrl-C where it was started by hand), or give "
+                               "this one a state_dir of its own" % (held.pid, folder))
+        raise RuntimeError("%s runs this exhibit, whose files are in %s: name that board in [boards] of %s for an "
+                           "exhibit of its own beside this machine, or stop the monitor (sudo systemctl disable "
+                           "--now drnim-monitor@$(systemd-escape --path %s).service)"
+                           % (held.who(), folder, config_path or "the configuration", held.port))
 
 
 def run(config, pinmap, pin_factory, mounts=None):
@@ -725,7 +663,7 @@ def run(config, pinmap, pin_factory, mounts=None):
     says nothing of it. The Pi's supply and heat are read where the kernel shows them (power.py)."""
     # If the watchdog ever kills a hung loop (SIGABRT), every thread's traceback goes to the journal.
     faulthandler.enable()
-    lock, unwritable = hold_state_folder(config.state_dir())
+    lock, unwritable = hold_state_folder(config.state_dir(), config.path)
     with lock:
         try:
             service = Service(config, pinmap, pin_factory, mounts=kernel_mounts() if mounts is None else mounts,
