@@ -6,7 +6,9 @@ not a port that is missing or busy."""
 import errno
 import json
 import os
+import shutil
 import stat
+import subprocess
 import sys
 from types import SimpleNamespace
 
@@ -62,6 +64,26 @@ def test_the_monitor_waiting_for_a_port_that_is_not_there_names_the_pico_that_is
     assert not link.try_open()
     assert said == ["the board on %s is not there (No such file or directory): waiting for it (the Pico plugged "
                     "in here is on /dev/ttyACM1)" % (tmp_path / "ttyACM0")]
+
+
+@pytest.mark.parametrize("unit, port", [
+    ("drnim-monitor@ttyACM0.service", "/ttyACM0"),
+    ("drnim-monitor@dev-serial-by-id-usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00.service",
+     "/dev/serial/by/id/usb/MicroPython_Board_in_FS_mode_e6614c311b7e6f35/if00"),
+])
+def test_a_monitor_unit_named_by_hand_says_its_port_is_no_serial_port(monkeypatch, unit, port):
+    """A technician enabled the monitor by hand, its name not escaped as a path: systemd gave it a port that
+    can never come, and it waited for it in silence, the board beside it unwatched for months."""
+    if shutil.which("systemd-escape"):     # the port systemd gives such a unit's %I
+        assert subprocess.run(["systemd-escape", "--unescape", "--path", "--instance", unit], capture_output=True,
+                              text=True, timeout=10).stdout.strip() == port
+    monkeypatch.setattr(sys, "platform", "linux")
+    plugged_in(monkeypatch, ("/dev/ttyACM0", 0x2E8A))
+    said = []
+    assert not Link(port, report=said.append).try_open()
+    assert said == ["the board on %s is not there (No such file or directory): waiting for it (%s is no serial port: "
+                    "a drnim-monitor@ unit's name is its port escaped by systemd-escape --path, as sudo "
+                    "systemd/install.sh monitor PORT names it)" % (port, port)]
 
 
 def test_the_monitor_says_a_port_linux_will_not_open_for_this_user_is_that(monkeypatch):

@@ -31,7 +31,7 @@ import serial
 
 from controller.core import board_lines, protocol
 from controller.core.jsontext import encode
-from controller.firmware.tools import elsewhere, not_allowed
+from controller.firmware.tools import elsewhere, misnamed, not_allowed
 from controller.printable import printable
 
 BAUD = 115200
@@ -91,7 +91,7 @@ class Link:
                 elif refused:
                     self.report("%s; waiting for it" % refused)
                 else:
-                    found = elsewhere(self.port)
+                    found = misnamed(self.port) or elsewhere(self.port)
                     self.report("the board on %s is not there (%s): waiting for it%s"
                                 % (self.port, self.gone, " (%s)" % found if found else ""))
             return False

@@ -56,6 +56,18 @@ def elsewhere(port):
                                                     else "are", " and ".join(found))
 
 
+def misnamed(port):
+    """Why `port` cannot be a serial port Linux names, in a few words, or "": what a drnim-monitor@ unit
+    named by hand gives its monitor. systemd makes the instance a path by turning each - into a /, so a
+    name escaped by hand (drnim-monitor@dev-serial-by-id-usb-...) is /dev/serial/by/id/usb/..., and one
+    not escaped at all (drnim-monitor@ttyACM0) is /ttyACM0: either waited for in silence for ever."""
+    if not sys.platform.startswith("linux") or not (port.startswith("/dev/serial/by/") or
+                                                    os.path.dirname(port) == "/"):
+        return ""
+    return ("%s is no serial port: a drnim-monitor@ unit's name is its port escaped by systemd-escape --path, as "
+            "sudo systemd/install.sh monitor PORT names it" % port)
+
+
 def no_port(port):
     """The error for a serial port that is not there: where a Pico plugged in is, or how to find one."""
     found = elsewhere(port)
