@@ -204,6 +204,7 @@ def test_a_translator_puts_the_pseudo_locales_into_a_built_page_to_see_them(tmp_
 def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
     """`controller web build --config` offers [exhibit] language, the museum's first first."""
     import json
+    import re
     from controller.web import build as web_build
     if not web_build.runtime_ready():
         pytest.skip(WEB_PORT_MISSING)
@@ -214,6 +215,11 @@ def test_the_build_offers_the_configured_languages(tmp_path, monkeypatch):
     assert files["languages"] == ["nl", "fr"]
     assert sorted(p.name for p in (tmp_path / "page" / "language").iterdir()) == sorted(
         [code + ".json" for code in CODES] + ["messages.json"]), "every language's texts, and the messages"
+    # check.js, which fetches nothing, finds the same in index.html, with its three texts in every language
+    page = (tmp_path / "page" / "index.html").read_text(encoding="utf-8")
+    check = json.loads(re.search(r'<script type="application/json" id="check-languages">(.*?)</script>', page).group(1))
+    assert check["offered"] == ["nl", "fr"] and sorted(check["catalogs"]) == sorted(CODES)
+    assert [len(check["catalogs"][code]["texts"]) for code in CODES[1:]] == [3] * (len(CODES) - 1)
 
 
 # Where each element is drawn, by the window's left edge: {selector: [left, right]}.

@@ -11,9 +11,17 @@ import urllib.request
 
 import pytest
 
+from controller.language import language
 from controller.web.serve import make_server
 
 PAGE = "<!doctype html><title>page</title>\n"
+# What check.js says where the machines cannot run (web/check.js; its texts' context in the catalogs).
+CHECK = "browser check"
+TITLE = "The machines cannot run here"
+WEBASSEMBLY_OFF = ("This browser does not run WebAssembly, which the machines need: it is turned off (on an iPhone or "
+                   "iPad, by Lockdown Mode) or the browser is too old. Another browser or device plays them.")
+TOO_OLD = ("This browser is too old to run the machines: they need Chrome or Edge 93, Safari 15.4 (on an iPhone or "
+           "iPad, iOS 15.4) or Firefox 92, or newer.")
 
 
 @contextlib.contextmanager
@@ -96,5 +104,28 @@ def test_a_browser_that_cannot_run_the_machines_says_why_in_their_place(browser)
             assert said in exhibit[1], (case, exhibit)      # under the heading, where the machine would be
             assert not any("Starting MicroPython" in text or "could not start" in text for text in shown), (case, shown)
             assert not any(text.startswith(("Sound", "Moving lamps", "Why the machine")) for text in shown), (case, shown)
+        finally:
+            page.close()
+
+
+def test_a_browser_that_cannot_run_the_machines_says_why_in_the_visitor_s_language(browser):
+    """A French, Dutch or German pupil whose school iPad is too old reads why in their own language,
+    chosen as page.js chooses it: ?lang= first, else the browser's own language when the page offers it
+    (not a kiosk's: its browser is the museum's), else the museum's first. Before, every pupil read English."""
+    context, address, _ = browser
+    cases = (("?lang=fr", "delete Object.hasOwn", "fr", TOO_OLD),       # ?lang= before the browser's Dutch
+             ("", "delete window.WebAssembly", "nl", WEBASSEMBLY_OFF),   # the browser's first the page offers
+             ("?kiosk=1", "delete window.WebAssembly", "en", WEBASSEMBLY_OFF))     # the museum's first
+    for query, script, code, sentence in cases:
+        page = context.new_page()
+        try:
+            page.add_init_script("Object.defineProperty(navigator, 'languages', {get: () => ['sv-SE', 'nl-BE']});"
+                                 + script)
+            page.goto(address + query)
+            page.wait_for_function("document.documentElement.classList.contains('unable')", timeout=15000)
+            title, said = language(code)._p(CHECK, TITLE), language(code)._p(CHECK, sentence)
+            assert code == "en" or (title != TITLE and said != sentence), "%s: the catalog translates them" % code
+            assert [page.inner_text("#machine-title"), page.inner_text("#status")] == [title, said], query
+            assert page.get_attribute("#status", "lang") == code, query
         finally:
             page.close()

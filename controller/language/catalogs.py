@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (
     ("python", ROOT / "language" / "messages.py"),
     ("javascript", shipped.web() / "page.js"),
+    ("javascript", shipped.web() / "check.js"),
     ("python", ROOT / "sim" / "app.py"),
     ("python", ROOT / "language" / "lamps.py"),
     ("python", ROOT / "terminal.py"),

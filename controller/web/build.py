@@ -4,7 +4,7 @@ server-side code and loads nothing from outside itself.
 What goes in: web/'s page (index.html, check.js, page.js, page.css, bridge.py), its
 catalogs (language/LL.json, each made from the same .po as the Python
 shells' .mo, and language/messages.json, the English of the core's message
-ids: controller/language/), the
+ids: controller/language/; check.js's few texts in index.html), the
 unchanged `controller/core/*.py` (the page writes them into MicroPython's
 file system, so visitors run, and may read, the very code of the replicas),
 MicroPython's WebAssembly port (`micropython.mjs`, `micropython.wasm`) and
@@ -34,11 +34,16 @@ from controller.language.messages import MESSAGES
 WEB = shipped.web()
 CORE = shipped.package_folder("controller.core")
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
-PAGE_FILES = ("index.html", "check.js", "page.js", "page.css", "bridge.py")
+# The page's files copied as they are; index.html is written with check.js's texts (check_languages).
+PAGE_FILES = ("check.js", "page.js", "page.css", "bridge.py")
 RUNTIME_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
 MQTT = "mqtt"
 MQTT_FILES = (("dist/mqtt.esm.js", "mqtt.esm.js"), ("LICENSE.md", "LICENSE"), ("package.json", "package.json"))
 DEFAULT_OUT = Path("build") / "web"
+# check.js's texts: their context in the catalogs, and where index.html holds them (English alone until built).
+CHECK_CONTEXT = "browser check"
+CHECK_LANGUAGES = '<script type="application/json" id="check-languages">%s</script>'
+ENGLISH_ONLY = '{"offered": ["en"], "catalogs": {}}'
 
 
 class WebError(RuntimeError):
@@ -132,6 +137,19 @@ def build(out=DEFAULT_OUT, fetch=True, languages=CODES):
     return out
 
 
+def check_languages(languages):
+    """What check.js needs to speak the visitor's language, as index.html holds it: the languages offered
+    (the museum's first first) and each catalog's direction and check.js's texts. check.js speaks where
+    page.js cannot even be read, so it fetches nothing."""
+    catalogs = {}
+    for code in CODES:
+        catalog = json.loads((LOCALE / code / "page.json").read_text(encoding="utf-8"))
+        texts = dict((key, forms) for key, forms in catalog["texts"].items()
+                     if key.startswith(CHECK_CONTEXT + "\x04"))
+        catalogs[code] = {"dir": catalog["dir"], "texts": texts}
+    return json.dumps({"offered": list(languages), "catalogs": catalogs}, sort_keys=True).replace("</", "<\\/")
+
+
 def write_page(out, languages=CODES):
     """The page's files into `out` (OSError is the caller's)."""
     if out.exists():
@@ -152,6 +170,9 @@ def write_page(out, languages=CODES):
     (out / "controller" / "core").mkdir(parents=True)
     for name in PAGE_FILES:
         shutil.copyfile(WEB / name, out / name)
+    page = (WEB / "index.html").read_text(encoding="utf-8")
+    (out / "index.html").write_text(page.replace(CHECK_LANGUAGES % ENGLISH_ONLY,
+                                                 CHECK_LANGUAGES % check_languages(languages)), encoding="utf-8")
     for name in RUNTIME_FILES:
         shutil.copyfile(runtime_dir() / name, out / "micropython" / name)
     shutil.copyfile(WEB / "MICROPYTHON-LICENSE", out / "micropython" / "LICENSE")
