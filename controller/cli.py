@@ -6,7 +6,7 @@
     controller config check [PATH]
     controller safe-off [--config PATH]
     controller status [--config PATH] [--check | --json]   (see controller/status.py)
-    controller stats [--config PATH] [--period 14d] [--csv] [--file PATH]
+    controller stats [--config PATH] [--period 14d] [--csv] [--file PATH | --exhibit NAME]
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
@@ -139,6 +139,8 @@ def build_parser():
     stats.add_argument("--file", metavar="PATH", help="read these statistics, not the service's own (stats.sqlite in "
                        "its state folder): a former venue's, kept when the exhibit moved on, or a file the service set "
                        "aside as damaged")
+    stats.add_argument("--exhibit", metavar="NAME", help="the statistics of a board [boards] names NAME, watched by "
+                       "this Pi (default: the configuration's own exhibit, its client_id)")
     backup = commands.add_parser("backup", help="the exhibit's configuration, pin maps, statistics and telemetry "
                                  "queue in one archive, for a new SD card; safe while the service runs")
     backup.set_defaults(action=run_backup)
@@ -409,20 +411,22 @@ def run_stats(args, out):
     from controller.service.stats import WEEKDAYS, period as read_period, summary as read_summary
     within = argument("--period", read_period, args.period)
     config = argument("--config", load_config, config_path(args))
-    path = kept_statistics(args.file, config) if args.file else os.path.join(config.state_dir(), "stats.sqlite")
-    shut_out("stats", config.state_dir())
+    exhibit, path = statistics_of(args, config)
+    shut_out("stats", config.state_dir(), os.path.dirname(path))
     if not os.path.exists(path):
-        out.write("No statistics yet in %s: the service writes them from its first game.\n" % path)
+        out.write("No statistics yet in %s: the %s writes them from its first game.\n"
+                  % (path, "service" if exhibit == config.telemetry["client_id"] else "board's monitor"))
         return 0
     try:
         if args.csv:
-            from controller.service.stats import records, write_csv
+            from controller.service.stats import machines, records, write_csv
             games, faults = records(path, within)
-            exhibit = config.telemetry["client_id"]
+            # every day of the period has its row, a day without games too: the Pi's machine's, or each a board played
+            always = machines(path) if exhibit in config.boards.values() else [config.machine_name]
             # read as they are counted: years of games are never all in memory
             write_csv(out, within, ((exhibit, machine, ended, winner, seconds)
                                     for machine, ended, winner, seconds in games),
-                      ((exhibit, machine, at) for machine, at in faults), [(exhibit, config.machine_name)])
+                      ((exhibit, machine, at) for machine, at in faults), [(exhibit, machine) for machine in always])
             return 0
         summary = read_summary(path, within)
     except sqlite3.Error as error:
@@ -431,6 +435,8 @@ def run_stats(args, out):
         return 1
     if args.file:
         out.write("Statistics: %s\n" % path)
+    elif args.exhibit:
+        out.write("Statistics: %s, the exhibit %s\n" % (path, exhibit))
     out.write("Period: %s\n" % within.said())
     if synchronised() is False:
         out.write(UNSET_CLOCK)
@@ -477,6 +483,31 @@ def run_backup(args, out):
                                                           else "nothing written"))
         return 1
     return 0
+
+
+def statistics_of(args, config):
+    """(the exhibit, its statistics file) that `controller stats` reads: --exhibit's, --file's, or the
+    configuration's own. A file in a board's folder is that board's exhibit, so that its CSV rows are
+    labelled with its name, not the Pi's."""
+    from controller.service.boards import board_folder
+    own = config.telemetry["client_id"]
+    if args.exhibit and args.file:
+        raise ArgumentError("--exhibit: %s, and --file %s: name one statistics to read" % (args.exhibit, args.file))
+    if args.exhibit:
+        if args.exhibit != own and args.exhibit not in config.boards.values():
+            raise ArgumentError("--exhibit: %s: %s has no such exhibit: its own is %s%s" % (
+                args.exhibit, config.path or "the default configuration", own,
+                ", and [boards] names %s" % ", ".join(sorted(config.boards.values())) if config.boards
+                else ", and it has no [boards]"))
+        return args.exhibit, os.path.join(board_folder(config, args.exhibit), "stats.sqlite")
+    if args.file:
+        path = kept_statistics(args.file, config)
+        folder = os.path.dirname(os.path.abspath(path))
+        for name in config.boards.values():
+            if os.path.abspath(board_folder(config, name)) == folder:
+                return name, path
+        return own, path
+    return own, os.path.join(config.state_dir(), "stats.sqlite")
 
 
 def kept_statistics(path, config):

@@ -13,7 +13,7 @@ import pytest
 from broker_rig import Broker
 from controller.cli import main
 from controller.service.config import load_config
-from controller.service.stats import summary
+from controller.service.stats import Statistics, summary
 from controller.telemetry.publisher import Telemetry
 from serial_rig import Port
 from service_rig import write_config
@@ -124,6 +124,52 @@ def test_each_boards_games_are_counted_apart_from_the_pis_own(tmp_path):
     out = io.StringIO()
     assert main(["stats", "--config", str(config), "--file", str(second)], out=out) == 0
     assert "Statistics: %s\n" % second in out.getvalue() and "Games: 2 " in out.getvalue()
+
+
+def kept_games(path, *machines):
+    """A statistics file with a game of each of `machines`, as a monitor keeps it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stats = Statistics(str(path))
+    for machine in machines:
+        stats.game(machine, "machine", 40)
+    stats.close()
+
+
+def csv_games(out):
+    """{(exhibit, machine): games} of `controller stats --csv`'s rows."""
+    games = {}
+    for row in out.getvalue().splitlines()[1:]:
+        cells = row.split(",")
+        games[(cells[2], cells[3])] = games.get((cells[2], cells[3]), 0) + int(cells[4])
+    return games
+
+
+def test_stats_reads_a_boards_exhibit_by_its_name_and_labels_its_rows_with_it(tmp_path, capsys):
+    """A board's statistics were read with --file and the path under the state folder, and their CSV rows
+    were labelled with the Pi's own exhibit and machine ("hall2", "drnim", and a day's row of the Pi's
+    machine with no games beside them), so that a museum's sheet counted the Nimatron's games as the Pi's
+    Dr. Nim's. --exhibit names a board as [boards] does; a board's file read with --file is its exhibit."""
+    config = museum_config(tmp_path, boards(tmp_path))
+    board_file = tmp_path / "state" / "boards" / "hall2-nimatron" / "stats.sqlite"
+    kept_games(board_file, "nimatron", "nimatron")
+    kept_games(tmp_path / "state" / "stats.sqlite", "drnim")
+
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config), "--exhibit", "hall2-nimatron"], out=out) == 0
+    assert out.getvalue().startswith("Statistics: %s, the exhibit hall2-nimatron\n" % board_file)
+    assert "Games: 2 " in out.getvalue()
+    for chosen in (["--exhibit", "hall2-nimatron"], ["--file", str(board_file)]):
+        out = io.StringIO()
+        assert main(["stats", "--config", str(config), "--csv", "--period", "1d"] + chosen, out=out) == 0
+        assert csv_games(out) == {("hall2-nimatron", "nimatron"): 2}, out.getvalue()
+    out = io.StringIO()
+    assert main(["stats", "--config", str(config), "--csv", "--period", "1d"], out=out) == 0
+    assert csv_games(out) == {("hall2", "drnim"): 1}, out.getvalue()
+
+    assert main(["stats", "--config", str(config), "--exhibit", "hall3"], out=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--exhibit: hall3: %s has no such exhibit: its own is hall2, and [boards] " \
+        "names hall2-drnim, hall2-nimatron" % config in err, err
 
 
 def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):

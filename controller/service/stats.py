@@ -378,6 +378,15 @@ def records(path, within):
             ((machine, at) for machine, _, at in read_only(path, faults, within)))
 
 
+def machines(path):
+    """The machines a statistics database has games or faults of, read only, sorted."""
+    db = reading(path)
+    try:
+        return sorted(row[0] for row in db.execute("select machine from games union select machine from faults"))
+    finally:
+        db.close()
+
+
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
     file (but for a write a power cut left half done: `reading`): the games of each local day and of each
