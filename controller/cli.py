@@ -123,6 +123,8 @@ def build_parser():
     status = commands.add_parser("status", help="the running game, the last heartbeat and any fault")
     status.set_defaults(action=run_status)
     add_config_argument(status)
+    status.add_argument("--exhibit", metavar="NAME", help="the status of a board [boards] names NAME, watched by "
+                        "this Pi (default: the configuration's own exhibit, its client_id)")
     monitor = status.add_mutually_exclusive_group()
     monitor.add_argument("--check", action="store_true", help="for a museum's monitoring (Nagios, Icinga, a cron "
                          "job): one line, OK, WARNING, CRITICAL or UNKNOWN - ..., and the exit status 0, 1, 2 or 3")
@@ -489,16 +491,12 @@ def statistics_of(args, config):
     """(the exhibit, its statistics file) that `controller stats` reads: --exhibit's, --file's, or the
     configuration's own. A file in a board's folder is that board's exhibit, so that its CSV rows are
     labelled with its name, not the Pi's."""
-    from controller.service.boards import board_folder
+    from controller.service.boards import board_folder, exhibit_named
     own = config.telemetry["client_id"]
     if args.exhibit and args.file:
         raise ArgumentError("--exhibit: %s, and --file %s: name one statistics to read" % (args.exhibit, args.file))
     if args.exhibit:
-        if args.exhibit != own and args.exhibit not in config.boards.values():
-            raise ArgumentError("--exhibit: %s: %s has no such exhibit: its own is %s%s" % (
-                args.exhibit, config.path or "the default configuration", own,
-                ", and [boards] names %s" % ", ".join(sorted(config.boards.values())) if config.boards
-                else ", and it has no [boards]"))
+        argument("--exhibit", exhibit_named, config, args.exhibit)
         return args.exhibit, os.path.join(board_folder(config, args.exhibit), "stats.sqlite")
     if args.file:
         path = kept_statistics(args.file, config)

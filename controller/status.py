@@ -1,5 +1,5 @@
-"""What `controller status` says: the saved game, the service's last heartbeat and any fault, read
-only, for a person (the lines of `controller status`) or for a museum's monitoring (`--check`: one
+"""What `controller status` says: the saved game, the service's last heartbeat (or a board's monitor's)
+and any fault, read only, for a person (the lines of `controller status`) or for a museum's monitoring (`--check`: one
 line and the exit status of the monitoring plugins' convention; `--json`: the same as one object).
 Nothing here changes a file: the service writes them (controller/service/daemon.py's heartbeat,
 store.py's saved game)."""
@@ -85,14 +85,59 @@ def read_heartbeat(path):
     return heartbeat, running, ago
 
 
+def watched(args, config):
+    """(the exhibit's state folder, the heartbeat to read, whether a board's monitor wrote it) for the
+    exhibit --exhibit names, else the configuration's own: the service's heartbeat, or the monitor's of
+    a board run in the Pi's machine's place while the service is not running. A board [boards] names
+    keeps no game on the Pi (it is on the board): its state folder is None."""
+    from controller.service.boards import board_runtime_folder, exhibit_named
+    name = argument("--exhibit", exhibit_named, config, args.exhibit or config.telemetry["client_id"])
+    board = os.path.join(board_runtime_folder(config, name), "status.json")
+    if name != config.telemetry["client_id"]:
+        return None, board, True
+    service = os.path.join(config.runtime_dir(), "status.json")
+    if not beating(service) and beating(board):
+        return config.state_dir(), board, True
+    return config.state_dir(), service, False
+
+
+def beating(path):
+    """Whether the process that wrote the heartbeat at `path` runs."""
+    try:
+        return read_heartbeat(path)[1]
+    except UNREADABLE:
+        return False
+
+
+def board_game(heartbeat):
+    """The board's game as a board's monitor's heartbeat holds it (its last status), or None."""
+    if "mode" not in heartbeat:
+        return None
+    game = dict((key, heartbeat[key]) for key in heartbeat if key in GAME_KEYS)
+    game_said(game)        # a status of another shape (another firmware's) cannot be read: UNREADABLE
+    return game
+
+
+def board_said(board):
+    """Where the board is, as a monitor's heartbeat says it."""
+    if board["there"]:
+        return "Board: on %s, there for %.0f s.\n" % (board["port"], board["for_s"])
+    return "Board: on %s, not there for %.0f s (%s): the monitor waits for it (its cable, its power).\n" % (
+        board["port"], board["for_s"], board["gone"])
+
+
 def run_status(args, out):
     """The saved game, the last heartbeat and any fault: read only, nothing is changed. --check and --json
-    say the same to a museum's monitoring (monitored)."""
+    say the same to a museum's monitoring (monitored). A board's monitor writes a heartbeat of its own
+    (firmware/heartbeat.py): its board, and the board's game and fault as the board last said them."""
     from controller.service.config import load_config
     if args.check or args.json:
         return monitored(args, out)
     config = argument("--config", load_config, config_path(args))
-    shut_out("status", config.state_dir(), config.runtime_dir())
+    state_folder, path, board = watched(args, config)
+    shut_out("status", *[folder for folder in (state_folder, os.path.dirname(path)) if folder])
+    if board:
+        return board_status(path, out)
     store_path, game, problem = read_saved_game(config)
     if problem:
         out.write("The saved game %s is damaged (%s): the service sets it aside at its next start.\n"
@@ -101,7 +146,6 @@ def run_status(args, out):
         out.write("No saved game in %s.\n" % config.state_dir())
     else:
         out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
-    path = os.path.join(config.runtime_dir(), "status.json")
     try:
         heartbeat, running, ago = read_heartbeat(path)
         pid = heartbeat["pid"]
@@ -127,6 +171,31 @@ def run_status(args, out):
                                                                                     telemetry["queued"]))
     except UNREADABLE:
         out.write("No heartbeat in %s: the service is not running.\n" % path)
+    return 0
+
+
+def board_status(path, out):
+    """`controller status` of an exhibit a board's monitor runs: from its heartbeat alone."""
+    try:
+        heartbeat, running, ago = read_heartbeat(path)
+    except UNREADABLE:
+        out.write("No heartbeat in %s: the board's monitor is not running.\n" % path)
+        return 0
+    if not running:
+        out.write("No heartbeat in %s: the board's monitor is not running (the last, %.0f s ago, came from pid %d, "
+                  "which has ended).\n" % (path, ago, heartbeat["pid"]))
+        return 0
+    out.write(board_said(heartbeat["board"]))
+    game = board_game(heartbeat)
+    if game is not None:
+        out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
+    out.write("Last heartbeat: %.0f s ago (pid %d, the board's monitor).\n" % (ago, heartbeat["pid"]))
+    for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
+        out.write("Monitor fault: %s: %s.\n" % (kind, text))
+    telemetry = heartbeat.get("telemetry")
+    if telemetry:
+        out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
+                                                                                telemetry["queued"]))
     return 0
 
 
@@ -163,8 +232,9 @@ def monitored(args, out):
     from controller.service.config import load_config
     try:
         config = argument("--config", load_config, config_path(args))
-        shut_out("status", config.state_dir(), config.runtime_dir())
-        report = status_report(config)
+        state_folder, path, board = watched(args, config)
+        shut_out("status", *[folder for folder in (state_folder, os.path.dirname(path)) if folder])
+        report = status_report(config, path, board)
     except (ArgumentError, RuntimeError) as error:
         report = unknown_report(str(error))
     except (KeyError, TypeError, AttributeError, ValueError) as error:
@@ -182,18 +252,21 @@ def unknown_report(why):
     return reported([(UNKNOWN, "unreadable", why)], summary=why, machine=None, game=None, service=None)
 
 
-def status_report(config):
+def status_report(config, path, board):
     """What a monitor needs of the exhibit: the worst problem decides the state. CRITICAL needs a
-    person: no heartbeat, a stale one, or the machine's own fault (a jam, a check); WARNING, a fault of
-    the service's own while the game plays (an input, the storage, the statistics, the telemetry, the
-    Pi's supply or heat now)."""
+    person: no heartbeat, a stale one, the machine's own fault (a jam, a check), or a board not on its
+    port; WARNING, a fault of the service's own while the game plays (an input, the storage, the
+    statistics, the telemetry, the Pi's supply or heat now). `path`: the heartbeat; `board`: a board's
+    monitor's, whose game is on the board."""
     from controller.service.power import HOT_C
     problems = []
-    store_path, game, problem = read_saved_game(config)
-    if problem:
-        problems.append((WARNING, "damaged-save", "the saved game %s is damaged (%s): the service sets it aside "
-                                                  "at its next start" % (store_path, problem)))
-    path = os.path.join(config.runtime_dir(), "status.json")
+    runner = "the board's monitor" if board else "the service"
+    game = None
+    if not board:
+        store_path, game, problem = read_saved_game(config)
+        if problem:
+            problems.append((WARNING, "damaged-save", "the saved game %s is damaged (%s): the service sets it "
+                                                      "aside at its next start" % (store_path, problem)))
     heartbeat_s = config.service["heartbeat_s"]
     service = {"running": False, "pid": None, "heartbeat_age_s": None, "heartbeat_s": heartbeat_s,
                "stale_after_s": stale_after_s(heartbeat_s), "faults": {}}
@@ -201,22 +274,28 @@ def status_report(config):
     try:
         heartbeat, running, ago = read_heartbeat(path)
     except FileNotFoundError:
-        problems.append((CRITICAL, "no-heartbeat", "no heartbeat in %s: the service is not running" % path))
+        problems.append((CRITICAL, "no-heartbeat", "no heartbeat in %s: %s is not running" % (path, runner)))
     except UNREADABLE as error:
         return unknown_report("the heartbeat %s cannot be read (%s)" % (path, getattr(error, "strerror", None)
                                                                          or error))
     if heartbeat is not None:
         service.update(running=running, pid=heartbeat["pid"], heartbeat_age_s=round(ago, 1) if ago >= 0 else None)
         if not running:
-            problems.append((CRITICAL, "no-heartbeat", "no heartbeat: the service is not running (the last came "
-                                                       "from pid %d, which has ended)" % heartbeat["pid"]))
+            problems.append((CRITICAL, "no-heartbeat", "no heartbeat: %s is not running (the last came from pid %d, "
+                                                       "which has ended)" % (runner, heartbeat["pid"])))
         else:
             seen = heartbeat
             if ago > service["stale_after_s"]:
                 problems.append((CRITICAL, "stale-heartbeat", "the last heartbeat is %.0f s old (pid %d runs; one "
-                                 "every %d s, stale after %d s): the service is hung, or cannot write %s"
-                                 % (ago, heartbeat["pid"], heartbeat_s, service["stale_after_s"], path)))
-            if game is None and "mode" in heartbeat:   # no game saved yet: the running machine's
+                                 "every %d s, stale after %d s): %s is hung, or cannot write %s"
+                                 % (ago, heartbeat["pid"], heartbeat_s, service["stale_after_s"], runner, path)))
+            if board:
+                game = board_game(heartbeat)
+                gone = heartbeat["board"]
+                if not gone["there"] and gone["for_s"] > service["stale_after_s"]:
+                    problems.append((CRITICAL, "board-gone", "the board on %s is not there (%s) for %.0f s: its "
+                                     "cable, its power" % (gone["port"], gone["gone"], gone["for_s"])))
+            elif game is None and "mode" in heartbeat:   # no game saved yet: the running machine's
                 game = {key: heartbeat[key] for key in heartbeat if key in GAME_KEYS}
     if game is not None and game["fault"]:
         problems.append((CRITICAL, game["fault"], fault_help(game)))
@@ -237,9 +316,10 @@ def status_report(config):
     if game is not None and service["running"]:
         summary = "%s; heartbeat %.0f s ago" % (game_said(game), service["heartbeat_age_s"] or 0)
     elif service["running"]:
-        summary = "the service runs; heartbeat %.0f s ago" % (service["heartbeat_age_s"] or 0)
-    return reported(problems, summary=summary, machine=config.machine_name,
-                    game=game, service=service, power=power, sound=seen.get("sound"), telemetry=telemetry)
+        summary = "%s runs; heartbeat %.0f s ago" % (runner, service["heartbeat_age_s"] or 0)
+    return reported(problems, summary=summary, machine=seen.get("machine") if board else config.machine_name,
+                    game=game, service=service, power=power, sound=seen.get("sound"), telemetry=telemetry,
+                    board=seen.get("board"))
 
 
 def reported(problems, summary, **facts):
@@ -251,7 +331,7 @@ def reported(problems, summary, **facts):
         summary = "; ".join(text for _, _, text in problems)
     report = {"format": STATUS_FORMAT, "state": STATES[state], "exit_status": state, "summary": summary,
               "problems": [{"state": STATES[level], "kind": kind, "text": text} for level, kind, text in problems],
-              "power": None, "sound": None, "telemetry": None}
+              "power": None, "sound": None, "telemetry": None, "board": None}
     report.update(facts)
     return report
 

@@ -22,6 +22,7 @@ import pytest
 import file_pins
 from conftest import ROOT, tool
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
+from controller.service.boards import MONITORS_RUNTIME
 from service_rig import write_config
 
 SYSTEMD = ROOT / "systemd"
@@ -439,7 +440,10 @@ def test_the_monitor_watches_the_port_its_instance_names(tmp_path):
     assert "/" + unescaped == BOARD_PORT
     assert one(monitor, "User") == "drnim" and one(monitor, "SupplementaryGroups") == "dialout"
     assert one(monitor, "DeviceAllow") == "char-ttyACM rw"
-    assert "RuntimeDirectory" not in monitor, "the Pi service's run directory must outlive a monitor's stop"
+    # the Pi service's run directory must outlive a monitor's stop, and each monitor's heartbeat another's
+    assert one(monitor, "RuntimeDirectory") != one(parse_unit(UNIT)["Service"], "RuntimeDirectory")
+    assert one(monitor, "RuntimeDirectoryPreserve") == "yes"
+    assert "/run/" + one(monitor, "RuntimeDirectory") == MONITORS_RUNTIME, "where the heartbeats are written"
     assert one(monitor, "StateDirectory") == parse_unit(UNIT)["Service"]["StateDirectory"][0]
 
 

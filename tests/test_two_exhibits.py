@@ -5,8 +5,12 @@ telemetry queue and statistics; a board not named is the configuration's own exh
 [boards], and a second one is refused (controller/service/boards.py)."""
 
 import io
+import json
+import os
+import re
 import shutil
 import sqlite3
+import time
 
 import pytest
 
@@ -170,6 +174,74 @@ def test_stats_reads_a_boards_exhibit_by_its_name_and_labels_its_rows_with_it(tm
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--exhibit: hall3: %s has no such exhibit: its own is hall2, and [boards] " \
         "names hall2-drnim, hall2-nimatron" % config in err, err
+
+
+def status_of(config, *more):
+    out = io.StringIO()
+    code = main(["status", "--config", str(config)] + list(more), out=out)
+    return code, out.getvalue()
+
+
+def test_a_boards_monitor_is_checked_with_controller_status_as_the_pis_service_is(tmp_path):
+    """A Pi that watches a Pico said 'No heartbeat: the service is not running' to `controller status`
+    and CRITICAL to the museum's monitoring however the board played, and nothing of a board [boards]
+    names. Each board's monitor now writes a heartbeat: the board, its game and its fault."""
+    config = museum_config(tmp_path, '[boards]\n"%s" = "hall2-nimatron"\n' % (tmp_path / FIRST))
+    config.write_text(config.read_text().replace("stuck_after_s = 5", "stuck_after_s = 5\nheartbeat_s = 1"))
+    ports = [Port(tmp_path / FIRST), Port(tmp_path / SECOND)]
+    monitors = [Running("--port", port.path, "--config", str(config)) for port in ports]
+    try:
+        for monitor, port in zip(monitors, ports):
+            plays_one_game(monitor, port)
+        ports[1].write('{"at":9000,"kind":"status","status":{"attract":false,"fault":"jam","loaded":2,"mode":"play",'
+                       '"rail":1,"turn":"machine","winner":null}}\n')
+        deadline = time.monotonic() + 20
+        while "Fault: jam" not in status_of(config)[1] and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+        code, said = status_of(config)          # the configuration's own exhibit: the board not named
+        lines = said.splitlines()
+        assert code == 0 and lines[0].startswith("Board: on %s, there for " % ports[1].path), said
+        assert lines[1:3] == ["Game: drnim, play, 1 of 2 marbles on the rail, machine's turn.",
+                              "Fault: jam: a released marble never reached the gate sensor: free it (it counts as it "
+                              "passes and play goes on), or put every marble back on the rail and press New game."]
+        assert re.fullmatch(r"Last heartbeat: \d+ s ago \(pid %d, the board's monitor\)\." % monitors[1].process.pid,
+                            lines[3]), said
+        code, said = status_of(config, "--check")
+        assert code == 2 and said.startswith("CRITICAL - jam: a released marble"), said
+
+        code, said = status_of(config, "--exhibit", "hall2-nimatron", "--check")
+        assert code == 0 and said.startswith("OK - drnim, over, 0 of 2 marbles on the rail, won by machine; "
+                                             "heartbeat "), said
+    finally:
+        for monitor, port in zip(monitors, ports):
+            assert monitor.stop() == 0
+            port.close()
+    code, said = status_of(config, "--exhibit", "hall2-nimatron")
+    assert said == "No heartbeat in %s: the board's monitor is not running.\n" % (
+        tmp_path / "run" / "boards" / "hall2-nimatron" / "status.json")
+    code, said = status_of(config)          # neither the board's monitor nor the service runs
+    assert said.endswith("No heartbeat in %s: the service is not running.\n" % (tmp_path / "run" / "status.json"))
+
+
+def test_a_board_not_on_its_port_is_critical_once_a_heartbeat_would_be_stale(tmp_path):
+    """A pulled cable, a board without power: the monitor runs and waits, and the exhibit is dark."""
+    config = museum_config(tmp_path, '[boards]\n"/dev/ttyACM1" = "hall2-nimatron"\n')
+    folder = tmp_path / "run" / "boards" / "hall2-nimatron"
+    folder.mkdir(parents=True)
+    beat = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(), "machine": "nimatron",
+            "exhibit": "hall2-nimatron", "service_faults": {},
+            "board": {"port": "/dev/ttyACM1", "there": False, "gone": "No such file or directory", "for_s": 20}}
+    (folder / "status.json").write_text(json.dumps(beat))
+    code, said = status_of(config, "--exhibit", "hall2-nimatron", "--check")
+    assert (code, said) == (0, "OK - the board's monitor runs; heartbeat 0 s ago | heartbeat_age=0.0s;;25;0\n")
+    beat["board"]["for_s"] = 26
+    (folder / "status.json").write_text(json.dumps(beat))
+    code, said = status_of(config, "--exhibit", "hall2-nimatron", "--check")
+    assert code == 2 and said.startswith("CRITICAL - the board on /dev/ttyACM1 is not there (No such file or "
+                                         "directory) for 26 s: its cable, its power | "), said
+    assert status_of(config, "--exhibit", "hall2-nimatron")[1].startswith(
+        "Board: on /dev/ttyACM1, not there for 26 s (No such file or directory): the monitor waits for it")
 
 
 def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):

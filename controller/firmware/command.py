@@ -164,7 +164,8 @@ def run_monitor(args, out):
     from controller.printable import printable
     from controller.firmware.link import Link
     from controller.firmware.monitor import Monitor, TypedLines
-    from controller.service.boards import board_exhibit, board_folder, hold
+    from controller.firmware.heartbeat import Heartbeat
+    from controller.service.boards import board_exhibit, board_folder, board_runtime_folder, hold
     from controller.service.config import load_config
     from controller.service.stats import Statistics
     config = argument("--config", load_config, config_path(args))
@@ -180,7 +181,7 @@ def run_monitor(args, out):
             pass            # the statistics say so, in the line that says where the games go
         exhibit_lock = argument("--config", hold, config, folder, exhibit, args.port or "the emulated board")
     path = os.path.join(folder, "stats.sqlite")
-    stats = telemetry = emulator = link = None
+    stats = telemetry = emulator = link = heartbeat = None
 
     def write(line):
         out.write(printable(line) + "\n")     # a board's text never reaches the terminal as escapes
@@ -215,15 +216,24 @@ def run_monitor(args, out):
         if sys.stdin.isatty():      # asked before the input's thread starts: a read in progress holds the input
             counted += "; a line typed here goes to the board (state, new_game, or any of firmware/PROTOCOL.md)"
         monitor = Monitor(link, write, stats, telemetry, config.language(), TypedLines(sys.stdin), machine)
+        # for `controller status`, where drnim-monitor@.service has its runtime folder (or the configuration
+        # names one): not on a laptop, whose /run is not this user's
+        beats = board_runtime_folder(config, exhibit)
+        if os.path.isdir(os.path.dirname(beats)) or config.service["runtime_dir"]:
+            heartbeat = Heartbeat(beats, config.service["heartbeat_s"], exhibit, say)
         # and from then on it does
         write("Watching the board on %s, the exhibit %s; %s. Ctrl-C stops." % (port, exhibit, counted))
         while True:
             monitor.step()
+            if heartbeat:
+                heartbeat.beat(monitor, telemetry)
             if emulator:
                 emulator.check()
     except KeyboardInterrupt:
         write("Stopped watching.")
     finally:
+        if heartbeat:
+            heartbeat.close()
         if link:
             link.close()
         if stats:

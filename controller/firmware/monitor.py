@@ -154,6 +154,7 @@ class Monitor:
         self.asked = None        # when the board was asked for its state, until it answers
         self.unreadable = False  # its state cannot be followed: asked again only once it starts again
         self.holding = False     # its hello said it holds: its fault line said why, as each refusal would again
+        self.board_status = None  # the board's last status (its game, its fault), for `controller status`
 
     def step(self, timeout=0.2):
         """Wait up to `timeout` s for a line from the board and show it."""
@@ -185,6 +186,8 @@ class Monitor:
                 self.telemetry.machine = machine
         if self.telemetry is not None:
             self.publish(message)
+        if kind in ("status", "state") and isinstance(message.get("status"), dict):
+            self.board_status = message["status"]
         if kind != "command":
             self.animating = False
         self.follow(message)

@@ -61,13 +61,43 @@ def board_exhibit(config, port):
     return config.boards.get(port, config.telemetry["client_id"])
 
 
+def exhibit_named(config, name):
+    """`name`, an exhibit of the configuration (its own, its client_id, or a board [boards] names);
+    ValueError naming the ones it has."""
+    own = config.telemetry["client_id"]
+    if name != own and name not in config.boards.values():
+        raise ValueError("%s: %s has no such exhibit: its own is %s%s" % (
+            name, config.path or "the default configuration", own,
+            ", and [boards] names %s" % ", ".join(sorted(config.boards.values())) if config.boards
+            else ", and it has no [boards]"))
+    return name
+
+
 def board_folder(config, name):
     """The folder of the board exhibit `name`: its statistics and its telemetry queue. A board named as
     the configuration's own exhibit (its client_id) is that exhibit, watched in place of the Pi's own
     machine, and keeps the state folder's files, as before boards had folders of their own."""
     if name == config.telemetry["client_id"]:
         return config.state_dir()
-    return os.path.join(config.state_dir(), BOARDS_FOLDER, re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_")
+    return os.path.join(config.state_dir(), BOARDS_FOLDER, folder_name(name))
+
+
+# Where the boards' monitors write their heartbeats: drnim-monitor@.service's runtime folder, which every
+# instance shares and none removes (RuntimeDirectoryPreserve=yes). Not the service's /run/drnim-controller,
+# which systemd removes whenever the service stops.
+MONITORS_RUNTIME = "/run/drnim-monitor"
+
+
+def board_runtime_folder(config, name):
+    """Where the monitor of the board exhibit `name` writes its heartbeat (firmware/heartbeat.py): a folder
+    of MONITORS_RUNTIME, or of the service's runtime folder where the configuration names one (a test's)."""
+    root = os.path.join(config.service["runtime_dir"], BOARDS_FOLDER) if config.service["runtime_dir"] \
+        else MONITORS_RUNTIME
+    return os.path.join(root, folder_name(name))
+
+
+def folder_name(name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_"
 
 
 
