@@ -1,6 +1,7 @@
-"""What `controller status` says: the saved game, the service's last heartbeat (or a board's monitor's)
-and any fault, read only, for a person (the lines of `controller status`) or for a museum's monitoring (`--check`: one
-line and the exit status of the monitoring plugins' convention; `--json`: the same as one object).
+"""What `controller status` says: the saved game, the service's last heartbeat (or a board's
+monitor's) and any fault, read only, for a person (the lines of `controller status`) or for a
+museum's monitoring (`--check`: one line and the exit status of the monitoring plugins'
+convention; `--json`: the same as one object).
 Nothing here changes a file: the service writes them (controller/service/daemon.py's heartbeat,
 store.py's saved game)."""
 
@@ -186,9 +187,13 @@ def board_status(path, out):
                   "which has ended).\n" % (path, ago, heartbeat["pid"]))
         return 0
     out.write(board_said(heartbeat["board"]))
-    game = board_game(heartbeat)
-    if game is not None:
-        out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
+    try:
+        game = board_game(heartbeat)
+        if game is not None:
+            out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
+    except UNREADABLE as error:
+        out.write("Game: the board's last status cannot be read (%s: %s): another firmware's?\n"
+                  % (type(error).__name__, error))
     out.write("Last heartbeat: %.0f s ago (pid %d, the board's monitor).\n" % (ago, heartbeat["pid"]))
     for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
         out.write("Monitor fault: %s: %s.\n" % (kind, text))

@@ -244,6 +244,21 @@ def test_a_board_not_on_its_port_is_critical_once_a_heartbeat_would_be_stale(tmp
         "Board: on /dev/ttyACM1, not there for 26 s (No such file or directory): the monitor waits for it")
 
 
+def test_a_boards_status_of_another_shape_is_said_in_one_line_not_a_traceback(tmp_path):
+    """The board's status is what came on its serial line: another firmware's may lack what a game has."""
+    config = museum_config(tmp_path, '[boards]\n"/dev/ttyACM1" = "hall2-nimatron"\n')
+    folder = tmp_path / "run" / "boards" / "hall2-nimatron"
+    folder.mkdir(parents=True)
+    (folder / "status.json").write_text(json.dumps({
+        "pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(), "machine": "drnim",
+        "board": {"port": "/dev/ttyACM1", "there": True, "gone": None, "for_s": 3}, "mode": "play", "fault": None}))
+    code, said = status_of(config, "--exhibit", "hall2-nimatron")
+    assert code == 0 and said.splitlines()[1] == "Game: the board's last status cannot be read (KeyError: 'turn'): " \
+        "another firmware's?", said
+    code, said = status_of(config, "--exhibit", "hall2-nimatron", "--check")
+    assert code == 3 and said.startswith("UNKNOWN - "), said
+
+
 def test_a_board_named_in_the_configuration_is_that_exhibit(tmp_path):
     port = Port(tmp_path / FIRST)
     config = museum_config(tmp_path, '[boards]\n"%s" = "hall2-nimatron"\n' % port.path)
