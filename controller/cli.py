@@ -5,7 +5,7 @@
     controller run [--config PATH] [--machine MACHINE] [--pin-factory lgpio|rpigpio|mock]
     controller config check [PATH]
     controller safe-off [--config PATH]
-    controller status [--config PATH] [--check | --json]   (see controller/status.py)
+    controller status [--config PATH] [--exhibit NAME] [--check | --json]   (see controller/status.py)
     controller stats [--config PATH] [--period 14d] [--csv] [--file PATH | --exhibit NAME]
     controller selftest|calibrate ...   (see controller/selftest/command.py)
     controller firmware build|deploy|monitor|test ...   (see controller/firmware/command.py)
