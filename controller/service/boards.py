@@ -100,7 +100,6 @@ def folder_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_"
 
 
-
 def hold(config, folder, exhibit, port):
     """The lock of the exhibit's folder (exhibit_lock.py), held while the board on `port` runs it; None
     where it cannot be had (nothing of the exhibit is kept: the statistics say so) or the computer has
