@@ -96,6 +96,9 @@ def test_two_picos_and_the_pi_are_three_exhibits_on_the_broker(tmp_path):
         for monitor in monitors:
             assert "dropped the connection" not in monitor.text["err"].decode(), monitor.text["err"]
         db = sqlite3.connect(str(tmp_path / "follower.sqlite"))
+        # each board's jam came after its game: the follower takes it in as it comes
+        waiting(follower, lambda: len(db.execute("select exhibit from faults").fetchall()) == 2, 15,
+                "a fault of each board")
         assert sorted(db.execute("select exhibit, winner from games").fetchall()) == [
             ("hall2", "player"), ("hall2-drnim", "machine"), ("hall2-nimatron", "machine")]
         assert sorted(db.execute("select exhibit from faults").fetchall()) == [("hall2-drnim",), ("hall2-nimatron",)]
