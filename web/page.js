@@ -29,6 +29,8 @@ const LIVE_LIMIT = 16384;
 const RECONNECT_MS = 2000, CONNECT_TIMEOUT_MS = 5000;
 // The exhibit's clock as the page reckons it: each message gives a bound, kept over two windows.
 const CLOCK_WINDOW_MS = 300000;
+// How long a language pressed may take to come (its catalog, about 10 KB) before the page says it cannot.
+const LANGUAGE_WAIT_MS = 10000;
 
 // --- the visitor's language ------------------------------------------------------------
 let lang = { code: "en", plural: "(n != 1)", group: ",", dir: "ltr", texts: {} };
@@ -97,10 +99,30 @@ function message(id, values) {
 // English written right to left.
 const PSEUDO_TAGS = { qps: "en-XA", qpb: "ar-XB" };
 
+// Language `code`'s catalog, or an Error naming its file. `waitMs`: how long it may take to come whole (a
+// language pressed: a laptop gone to sleep answers nothing, and a browser waits minutes before it gives up).
+async function fetchCatalog(code, waitMs) {
+  const file = "language/" + code + ".json";
+  const giveUp = new AbortController();
+  const timer = waitMs ? setTimeout(() => giveUp.abort(), waitMs) : null;
+  try {
+    const response = await fetch(file, { signal: giveUp.signal });
+    if (!response.ok) throw new Error(`${file}: ${response.status} ${response.statusText}`);
+    return await response.json();
+  } catch (error) {
+    throw giveUp.signal.aborted ? new Error(`${file}: no answer in ${waitMs / 1000} s`) : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function loadLanguage(code) {
-  const response = await fetch("language/" + code + ".json");
-  if (!response.ok) throw new Error(`language/${code}.json: ${response.status} ${response.statusText}`);
-  lang = await response.json();
+  useLanguage(code, await fetchCatalog(code));
+}
+
+// The page's language from now on: `catalog`, language `code`'s (the page's texts are drawn again after).
+function useLanguage(code, catalog) {
+  lang = catalog;
   try {
     pluralOf = pluralRule(lang.plural);
   } catch (error) {
@@ -556,17 +578,59 @@ function drawMovingLampsSwitch() {
 }
 
 // --- the language buttons ------------------------------------------------------------------
+let languageAsked = 0;      // the language presses so far: only the last one's catalog is used
+let languageNotice = null;  // the line in what the machine said that a language could not come, while it is there
+
+// The page in language `code`, every text of it redrawn at once. A catalog that comes after a later press is
+// not used, nor said to have failed: two quick presses end in the second language, never in the first, nor
+// in a mix. One that does not come (the server stopped, the laptop asleep) is said in the page's language, and
+// the page stays as it was, playing on; the next press that works takes the notice away.
 async function setLanguage(code) {
-  await loadLanguage(code);
+  languageAsked += 1;
+  const asked = languageAsked;
+  if (code === lang.code) return;         // the language shown: a press meanwhile for another one is called off
+  let catalog;
+  try {
+    catalog = await fetchCatalog(code, LANGUAGE_WAIT_MS);
+  } catch (error) {
+    if (asked === languageAsked) cannotChangeLanguage(code, error);
+    return;
+  }
+  if (asked !== languageAsked) return;
+  useLanguage(code, catalog);
+  forgetLanguageNotice();
+  $("said").textContent = "";             // the last announcement, in the language before
   drawTexts();
+  drawMessages();
   if (decl && view) {
     const focused = document.activeElement && document.activeElement.id;
     build();
     draw();
-    drawMessages();
     if (focused && $(focused)) $(focused).focus();
+  } else if (!following && !window.nim.errors.length) {
+    drawStarting();
   }
   if (following) drawLink();
+}
+
+// Language `code` did not come: one line in the page's language where the machine's words are (what it said,
+// and the live region), in place of the last such line; the reason, for a technician, on the console.
+function cannotChangeLanguage(code, error) {
+  console.warn(String(error.message || error));
+  forgetLanguageNotice();
+  // Translators: said when a language's button was pressed and its texts did not come (the laptop or computer
+  // that serves the page is asleep or switched off); the game goes on in this language. %(language)s is that
+  // language's name in itself, as on its button (Deutsch, Français). Plain words: a child reads it.
+  sayText(fmt(_("The page cannot switch to %(language)s right now: the computer it came from did not send the "
+                + "words. Keep playing, and try again in a while."), { language: apart(languageNames[code] || code) }),
+          "error");
+  languageNotice = said[0];
+  announce();
+}
+
+function forgetLanguageNotice() {
+  said = said.filter((line) => line !== languageNotice);
+  languageNotice = null;
 }
 
 function buildLanguages() {
@@ -1132,6 +1196,12 @@ async function chooseLanguage(languages, names, directions) {
   languageDirections = Object.assign({ [home]: lang.dir }, directions);
   buildLanguages();
   drawTexts();
+  drawStarting();
+}
+
+// What the page says while MicroPython starts (seconds on a slow phone), before the machine is drawn.
+function drawStarting() {
+  $("machine-title").textContent = _("Loading…");
   $("status").textContent = _("Starting MicroPython, which runs the machine in this page…");
 }
 
