@@ -13,6 +13,7 @@ depend on the registry and never the other way round.
 """
 
 import ast
+import functools
 import os
 
 import pytest
@@ -88,11 +89,17 @@ def graph():
     return edges
 
 
+@functools.lru_cache(maxsize=None)
+def import_statements(text, filename):
+    """The import statements of a module's text. Parsed once for all the file's tests (each builds the
+    graph afresh; parsing every module is most of its time); a file changed, or a test's own, is parsed anew."""
+    return tuple(node for node in ast.walk(ast.parse(text, filename)) if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def module_imports(name, path, board):
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update(imported(name, path, node, board))
+    for node in import_statements(path.read_text(), str(path)):
+        found.update(imported(name, path, node, board))
     found.discard("firmware:" + name if board else name)
     return found
 
@@ -152,8 +159,8 @@ def import_site(importer, target):
     board = importer.startswith("firmware:")
     name = importer.split(":")[-1]
     path = BOARD_MODULES[name] if board else MODULES[name]
-    lines = [node.lineno for node in ast.walk(ast.parse(path.read_text(), str(path)))
-             if isinstance(node, (ast.Import, ast.ImportFrom)) and target in imported(name, path, node, board)]
+    lines = [node.lineno for node in import_statements(path.read_text(), str(path))
+             if target in imported(name, path, node, board)]
     return "%s:%d" % (os.path.relpath(path, ROOT), min(lines))
 
 
