@@ -1,7 +1,7 @@
 """The stop campaign: the real service loop on mock pins, its inputs flooded
 with edges, stopped by SIGTERM at a random moment, ROUNDS times over a few
-processes at once (tests/stop_rig.py's campaign, of which the suite runs a
-hundred stops in tests/test_stress.py). Prints figures; asserts nothing.
+processes at once (tests/stop_rig.py's campaign, of which the suite runs
+forty stops in tests/test_stress.py). Prints figures; asserts nothing.
 
     .venv/bin/python bench/stop_campaign.py [ROUNDS] [PROCESSES]      (default 2,000 over 2)
 

@@ -33,9 +33,9 @@ def process(*argv, stdin=""):
 # --- 1. a stop always stops ----------------------------------------------------------------
 
 def test_sigterm_at_random_moments_during_edge_bursts_always_stops_with_the_outputs_off(tmp_path):
-    """100 stops, in two processes of 50 at once (tests/stop_rig.py). The long run,
+    """40 stops, in two processes of 20 at once (tests/stop_rig.py). The long run,
     thousands of stops: bench/stop_campaign.py."""
-    rounds, processes = 50, 2
+    rounds, processes = 20, 2
     stops, failed = stop_campaign(rounds, processes, 2026, tmp_path)
     assert failed == [], failed[0][-3000:]
     assert len(stops) == rounds * processes
