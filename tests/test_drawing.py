@@ -1,6 +1,7 @@
 """The drawn wiring (hardware/<machine>/wiring-*.svg) matches its pin map,
 and shows every pin it uses by both of its numbers."""
 
+import functools
 import re
 import shutil
 
@@ -22,6 +23,13 @@ def texts(svg):
     return [re.sub(r"<[^>]+>", "", text) for text in re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)]
 
 
+@functools.lru_cache(maxsize=None)
+def shipped_pi_words(machine):
+    """The words of the Pi drawing of `machine`'s shipped pin map, drawn once for the tests that read it (a
+    drawing takes about 0.4 s)."""
+    return tuple(texts(draw(load_pinmap(ROOT / "hardware" / machine / "pinmap.toml"), "pi")))
+
+
 @pytest.mark.parametrize("machine", MACHINES)
 def test_the_committed_drawings_match_their_pin_map(machine):
     made = drawings(ROOT / "hardware" / machine / "pinmap.toml")
@@ -35,7 +43,7 @@ def test_the_committed_drawings_match_their_pin_map(machine):
 @pytest.mark.parametrize("machine", MACHINES)
 def test_the_pi_drawing_names_every_pin_by_its_bcm_and_header_numbers(machine):
     pinmap = load_pinmap(ROOT / "hardware" / machine / "pinmap.toml")
-    words = texts(draw(pinmap, "pi"))
+    words = shipped_pi_words(machine)
     for bcm in pinmap.pins():
         assert "GPIO %d" % bcm in words and str(HEADER[bcm]) in words
     for spec in pinmap.inputs.values():
@@ -51,13 +59,12 @@ def test_the_pico_drawing_names_every_pin_by_its_gp_and_board_numbers():
 
 
 def test_the_drawings_show_the_parts_a_builder_must_not_leave_out():
-    dr_nim = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi")))
+    dr_nim = " ".join(shipped_pi_words("drnim"))
     for part in ("IRF3708PbF", "1N4007", "100 Ω", "10 kΩ pull-up", "100 nF", "SG90", "470 µF", "1N4148", "T2A fuse",
                  "390 Ω", "330 Ω", "PTC 0.30 A (trips 0.60 A)", "thermal switch 50 °C, on the coil"):
         assert part in dr_nim
-    assert texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi")).count("100 nF") == 5, \
-        "the sensor's, and one on each of the four panel inputs' wires"
-    nimatron = " ".join(texts(draw(load_pinmap(ROOT / "hardware" / "nimatron" / "pinmap.toml"), "pi")))
+    assert shipped_pi_words("drnim").count("100 nF") == 5, "the sensor's, and one on each of the four panel inputs' wires"
+    nimatron = " ".join(shipped_pi_words("nimatron"))
     for part in ("74HC595", "ULN2803A", "OE", "SRCLR", "75 Ω", "QH'"):
         assert part in nimatron
 
@@ -89,12 +96,13 @@ def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
     path.write_text(text)
     pinmap = load_pinmap(path)
     assert pinmap.outputs["release"].kind == "servo" and pinmap.outputs["turn"].kind == "servo"
-    words = texts(draw(pinmap, "pi"))
+    made = drawings(path)
+    assert sorted(made) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"
+    words = texts(made["wiring-pi.svg"])
     assert "SG90 servo gate" in words and "or: SG90 servo gate" not in words
     assert "SG90 servo flipper" in words and "GPIO 11" not in words
     assert "IRF3708PbF" in words and "PTC 0.30 A (trips 0.60 A)" in words, \
         "the solenoid stays drawn, dashed, as the other way, with its guards"
-    assert sorted(drawings(path)) == ["wiring-pi.svg"], "no [pico] section, no Pico drawing"
 
 
 def test_write_docs_names_a_bad_pico_section_in_one_line(tmp_path):
@@ -114,7 +122,7 @@ def test_the_pulls_are_drawn_as_the_pin_map_wires_them(tmp_path):
     """A button with no internal pull gets its 10 kΩ drawn, towards the level it is not active at,
     and its far end at the level it is active at; a sensor on an internal pull gets no resistor."""
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text(encoding="utf-8")
-    shipped = texts(draw(load_pinmap(ROOT / "hardware" / "drnim" / "pinmap.toml"), "pi"))
+    shipped = shipped_pi_words("drnim")
     path = tmp_path / "pinmap.toml"
     path.write_text(text.replace('pull = "up"\nactive = "low"                    # pressed = the button connects '
                                  'the pin to GND', 'pull = "none"\nactive = "high"', 1)
