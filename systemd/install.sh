@@ -145,25 +145,32 @@ readonly MONITOR=drnim-monitor
 readonly MONITOR_TELEMETRY_DROPIN=$SYSTEMD_DIR/$MONITOR@.service.d/telemetry.conf
 readonly BROKER_ENV=$CONFIG_DIR/mqtt-broker.env
 
-# host:port of the broker when [telemetry] is on, nothing when off; dies on a bad configuration.
-telemetry_broker() {
-    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix [telemetry] ($VENV/bin/controller config check $CONFIG_DIR/config.toml)"
+# What install.sh reads of config.toml, as the new controller reads it: `broker`, host:port of the
+# broker when [telemetry] is on (nothing when off); `boards`, the boards [boards] names, a line each,
+# PORT<tab>NAME. Each of those is an exhibit of its own (controller/service/boards.py), run beside the
+# Pi's own machine and the other boards; the Pi's machine and any board not named there are the
+# configuration's own exhibit. Dies on a bad configuration.
+from_config() {
+    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" "$1" <<'PY' || die "$CONFIG_DIR/config.toml: fix it ($VENV/bin/controller config check $CONFIG_DIR/config.toml), then run again: ${AGAIN:-sudo $0 telemetry}"
 import sys
 from controller.core.exhibit import ConfigError
 from controller.service.config import load_config
 try:
-    telemetry = load_config(sys.argv[1]).telemetry
+    config = load_config(sys.argv[1])
 except ConfigError as error:
     sys.exit("install.sh: %s" % error)
-if telemetry["enabled"]:
-    host = telemetry["host"]
-    print("%s:%d" % ("[%s]" % host if ":" in host else host, telemetry["port"]))
+if sys.argv[2] == "broker" and config.telemetry["enabled"]:
+    host = config.telemetry["host"]
+    print("%s:%d" % ("[%s]" % host if ":" in host else host, config.telemetry["port"]))
+elif sys.argv[2] == "boards":
+    for port, name in sorted(config.boards.items()):
+        print("%s\t%s" % (port, name))
 PY
 }
 
 telemetry_units() {
     local checkout=$1 broker
-    broker=$(telemetry_broker)
+    broker=$(from_config broker)
     if [[ -n $broker ]]; then
         say "Telemetry on: the controller reaches $broker through drnim-mqtt.socket"
         printf '# Written by install.sh from [telemetry] in config.toml: run it again after a change.\nBROKER=%s\n' \
@@ -181,23 +188,6 @@ telemetry_units() {
             "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV"
         systemctl daemon-reload
     fi
-}
-
-# The boards [boards] in config.toml names, a line each: PORT<tab>NAME. Each is an exhibit of its
-# own (controller/service/boards.py), run beside the Pi's own machine and the other boards; the Pi's
-# machine and any board not named there are the configuration's own exhibit. Dies on a bad configuration.
-named_boards() {
-    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" <<'PY' || die "$CONFIG_DIR/config.toml: fix it ($VENV/bin/controller config check $CONFIG_DIR/config.toml), then run again: $AGAIN"
-import sys
-from controller.core.exhibit import ConfigError
-from controller.service.config import load_config
-try:
-    boards = load_config(sys.argv[1]).boards
-except ConfigError as error:
-    sys.exit("install.sh: %s" % error)
-for port, name in sorted(boards.items()):
-    print("%s\t%s" % (port, name))
-PY
 }
 
 # The [boards] name of the monitor unit $1's board, or nothing (the service, or a board not named).
@@ -469,7 +459,7 @@ if [[ -n $MONITOR_PORT ]]; then
     instance=$MONITOR@$(systemd-escape --path "$MONITOR_PORT").service
     say "Installing $SYSTEMD_DIR/$MONITOR@.service"
     STEP=
-    BOARDS=$(named_boards)
+    BOARDS=$(from_config boards)
     STEP="installing $instance"
     install -m 0644 "$CHECKOUT/systemd/$MONITOR@.service" "$SYSTEMD_DIR/"
     telemetry_units "$CHECKOUT"
@@ -494,7 +484,7 @@ if ! refused=$("$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&
     printf '%s\n' "$refused" >&2
     die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
 fi
-BOARDS=$(named_boards)
+BOARDS=$(from_config boards)
 
 # 6. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
 STEP="adding dtparam=strict_gpiod to the boot configuration"
