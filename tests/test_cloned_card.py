@@ -3,13 +3,11 @@ first exhibit's state directory, its telemetry queue included, and with its tele
 host name, when client_id is empty), until the technician gives it one of its own."""
 
 import shutil
-import types
 
-from broker_rig import Broker, free_port, wait_until
-from controller.telemetry.command import Follower
-from controller.telemetry.fleet import Fleet, FleetStore
+from broker_rig import Broker, free_port
 from controller.telemetry.publisher import Telemetry
 from controller.telemetry.settings import check_telemetry
+from test_fleet import follow, waiting
 
 STATUS = {"mode": "play", "turn": "player", "winner": None, "fault": None, "attract": False, "service_faults": [],
           "rail": 15, "loaded": 15}
@@ -35,19 +33,12 @@ def test_a_clone_renamed_shows_none_of_the_first_exhibits_games_as_its_own(tmp_p
 
     (tmp_path / "broker").mkdir()
     broker = Broker(tmp_path / "broker")
-    fleet = Fleet("nim-museum", FleetStore(":memory:"), log.append)
-    args = types.SimpleNamespace(tls=False, ca_file=None, username=None, password_file=None)
-    follower = Follower("127.0.0.1", broker.port, fleet, "fleet", False, args)
-    follower.start()
-    follower.subscribed.wait(5)
+    follower, fleet, _ = follow(broker, "nim-museum", tmp_path)
     clone = Telemetry(settings(broker.port, "hall-2"), "drnim", str(tmp_path / "hall-2"), log.append)
     try:
         clone.status(dict(STATUS))
-
-        def heard():
-            follower.pump(0.05)
-            return "hall-2" in fleet.exhibits and fleet.games == 3
-        wait_until(heard, what="the clone's status and the queued games")
+        waiting(follower, lambda: "hall-2" in fleet.exhibits and fleet.games == 3, 10,
+                "the clone's status and the queued games")
     finally:
         clone.close()
         follower.stop()

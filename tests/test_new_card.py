@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import tarfile
 import threading
-import types
 
 import pytest
 
@@ -23,9 +22,8 @@ from conftest import ROOT
 from controller.cli import main
 from controller.service.config import load_config
 from controller.service.stats import Statistics
-from controller.telemetry.command import Follower
-from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.publisher import Telemetry
+from test_fleet import follow, waiting
 from test_install import REAL_CONTROLLER, install, pi, stub  # noqa: F401 (pi: its temporary root, a fixture)
 
 ON_THE_PI = "/opt/drnim-controller/venv/bin/controller"
@@ -148,20 +146,13 @@ def test_a_new_card_restored_from_an_archive_made_while_it_played_is_the_same_ex
     broker = Broker(tmp_path / "broker")
     config = card.config.read_text()
     card.config.write_text(re.sub(r"port = \d+", "port = %d" % broker.port, config))
-    fleet = Fleet("nim-museum", FleetStore(":memory:"), log.append)
-    args = types.SimpleNamespace(tls=False, ca_file=None, username=None, password_file=None)
-    follower = Follower("127.0.0.1", broker.port, fleet, "fleet", False, args)
-    follower.start()
-    follower.subscribed.wait(5)
+    follower, fleet, _ = follow(broker, "nim-museum", tmp_path)
     del log[:]
     again = Telemetry(load_config(str(card.config)).telemetry, "drnim", str(card.state), log.append)
     try:
         again.status(dict(STATUS))
-
-        def heard():
-            follower.pump(0.05)
-            return "hall-1-drnim" in fleet.exhibits and fleet.games == 3
-        wait_until(heard, what="the restored card's status and the games it had queued")
+        waiting(follower, lambda: "hall-1-drnim" in fleet.exhibits and fleet.games == 3, 10,
+                "the restored card's status and the games it had queued")
     finally:
         again.close()
         follower.stop()

@@ -5,7 +5,6 @@ class's load; these check what a pupil would notice.)"""
 
 import contextlib
 import socket
-import threading
 import urllib.error
 import urllib.request
 
@@ -13,7 +12,7 @@ import pytest
 
 from controller.language import language
 from controller.web.browser import open_page
-from controller.web.serve import make_server
+from test_web import served as web_served
 
 PAGE = "<!doctype html><title>page</title>\n"
 # What check.js says where the machines cannot run (web/check.js; its texts' context in the catalogs).
@@ -40,15 +39,10 @@ SETTLED = "(v => v.mode !== 'play' || (!v.in_flight && v.falling.length === 0))(
 
 @contextlib.contextmanager
 def served(folder, **options):
-    """(the server, its address) on a free port of localhost while the block runs."""
+    """(the server, its address) of a folder holding a page, on a free port of localhost while the block runs."""
     (folder / "index.html").write_text(PAGE)
-    server = make_server(folder, 0, **options)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server, "http://127.0.0.1:%d/" % server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with web_served(folder, **options) as (server, address):
+        yield server, address + "/"
 
 
 def test_connections_a_browser_opens_ahead_of_its_requests_keep_no_pupil_waiting(tmp_path, capfd):

@@ -3,28 +3,15 @@ on a school's Wi-Fi loads about 320 KB a pupil instead of 857 KB (bench/bench_cl
 browser would notice: the same bytes once unpacked, a copy it keeps asked about and answered 304, a file
 built again sent afresh, and nothing gzipped to a client that did not ask for it."""
 
-import contextlib
 import gzip
 import http.client
 import os
-import threading
 import time
 
-from controller.web.serve import make_server
+from test_web import served
 
 # A page's script as large as the port's own files are: several KB that gzip well.
 SCRIPT = ("function machine(n) { return n % 4; }\n" * 400).encode()
-
-
-@contextlib.contextmanager
-def served(folder):
-    server = make_server(folder, 0, quiet=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def fetch(port, path, **headers):
@@ -43,7 +30,8 @@ def test_a_browser_that_takes_gzip_gets_the_larger_files_gzipped_and_the_same_by
     (tmp_path / "port.wasm").write_bytes(bytes(range(256)) * 40)
     (tmp_path / "small.css").write_bytes(b"body { margin: 0; }\n")
     (tmp_path / "picture.png").write_bytes(b"\x89PNG" + bytes(4000))
-    with served(tmp_path) as port:
+    with served(tmp_path, quiet=True) as (server, _):
+        port = server.server_address[1]
         status, headers, body = fetch(port, "/page.js", **{"Accept-Encoding": "gzip, deflate, br"})
         assert status == 200 and headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
         assert int(headers["content-length"]) == len(body) < len(SCRIPT) / 10
@@ -63,7 +51,8 @@ def test_a_browser_that_takes_gzip_gets_the_larger_files_gzipped_and_the_same_by
 def test_a_kept_copy_is_answered_304_and_a_file_built_again_is_sent_afresh(tmp_path):
     script = tmp_path / "page.js"
     script.write_bytes(SCRIPT)
-    with served(tmp_path) as port:
+    with served(tmp_path, quiet=True) as (server, _):
+        port = server.server_address[1]
         status, headers, body = fetch(port, "/page.js", **{"Accept-Encoding": "gzip"})
         assert fetch(port, "/page.js", **{"Accept-Encoding": "gzip", "If-Modified-Since": headers["last-modified"]})[0] \
             == 304
