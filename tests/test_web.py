@@ -163,6 +163,29 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
 
 
 @needs_browser
+def test_a_language_pressed_when_the_kiosk_warns_keeps_the_game_and_the_language(browser):
+    """"Still playing? Press any button": a visitor who pressed Deutsch then lost the game, and the page went
+    back to English, since only the machine's buttons kept it. A language button keeps it too, in the language
+    pressed, and the kiosk warns again only after the machine's idle time has passed once more."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=2000&warn_ms=1500&seed=9")
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    warning = "Still playing? Press any button within 2 seconds to keep your game."
+    page.wait_for_function("document.getElementById('said').textContent === %r" % warning, timeout=10000)
+    warned = time.monotonic()
+    page.click("#language-de")
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    page.wait_for_timeout(max(0, 1800 - 1000 * (time.monotonic() - warned)))       # past the warning's 1.5 s
+    assert page.evaluate("nim.view().taken") == 1, "the game was ended"
+    assert page.evaluate("document.documentElement.lang") == "de"
+    # unanswered, the next warning (in German) ends the game: the next visitor's page is in English again
+    page.wait_for_function("nim.view().taken === 0", timeout=15000)
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert any(said.startswith("Spielst du noch?") for said in page.evaluate("nim.announced"))
+
+
+@needs_browser
 def test_a_kiosk_touched_with_no_move_made_is_reset_without_a_warning(browser):
     """A visitor who pressed the hand-over with no lamp put out (refused) and walked away has no game to keep:
     the kiosk is made fresh at idle_ms, not after a "Still playing?" for nobody."""

@@ -265,6 +265,7 @@ let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
 let warning = null;         // the timer of the kiosk's reset once it warned a visitor still playing
+let keptAt = null;          // when a language press answered that warning: no other before the machine's idle time
 const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
 let wasResting = false;     // the machine was resting between visitors at the last answer (restingForNext)
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
@@ -379,7 +380,7 @@ function kioskReset() {
   wasResting = resting;
   if (kiosk && !following && view.attract && touched) {
     if (!resting && warnMs > 0) {
-      if (warning === null) warn();
+      if (warning === null && !languageKept()) warn();
       return;
     }
     freshMachine();
@@ -407,6 +408,20 @@ function warn() {
 function keepGame() {
   clearTimeout(warning);
   warning = null;
+}
+
+// A language button is "any button" too: it keeps the game. The machine, which knows nothing of it, stays idle,
+// so the kiosk waits the machine's idle time again from the press before it warns once more.
+function keepGameForLanguage() {
+  if (warning === null) return;
+  keepGame();
+  keptAt = now();
+}
+
+function languageKept() {
+  if (keptAt !== null && now() - keptAt < (chosen[decl.name].idle_ms ?? decl.settings.idle_ms.default)) return true;
+  keptAt = null;
+  return false;
 }
 
 function freshMachine() {
@@ -641,7 +656,10 @@ function buildLanguages() {
     const button = element("button", { type: "button", value: code, lang: PSEUDO_TAGS[code] || code,
                                         dir: languageDirections[code] || "auto", id: "language-" + code }, nav,
                            languageNames[code] || code);
-    button.addEventListener("click", () => setLanguage(code));
+    button.addEventListener("click", () => {
+      keepGameForLanguage();
+      setLanguage(code);
+    });
   }
 }
 
