@@ -166,7 +166,8 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
 def test_a_language_pressed_when_the_kiosk_warns_keeps_the_game_and_the_language(browser):
     """"Still playing? Press any button": a visitor who pressed Deutsch then lost the game, and the page went
     back to English, since only the machine's buttons kept it. A language button keeps it too, in the language
-    pressed, and the kiosk warns again only after the machine's idle time has passed once more."""
+    pressed (the warning in what the machine said too), and the kiosk warns again only after the machine's idle
+    time has passed once more."""
     context, address, _ = browser
     page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=2000&warn_ms=1500&seed=9")
     page.keyboard.press("t")
@@ -179,6 +180,8 @@ def test_a_language_pressed_when_the_kiosk_warns_keeps_the_game_and_the_language
     page.wait_for_timeout(max(0, 1800 - 1000 * (time.monotonic() - warned)))       # past the warning's 1.5 s
     assert page.evaluate("nim.view().taken") == 1, "the game was ended"
     assert page.evaluate("document.documentElement.lang") == "de"
+    listed = page.locator("#messages li").all_inner_texts()
+    assert listed[0].startswith("Spielst du noch?"), "the page's own line stayed in English: %r" % listed[0]
     # unanswered, the next warning (in German) ends the game: the next visitor's page is in English again
     page.wait_for_function("nim.view().taken === 0", timeout=15000)
     page.wait_for_function("document.documentElement.lang === 'en'")

@@ -333,8 +333,8 @@ function ask(question) {
     text = question();
   } catch (error) {
     window.nim.errors.push(String(error));
-    sayText(fmt(_("The machine stopped on an error: %(error)s"), { error: String(error.message || error).split("\n")[0] }),
-            "error");
+    const reason = String(error.message || error).split("\n")[0];
+    sayText(() => fmt(_("The machine stopped on an error: %(error)s"), { error: reason }), "error");
     announce();
     return null;
   }
@@ -395,9 +395,9 @@ function restingForNext() {
 
 function warn() {
   const seconds = Math.ceil(warnMs / 1000);
-  sayText(fmt(_n("Still playing? Press any button within %(seconds)d second to keep your game.",
-                 "Still playing? Press any button within %(seconds)d seconds to keep your game.", seconds),
-              { seconds }), "warning");
+  sayText(() => fmt(_n("Still playing? Press any button within %(seconds)d second to keep your game.",
+                       "Still playing? Press any button within %(seconds)d seconds to keep your game.", seconds),
+                    { seconds }), "warning");
   announce();
   warning = setTimeout(() => {
     warning = null;
@@ -471,8 +471,8 @@ function start(name, resting, retried) {
 
 // A setting the machine refused: one line, and the game goes on as it was.
 function settingError(text) {
-  const line = fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
-  $("settings-error").textContent = line;
+  const line = () => fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
+  $("settings-error").textContent = line();
   sayText(line, "error");
   announce();
 }
@@ -485,19 +485,24 @@ function say(id, values) {
   pending.push(message(id, values));
 }
 
-// A line of the page's own (an error): in the list, and announced.
+// A line of the page's own (an error, a warning): in the list, and announced. `text` is a function where the page
+// wrote the line itself, so that the list says it again in the language a visitor changes to.
 function sayText(text, kind) {
   said.unshift([text, kind]);
   said.length = Math.min(said.length, MESSAGES_KEPT);
   drawMessages();
-  pending.push(text);
+  pending.push(written(text));
+}
+
+function written(text) {
+  return typeof text === "function" ? text() : text;
 }
 
 function drawMessages() {
   const list = $("messages");
   list.textContent = "";
   for (const [what, extra] of said) {
-    if (typeof extra === "string") element("li", { class: extra }, list, what);
+    if (typeof extra === "string") element("li", { class: extra }, list, written(what));
     else element("li", {}, list, message(what, extra));
   }
   tabStopIfScrolls(list);
