@@ -25,6 +25,7 @@ stop sends it itself.
 import datetime
 import os
 import queue
+import socket
 import sqlite3
 import ssl
 import threading
@@ -41,6 +42,10 @@ from controller.telemetry.payloads import VERSION, encode, power, topic
 from controller.telemetry.settings import password_in_clear, read_password, refusal
 
 KEEPALIVE_S = 30
+# After an error that stopped the telemetry, it starts again this much later; meanwhile it holds at most HELD
+# of the games, faults and statuses the service hands over (the oldest dropped).
+RETRY_S = 60
+HELD = 1000
 # Messages sent and not yet acknowledged, at most (paho's own default limit).
 IN_FLIGHT = 20
 # How long a clean stop waits for the broker to take the "offline" status.
@@ -109,6 +114,22 @@ def tls_context(broker, ca_file):
     return context
 
 
+def local_socket_pair():
+    """The pair of sockets through which paho-mqtt wakes its network thread, made local (AF_UNIX).
+    paho makes them over TCP on 127.0.0.1, for Windows; on a Pi the units allow the service no such
+    socket (RestrictAddressFamilies=AF_UNIX: it reaches the broker through drnim-mqtt.socket), and its
+    loop stopped on "Address family not supported by protocol" at the start."""
+    pair = socket.socketpair()
+    for end in pair:
+        end.setblocking(False)
+    return pair
+
+
+# paho (2.0 to 2.2 at least) makes the pair in loop_start() and reconnect() with this function of its module.
+if hasattr(mqtt, "_socketpair_compat"):
+    mqtt._socketpair_compat = local_socket_pair
+
+
 class Telemetry:
     def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None, timer=time.monotonic):
         """`clock` dates what is sent (wall time); `timer` measures the heartbeat and the uptime, so that
@@ -146,6 +167,7 @@ class Telemetry:
         self.latest = None       # the last status given, sent at the next change or heartbeat
         self.live_state = None   # the live game's last state, encoded: sent again at every connection
         self.live_sent = 0       # live messages handed to the broker (for the bench)
+        self.held = []           # what the service handed over while telemetry waited to start again (run)
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
 
@@ -267,18 +289,62 @@ class Telemetry:
             return {"today": {"date": today, "games": 0, "machine_wins": 0}, "last_game": None}
 
     def run(self):
+        """The thread. An error no session expects (a bug; a library that wants what the unit's sandbox
+        forbids) ended it without a word but a traceback, and then nothing took games and faults off to the
+        broker while `controller status` said "not connected yet" and --check OK. It is said in one line and
+        in the status (a warning for --check), and a session begins again RETRY_S later."""
+        while True:
+            try:
+                self.session()
+                return
+            except Exception as error:      # noqa: BLE001  (anything at all: play goes on, and it is said)
+                self.connected = False
+                self.unreachable = "is not tried: the telemetry stopped on an error (%s: %s); it starts " \
+                    "again every %d s" % (type(error).__name__, error, RETRY_S)
+                self.log("telemetry: stopped on an error (%s: %s): play goes on; games and faults wait to be sent, "
+                         "and telemetry starts again in %d s" % (type(error).__name__, error, RETRY_S))
+            if self.pause(RETRY_S):
+                return
+
+    def pause(self, seconds):
+        """Wait before the next session, keeping what the service hands over for it; True when asked to stop."""
+        end = self.timer() + seconds
+        while self.timer() < end:
+            try:
+                item = self.inbox.get(timeout=max(0.0, end - self.timer()))
+            except queue.Empty:
+                break
+            if item is None:
+                return True
+            if item[0] in ("game", "fault", "status"):
+                self.held.append(item)
+                del self.held[:-HELD]
+        return False
+
+    def session(self):
+        """Connected to the broker through paho's thread, taking what the service hands over, until it stops."""
         outbox = self.open_outbox()
-        self.queued = outbox.size()
-        self.claim(outbox)
-        client = self.client()
-        client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
-        client.loop_start()
+        client = None
+        try:
+            self.queued = outbox.size()
+            self.claim(outbox)
+            client = self.client()
+            client.connect_async(self.socket or self.settings["host"], self.settings["port"], keepalive=KEEPALIVE_S)
+            client.loop_start()
+            self.serve(outbox, client)
+        finally:
+            if client is not None:
+                client.disconnect()
+                client.loop_stop()
+            outbox.close()
+
+    def serve(self, outbox, client):
         in_flight = {}            # paho's message id -> the outbox's sequence number
         status_due = False
         next_beat = self.timer() + self.settings["heartbeat_s"]
         stopping = False
         while not stopping:
-            items = [self.next_item(next_beat)]
+            items, self.held = self.held or [self.next_item(next_beat)], []
             while True:
                 try:
                     items.append(self.inbox.get_nowait())
@@ -318,9 +384,6 @@ class Telemetry:
         if self.connected:
             goodbye = self.offline(self.day(outbox))
             client.publish(self.topic("status"), goodbye, qos=1, retain=True).wait_for_publish(GOODBYE_S)
-        client.disconnect()
-        client.loop_stop()
-        outbox.close()
 
     def next_item(self, next_beat):
         try:
