@@ -280,6 +280,15 @@ def test_config_check_takes_the_configuration_as_every_other_command_does(tmp_pa
     ("[nimatron]\nopenings = [[9, 9, 9, 9]]\n", "nimatron.openings: opening 1"),
     ("[drnim]\nopponent = \"hal\"\n", "drnim.opponent: unknown opponent 'hal'"),
     ("[service]\npinmap = \"/nowhere/pinmap.toml\"\n", "pin map:"),
+    # a setting where TOML puts it, not where the technician meant: the section it belongs to is named
+    ("language = \"de\"\n[service]\n", "language: a setting above the first [section]: it belongs under [exhibit]"),
+    ("[telemetry]\nquiet_hours = \"17:00-10:00\"\n",
+     "telemetry.quiet_hours: not a setting of [telemetry]: it belongs under [exhibit]"),
+    ("[exhibit]\nidle_ms = 60000\n", "exhibit.idle_ms: not a setting of [exhibit]: it belongs under [drnim] or [nimatron]"),
+    # the service starts in its own folder: a path from the folder the check ran in means another file there
+    ("[service]\nstate_dir = \"state\"\n", "service.state_dir: state is not a full path (one that begins with /)"),
+    ("[service]\npinmap = \"pinmaps/drnim.toml\"\n", "service.pinmap: pinmaps/drnim.toml is not a full path"),
+    ("[telemetry]\npassword_file = \"secret\"\n", "telemetry.password_file: secret is not a full path"),
 ])
 def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):
     path = tmp_path / "config.toml"
@@ -291,6 +300,18 @@ def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):
         assert result.stderr.count("\n") == 1 and words in result.stderr and str(path) in result.stderr \
             or words in result.stderr and result.stderr.count("\n") == 1
         assert "Traceback" not in result.stderr
+
+
+def test_a_configuration_saved_by_windows_notepad_is_read(tmp_path):
+    """Notepad begins a UTF-8 file with a byte-order mark: the check said "Invalid statement (at line 1,
+    column 1)" of a comment the technician saw nothing wrong with."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + (ROOT / "systemd" / "config.toml").read_bytes().replace(b"\n", b"\r\n"))
+    result = checked("config", "check", str(path))
+    assert result.returncode == 0 and "good: drnim" in result.stdout, result.stderr
+    path.write_bytes(path.read_bytes()[3:].decode().encode("utf-16"))
+    result = checked("config", "check", str(path))
+    assert result.returncode == 2 and result.stderr.strip().endswith("not UTF-8 text (save it as UTF-8)"), result.stderr
 
 
 def test_a_bad_pin_map_gets_one_line(tmp_path):

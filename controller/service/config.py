@@ -27,7 +27,7 @@ from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.service.boards import check_boards
 from controller.service.pin_factories import PIN_FACTORIES, pin_factory_problem
 from controller.service.sound import ALL, FAULTS, LEVELS, NONE, QUIET_LEVELS, quiet_span
-from controller.telemetry.settings import check_telemetry
+from controller.telemetry.settings import TELEMETRY_SETTINGS, check_telemetry
 
 SERVICE_SETTINGS = {
     "machine": Setting(NAMES[0], choices=NAMES),
@@ -185,6 +185,55 @@ def check_folder(where, key, value):
         raise ConfigError("%s: service.%s: %s (%s)" % (where, key, value, error.strerror or error))
 
 
+def section_settings():
+    """Each section's settings by name ([boards] names serial ports, not settings: it is left out)."""
+    known = {"service": SERVICE_SETTINGS, "exhibit": EXHIBIT_SETTINGS, "telemetry": TELEMETRY_SETTINGS}
+    known.update((name, machine_class(name).SETTINGS) for name in NAMES)
+    return known
+
+
+def homes(key):
+    """The sections that have a setting `key`, as a technician would look for them: "[exhibit]"."""
+    return " or ".join("[%s]" % section for section, table in section_settings().items() if key in table)
+
+
+def check_places(where, data):
+    """Every table a known section, every setting in a section that has it: a setting above the first
+    section, or under the section before the one meant (TOML puts a line at the end of the file under the
+    last section), is named with the section it belongs to."""
+    sections = ("service", "exhibit") + NAMES + ("telemetry", "boards")
+    known = section_settings()
+    for section in data:
+        if section not in sections and not isinstance(data[section], dict) and homes(section):
+            raise ConfigError("%s: %s: a setting above the first [section]: it belongs under %s"
+                              % (where, section, homes(section)))
+        if section not in sections:
+            raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
+        if not isinstance(data[section], dict):
+            raise ConfigError("%s: %s: must be a [%s] table" % (where, section, section))
+        for key in data[section]:
+            if section in known and key not in known[section] and homes(key):
+                raise ConfigError("%s: %s.%s: not a setting of [%s]: it belongs under %s"
+                                  % (where, section, key, section, homes(key)))
+
+
+# The settings that name a file or folder. The service starts in its own folder (the unit's
+# RuntimeDirectory), not where a technician checks the file: a path that does not begin at / meant
+# another place for each, and the check passed a pin map the service then could not find.
+PATH_SETTINGS = (("service", "pinmap"), ("service", "state_dir"), ("service", "runtime_dir"),
+                 ("telemetry", "password_file"), ("telemetry", "ca_file"))
+
+
+def check_full_paths(path, data):
+    for section, key in PATH_SETTINGS:
+        value = data.get(section, {}).get(key)
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            raise ConfigError("%s: %s.%s: %s is not a full path (one that begins with /): the service does not "
+                              "start in this folder; write it in full, such as %s" % (
+                                  path, section, key, value, os.path.join(os.path.dirname(os.path.abspath(path)),
+                                                                          value)))
+
+
 def load_config(path=None, overrides=None):
     """Read and check a configuration file (None: every default)."""
     data = {}
@@ -193,9 +242,11 @@ def load_config(path=None, overrides=None):
         raw = read_regular_file(path)
         check_not_writable_by_all(path, "configuration")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            # utf-8-sig: Windows' Notepad begins the file with a byte-order mark, which TOML calls an invalid
+            # statement on line 1, a comment the technician sees nothing wrong with
+            data = tomllib.loads(raw.decode("utf-8-sig"))
         except UnicodeDecodeError:
-            raise ConfigError("%s: not UTF-8 text" % path)
+            raise ConfigError("%s: not UTF-8 text (save it as UTF-8)" % path)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError("%s: %s" % (path, error))
         except ValueError:
@@ -203,12 +254,7 @@ def load_config(path=None, overrides=None):
             raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
         except RecursionError:
             raise ConfigError("%s: values nested too deeply" % path)
-    sections = ("service", "exhibit") + NAMES + ("telemetry", "boards")
-    for section in data:
-        if section not in sections:
-            raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
-        if not isinstance(data[section], dict):
-            raise ConfigError("%s: %s: must be a [%s] table" % (where, section, section))
+    check_places(where, data)
     service_given = dict(data.get("service", {}))
     service_given.update(overrides or {})
     try:
@@ -220,6 +266,7 @@ def load_config(path=None, overrides=None):
         raise ConfigError("%s: service.pin_factory: %s" % (where, problem))
     for key in ("state_dir", "runtime_dir"):
         check_folder(where, key, service[key])
+    check_full_paths(path, data)
     if "\0" in service["pinmap"]:
         raise ConfigError("%s: service.pinmap: the path holds a NUL character" % where)
     machines = {}
