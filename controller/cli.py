@@ -306,6 +306,9 @@ def run_play(args, out):
     t = args.lang
     try:
         return play_in_terminal(args, out, t, rng, seed, preset, variant, opponent)
+    except Quit:
+        out.write(t._("Game abandoned.") + "\n")
+        return 0
     except EOFError:
         out.write("\n" + t._("Game abandoned: end of input.") + "\n")
         return 0
@@ -314,10 +317,25 @@ def run_play(args, out):
         return 130
 
 
+class Quit(Exception):
+    """The player typed q or quit: the game ends as at Ctrl-C, with the status of a game ended on purpose (0)."""
+
+
+def quitting(read_line):
+    """`read_line`, raising Quit when the answer is q or quit (the simulator's key, in every language)."""
+    def read(prompt):
+        text = read_line(prompt)
+        if text.strip().lower() in ("q", "quit"):
+            raise Quit
+        return text
+    return read
+
+
 def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
-    read_line = args.read_line
+    read_line = quitting(args.read_line)
     from controller.terminal import play, rule, title
-    header = "%s: %s.\n" % (title(t, preset), rule(t, variant))
+    # Translators: q is typed as it is in every language (the simulator's key to quit).
+    header = "%s: %s.\n%s\n" % (title(t, preset), rule(t, variant), t._("Type q to quit."))
     asks_for_matchsticks = not args.heaps and preset.name == "sinclair"
     if asks_for_matchsticks:
         out.write(header)  # what the game is, before its first question

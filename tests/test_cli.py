@@ -361,6 +361,16 @@ def test_the_end_of_input_is_said_in_the_players_language():
     assert result.returncode == 0 and result.stdout.endswith("\nSpiel abgebrochen: Ende der Eingabe.\n"), result.stdout
 
 
+@pytest.mark.parametrize("argv, answer", [(("drnim",), "q"), (("drnim",), " Quit "), (("sinclair",), "q")])
+def test_q_or_quit_ends_the_game_as_the_intro_says(argv, answer):
+    """A newcomer who typed q was told 'q' is not a move, and Ctrl-C or Ctrl-D was the only way out;
+    at Sinclair's question of the matchsticks too."""
+    result = command("play", *argv, "--seed", "1", stdin=answer + "\n3\n")
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.splitlines()[1] == "Type q to quit."
+    assert result.stdout.endswith("? Game abandoned.\n") and "not a move" not in result.stdout, result.stdout
+
+
 def test_ctrl_c_in_a_command_that_is_no_game_says_stopped(monkeypatch):
     """Ctrl-C while `controller stats` reads a big file: 'Stopped.', not 'Game abandoned.'."""
     import io
@@ -499,7 +509,7 @@ def test_sinclair_says_which_game_it_is_before_it_asks_for_the_matchsticks():
     """'How many matchsticks?' was the first line a class saw, with no game or rule before it."""
     code, text = run("play", "sinclair", "--seed", "1", lines=["13"])
     header = "Sinclair Cambridge Programmable matchstick game (1977): take 1 to 3 from one heap; whoever takes the " \
-             "last object loses.\n"
+             "last object loses.\nType q to quit.\n"
     assert text.startswith(header + "How many matchsticks? ") and text.count(header) == 1
     code, text = run("play", "sinclair", "13", "--seed", "1")
     assert text.startswith(header + "You play against sinclair") and "matchsticks?" not in text
