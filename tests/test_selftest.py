@@ -79,8 +79,9 @@ def test_a_simulated_run_never_makes_the_services_state_folder(tmp_path):
     code, out = run("selftest", "--simulate", "--config", str(write_config(tmp_path)))
     assert code == 0, out
     assert not (tmp_path / "state").exists()
-    assert flat(out).endswith("The simulated run's report is the text above: it is kept only in the service's state "
-                              "folder, and there is no %s." % (tmp_path / "state"))
+    assert flat(out).endswith("The report is only the text above: it was not saved, as the service's state folder %s "
+                              "does not exist (installing the service makes it, and a self-test then saves its "
+                              "report there)." % (tmp_path / "state"))
     assert "\nPASSED: " in out
 
 

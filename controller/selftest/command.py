@@ -101,8 +101,9 @@ def run_selftest(args, out):
     folder = config.state_dir()
     if bench.simulated and not os.path.isdir(folder):
         # a try on a laptop, or on a Pi before the service is installed: never the one to make its folder
-        out.write(shown("The simulated run's report is the text above: it is kept only in the service's state "
-                        "folder, and there is no %s." % folder) + "\n")
+        out.write(shown("The report is only the text above: it was not saved, as the service's state folder %s "
+                        "does not exist (installing the service makes it, and a self-test then saves its report "
+                        "there)." % folder) + "\n")
         return 0 if report.passed else 1
     try:
         out.write("Report saved as %s\n" % report.save(folder))
