@@ -173,8 +173,8 @@ def test_deploy_to_a_port_that_is_not_there_says_so_in_one_line(tmp_path, capsys
     status, out = run("firmware", "deploy", "--port", str(tmp_path / "ttyACM7"), "--build", str(build))
     err = capsys.readouterr().err
     assert status == 1
-    assert err == "controller firmware: there is no %s: plug the Pico in, or name its port with --port (a Pico's " \
-        "is usually /dev/ttyACM0: ls /dev/ttyACM*)\n" % (tmp_path / "ttyACM7")
+    assert err == "controller firmware: there is no %s, and no /dev/ttyACM* port at all: plug the Pico in (a USB " \
+        "cable that only charges shows none)\n" % (tmp_path / "ttyACM7")
 
 
 def test_deploy_to_a_windows_com_port_that_is_there_says_what_mpremote_found(tmp_path, monkeypatch, capsys):
@@ -189,14 +189,20 @@ def test_deploy_to_a_windows_com_port_that_is_there_says_what_mpremote_found(tmp
         "failed to access COM3 (it may be in use by another program)\n"
 
 
-@pytest.mark.parametrize("platform,usual", [
-    ("win32", "a Pico's is a COM port, such as COM3: Device Manager lists them under Ports (COM & LPT)"),
-    ("darwin", "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*"),
-    ("linux", "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*")])
-def test_a_port_that_is_not_there_is_told_where_a_picos_is_on_this_computer(monkeypatch, platform, usual):
+@pytest.mark.parametrize("platform, port, names, other", [
+    ("win32", "COM3", "COM*", "COM4"), ("darwin", "/dev/cu.usbmodem101", "/dev/cu.usbmodem*", "/dev/cu.usbmodem1201"),
+    ("linux", "/dev/ttyACM0", "/dev/ttyACM*", "/dev/ttyACM1")])
+def test_a_port_that_is_not_there_is_told_the_ports_a_picos_could_be(monkeypatch, platform, port, names, other):
+    """'there is no /dev/ttyACM0: plug the Pico in, or name its port with --port (a Pico's is usually
+    /dev/ttyACM0...)' sent a user who had named /dev/ttyACM0 round in a circle."""
     monkeypatch.setattr(sys, "platform", platform)
-    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])     # no Pico plugged in here
-    assert str(tools.no_port("COM3")) == "there is no COM3: plug the Pico in, or name its port with --port (%s)" % usual
+    ports = [SimpleNamespace(device="/dev/ttyS0")]      # a serial port no Pico's is; no Pico plugged in here
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: ports)
+    assert str(tools.no_port(port)) == "there is no %s, and no %s port at all: plug the Pico in (a USB cable that " \
+        "only charges shows none)" % (port, names)
+    ports.append(SimpleNamespace(device=other))
+    assert str(tools.no_port(port)) == "there is no %s: the %s port here is %s: name the Pico's with --port" \
+        % (port, names, other)
 
 
 def test_a_port_where_no_micropython_answers_is_said_so_not_b_quote_quote(tmp_path, monkeypatch, capsys, port):

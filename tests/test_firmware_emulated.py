@@ -100,8 +100,8 @@ def test_a_port_that_is_not_there_is_one_line_not_a_failed_script(tmp_path, caps
     gone = tmp_path / "ttyACM7"
     status, out = firmware_test("--port", str(gone), str(ROOT / "tests" / "scenarios" / "R5-equalizer-on-machine-first-drops-1.txt"))
     assert (status, out) == (1, "")
-    assert capsys.readouterr().err == "controller firmware: there is no %s: plug the Pico in, or name its port " \
-        "with --port (a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*)\n" % gone
+    assert capsys.readouterr().err == "controller firmware: there is no %s, and no /dev/ttyACM* port at all: plug " \
+        "the Pico in (a USB cable that only charges shows none)\n" % gone
 
 
 def test_a_failed_expectation_fails_the_run_with_what_the_board_showed(tmp_path, capsys):

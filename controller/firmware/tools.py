@@ -6,6 +6,7 @@ even when the venv is not activated).
 """
 
 import errno
+import fnmatch
 import os
 import shutil
 import sys
@@ -28,10 +29,8 @@ class FirmwareError(Exception):
     """A firmware command that cannot go on; the message is one line saying why."""
 
 
-# A Pico's serial port on each kind of computer, and how to find it (Linux's for any other).
-USUAL_PORTS = {"win32": "a Pico's is a COM port, such as COM3: Device Manager lists them under Ports (COM & LPT)",
-               "darwin": "a Pico's is usually /dev/cu.usbmodem...: ls /dev/cu.usbmodem*",
-               "linux": "a Pico's is usually /dev/ttyACM0: ls /dev/ttyACM*"}
+# The names of the serial ports a Pico may have on each kind of computer (Linux's for any other).
+PICO_PORTS = {"win32": "COM*", "darwin": "/dev/cu.usbmodem*", "linux": "/dev/ttyACM*"}
 
 
 # The USB vendor of Raspberry Pi's boards, which a Pico's (and a Pico 2's) MicroPython port shows.
@@ -69,12 +68,20 @@ def misnamed(port):
 
 
 def no_port(port):
-    """The error for a serial port that is not there: where a Pico plugged in is, or how to find one."""
+    """The error for a serial port that is not there: where a Pico plugged in is, else the ports a Pico's
+    could be (never `port` again, which is not there), or that there are none: then it is not plugged in."""
     found = elsewhere(port)
     if found:
         return FirmwareError("there is no %s: %s: name it with --port" % (port, found))
-    return FirmwareError("there is no %s: plug the Pico in, or name its port with --port (%s)"
-                         % (port, USUAL_PORTS.get(sys.platform, USUAL_PORTS["linux"])))
+    from serial.tools.list_ports import comports
+    names = PICO_PORTS.get(sys.platform, PICO_PORTS["linux"])
+    present = sorted(listed.device for listed in comports() if fnmatch.fnmatch(listed.device, names))
+    if not present:
+        return FirmwareError("there is no %s, and no %s port at all: plug the Pico in (a USB cable that only "
+                             "charges shows none)" % (port, names))
+    return FirmwareError("there is no %s: the %s %s here %s %s: name the Pico's with --port"
+                         % (port, names, "port" if len(present) == 1 else "ports", "is" if len(present) == 1
+                            else "are", " and ".join(present)))
 
 
 def not_allowed(port, error):
