@@ -36,11 +36,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def argument(name, function, *args):
-    """Call function; a ValueError it raises becomes an error naming the argument."""
+    """Call function; a ValueError it raises becomes an error naming the argument ("" for none: an error
+    that names the file the user gave)."""
     try:
         return function(*args)
     except ValueError as error:
-        raise ArgumentError("%s: %s" % (name, error))
+        raise ArgumentError("%s: %s" % (name, error) if name else str(error))
 
 
 def positive(text):
@@ -105,18 +106,19 @@ def config_path(args):
     return DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None
 
 
-def load_service_config(path, overrides=None):
+def load_service_config(path, overrides=None, label="--config"):
     """The configuration and its pin map, each checked and then checked against
-    each other: what `config check` accepts is exactly what `run` can run."""
+    each other: what `config check` accepts is exactly what `run` can run. An error
+    in the configuration begins with `label`, the option that named it."""
     from controller.hardware.pinmap import load_pinmap
     from controller.service.config import check_not_writable_by_all, check_with_pinmap, load_config
-    config = argument("--config", load_config, path, overrides)
+    config = argument(label, load_config, path, overrides)
     pinmap_path = config.pinmap_path()
     pinmap = argument("pin map", load_pinmap, pinmap_path)
     argument("pin map", check_not_writable_by_all, pinmap_path, "pin map")
     if pinmap.machine != config.machine_name:
         raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
-    argument("--config", check_with_pinmap, config, pinmap)
+    argument(label, check_with_pinmap, config, pinmap)
     return config, pinmap
 
 

@@ -390,9 +390,10 @@ def run_config_check(args, out):
     if args.path and args.config and args.path != args.config:
         raise ArgumentError("--config: %s, and PATH %s: name one configuration to check" % (args.config, args.path))
     path = args.path or args.config or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
+    label = "--config" if args.config else ""     # PATH, or the default file: the error names the file alone
     from controller.telemetry.settings import check_password, password_in_clear
-    config, pinmap = load_service_config(path)
-    argument("--config", check_password, path or "the defaults", config.telemetry)
+    config, pinmap = load_service_config(path, label=label)
+    argument(label, check_password, path or "the defaults", config.telemetry)
     from controller.extras import lacking
     lacks = lacking("telemetry", "paho.mqtt.client") if config.telemetry["enabled"] else None
     if lacks:

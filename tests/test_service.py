@@ -272,6 +272,15 @@ def test_config_check_takes_the_configuration_as_every_other_command_does(tmp_pa
         "to check\n" % (shipped, other), both.stderr
 
 
+def test_config_check_names_the_option_only_when_it_was_typed(tmp_path):
+    """`config check bad.toml` said 'controller: --config: bad.toml: ...', an option the user never typed."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[drnim]\nmarbles = 99\n")
+    said = "%s: drnim.marbles: must be 1 to 15 (the rail's capacity), not 99\n" % bad
+    assert checked("config", "check", str(bad)).stderr == "controller: " + said
+    assert checked("config", "check", "--config", str(bad)).stderr == "controller: --config: " + said
+
+
 @pytest.mark.parametrize("text,words", [
     ("[drnim]\nmarbles = 99\n", "drnim.marbles: must be 1 to 15"),
     ("[service]\nmachine = \"chess\"\n", "service.machine: 'chess' is not one of drnim, nimatron"),
@@ -689,7 +698,7 @@ def test_a_configuration_anyone_may_change_is_refused_in_one_line(tmp_path, loos
     (folder / loosen).chmod(0o666 if loosen else 0o777)
     result = checked("config", "check", str(config))
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert result.stderr.startswith("controller: --config: %s: %s" % (config, named.replace("%s", str(folder))))
+    assert result.stderr.startswith("controller: %s: %s" % (config, named.replace("%s", str(folder))))
     assert "chmod o-w" in result.stderr
 
 
