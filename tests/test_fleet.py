@@ -144,19 +144,20 @@ def test_every_game_arrives_exactly_once_across_a_broker_restart(broker, tmp_pat
         follower.stop()
 
 
-def run_exhibit(tmp_path, broker, prefix, name):
-    """`controller run` on mock pins, reporting to the broker, as a process that can be killed."""
+def run_exhibit(tmp_path, port, prefix, name, host="127.0.0.1", **popen):
+    """`controller run` on mock pins, reporting to the broker at `host`:`port`, as a process that can be
+    killed (`popen`: more for subprocess.Popen, such as its environment)."""
     config = write_config(tmp_path / name if (tmp_path / name).mkdir() is None else None)
-    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
-                      'client_id = "%s"\ntopic_prefix = "%s"\n' % (broker.port, name, prefix))
+    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\nenabled = true\nhost = "%s"\nport = %d\n'
+                      'client_id = "%s"\ntopic_prefix = "%s"\n' % (host, port, name, prefix))
     return config, subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **popen)
 
 
 def test_the_last_will_fires_and_the_table_shows_the_fleet(broker, tmp_path):
     prefix = "will"
     follower, fleet, _ = follow(broker, prefix, tmp_path)
-    config, process = run_exhibit(tmp_path, broker, prefix, "hall-3")
+    config, process = run_exhibit(tmp_path, broker.port, prefix, "hall-3")
     hall1 = Simulation("drnim", telemetry=telemetry(broker, prefix, "hall-1"))
     try:
         summary = autoplay(hall1, 3, "novice", seed=4)
@@ -402,15 +403,11 @@ def test_the_service_reports_to_the_broker_within_its_units_sandbox(broker, tmp_
     path = tmp_path / "broker.sock"
     proxy = socket_proxy(broker, path)
     follower, fleet, _ = follow(broker, "sandbox", tmp_path)
-    config = write_config(tmp_path)
-    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\n'
-                      'enabled = true\nhost = "broker.invalid"\nport = %d\nclient_id = "hall-9"\n'
-                      'topic_prefix = "sandbox"\n' % broker.port)
     try:
         wait_until(path.exists, 10, "the socket")
-        process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
-                                   env=dict(os.environ, DRNIM_MQTT_SOCKET=str(path)), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True, preexec_fn=sandbox_rig.restricted(families))
+        _, process = run_exhibit(tmp_path, broker.port, "sandbox", "hall-9", host="broker.invalid", text=True,
+                                 env=dict(os.environ, DRNIM_MQTT_SOCKET=str(path)),
+                                 preexec_fn=sandbox_rig.restricted(families))
         try:
             waiting(follower, lambda: fleet.exhibits.get("hall-9", {}).get("online") is True, 20,
                     "the exhibit's status through the socket, within %s" % sorted(families))
@@ -432,13 +429,9 @@ def test_telemetry_stopped_by_an_error_is_said_and_tried_again_while_play_goes_o
     import sandbox_rig
     if sandbox_rig.missing():
         pytest.skip(sandbox_rig.missing())
-    config = write_config(tmp_path)
-    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\n'
-                      'enabled = true\nhost = "broker.invalid"\nport = 1883\nclient_id = "hall-8"\n')
-    process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
-                               env=dict(os.environ, DRNIM_MQTT_SOCKET=str(tmp_path / "broker.sock")),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=sandbox_rig.restricted(set()))
+    config, process = run_exhibit(tmp_path, 1883, "stopped", "hall-8", host="broker.invalid", text=True,
+                                  env=dict(os.environ, DRNIM_MQTT_SOCKET=str(tmp_path / "broker.sock")),
+                                  preexec_fn=sandbox_rig.restricted(set()))
     said = "the telemetry stopped on an error (OSError: [Errno %d] " % errno.EAFNOSUPPORT
 
     def status(*more):

@@ -192,9 +192,10 @@ def section_settings():
     return known
 
 
-def homes(key):
-    """The sections that have a setting `key`, as a technician would look for them: "[exhibit]"."""
-    return " or ".join("[%s]" % section for section, table in section_settings().items() if key in table)
+def homes(key, known):
+    """The sections of `known` (section_settings) that have a setting `key`, as a technician would look for
+    them: "[exhibit]"; empty when none has it."""
+    return " or ".join("[%s]" % section for section, table in known.items() if key in table)
 
 
 def check_places(where, data):
@@ -204,17 +205,19 @@ def check_places(where, data):
     sections = ("service", "exhibit") + NAMES + ("telemetry", "boards")
     known = section_settings()
     for section in data:
-        if section not in sections and not isinstance(data[section], dict) and homes(section):
+        home = homes(section, known)
+        if section not in sections and not isinstance(data[section], dict) and home:
             raise ConfigError("%s: %s: a setting above the first [section]: it belongs under %s"
-                              % (where, section, homes(section)))
+                              % (where, section, home))
         if section not in sections:
             raise ConfigError("%s: [%s]: unknown section (known: %s)" % (where, section, ", ".join(sections)))
         if not isinstance(data[section], dict):
             raise ConfigError("%s: %s: must be a [%s] table" % (where, section, section))
         for key in data[section]:
-            if section in known and key not in known[section] and homes(key):
+            home = homes(key, known)
+            if section in known and key not in known[section] and home:
                 raise ConfigError("%s: %s.%s: not a setting of [%s]: it belongs under %s"
-                                  % (where, section, key, section, homes(key)))
+                                  % (where, section, key, section, home))
 
 
 # The settings that name a file or folder. The service starts in its own folder (the unit's
