@@ -4,6 +4,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -122,8 +123,20 @@ WEB_PORT_MISSING = ("the npm package @micropython/micropython-webassembly-pyscri
 def missing_tool(name):
     """Why a test that runs the test extra's command `name` is skipped, or None when it is here."""
     if tool(name) is None:
+        if name == "micropython" and not micropython_wheel_here():
+            from controller.firmware.tools import ELSEWHERE
+            return "micropython is missing: there is no wheel of %s for this computer; it runs%s" % (
+                EXTRA_TOOLS[name], ELSEWHERE[name])
         return "%s is missing (pip install %s; make test installs it)" % (name, EXTRA_TOOLS[name])
     return None
+
+
+def micropython_wheel_here():
+    """Whether pip has MicroPython's unix port for this computer (the test extra's marker says where)."""
+    from packaging.requirements import Requirement
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    wanted = [Requirement(line) for line in extra if Requirement(line).name == EXTRA_TOOLS["micropython"]]
+    return all(requirement.marker is None or requirement.marker.evaluate() for requirement in wanted)
 
 
 def needed_tool(name):

