@@ -429,7 +429,8 @@ def run_stats(args, out):
     import sqlite3
     from controller.service.config import load_config
     from controller.service.clock import synchronised
-    from controller.service.stats import WEEKDAYS, period as read_period, summary as read_summary
+    from controller.service.stats import WEEKDAYS, check_time_zone, period as read_period, summary as read_summary
+    argument("TZ", check_time_zone)
     within = argument("--period", read_period, args.period)
     config = argument("--config", load_config, config_path(args))
     exhibit, path = statistics_of(args, config)

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from controller.cli import main
+from controller.core.values import quoted
 from controller.service import clock
 from controller.service.stats import Statistics
 from controller.telemetry.fleet import Fleet, FleetStore
@@ -138,6 +139,32 @@ def test_a_typo_in_a_period_is_one_line_naming_it(tmp_path, capsys, period, said
         assert main(argv + arg) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "--period: " + said in err, err
+
+
+@pytest.mark.parametrize("zone", ["Europe/Pariss", "Paris", "/usr/share/zoneinfo/Europe/Pariss", ":Europe/Pariss"])
+def test_a_misspelt_time_zone_is_refused_not_taken_for_utc(tmp_path, capsys, monkeypatch, zone):
+    """The C library takes TZ=Europe/Pariss for UTC without a word: a museum's month, read for the old
+    venue's zone (docs/troubleshooting.md), came out with its days cut at UTC's midnight."""
+    config, db = exhibit(tmp_path)
+    monkeypatch.setenv("TZ", zone)
+    for argv in (["stats", "--config", config], ["fleet", "stats", "--offline", "--db", db]):
+        assert main(argv + ["--period", "2025-03"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "TZ: %s is no time zone this computer knows" % quoted(zone) in err, err
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", ":Europe/Paris", "/usr/share/zoneinfo/Europe/Paris",
+                                  "CET-1CEST,M3.5.0,M10.5.0/3", "UTC", ""])
+def test_a_time_zone_the_computer_knows_counts_its_days(tmp_path, capsys, monkeypatch, zone):
+    config, db = exhibit(tmp_path)
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        assert stats(config, "2025-03").startswith("Period: 2025-03 (2025-03-01 00:00 to 2025-04-01 00:00")
+        assert "hall-1 " in fleet_stats(db, "2025-03")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_fleet_stats_says_which_exhibit_had_the_faults(tmp_path, new_york):

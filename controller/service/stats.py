@@ -205,6 +205,36 @@ class Period:
         return "%s (%s to %s, %s)" % (self.label, start, end, zones[0] if zones[0] == zones[1] else "/".join(zones))
 
 
+# A time zone as POSIX writes it in TZ, with its offset from UTC: CET-1CEST,M3.5.0,M10.5.0/3, <+03>-3.
+POSIX_ZONE = re.compile(r"(<[^>]+>|[A-Za-z]{3,})[+-]?\d")
+
+
+def check_time_zone(environ=os.environ):
+    """ValueError when TZ names no time zone: the C library takes a misspelt one (Europe/Pariss) for UTC
+    without a word, and a period's days would be UTC's. Unset or empty, the computer's own zone is used."""
+    name = environ.get("TZ", "")
+    zone = name[1:] if name.startswith(":") else name
+    if not zone or POSIX_ZONE.match(zone):
+        return
+    if zone.startswith("/"):
+        try:
+            with open(zone, "rb") as file:
+                if file.read(4) == b"TZif":
+                    return
+        except OSError:
+            pass
+    else:
+        import zoneinfo
+        try:
+            zoneinfo.ZoneInfo(zone)
+            return
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            pass
+    raise ValueError("%s is no time zone this computer knows, so the days would be UTC's: give a name from "
+                     "/usr/share/zoneinfo, such as Europe/Paris (timedatectl list-timezones lists them)"
+                     % quoted(name))
+
+
 def midnight(day):
     """Seconds since the epoch at the local midnight that begins `day` (a date): daylight saving's days
     are 23 or 25 hours long, so a day is never 86,400 s added."""

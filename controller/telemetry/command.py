@@ -101,7 +101,9 @@ def run(args, out):
         raise ArgumentError("--password-file: give --username too")
     host, port = argument("--broker", broker_address, args.broker)
     port = port or default_port(args.tls)
-    from controller.service.stats import period as read_period
+    from controller.service.stats import check_time_zone, period as read_period
+    if args.what == "stats":
+        argument("TZ", check_time_zone)
     period = argument("--period", read_period, args.period) if args.what == "stats" else None
     log = lambda text: sys.stderr.write("controller fleet: %s\n" % printable(text))  # noqa: E731
     from controller.extras import lacking
