@@ -234,12 +234,19 @@ def monitored(args, out):
     """`status --check`: one line, OK - ..., WARNING - ..., CRITICAL - ... or UNKNOWN - ..., and the exit
     status 0, 1, 2 or 3 (the monitoring plugins' guidelines); `status --json`: the same report as one JSON
     object, with exit status 0 whenever it was written (its "state" says the rest)."""
-    from controller.service.config import load_config
+    from controller.service.config import ConfigError, FileUnreadable, load_config
     try:
-        config = argument("--config", load_config, config_path(args))
+        config = load_config(config_path(args))
         state_folder, path, board = watched(args, config)
         shut_out("status", *[folder for folder in (state_folder, os.path.dirname(path)) if folder])
         report = status_report(config, path, board)
+    except FileUnreadable as error:
+        # not there, or not this user's to read: the monitor cannot tell what the service makes of it
+        report = unknown_report("--config: %s" % error)
+    except ConfigError as error:
+        why = ("the configuration is refused, so the service cannot start (or restart) with it: %s "
+               "(controller config check)" % error)
+        report = reported([(CRITICAL, "config-refused", why)], summary=why, machine=None, game=None, service=None)
     except (ArgumentError, RuntimeError) as error:
         report = unknown_report(str(error))
     except (KeyError, TypeError, AttributeError, ValueError) as error:

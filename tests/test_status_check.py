@@ -192,6 +192,23 @@ def test_a_user_the_service_shuts_out_gets_unknown_naming_the_user_to_run_it_as(
     rig.service.stop()
 
 
+def test_a_configuration_the_service_refuses_is_critical(tmp_path):
+    """A technician's edit the service refuses (here a typo in a setting's value) leaves the exhibit dark at
+    its next start: --check said UNKNOWN, which a museum's monitoring shows as 'cannot tell', not as an
+    exhibit that will not play."""
+    rig = Rig(tmp_path)
+    rig.service.heartbeat()
+    config = tmp_path / "config.toml"
+    config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = \"five\"", 1))
+    code, line = checked(tmp_path)
+    assert code == 2 and line.startswith("CRITICAL - the configuration is refused, so the service cannot start (or "
+                                         "restart) with it: %s: service.heartbeat_s: " % config), line
+    assert line.endswith(" (controller config check)\n"), line
+    report = reported(tmp_path)
+    assert (report["state"], [problem["kind"] for problem in report["problems"]]) == ("CRITICAL", ["config-refused"])
+    rig.service.stop()
+
+
 def test_a_wrong_argument_is_unknown_for_a_monitor_and_a_usage_error_otherwise(tmp_path, capsys):
     code, line = checked(tmp_path, "--warning", "5")
     assert (code, line) == (3, "UNKNOWN - controller status: unrecognized arguments: --warning 5\n")

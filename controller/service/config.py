@@ -136,6 +136,11 @@ def exhibit_pinmap_path(config_path, machine):
     return default_pinmap_path(machine)
 
 
+class FileUnreadable(ConfigError):
+    """A file that could not be read at all (not there, a folder, not this user's to read): nothing is
+    said of what it holds."""
+
+
 def read_regular_file(path, what="file"):
     """The bytes of `path`, refusing at once, with a one-line reason, anything that is
     not a regular readable file (a folder, a FIFO that would block, a name too long)."""
@@ -148,11 +153,11 @@ def read_regular_file(path, what="file"):
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError:
-        raise ConfigError("%s: no such %s" % (path, what))
+        raise FileUnreadable("%s: no such %s" % (path, what))
     except OSError as error:
-        raise ConfigError("%s: cannot read it (%s)" % (path, error.strerror or error))
+        raise FileUnreadable("%s: cannot read it (%s)" % (path, error.strerror or error))
     except ValueError as error:
-        raise ConfigError("%s: cannot read it (%s)" % (path, error))
+        raise FileUnreadable("%s: cannot read it (%s)" % (path, error))
 
 
 def check_not_writable_by_all(path, what="file"):
