@@ -478,11 +478,12 @@ fi
 # Files kept from an older version that it refuses (a key the older one did not ask for) would
 # stop the service at its restart, the exhibit dark until someone read the journal: the install
 # stops here instead, with the line that names the file and the key, and the service goes on.
-say "Checking $CONFIG_DIR/config.toml and its pin map with the new controller"
-if ! refused=$("$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
+# Checked as the service's user, who reads them: root reads a password file or a pin map drnim may not.
+say "Checking $CONFIG_DIR/config.toml and its pin map with the new controller, as the drnim user"
+if ! refused=$(cd / && runuser -u drnim -- "$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
     STEP=
     printf '%s\n' "$refused" >&2
-    die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
+    die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
 fi
 BOARDS=$(from_config boards)
 

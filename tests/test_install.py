@@ -101,6 +101,13 @@ fi
 """
 # The virtualenv's controller that answers `config check` as the real one does (the fixture's stub says nothing).
 REAL_CONTROLLER = '#!/bin/sh\nexec "%s" -m controller "$@"\n' % sys.executable
+# runuser: no user but root in the namespace, so the command runs as root, its user logged.
+RUNUSER = """#!/bin/bash
+echo "runuser $* (in $PWD)" >>"$INSTALL_LOG"
+while [[ $1 != -- ]]; do shift; done
+shift
+exec "$@"
+"""
 MOUNTS = 'set -e; mount --bind "$1" /opt; mount --bind "$2" /etc; shift 2; exec "$@"'
 # What pip needs wheels of: the controller's build (pyproject.toml's build-system), and its install with
 # the extras install.sh names, each line as pip names a requirement it cannot find.
@@ -141,6 +148,7 @@ def pi(tmp_path):
     stub(tmp_path / "bin/systemctl", SYSTEMCTL)
     stub(tmp_path / "bin/systemd-sysusers", '#!/bin/sh\necho "systemd-sysusers $*" >>"$INSTALL_LOG"\n')
     stub(tmp_path / "bin/apt-get", '#!/bin/sh\necho "apt-get $*" >>"$INSTALL_LOG"\n')
+    stub(tmp_path / "bin/runuser", RUNUSER)
     (tmp_path / "config.txt").write_text("dtparam=audio=on\n")
     probe = subprocess.run(namespace(tmp_path, "true"), capture_output=True, text=True, timeout=30)
     if probe.returncode != 0:
@@ -213,6 +221,9 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
                                 "or its pin map (the line above), so no service was (re)started")
     assert lines[-1].endswith("run again: sudo %s" % (pi / "checkout/systemd/install.sh"))
     assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    # as the service reads them: root reads a pin map or a password file the drnim user may not
+    assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \
+        "/etc/drnim-controller/config.toml (in /)" in update.log
 
     shutil.copyfile(ROOT / "hardware/drnim/pinmap.toml", pinmap)    # mended: the shipped one
     again = install(pi)
