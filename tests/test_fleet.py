@@ -147,7 +147,8 @@ def test_every_game_arrives_exactly_once_across_a_broker_restart(broker, tmp_pat
 def run_exhibit(tmp_path, port, prefix, name, host="127.0.0.1", **popen):
     """`controller run` on mock pins, reporting to the broker at `host`:`port`, as a process that can be
     killed (`popen`: more for subprocess.Popen, such as its environment)."""
-    config = write_config(tmp_path / name if (tmp_path / name).mkdir() is None else None)
+    (tmp_path / name).mkdir(exist_ok=True)
+    config = write_config(tmp_path / name)
     config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = 1") + '[telemetry]\nenabled = true\nhost = "%s"\nport = %d\n'
                       'client_id = "%s"\ntopic_prefix = "%s"\n' % (host, port, name, prefix))
     return config, subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
@@ -449,6 +450,41 @@ def test_telemetry_stopped_by_an_error_is_said_and_tried_again_while_play_goes_o
     assert "telemetry: stopped on an error (OSError: [Errno %d] " % errno.EAFNOSUPPORT in stderr, stderr
 
 
+def test_a_broker_changed_without_install_sh_telemetry_is_said_by_config_check_and_status(tmp_path):
+    """The museum moved its broker: the manager changed telemetry.host and restarted the service, as for any
+    other setting. drnim-mqtt.service still forwarded to the old broker (install.sh wrote it beside the
+    configuration), so the exhibit reported there, or nowhere, and status said only 'not connected yet'."""
+    forwarded = tmp_path / "hall-7" / "mqtt-broker.env"
+    forwarded.parent.mkdir()
+    forwarded.write_text("# Written by install.sh from [telemetry] in config.toml: run it again after a change.\n"
+                         "BROKER=broker.old.example:1883\n")
+    config, process = run_exhibit(tmp_path, 1883, "moved", "hall-7", host="broker.new.example", text=True,
+                                  env=dict(os.environ, DRNIM_MQTT_SOCKET=str(tmp_path / "broker.sock")))
+    said = ("the broker broker.new.example:1883 is not where drnim-mqtt.service forwards to: it goes to "
+            "broker.old.example:1883 (%s, which install.sh wrote from an earlier [telemetry]): run sudo "
+            "systemd/install.sh telemetry" % forwarded)
+    out = io.StringIO()
+    assert main(["config", "check", str(config)], out=out) == 0
+    assert out.getvalue().splitlines()[-1] == "%s: telemetry: %s" % (config, said)
+
+    def check():
+        out = io.StringIO()
+        return main(["status", "--config", str(config), "--check"], out=out), out.getvalue()
+    try:
+        wait_until(lambda: "forwards to" in check()[1], 20, "controller status saying so")
+        code, text = check()
+        assert code == 1 and text.startswith("WARNING - telemetry: the broker broker.new.example:1883 (through %s) "
+                                             "is not where drnim-mqtt.service forwards to: it goes to "
+                                             "broker.old.example:1883 " % (tmp_path / "broker.sock")), text
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert "is not where drnim-mqtt.service forwards to" in stderr, stderr
+    forwarded.write_text("BROKER=broker.new.example:1883\n")     # install.sh telemetry, run again
+    out = io.StringIO()
+    assert main(["config", "check", str(config)], out=out) == 0 and "forwards" not in out.getvalue()
+
+
 def test_a_picos_games_reach_the_broker_through_the_monitor(broker, tmp_path):
     """`controller firmware monitor` on a board's port (a real pseudo-terminal) publishes what the board says."""
     from serial_rig import Port
@@ -716,7 +752,7 @@ def test_a_store_or_ca_file_that_cannot_be_opened_is_one_line_and_exit_1(broker,
 class GameCatcher:
     """The service's telemetry, reduced to what it is handed."""
 
-    where, connected, queued, unreachable = "nowhere", False, 0, None
+    where, connected, queued, problem = "nowhere", False, 0, None
 
     def __init__(self, machine="drnim"):
         self.machine = machine

@@ -207,7 +207,8 @@ def run_monitor(args, out):
         if config.telemetry["enabled"]:
             from controller.telemetry.publisher import Telemetry
             # the password file is read here, not with the configuration: one line when it cannot be
-            telemetry = argument("--config", Telemetry, dict(config.telemetry, client_id=exhibit), machine, folder, say)
+            telemetry = argument("--config", lambda: Telemetry(dict(config.telemetry, client_id=exhibit), machine,
+                                                               folder, say, config_path=config.path))
         link = Link(port, report=say)
         if emulator:
             link.try_open()

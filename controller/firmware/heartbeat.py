@@ -47,7 +47,7 @@ class Heartbeat:
                   else {}}
         if telemetry is not None:
             status["telemetry"] = {"broker": telemetry.where, "connected": telemetry.connected,
-                                   "queued": telemetry.queued, "problem": telemetry.unreachable}
+                                   "queued": telemetry.queued, "problem": telemetry.problem}
         for key, value in (monitor.board_status or {}).items():
             status.setdefault(key, value)        # the board's game, as its last status said it; never its pid
         try:

@@ -185,7 +185,8 @@ class Service:
             self.service_fault("telemetry", "[telemetry] is enabled, but nothing is reported: %s"
                                % missing("telemetry", error))
             return None
-        return Telemetry(self.config.telemetry, self.config.machine_name, self.config.state_dir(), self.log)
+        return Telemetry(self.config.telemetry, self.config.machine_name, self.config.state_dir(), self.log,
+                         config_path=self.config.path)
 
     def restore(self):
         """The saved game, resumed; a new game when there is none or the settings
@@ -524,9 +525,9 @@ class Service:
                   "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         if self.telemetry:
-            # "problem": what the broker did when last tried (refused us, a failed TLS, cannot be reached)
+            # "problem": a proxy that forwards elsewhere, or what the broker did when last tried (Telemetry.problem)
             status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
-                                   "queued": self.telemetry.queued, "problem": self.telemetry.unreachable}
+                                   "queued": self.telemetry.queued, "problem": self.telemetry.problem}
         if self.power:
             status["power"] = self.power.status(self.clock())
         said = self.sound.said(self.local_time())

@@ -39,7 +39,7 @@ from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, power, topic
-from controller.telemetry.settings import password_in_clear, read_password, refusal
+from controller.telemetry.settings import password_in_clear, proxy_problem, read_password, refusal
 
 KEEPALIVE_S = 30
 # After an error that stopped the telemetry, it starts again this much later; meanwhile it holds at most HELD
@@ -131,9 +131,11 @@ if hasattr(mqtt, "_socketpair_compat"):
 
 
 class Telemetry:
-    def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None, timer=time.monotonic):
+    def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None, timer=time.monotonic,
+                 config_path=None):
         """`clock` dates what is sent (wall time); `timer` measures the heartbeat and the uptime, so that
-        NTP setting the wall clock of a Pi without a real-time clock by hours moves neither."""
+        NTP setting the wall clock of a Pi without a real-time clock by hours moves neither. `config_path`,
+        the configuration read: the proxy's broker is written beside it (settings.proxy_problem)."""
         self.settings = settings
         self.machine = machine
         self.exhibit = settings["client_id"]
@@ -143,6 +145,10 @@ class Telemetry:
         self.where = "%s:%d" % (settings["host"], settings["port"])
         if self.socket:
             self.where += " (through %s)" % self.socket
+        # the proxy forwards to another broker than the configuration names: said at start and in the status
+        self.misrouted = proxy_problem(settings, config_path) if self.socket else None
+        if self.misrouted:
+            log("telemetry: the broker %s %s" % (self.where, self.misrouted))
         self.log = log
         self.clock = clock
         self.timer = timer
@@ -170,6 +176,12 @@ class Telemetry:
         self.held = []           # what the service handed over while telemetry waited to start again (run)
         self.thread = threading.Thread(target=self.run, name="telemetry", daemon=True)
         self.thread.start()
+
+    @property
+    def problem(self):
+        """What `controller status` says of the broker: the proxy that forwards elsewhere, else what the
+        broker did when last tried (refused us, a failed TLS, cannot be reached), else None."""
+        return self.misrouted or self.unreachable
 
     # --- what the service calls: never blocks ---------------------------------------
     def status(self, status):

@@ -35,6 +35,36 @@ LOG_IN_REFUSED = (134, 135)
 PASSWORD_FILE_LIMIT = 4096
 
 
+# install.sh writes the broker that drnim-mqtt.service forwards to into this file beside the configuration,
+# from its [telemetry]; a later change of telemetry.host or port needs install.sh telemetry to rewrite it.
+PROXY_FILE = "mqtt-broker.env"
+
+
+def proxy_address(settings):
+    """The broker as install.sh writes it for the proxy: host:port, an IPv6 address in brackets."""
+    host = settings["host"]
+    return "%s:%d" % ("[%s]" % host if ":" in host else host, settings["port"])
+
+
+def proxy_problem(settings, config_path):
+    """How the broker [telemetry] names is not the one drnim-mqtt.service forwards to, in words that
+    follow "the broker HOST:PORT", or None (telemetry off, no proxy installed beside `config_path`, or
+    the same broker). A restart alone left the exhibit reporting to the broker it had, or to none."""
+    if not settings["enabled"] or not config_path:
+        return None
+    path = os.path.join(os.path.dirname(os.path.abspath(config_path)), PROXY_FILE)
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    forwarded = [line[len("BROKER="):].strip() for line in lines if line.startswith("BROKER=")]
+    if not forwarded or forwarded[-1] == proxy_address(settings):
+        return None
+    return ("is not where drnim-mqtt.service forwards to: it goes to %s (%s, which install.sh wrote from an "
+            "earlier [telemetry]): run sudo systemd/install.sh telemetry" % (forwarded[-1], path))
+
+
 def check_telemetry(where, given):
     """The checked [telemetry] settings, with the defaults filled in; ConfigError naming the key."""
     try:
