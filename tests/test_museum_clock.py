@@ -98,6 +98,32 @@ def test_quiet_hours_follow_the_local_hour_on_the_days_the_clocks_change(tmp_pat
     rig.service.stop()
 
 
+def test_a_time_zone_set_while_the_service_runs_moves_the_quiet_hours_without_a_restart(tmp_path, monkeypatch,
+                                                                                          wall):
+    """A Pi imaged in UTC, its zone set at the museum in Sydney while the service runs (raspi-config):
+    the quiet hours stayed in UTC, the buzzer beeping at 22:00 local time, until someone restarted the
+    service. The next heartbeat reads the zone again, and the journal says so."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        rig = Rig(tmp_path, exhibit={"quiet_hours": '"17:00-10:00"'}, local_time=sound.local_minute,
+                  equalizer=False)
+        beeps(rig)
+        wall[0] = utc("2026-06-15 12:00")       # noon in UTC, 22:00 in Sydney (winter there)
+        rig.press("new_game")
+        assert beeps(rig) == 1
+        monkeypatch.setenv("TZ", "Australia/Sydney")    # what timedatectl set-timezone changes under it
+        rig.service.heartbeat()
+        rig.press("new_game")
+        assert beeps(rig) == 0
+        assert "time zone: now AEDT/AEST (was UTC): the quiet hours and the days games count on follow it" \
+            in rig.log, rig.log
+        rig.service.stop()
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def stats_lines(config, period, csv_too=False):
     out = io.StringIO()
     assert main(["stats", "--config", config, "--period", period] + (["--csv"] if csv_too else []), out=out) == 0

@@ -12,6 +12,7 @@ import json
 import os
 import time
 
+from controller.service.clock import follow_time_zone
 from controller.service.store import replace_file
 
 STATUS_FILE = "status.json"
@@ -37,6 +38,7 @@ class Heartbeat:
         if now < self.next_at:
             return
         self.next_at = now + self.every_s
+        follow_time_zone(self.say)
         link = monitor.link
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
                   "machine": monitor.machine, "exhibit": self.exhibit,

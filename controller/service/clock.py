@@ -1,10 +1,12 @@
 """Whether the wall clock is set: a Raspberry Pi has no real-time clock (a Pi 5 has one, kept only
 with its battery), so after a power cut it starts from the time it last saved (fake-hwclock, every
 hour), hours or days behind, until network time sets it, if ever. The statistics date each game by
-that clock, and a technician reading them is told when it was never set."""
+that clock, and a technician reading them is told when it was never set. Its time zone is read
+again while the service runs (`follow_time_zone`)."""
 
 import ctypes
 import sys
+import time
 
 # adjtimex's answer when the kernel holds the clock unsynchronised (STA_UNSYNC): what timedatectl
 # shows as "System clock synchronized: no".
@@ -26,3 +28,15 @@ def synchronised():
     if state < 0:
         return None
     return state != TIME_ERROR
+
+
+def follow_time_zone(say):
+    """The computer's time zone, read again (each heartbeat of the service and of a board's monitor):
+    C's localtime keeps the zone it read first, so a zone set while they run (raspi-config, timedatectl
+    set-timezone, at a new venue) moved neither the quiet hours nor the day a game counts on until a
+    restart. Said in one line when it changes."""
+    before = time.tzname
+    time.tzset()
+    if time.tzname != before:
+        say("time zone: now %s (was %s): the quiet hours and the days games count on follow it"
+            % ("/".join(sorted(set(time.tzname))), "/".join(sorted(set(before)))))

@@ -49,6 +49,7 @@ from controller.core.registry import machine_class
 from controller.hardware.boards import Board
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
+from controller.service.clock import follow_time_zone
 from controller.service.exhibit_lock import Held, take
 from controller.service.config import PIN_FACTORIES, release_open_ms
 from controller.service.pin_factories import pin_factory_problem
@@ -518,6 +519,7 @@ class Service:
         return faults
 
     def heartbeat(self):
+        follow_time_zone(self.log)
         self.tell_sound()
         self.publish_status()
         # "monotonic": the system's clock since boot, which network time never moves (controller status)

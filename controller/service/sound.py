@@ -46,7 +46,8 @@ def clock_text(minute):
 
 
 def local_minute():
-    """The minute of the day by this computer's clock, in its time zone (read when the process starts)."""
+    """The minute of the day by this computer's clock, in its time zone (read again at each heartbeat:
+    clock.follow_time_zone)."""
     now = time.localtime()
     return now.tm_hour * 60 + now.tm_min
 
