@@ -106,11 +106,13 @@ def config_path(args):
     return DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None
 
 
-def load_service_config(path, overrides=None, label="--config"):
+def load_service_config(path, overrides=None, label="--config", gate=True):
     """The configuration and its pin map, each checked and then checked against
     each other: what `config check` accepts is exactly what `run` can run. An error
-    in the configuration begins with `label`, the option that named it."""
-    from controller.hardware.pinmap import load_pinmap
+    in the configuration begins with `label`, the option that named it. A servo gate
+    whose angles jam the printed gate (check_gate) is refused as any other fault of
+    the pin map; `gate=False` takes it (`run`: the service warns of it as it starts)."""
+    from controller.hardware.pinmap.check import check_gate, load_pinmap
     from controller.service.config import check_not_writable_by_all, check_with_pinmap, load_config
     config = argument(label, load_config, path, overrides)
     pinmap_path = config.pinmap_path()
@@ -118,6 +120,8 @@ def load_service_config(path, overrides=None, label="--config"):
     argument("pin map", check_not_writable_by_all, pinmap_path, "pin map")
     if pinmap.machine != config.machine_name:
         raise ArgumentError("pin map: %s is for %s, not %s" % (pinmap_path, pinmap.machine, config.machine_name))
+    if gate:
+        argument("pin map", check_gate, pinmap)
     argument(label, check_with_pinmap, config, pinmap)
     return config, pinmap
 

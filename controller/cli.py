@@ -376,7 +376,8 @@ def run_service(args, out):
     if args.pin_factory:
         overrides["pin_factory"] = args.pin_factory
     from controller.telemetry.settings import check_password
-    config, pinmap = load_service_config(config_path(args), overrides)
+    # a jamming servo gate is warned of as the service starts, not refused: a running exhibit stays lit
+    config, pinmap = load_service_config(config_path(args), overrides, gate=False)
     argument("--config", check_password, config.path or "the defaults", config.telemetry)
     try:
         factory = daemon.pin_factory_for(config.service["pin_factory"])

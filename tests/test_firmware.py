@@ -407,12 +407,13 @@ def test_the_lamp_chains_oe_pin_is_optional_and_named_when_misspelt(tmp_path):
 
 
 def servo_gate_map(tmp_path, pico_times):
-    """The shipped Dr. Nim map with the documented servo gate, and `pico_times` in its [pico] section."""
+    """The shipped Dr. Nim map with the documented servo gate (5° to 16°, which the printed gate takes), and
+    `pico_times` in its [pico] section."""
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
     text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\n'
                         'pin = 18                          # header pin 12; can do hardware PWM, so a servo works here too\n'
                         'active = "high"                   # high = solenoid energised = one marble goes\n',
-                        'kind = "servo"\npin = 18\nclosed_angle = 0\nopen_angle = 60\nseconds_per_60 = 0.1\n', 1)
+                        'kind = "servo"\npin = 18\nclosed_angle = 5\nopen_angle = 16\nseconds_per_60 = 0.1\n', 1)
     text = text.replace("release_pulse_ms = 60 ", pico_times + " ", 1)
     path = tmp_path / "pinmap.toml"
     path.write_text(text)
@@ -420,13 +421,13 @@ def servo_gate_map(tmp_path, pico_times):
 
 
 def test_a_pico_servo_gate_stays_open_for_its_travel(tmp_path):
-    """On the board as on the Pi: a servo gate opens for its travel (60° at 0.1 s per 60°) and a
+    """On the board as on the Pi: a servo gate opens for its travel (11° at 0.1 s per 60°: 19 ms) and a
     settling margin, not for the solenoid's 60 ms pulse, and a shorter time is refused."""
     text = board_config(servo_gate_map(tmp_path, "release_pulse_ms = 60"), "drnim")
-    assert "RELEASE_PULSE_MS = %d " % (100 + SERVO_SETTLE_MS) in text
-    with pytest.raises(PinMapError, match="pico.servo_open_ms: 60 ms, but the servo gate .outputs.release. needs "
-                                          "100 ms to swing from 0° to 60°"):
-        load_pico(servo_gate_map(tmp_path, "servo_open_ms = 60"), "drnim")
+    assert "RELEASE_PULSE_MS = %d " % (19 + SERVO_SETTLE_MS) in text
+    with pytest.raises(PinMapError, match="pico.servo_open_ms: 15 ms, but the servo gate .outputs.release. needs "
+                                          "19 ms to swing from 5° to 16°"):
+        load_pico(servo_gate_map(tmp_path, "servo_open_ms = 15"), "drnim")
 
 
 def test_jams_and_glitches_come_by_rate_and_seed(micropython, configs, tmp_path):

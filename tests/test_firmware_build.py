@@ -313,6 +313,34 @@ def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, c
     assert loaded.stdout == "nimatron production\n", loaded.stdout + loaded.stderr
 
 
+@pytest.mark.parametrize("frozen", [[], ["--frozen"]])
+def test_a_servo_gate_that_jams_the_printed_gate_is_refused_and_nothing_is_built(tmp_path, capsys, frozen):
+    """Dr. Nim's servo gate swung 0° to 60° jams the printed gate: the build said nothing and the board
+    jammed it on the exhibit. It is refused in the pin map check's own line (the file, the line, the
+    key), and no build is written."""
+    if not frozen:
+        needed_tool("mpy-cross")    # a build that is not frozen looks for its compiler first
+    from controller.hardware.pinmap import default_pinmap_path
+    from controller.hardware.pinmap import main as pinmap_check
+    from test_pinmap import servo_variant
+    text = servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release")
+    assert "closed_angle = 5 " in text and "open_angle = 16 " in text and "\n[pico]" in text
+    text = text.replace("closed_angle = 5 ", "closed_angle = 0 ", 1).replace("open_angle = 16 ", "open_angle = 60 ", 1)
+    pinmap = tmp_path / "pinmap.toml"
+    pinmap.write_text(text)
+    line = next(number for number, said in enumerate(text.splitlines(), 1) if said.startswith("open_angle = 60 "))
+    out_dir = tmp_path / "build"
+    status, out = run("firmware", "build", "--pinmap", str(pinmap), "--out", str(out_dir), *frozen)
+    err = capsys.readouterr().err
+    assert status == 1 and out == "" and not out_dir.exists(), err
+    assert err.startswith("controller firmware: pin map: %s:%d: outputs.release.open_angle: from 0° to 60° the 60 mm "
+                          "arm's peg sweeps 34.7 mm along the rail, but its slot leaves it 6.9 mm: it jams"
+                          % (pinmap, line)) and err.count("\n") == 1, err
+    checked = io.StringIO()
+    assert pinmap_check([str(pinmap)], out=checked) == 1
+    assert err == "controller firmware: pin map: " + checked.getvalue()
+
+
 def test_a_build_for_the_bench_is_in_development_mode_and_replaces_the_last(tmp_path, capsys, mpy_cross):
     out_dir = fake_build(tmp_path / "build", files=("old.mpy",))
     assert run("firmware", "build", "--development", "--out", str(out_dir))[0] == 0

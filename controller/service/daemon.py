@@ -27,7 +27,10 @@ a state folder that is or turns read-only or full (the game plays on unsaved and
 every change tries again); an input that changes more often than any person
 or marble can (fault "noisy:<role>": ignored until it calms down); a button held, or
 a beam broken, for `stuck_after_s`, from the start too (fault "stuck:<role>": until
-it is let go).
+it is let go). Nor does a servo gate whose angles jam the printed gate (pin map
+check.check_gate): `config check` and `firmware build` refuse the pin map, but an
+exhibit that has run with it must not go dark on an upgrade; the start says it in one
+warning line.
 
 A stop request (SIGTERM, SIGINT, SIGHUP) only sets a flag and puts a wake-up on the
 queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
@@ -47,6 +50,7 @@ from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
+from controller.hardware.pinmap.check import PinMapError, check_gate
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
 from controller.service.clock import follow_time_zone
@@ -230,7 +234,18 @@ class Service:
             self.next_power_read = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
+        self.warn_gate()
         self.tell_sound()
+
+    def warn_gate(self):
+        """One warning line when the pin map's servo gate jams the printed gate: the service plays on
+        (an exhibit built before the check, or with a gate of its own, keeps running), a technician
+        reading the journal learns why the marbles stick and what `config check` says of it."""
+        try:
+            check_gate(self.pinmap)
+        except PinMapError as error:
+            self.log("warning: %s (the service runs with it; controller config check refuses it until it is "
+                     "mended)" % error)
 
     def tell_sound(self):
         """Say in the journal what the buzzer plays, at the start and when the quiet hours begin or end:

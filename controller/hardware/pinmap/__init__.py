@@ -6,7 +6,8 @@ and the self-test. The package holds:
 
     model.py      what a loaded map holds (InputSpec, OutputSpec, PinMap) and the header
     positions.py  where each key of the TOML text is, for error messages
-    check.py      load_pinmap(): read and check a map, one-line errors
+    check.py      load_pinmap(): read and check a map, one-line errors; check_gate(): the servo
+                  gate's angles against the printed gate (config check, firmware build)
     electrical.py the electrical rule check: each pin's current, the header's total
     parts.py      the parts a map calls for (LEDs by colour, resistors by value, chips)
     docs.py       the generated tables of wiring.md (and of the assembly guide's README.md)

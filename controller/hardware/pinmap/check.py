@@ -480,6 +480,22 @@ def load_pinmap(path, machine=None):
     return PinMap(machine, Path(path), inputs, outputs, layout, made, reserved)
 
 
+def check_gate(pinmap):
+    """Refuse a release whose servo gate's angles jam the printed gate (build.gate_problem): PinMapError with
+    the one-line `path:line: key: why` of any other fault of the map. A check of its own, not load_pinmap's:
+    `python -m controller.hardware.pinmap`, `controller config check` (selftest and calibrate too: arguments.py)
+    and `controller firmware build` call it
+    and refuse; the service (daemon.py) and `safe-off` take the map as it is, and the service warns."""
+    problem = build.gate_problem(pinmap)
+    if problem is None:
+        return
+    try:
+        lines = key_lines(Path(pinmap.path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):      # read by load_pinmap a moment ago; gone since, the key is still named
+        lines = {}
+    raise PinMapError("%s:%d: %s: %s" % (pinmap.path, line_of(lines, problem[0]), *problem))
+
+
 def load_default(machine):
     """The shipped pin map of `machine`."""
     return load_pinmap(default_pinmap_path(machine), machine)

@@ -1,5 +1,5 @@
 """The pin-map command: check pin maps (the shipped ones when none is named),
-with the servo gate's angles against the printed gate (build.py), and, with
+with the servo gate's angles against the printed gate (check.check_gate), and, with
 --write-docs, rewrite the generated tables in each map's wiring.md and
 README.md (the priced parts list, bom.py; the Pico's pins, docs.py), its
 drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py) and the printed
@@ -14,10 +14,9 @@ from pathlib import Path
 
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError
-from controller.hardware.pinmap.build import build_scad, gate_problem
-from controller.hardware.pinmap.check import PinMapError, load_pinmap
+from controller.hardware.pinmap.build import build_scad
+from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap
 from controller.hardware.pinmap.labels import LabelError
-from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
 
@@ -35,14 +34,9 @@ def main(argv=None, out=None):
         path = default_pinmap_path(target) if target in NAMES else Path(target)
         try:
             pinmap = load_pinmap(path)
+            check_gate(pinmap)
         except PinMapError as error:
             print(error, file=out)
-            status = 1
-            continue
-        problem = gate_problem(pinmap)
-        if problem:
-            print("%s:%d: %s: %s" % (path, line_of(key_lines(Path(path).read_text(encoding="utf-8")), problem[0]),
-                                     *problem), file=out)
             status = 1
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),

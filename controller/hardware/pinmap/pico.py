@@ -16,7 +16,7 @@ from pathlib import Path
 from controller.core.exhibit import SENSOR, SOUND
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
-from controller.hardware.pinmap.check import KINDS, SOUND_CUES, PinMapError, load_pinmap
+from controller.hardware.pinmap.check import KINDS, SOUND_CUES, PinMapError, check_gate, load_pinmap
 from controller.hardware.pinmap.model import default_pinmap_path
 from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.release import open_ms, timing_problem
@@ -140,8 +140,10 @@ def _duty(spec, angle):
 
 
 def board_config(path, machine=None, mode="production"):
-    """The text of `board_config.py` for the board, from the pin map at `path`."""
+    """The text of `board_config.py` for the board, from the pin map at `path`; a servo gate whose angles
+    jam the printed gate is refused as the pin map check refuses it (check.check_gate), before a board runs it."""
     pinmap, pins, options = load_pico(path, machine)
+    check_gate(pinmap)
     cls = machine_class(pinmap.machine)
     sensor = None
     inputs = []
