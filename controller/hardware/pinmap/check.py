@@ -484,8 +484,8 @@ def check_gate(pinmap):
     """Refuse a release whose servo gate's angles jam the printed gate (build.gate_problem): PinMapError with
     the one-line `path:line: key: why` of any other fault of the map. A check of its own, not load_pinmap's:
     `python -m controller.hardware.pinmap`, `controller config check` (selftest and calibrate too: arguments.py)
-    and `controller firmware build` call it
-    and refuse; the service (daemon.py) and `safe-off` take the map as it is, and the service warns."""
+    and `controller firmware build` call it and refuse; the service (daemon.py) and `safe-off` take the map as
+    it is, and the service warns."""
     problem = build.gate_problem(pinmap)
     if problem is None:
         return
