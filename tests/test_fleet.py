@@ -480,6 +480,9 @@ def test_a_broker_changed_without_install_sh_telemetry_is_said_by_config_check_a
         process.terminate()
         _, stderr = process.communicate(timeout=30)
     assert "is not where drnim-mqtt.service forwards to" in stderr, stderr
+    # every later line names the broker the bytes reach, never the new one alone
+    assert "telemetry: the broker broker.new.example:1883 (through %s, which drnim-mqtt.service forwards to " \
+        "broker.old.example:1883) cannot be reached" % (tmp_path / "broker.sock") in stderr, stderr
     forwarded.write_text("BROKER=broker.new.example:1883\n")     # install.sh telemetry, run again
     out = io.StringIO()
     assert main(["config", "check", str(config)], out=out) == 0 and "forwards" not in out.getvalue()

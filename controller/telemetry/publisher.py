@@ -39,7 +39,7 @@ from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, power, topic
-from controller.telemetry.settings import password_in_clear, proxy_problem, read_password, refusal
+from controller.telemetry.settings import password_in_clear, proxy_problem, proxy_target, read_password, refusal
 
 KEEPALIVE_S = 30
 # After an error that stopped the telemetry, it starts again this much later; meanwhile it holds at most HELD
@@ -145,10 +145,14 @@ class Telemetry:
         self.where = "%s:%d" % (settings["host"], settings["port"])
         if self.socket:
             self.where += " (through %s)" % self.socket
-        # the proxy forwards to another broker than the configuration names: said at start and in the status
+        # the proxy forwards to another broker than the configuration names: said at start and in the status,
+        # and every line of the journal names the broker the bytes reach (`heard`)
         self.misrouted = proxy_problem(settings, config_path) if self.socket else None
+        self.heard = self.where
         if self.misrouted:
             log("telemetry: the broker %s %s" % (self.where, self.misrouted))
+            self.heard = "%s:%d (through %s, which drnim-mqtt.service forwards to %s)" % (
+                settings["host"], settings["port"], self.socket, proxy_target(settings, config_path)[0])
         self.log = log
         self.clock = clock
         self.timer = timer
@@ -426,7 +430,7 @@ class Telemetry:
             self.connected = True
             self.connected_at = self.timer()
             if self.short < SHORT_IN_A_ROW:
-                self.log("telemetry: connected to %s as %s%s" % (self.where, self.exhibit, "" if not self.queued
+                self.log("telemetry: connected to %s as %s%s" % (self.heard, self.exhibit, "" if not self.queued
                                                                 else ": sending the %d queued" % self.queued))
             # while connections keep being dropped short, `controller status` says so, not "connected", until one
             # lasts (steady)
@@ -440,6 +444,9 @@ class Telemetry:
                 problem = "refused us (%s)" % refusal(reason, "telemetry.username and telemetry.password_file")
             elif kind == "unreachable" and reason is not None:
                 problem = tls_problem(reason)
+            elif unanswered and self.misrouted:
+                problem = "closed the connection without answering (the broker the proxy still forwards to is gone? " \
+                    "run sudo systemd/install.sh telemetry)"
             elif unanswered:
                 problem = "closed the connection without answering (a listener with TLS, or not an MQTT broker? " \
                     "see telemetry.tls and telemetry.port)"
@@ -448,7 +455,7 @@ class Telemetry:
             if self.unreachable is None or self.unreachable.startswith(THROWN_OFF) \
                     or problem.startswith(("refused", "failed", "dropped", "closed")) and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
-                         "sent when it is back" % (self.where, problem))
+                         "sent when it is back" % (self.heard, problem))
                 self.unreachable = problem
         return False
 
@@ -463,7 +470,7 @@ class Telemetry:
             self.log("telemetry: the broker %s dropped the connection within %d s of making it, %d times in a "
                      "row: another exhibit connecting as %r does this (each needs its own telemetry.client_id; "
                      "empty means the host name, the same on every new Pi), as does a failing network. Play goes "
-                     "on; not said again until a connection lasts" % (self.where, STEADY_S, SHORT_IN_A_ROW,
+                     "on; not said again until a connection lasts" % (self.heard, STEADY_S, SHORT_IN_A_ROW,
                                                                        self.exhibit))
         if self.short >= SHORT_IN_A_ROW:
             self.unreachable = self.thrown_off()
@@ -481,7 +488,7 @@ class Telemetry:
             self.short = 0
             self.unreachable = None
             self.log("telemetry: connected to %s as %s, and steady for %d s: the connections that the broker dropped "
-                     "have stopped" % (self.where, self.exhibit, STEADY_S))
+                     "have stopped" % (self.heard, self.exhibit, STEADY_S))
 
     def keep(self, outbox, kind, record):
         """A game or a fault, put in the on-disk queue (and a game into today's tally)."""

@@ -46,10 +46,10 @@ def proxy_address(settings):
     return "%s:%d" % ("[%s]" % host if ":" in host else host, settings["port"])
 
 
-def proxy_problem(settings, config_path):
-    """How the broker [telemetry] names is not the one drnim-mqtt.service forwards to, in words that
-    follow "the broker HOST:PORT", or None (telemetry off, no proxy installed beside `config_path`, or
-    the same broker). A restart alone left the exhibit reporting to the broker it had, or to none."""
+def proxy_target(settings, config_path):
+    """(the broker drnim-mqtt.service forwards to, the file that says so) when it is not the one
+    [telemetry] names, else None (telemetry off, no proxy installed beside `config_path`, the same
+    broker). A restart alone left the exhibit reporting to the broker it had, or to none."""
     if not settings["enabled"] or not config_path:
         return None
     path = os.path.join(os.path.dirname(os.path.abspath(config_path)), PROXY_FILE)
@@ -61,8 +61,16 @@ def proxy_problem(settings, config_path):
     forwarded = [line[len("BROKER="):].strip() for line in lines if line.startswith("BROKER=")]
     if not forwarded or forwarded[-1] == proxy_address(settings):
         return None
+    return forwarded[-1], path
+
+
+def proxy_problem(settings, config_path):
+    """proxy_target in words that follow "the broker HOST:PORT", or None."""
+    target = proxy_target(settings, config_path)
+    if target is None:
+        return None
     return ("is not where drnim-mqtt.service forwards to: it goes to %s (%s, which install.sh wrote from an "
-            "earlier [telemetry]): run sudo systemd/install.sh telemetry" % (forwarded[-1], path))
+            "earlier [telemetry]): run sudo systemd/install.sh telemetry" % target)
 
 
 def check_telemetry(where, given):
