@@ -32,6 +32,7 @@ from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service.config import load_config
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
+from controller.service.stats import Statistics
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
 from controller.firmware.monitor import Monitor
@@ -517,6 +518,37 @@ def test_a_picos_games_reach_the_broker_through_the_monitor(broker, tmp_path):
         port.close()
     waiting(follower, lambda: fleet.exhibits["pico-1"]["online"] is False, 10, "the monitor's goodbye")
     follower.stop()
+
+
+def test_a_board_monitor_killed_before_its_board_speaks_goes_offline_as_the_machine_it_played(broker, tmp_path):
+    """The monitor's last will is written as it connects, before the board names its machine: it named
+    the Pi's own, and a Nimatron whose monitor was killed went OFFLINE as "drnim" for every follower
+    started later. It names the machine of the board's last game."""
+    from serial_rig import Port
+    from test_firmware_monitor import Running
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '[telemetry]\nenabled = true\nhost = "127.0.0.1"\nport = %d\n'
+                      'client_id = "pico-2"\ntopic_prefix = "quiet"\n' % broker.port)
+    (tmp_path / "state").mkdir()
+    played = Statistics(str(tmp_path / "state" / "stats.sqlite"))
+    played.game("nimatron", "machine")
+    assert played.flush()
+    played.close()
+    port = Port(tmp_path / "ttyACM0")
+    monitor = Running("--port", port.path, "--config", str(config))
+    try:
+        monitor.until("Ctrl-C stops")
+        monitor.until("telemetry: connected", stream="err")
+    finally:
+        monitor.process.kill()
+        monitor.process.wait(10)
+        port.close()
+    follower, fleet, _ = follow(broker, "quiet", tmp_path)
+    try:
+        waiting(follower, lambda: fleet.exhibits.get("pico-2", {}).get("online") is False, 20, "the last will")
+        assert fleet.exhibits["pico-2"]["machine"] == "nimatron"
+    finally:
+        follower.stop()
 
 
 def test_a_broker_down_for_longer_than_a_heartbeat_costs_no_cpu(tmp_path):

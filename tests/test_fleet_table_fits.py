@@ -151,6 +151,20 @@ def test_an_exhibit_offline_says_since_when_and_one_found_offline_says_so_honest
     assert dict((row[0], row[2]) for row in fleet.rows()) == {"pulled": "OFFLINE 3 h", "retired": "OFFLINE >3 h"}
 
 
+def test_a_board_gone_offline_keeps_the_machine_it_played():
+    """A Pi's monitor of a Nimatron on a Pico connects before the board names its machine, so its last will
+    said the Pi's own, "drnim": killed, or at a broker's restart, the fleet showed `hall-2 drnim OFFLINE`. A
+    will keeps the machine the exhibit's last status named; a goodbye says its own."""
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: NOW, timer=lambda: NOW)
+    fleet.message("m/hall-2/status", encode(dict(fleet_status("hall-2"), machine="nimatron")))
+    fleet.message("m/hall-2/status", encode({"v": 1, "exhibit": "hall-2", "online": False, "machine": "drnim"}))
+    assert [row[:3] for row in fleet.rows()] == [["hall-2", "nimatron", "OFFLINE 0 s"]]
+    fleet.message("m/new/status", encode({"v": 1, "exhibit": "new", "online": False, "machine": "drnim"}))
+    assert [row[1] for row in fleet.rows() if row[0] == "new"] == ["drnim"]     # never heard online: its will's
+    fleet.message("m/hall-2/status", encode(dict(fleet_status("hall-2"), online=False, machine="drnim")))
+    assert [row[1] for row in fleet.rows() if row[0] == "hall-2"] == ["drnim"]     # a goodbye's own
+
+
 def test_offline_exhibits_ages_keep_twenty_in_80x24_with_each_last_game_seen():
     """The age beside OFFLINE widens the online column: in 80 columns it says OFF, so that the last
     game's time, first in its column, is still inside the window."""

@@ -167,7 +167,7 @@ def run_monitor(args, out):
     from controller.firmware.heartbeat import Heartbeat
     from controller.service.boards import board_exhibit, board_folder, board_runtime_folder, hold
     from controller.service.config import load_config
-    from controller.service.stats import Statistics
+    from controller.service.stats import Statistics, last_machine
     config = argument("--config", load_config, config_path(args))
     # the exhibit the board is: its name on the broker, its statistics and telemetry queue, held by it alone
     # (controller/service/boards.py)
@@ -201,7 +201,9 @@ def run_monitor(args, out):
             port = emulator.port
         else:
             port = args.port
-        machine = args.machine if args.emulate else config.machine_name    # until the board names its own
+        # until the board names its own: the one it played last (the telemetry's last will names it), else the
+        # configuration's
+        machine = args.machine if args.emulate else last_machine(path) or config.machine_name
         stats = Statistics(path, log=say)
         stats.flush()       # opened, or said why not, before the line that says where the games go
         if config.telemetry["enabled"]:

@@ -417,6 +417,23 @@ def machines(path):
         db.close()
 
 
+def last_machine(path):
+    """The machine of the newest game or fault in a statistics database, or None (none yet, or no file
+    to read: a board's monitor then takes its configuration's until the board names its own)."""
+    try:
+        db = reading(path)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        row = db.execute("select machine from (select ended as at, machine from games union all "
+                         "select at, machine from faults) order by at desc limit 1").fetchone()
+        return row[0] if row else None
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+
+
 def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
     file (but for a write a power cut left half done: `reading`): the games of each local day and of each

@@ -276,7 +276,12 @@ class Fleet:
             if not payload["online"]:
                 # the last will says only "offline": what was known of the day stays
                 before = self.exhibits.get(exhibit, {})
+                will = "at" not in payload
                 payload = dict(before, **payload, offline=self.went_offline(before, payload, retained))
+                if will and isinstance(before.get("machine"), str):
+                    # a will is written at the connection, before a board's monitor hears which machine the
+                    # board plays: a Nimatron on a Pico went OFFLINE as "drnim", its Pi's own machine
+                    payload["machine"] = before["machine"]
             self.exhibits[exhibit] = payload
             if isinstance(payload.get("machine"), str):
                 self.store.exhibit(exhibit, payload["machine"], payload.get("heard", self.clock()))
