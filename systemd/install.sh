@@ -168,6 +168,19 @@ elif sys.argv[2] == "boards":
 PY
 }
 
+# The configuration and its pin map checked by the installed controller, as the drnim user, who reads
+# them: root reads a password file or a pin map drnim may not, and the service would stop on it at its
+# restart. $1: the checkout (its shipped files, to compare with); $2: the command to run again.
+check_as_service() {
+    local refused
+    say "Checking $CONFIG_DIR/config.toml and its pin map with the installed controller, as the drnim user"
+    if ! refused=$(cd / && runuser -u drnim -- "$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
+        STEP=
+        printf '%s\n' "$refused" >&2
+        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $2"
+    fi
+}
+
 telemetry_units() {
     local checkout=$1 broker
     broker=$(from_config broker)
@@ -276,6 +289,7 @@ fi
 
 if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
+    check_as_service "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)" "sudo $0 telemetry"
     telemetry_units "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
     systemctl try-restart "$NAME" "$MONITOR@*.service"
     exit 0
@@ -478,13 +492,7 @@ fi
 # Files kept from an older version that it refuses (a key the older one did not ask for) would
 # stop the service at its restart, the exhibit dark until someone read the journal: the install
 # stops here instead, with the line that names the file and the key, and the service goes on.
-# Checked as the service's user, who reads them: root reads a password file or a pin map drnim may not.
-say "Checking $CONFIG_DIR/config.toml and its pin map with the new controller, as the drnim user"
-if ! refused=$(cd / && runuser -u drnim -- "$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
-    STEP=
-    printf '%s\n' "$refused" >&2
-    die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $CHECKOUT/systemd/config.toml and $CHECKOUT/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $AGAIN"
-fi
+check_as_service "$CHECKOUT" "$AGAIN"
 BOARDS=$(from_config boards)
 
 # 6. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.

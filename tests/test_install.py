@@ -231,6 +231,34 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
     assert "systemctl restart drnim-controller" in again.log
 
 
+def test_install_sh_telemetry_checks_the_configuration_as_the_service_user_before_it_restarts(pi):
+    """`install.sh telemetry` restarted the service and the boards' monitors on a configuration no one had
+    checked: a password file given as a relative path (or one only root reads) stopped them at their start,
+    the exhibit dark. It now checks first, as the update does, as drnim, and restarts nothing on a refusal."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    config = pi / "etc/drnim-controller/config.toml"
+    shipped = config.read_text()
+    on = shipped.replace('enabled = false\nhost = "localhost"', 'enabled = true\nhost = "broker.museum.lan"', 1)
+    config.write_text(on.replace('password_file = ""', 'password_file = "mqtt-password"', 1))
+    refused = install(pi, "telemetry", REAL_PYTHON=sys.executable)
+    assert refused.returncode != 0
+    lines = refused.stderr.splitlines()
+    assert "telemetry.password_file" in lines[-2], refused.stderr
+    assert lines[-1].startswith("install.sh: error: the new controller refuses /etc/drnim-controller/config.toml")
+    assert lines[-1].endswith("run again: sudo %s telemetry" % (pi / "checkout/systemd/install.sh"))
+    assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \
+        "/etc/drnim-controller/config.toml (in /)" in refused.log
+    assert not [line for line in refused.log if line.startswith("systemctl")], refused.log
+    assert not (pi / "etc/drnim-controller/mqtt-broker.env").exists()
+
+    config.write_text(on)
+    done = install(pi, "telemetry", REAL_PYTHON=sys.executable)
+    assert done.returncode == 0, done.stderr
+    assert "BROKER=broker.museum.lan:1883" in (pi / "etc/drnim-controller/mqtt-broker.env").read_text()
+    assert "systemctl try-restart drnim-controller drnim-monitor@*.service" in done.log
+
+
 def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edited(pi):
     """That same pin map as 9d2598b shipped it, never edited: the update kept it, and the exhibit stayed
     dark (or ran a stale wiring the new code still read); now it is replaced by the new one, as dpkg does

@@ -301,7 +301,7 @@ def test_an_archive_restored_onto_a_card_install_sh_made_is_kept_checked_and_sta
     assert again.returncode == 0, again.stderr
     assert "Keeping the existing /etc/drnim-controller/config.toml" in again.stdout
     assert "Keeping the existing /etc/drnim-controller/pinmaps/drnim.toml, edited here" in again.stdout
-    assert "Checking /etc/drnim-controller/config.toml and its pin map with the new controller" in again.stdout
+    assert "Checking /etc/drnim-controller/config.toml and its pin map with the installed controller, as the drnim user" in again.stdout
     assert "systemctl restart drnim-controller" in again.log
     assert card.config.read_text() == calibrated
     assert (card.config_dir / "pinmaps" / "drnim.toml").read_text() == rewired
