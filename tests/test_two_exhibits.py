@@ -308,6 +308,28 @@ def test_a_second_board_not_named_is_refused_in_one_line_and_the_first_plays_on(
     assert summary(str(tmp_path / "state" / "stats.sqlite"))["games"] == 1
 
 
+def test_a_second_monitor_of_a_named_board_is_told_to_follow_or_stop_the_first(tmp_path):
+    """A manager who started a monitor by hand on a board that drnim-monitor@ already watched was told to
+    name the board in [boards], where it was named already; the way out is the first monitor."""
+    port = Port(tmp_path / FIRST)
+    config = museum_config(tmp_path, '[boards]\n"%s" = "hall2-nimatron"\n' % port.path)
+    first = Running("--port", port.path, "--config", str(config))
+    try:
+        first.until("Ctrl-C stops")
+        second = Running("--port", port.path, "--config", str(config))
+        assert second.process.wait(timeout=20) == 2
+        second.stop()
+        err = second.text["err"].decode()
+        unit = "drnim-monitor@$(systemd-escape --path %s).service" % port.path
+        assert err.count("\n") == 1, err
+        assert ("the monitor of the board on %s (pid %d) already watches this board, the exhibit hall2-nimatron, and "
+                "a board has one monitor: follow that one (journalctl -u %s -f), or stop it first (sudo systemctl "
+                "stop %s)" % (port.path, first.process.pid, unit, unit)) in err, err
+    finally:
+        assert first.stop() == 0
+        port.close()
+
+
 def test_the_pis_service_refused_by_a_boards_monitor_is_told_what_to_stop_or_name(tmp_path, capfd):
     """The Pi's own machine started beside a board watched as the configuration's own exhibit: it was
     told to stop 'another controller service' with systemctl stop drnim-controller, itself; now it names

@@ -110,6 +110,11 @@ def hold(config, folder, exhibit, port):
     except (ImportError, OSError):
         return None
     except Held as held:
+        if held.port is not None and os.path.realpath(held.port) == os.path.realpath(port):
+            unit = "drnim-monitor@$(systemd-escape --path %s).service" % port
+            raise ConfigError("%s: %s already watches this board, the exhibit %s, and a board has one monitor: follow "
+                              "that one (journalctl -u %s -f), or stop it first (sudo systemctl stop %s)"
+                              % (config.path or "the defaults", held.who(), exhibit, unit, unit))
         raise ConfigError("%s: %s runs the exhibit %s, whose files are in %s: name the board on %s in [boards], "
                           "as \"%s\" = \"%s-2\", for an exhibit of its own"
                           % (config.path or "the defaults", held.who(), exhibit, folder, port, port, exhibit))
