@@ -142,7 +142,8 @@ def build_parser():
                        "its state folder): a former venue's, kept when the exhibit moved on, or a file the service set "
                        "aside as damaged")
     stats.add_argument("--exhibit", metavar="NAME", help="the statistics of a board [boards] names NAME, watched by "
-                       "this Pi (default: the configuration's own exhibit, its client_id)")
+                       "this Pi (default: the configuration's own exhibit, its client_id); with --file, the name its "
+                       "--csv rows are labelled with (the exhibit's name at that venue)")
     backup = commands.add_parser("backup", help="the exhibit's configuration, pin maps, statistics and telemetry "
                                  "queue in one archive, for a new SD card; safe while the service runs")
     backup.set_defaults(action=run_backup)
@@ -447,8 +448,10 @@ def run_stats(args, out):
         if args.csv:
             from controller.service.stats import machines, records, write_csv
             games, faults = records(path, within)
-            # every day of the period has its row, a day without games too: the Pi's machine's, or each a board played
-            always = machines(path) if exhibit in config.boards.values() else [config.machine_name]
+            # every day of the period has its row, a day without games too: the Pi's machine's, or each machine a
+            # board's file holds, or a file kept from a former venue (which may have been a board's)
+            always = (machines(path) if exhibit in config.boards.values() or args.file else []) or \
+                [config.machine_name]
             # read as they are counted: years of games are never all in memory
             write_csv(out, within, ((exhibit, machine, ended, winner, seconds)
                                     for machine, ended, winner, seconds in games),
@@ -518,7 +521,8 @@ def statistics_of(args, config):
     from controller.service.boards import board_folder, exhibit_named
     own = config.telemetry["client_id"]
     if args.exhibit and args.file:
-        raise ArgumentError("--exhibit: %s, and --file %s: name one statistics to read" % (args.exhibit, args.file))
+        # a former venue's file, under the name the exhibit had there: not one this configuration names
+        return args.exhibit, kept_statistics(args.file, config)
     if args.exhibit:
         argument("--exhibit", exhibit_named, config, args.exhibit)
         return args.exhibit, os.path.join(board_folder(config, args.exhibit), "stats.sqlite")

@@ -342,6 +342,16 @@ def test_a_former_venues_statistics_are_kept_apart_and_still_read(tmp_path, caps
     assert "Games: 4 (visitors won 2, the machine 2)\n" in out.getvalue()
     assert csv_rows(["stats", "--config", config, "--period", "2025-03-31", "--file", str(kept)])[1][4:7] \
         == ["1", "1", "0"]
+    # its rows under the exhibit's name at that venue, not today's (hall-1 here), and its own machines' rows
+    # alone: a board's file from there, its Nimatron, had a row of 0 drnim games beside each day's
+    board = state / "stats-old-venue-board.sqlite"
+    played = Statistics(str(board), clock=lambda: local(2025, 3, 31, 12, 0))
+    played.game("nimatron", "player")
+    assert played.flush()
+    played.close()
+    rows = csv_rows(["stats", "--config", config, "--period", "2025-03-31", "--file", str(board), "--exhibit",
+                     "amsterdam-nimatron"])
+    assert [row[2:5] for row in rows[1:]] == [["amsterdam-nimatron", "nimatron", "1"]], rows
     for wrong, said in [(state / "stats-other-venue.sqlite", "no such file"), (state, "a folder, not a statistics file")]:
         assert main(["stats", "--config", config, "--file", str(wrong)], out=io.StringIO()) == 2
         assert capsys.readouterr().err == "controller: --file: %s: %s\n" % (wrong, said)
