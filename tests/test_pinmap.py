@@ -324,6 +324,49 @@ def test_main_checks_the_shipped_maps_and_reports_a_bad_one(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("%s:1: inputs: missing (Dr. Nim needs trigger, " % bad)
 
 
+@pytest.mark.parametrize("edit, key, problem", [
+    (("row3 = 4\n", "row3 = 25\n"), "pico.row3", "25 is not a GP pin of the Pico (use 0-22, 26-28)"),
+    (("row3 = 4\n", "row3 = 2\n"), "pico.row3", "GP2 is already used by pico.row1"),
+    (("row3 = 4\n", "rwo3 = 4\n"), "pico.rwo3", "not a role of this map (roles: row1, row2, row3, row4, "),
+])
+def test_main_checks_the_pico_section_as_the_firmware_build_does(tmp_path, capsys, edit, key, problem):
+    """The shipped map's header tells whoever edits it to run this check: a hobbyist who moved the lamp
+    board's pins on a Pico was told 'ok' for a pin on the board's LED, a pin used twice and a misspelt
+    role, which only `controller firmware build` refused."""
+    from controller.hardware.pinmap.pico import load_pico
+    text = default_pinmap_path("nimatron").read_text()
+    assert "python -m controller.hardware.pinmap hardware/nimatron/pinmap.toml" in text
+    start = text.index("\n[pico]\n")
+    written = text[:start] + text[start:].replace(*edit, 1)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(written)
+    with pytest.raises(PinMapError) as built:
+        load_pico(path)       # what the build refuses
+    assert pm.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    number = written[:written.index("\n" + edit[1], start) + 1].count("\n") + 1
+    assert out.startswith("%s:%d: %s: %s" % (path, number, key, problem)) and out.count("\n") == 1, out
+    assert out == str(built.value) + "\n"
+
+
+def test_main_passes_a_pi_map_without_a_pico_section(tmp_path, capsys):
+    text = default_pinmap_path("nimatron").read_text()
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text[:text.index("\n[pico]\n") + 1])
+    assert pm.main([str(path)]) == 0
+    assert capsys.readouterr().out.startswith("%s: ok, the Nimatron, " % path)
+
+
+def test_a_folder_given_as_the_pin_map_is_said_once(tmp_path, capsys):
+    """`firmware build --pinmap my/` said 'my/:1: file: cannot read it (my/:1: file: cannot read it (not a
+    regular file))'."""
+    with pytest.raises(PinMapError) as caught:
+        load_pinmap(tmp_path)
+    assert str(caught.value) == "%s:1: file: cannot read it (not a regular file)" % tmp_path
+    assert pm.main([str(tmp_path)]) == 1
+    assert capsys.readouterr().out == "%s:1: file: cannot read it (not a regular file)\n" % tmp_path
+
+
 def test_main_write_docs_fills_the_markers(tmp_path, capsys):
     source = default_pinmap_path("nimatron")
     (tmp_path / "pinmap.toml").write_text(source.read_text())

@@ -451,13 +451,15 @@ def load_pinmap(path, machine=None):
     Raises PinMapError with a one-line message: `path:line: key: problem`.
     """
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise PinMapError("%s:1: file: cannot read it (not a regular file)" % path)
-        raw = Path(path).read_bytes()
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        # a folder or a device is said once, here, not raised inside the try that wraps its reasons
+        raw = Path(path).read_bytes() if regular else None
     except OSError as error:
         raise PinMapError("%s:1: file: cannot read it (%s)" % (path, error.strerror or error))
-    except ValueError as error:
+    except ValueError as error:       # a path with a NUL in it
         raise PinMapError("%s:1: file: cannot read it (%s)" % (path, error))
+    if not regular:
+        raise PinMapError("%s:1: file: cannot read it (not a regular file)" % path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -1,5 +1,6 @@
 """The pin-map command: check pin maps (the shipped ones when none is named),
-with the servo gate's angles against the printed gate (check.check_gate), and, with
+with their [pico] section as `controller firmware build` checks it (pico.check_pico)
+and the servo gate's angles against the printed gate (check.check_gate), and, with
 --write-docs, rewrite the generated tables in each map's wiring.md and
 README.md (the priced parts list, bom.py; the Pico's pins, docs.py), its
 drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py) and the printed
@@ -19,6 +20,7 @@ from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinma
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
+from controller.hardware.pinmap.pico import check_pico
 
 
 def main(argv=None, out=None):
@@ -34,6 +36,7 @@ def main(argv=None, out=None):
         path = default_pinmap_path(target) if target in NAMES else Path(target)
         try:
             pinmap = load_pinmap(path)
+            check_pico(pinmap)      # a Pico's pins: what `firmware build` refuses is refused here first
             check_gate(pinmap)
         except PinMapError as error:
             print(error, file=out)

@@ -113,6 +113,17 @@ def load_pico(path, machine=None):
     return pinmap, pins, options
 
 
+def check_pico(pinmap):
+    """The [pico] section of a loaded map, when it has one, checked as `controller firmware build` checks it
+    (load_pico): PinMapError naming the line and key. A map without one is for a Pi alone, and passes."""
+    try:
+        section = tomllib.loads(Path(pinmap.path).read_text(encoding="utf-8")).get("pico")
+    except (OSError, ValueError):       # read by load_pinmap a moment ago; load_pico says what became of it
+        section = True
+    if section is not None:
+        load_pico(pinmap.path, pinmap.machine)
+
+
 def drive_problem(spec):
     """Why an output draws more than a Pico's pin gives at its default drive strength, or None."""
     ma = electrical.pin_ma(spec)
