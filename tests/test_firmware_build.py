@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -299,7 +300,9 @@ def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, c
     assert status == 0, capsys.readouterr().err
     manifest = json.loads((out_dir / "build.json").read_text())
     assert manifest["machine"] == "nimatron" and manifest["mode"] == "production"
-    assert out == "Built the nimatron firmware (production mode) in %s: %d files.\n" % (out_dir, len(manifest["files"]))
+    assert out == "Built the nimatron firmware (production mode) in %s: %d files, from the shipped pin map %s.\n" \
+        % (out_dir, len(manifest["files"]), os.path.relpath(ROOT / "hardware" / "nimatron" / "pinmap.toml"))
+    assert manifest["pinmap"] == str((ROOT / "hardware" / "nimatron" / "pinmap.toml").resolve())
     assert {"main.py", "board_config.mpy", "runner.mpy", "controller/core/nimatron.mpy",
             "controller/core/protocol.mpy"} <= set(manifest["files"])
     assert sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()) == \
@@ -311,6 +314,75 @@ def test_build_compiles_the_core_and_firmware_and_the_board_loads_it(tmp_path, c
         cwd=out_dir, capture_output=True, text=True, timeout=60,
         env=dict(os.environ, MICROPYPATH=".frozen:%s:%s" % (out_dir, ROOT / "firmware" / "emulator")))
     assert loaded.stdout == "nimatron production\n", loaded.stdout + loaded.stderr
+
+
+# A hobbyist's board wired to other pins of the Pico than the shipped map's. The Nimatron's lamp board: row 1's
+# button on GP8 (GP2 shipped), the buzzer on GP15 (GP14), the lamp chain's data on GP20 (GP19). Dr. Nim's: the
+# trigger and New game swapped (GP2 and GP5), the sensor on GP27 (GP6), the release on GP28 (GP7).
+MOVED = {"nimatron": (("row1 = 2\n", "row1 = 8\n"), ("buzzer = 14", "buzzer = 15"), ("data = 19,", "data = 20,")),
+         "drnim": (("trigger = 2\n", "trigger = 5\n"), ("new_game = 5\n", "new_game = 2\n"),
+                   ("marble_sensor = 6\n", "marble_sensor = 27\n"), ("release = 7\n", "release = 28\n"))}
+
+
+def moved_pins(folder, machine="nimatron"):
+    """A copy of `machine`'s shipped pin map in `folder`, my-MACHINE.toml, its [pico] pins moved (MOVED)."""
+    text = (ROOT / "hardware" / machine / "pinmap.toml").read_text()
+    start = text.index("\n[pico]\n")
+    pico = text[start:]
+    for old, new in MOVED[machine]:
+        assert pico.count(old) == 1, old
+        pico = pico.replace(old, new)
+    path = Path(folder) / ("my-%s.toml" % machine)
+    path.write_text(text[:start] + pico)
+    return path
+
+
+def test_a_copied_pin_map_builds_the_machine_it_names_and_the_build_says_which_map(tmp_path, monkeypatch, capsys,
+                                                                                    micropython, mpy_cross):
+    """A hobbyist building the Nimatron on a Pico copied its pin map and changed pins: `build --pinmap` without
+    --machine refused it as not Dr. Nim's, and nothing said which pin map a build took its pins from."""
+    monkeypatch.chdir(tmp_path)
+    moved_pins(tmp_path)
+    status, out = run("firmware", "build", "--pinmap", "my-nimatron.toml")
+    assert status == 0, capsys.readouterr().err
+    folder = tmp_path / "build" / "firmware" / "nimatron"
+    manifest = json.loads((folder / "build.json").read_text())
+    assert out == "Built the nimatron firmware (production mode) in build/firmware/nimatron: %d files, from the " \
+        "pin map my-nimatron.toml.\n" % len(manifest["files"])
+    assert manifest["machine"] == "nimatron" and manifest["pinmap"] == str((tmp_path / "my-nimatron.toml").resolve())
+    loaded = subprocess.run(
+        [micropython, "-c", "import board_config as c; print(c.MACHINE, [i[1] for i in c.INPUTS if i[0] == 'row1'], "
+         "[o[2] for o in c.OUTPUTS if o[0] in ('buzzer', 'lamps')])"],
+        cwd=folder, capture_output=True, text=True, timeout=60, env=dict(os.environ, MICROPYPATH=str(folder)))
+    assert loaded.stdout == "nimatron [8] [(20, 18, 17, 16), (15,)]\n", loaded.stdout + loaded.stderr
+    # a --machine that disagrees is refused, naming the map's machine, and builds nothing
+    status, out = run("firmware", "build", "--machine", "drnim", "--pinmap", "my-nimatron.toml")
+    assert status == 1 and out == "" and not (tmp_path / "build" / "firmware" / "drnim").exists()
+    assert capsys.readouterr().err == 'controller firmware: --machine drnim: the pin map my-nimatron.toml is the ' \
+        'Nimatron\'s (machine = "nimatron"), not Dr. Nim\'s: leave --machine out, or give --machine nimatron\n'
+    assert run("firmware", "build", "--machine", "nimatron", "--pinmap", "my-nimatron.toml")[0] == 0
+
+
+def test_deploy_by_machine_copies_the_last_build_and_names_the_pin_map_it_was_built_from(tmp_path, monkeypatch,
+                                                                                        capsys, port, mpy_cross):
+    """deploy never builds: `deploy --machine nimatron` after a build from the user's copy copies that build,
+    and says its pins are the copy's, not the shipped ones."""
+    monkeypatch.chdir(tmp_path)
+    moved_pins(tmp_path)
+    assert run("firmware", "build", "--pinmap", "my-nimatron.toml")[0] == 0
+    record = stand_in_mpremote(tmp_path, monkeypatch)
+    status, out = run("firmware", "deploy", "--port", port, "--machine", "nimatron")
+    assert status == 0, capsys.readouterr().err
+    assert out == "Copied the nimatron firmware from build/firmware/nimatron to the board on %s, and reset it " \
+        "(built from the pin map my-nimatron.toml).\n" % port
+    assert calls(record)[-1]["cwd"] == str(tmp_path / "build" / "firmware" / "nimatron")
+    # from another folder, the recorded path is whole; a build from the shipped map says it is the shipped one
+    monkeypatch.chdir(tmp_path / "build")
+    assert run("firmware", "deploy", "--port", port, "--build", "firmware/nimatron")[1].endswith(
+        "(built from the pin map %s).\n" % (tmp_path / "my-nimatron.toml").resolve())
+    assert run("firmware", "build", "--machine", "nimatron", "--out", "shipped")[0] == 0
+    assert run("firmware", "deploy", "--port", port, "--build", "shipped")[1].endswith(
+        "(built from the shipped pin map %s).\n" % (ROOT / "hardware" / "nimatron" / "pinmap.toml").resolve())
 
 
 @pytest.mark.parametrize("frozen", [[], ["--frozen"]])
@@ -407,11 +479,13 @@ def test_a_frozen_build_holds_the_modules_to_freeze_and_only_main_goes_to_the_bo
     out_dir = tmp_path / "build"
     status, out = run("firmware", "build", "--frozen", "--machine", "nimatron", "--out", str(out_dir))
     assert status == 0, capsys.readouterr().err
-    assert out == "Wrote the nimatron firmware (production mode) to freeze in %s: build MicroPython for the board " \
-        "with FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n" \
-        % (out_dir, (out_dir / "manifest.py").resolve())
+    shipped_map = ROOT / "hardware" / "nimatron" / "pinmap.toml"
+    assert out == "Wrote the nimatron firmware (production mode) from the shipped pin map %s to freeze in %s: build " \
+        "MicroPython for the board with FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies " \
+        "main.py.\n" % (os.path.relpath(shipped_map), out_dir, (out_dir / "manifest.py").resolve())
     manifest = json.loads((out_dir / "build.json").read_text())
-    assert manifest == {"machine": "nimatron", "mode": "production", "frozen": True, "files": ["main.py"]}
+    assert manifest == {"machine": "nimatron", "mode": "production", "pinmap": str(shipped_map.resolve()),
+                        "frozen": True, "files": ["main.py"]}
     frozen = out_dir / "frozen"
     expected = sorted([name for _, name in board_sources() if name not in ("main.py", "boot.py")]
                       + ["board_config.py"])
@@ -447,8 +521,8 @@ def test_deploying_a_frozen_build_checks_the_board_then_copies_only_its_boot_stu
     assert run("firmware", "build", "--frozen", "--out", str(out_dir))[0] == 0
     status, out = run("firmware", "deploy", "--port", port, "--build", str(out_dir))
     assert status == 0, capsys.readouterr().err
-    assert out == "Copied the frozen drnim firmware's main.py from %s to the board on %s, and reset it.\n" \
-        % (out_dir, port)
+    assert out == "Copied the frozen drnim firmware's main.py from %s to the board on %s, and reset it (built from " \
+        "the shipped pin map %s).\n" % (out_dir, port, os.path.relpath(ROOT / "hardware" / "drnim" / "pinmap.toml"))
     asked, stopped, copied = [json.loads(line) for line in record.read_text().splitlines()]
     assert asked[:3] == ["connect", port, "exec"] and "board_config" in asked[3]
     assert stopped[2:] == ["exec", deploy.stop_script(None), "+", "reset"]

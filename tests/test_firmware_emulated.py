@@ -7,6 +7,9 @@ machines, in a command that changes machine from script to script. Each
 scenario is played once."""
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -146,3 +149,94 @@ def test_a_board_on_its_own_clock_plays_a_script_in_real_time(tmp_path):
     assert "line 3: press trigger  (rail 14, turn player, equalizer off, winner none, fault none)" in out
     assert out.endswith("every expectation holds\n1 script: 1 held, 0 failed\n")
     assert status == 0
+
+
+# --- a board wired to other pins: --pinmap ------------------------------------------------------
+
+def test_the_emulated_board_is_built_from_the_pin_map_given_and_plays_its_machines_scenarios(tmp_path, capsys):
+    """A hobbyist who changed pins in a copy of the pin map ran `firmware test --emulate` on a board built
+    from the shipped map, and believed their build tested. With --pinmap the board is built from the copy
+    (its machine the board's), and the scenarios, which press and drop by role, play as in the simulator."""
+    from controller.firmware.board_test import Connector
+    from test_firmware_build import moved_pins
+    pinmap = moved_pins(tmp_path, "nimatron")
+    own = sorted(of_one_machine("nimatron", "drnim"), key=lambda path: path.name)
+    status, out = firmware_test("--emulate", "unix", "--pinmap", str(pinmap))
+    assert capsys.readouterr().err == ""
+    expected = [line for path in own for line in simulated(path, path.name)]
+    assert out.splitlines() == expected + ["%d scripts: %d held, 0 failed" % (len(own), len(own))]
+    assert status == 0
+    connect = Connector(emulate="unix", pinmap=str(pinmap))
+    try:
+        connect("nimatron")
+        config = (Path(connect.emulator.folder.name) / "board_config.py").read_text()
+    finally:
+        connect.close()
+    assert "('row1', 8, " in config and "('buzzer', 'buzzer', (15,), " in config and "(20, 18, 17, 16)" in config
+
+
+def test_a_dr_nim_with_its_sensor_and_release_moved_drops_its_marbles_as_in_the_simulator(tmp_path, capsys):
+    """The marble world watches the release and drives the sensor on the pins their roles have in the map."""
+    from test_firmware_build import moved_pins
+    pinmap = moved_pins(tmp_path, "drnim")
+    scenarios = [ROOT / "tests" / "scenarios" / name for name in ("R5-equalizer-on-machine-first-drops-1.txt",
+                                                                  "policy-extra-marble-counted.txt")]
+    status, out = firmware_test("--emulate", "unix", "--pinmap", str(pinmap), *map(str, scenarios))
+    assert capsys.readouterr().err == ""
+    expected = [line for path in scenarios for line in simulated(path)]
+    assert out.splitlines() == expected + ["2 scripts: 2 held, 0 failed"]
+    assert status == 0
+
+
+def test_a_pin_map_that_cannot_wire_the_board_is_one_line_before_any_board_starts(tmp_path, capsys, monkeypatch):
+    from test_firmware_build import moved_pins
+    pinmap = moved_pins(tmp_path, "nimatron")
+    script = ROOT / "tests" / "scenarios" / "R5-equalizer-on-machine-first-drops-1.txt"
+    started = []
+    monkeypatch.setattr("controller.firmware.emulator.Emulator.start", lambda self: started.append(self))
+    assert firmware_test("--emulate", "unix", "--pinmap", str(pinmap), str(script)) == (2, "")
+    assert capsys.readouterr().err == "controller: SCRIPT: %s plays drnim, and --pinmap %s, which the emulated board " \
+        "is built from, is the Nimatron's pin map: give the Nimatron's scripts, or leave --pinmap out\n" \
+        % (script, pinmap)
+    assert firmware_test("--emulate", "unix", "--machine", "drnim", "--pinmap", str(pinmap)) == (1, "")
+    assert capsys.readouterr().err == 'controller firmware: --machine drnim: the pin map %s is the Nimatron\'s ' \
+        '(machine = "nimatron"), not Dr. Nim\'s: leave --machine out, or give --machine nimatron\n' % pinmap
+    text = pinmap.read_text()
+    pinmap.write_text(text.replace("\nrow3 = 4\n", "\nrwo3 = 4\n"))
+    line = text[:text.index("\nrow3 = 4\n") + 1].count("\n") + 1
+    assert firmware_test("--emulate", "unix", "--pinmap", str(pinmap)) == (1, "")
+    assert capsys.readouterr().err.startswith("controller firmware: pin map: %s:%d: pico.rwo3: not a role of this map"
+                                              % (pinmap, line))
+    assert started == []
+
+
+def test_a_pin_map_for_a_board_on_a_port_is_refused(tmp_path, capsys, monkeypatch):
+    """A board on a port runs the build deployed to it: --pinmap there would claim what it cannot do."""
+    from test_firmware_build import moved_pins
+    pinmap = moved_pins(tmp_path, "nimatron")
+    monkeypatch.setattr("controller.firmware.command.port_there", lambda port: True)
+    assert firmware_test("--port", "/dev/ttyACM9", "--machine", "nimatron", "--pinmap", str(pinmap)) == (2, "")
+    assert capsys.readouterr().err == "controller: --pinmap: it wires an emulated board (--emulate); the board on " \
+        "/dev/ttyACM9 runs the build deployed to it\n"
+
+
+def test_the_monitor_watches_a_board_built_from_the_pin_map_given(tmp_path):
+    from service_rig import write_config
+    from test_firmware_build import moved_pins
+    from test_firmware_monitor import Running
+    pinmap = moved_pins(tmp_path, "nimatron")
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "unix", "--pinmap", str(pinmap), "--config", str(config))
+    try:
+        shown = monitor.until("board: nimatron, protocol 1, development mode; a new game")
+    finally:
+        assert monitor.stop() == 0
+    assert b"Traceback" not in monitor.text["err"]
+    broken = tmp_path / "broken.toml"
+    broken.write_text(pinmap.read_text().replace("\nrow3 = 4\n", "\nrow3 = 25\n"))
+    done = subprocess.run([sys.executable, "-m", "controller", "firmware", "monitor", "--emulate", "unix", "--pinmap",
+                           str(broken), "--config", str(config)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == "", done
+    assert done.stderr.startswith("controller firmware: pin map: %s:" % broken) and done.stderr.count("\n") == 1
+    assert "pico.row3: 25 is not a GP pin of the Pico" in done.stderr

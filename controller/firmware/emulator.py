@@ -5,8 +5,9 @@ core, from source) on a fake `machine` module in a world of marbles. It
 talks on its stdin and stdout, which here are the master end of a
 pseudo-terminal pair; the slave end, in raw mode, is a serial port by path
 (`port`), opened with pyserial as a Pico's /dev/ttyACM0 would be. The
-board's pin config is generated from the machine's pin map into a folder of
-its own, which also holds its flash (the saved game).
+board's pin config is generated from the machine's pin map (or the one
+`--pinmap` names) into a folder of its own, which also holds its flash (the
+saved game).
 """
 
 import os
@@ -25,12 +26,15 @@ HEAP = "1m"
 
 
 class Emulator:
-    def __init__(self, machine, clock, heap=HEAP):
-        from controller.hardware.pinmap.pico import write_board_config
+    def __init__(self, machine, clock, heap=HEAP, pinmap=None):
+        """`pinmap`: the pin map whose [pico] section wires the board (None: the machine's shipped one);
+        FirmwareError, in the build's words, for one that cannot be used."""
+        from controller.firmware.build import CONFIG, pin_config
+        config = pin_config(machine, DEVELOPMENT, pinmap)
         micropython = find_tool("micropython")
         self.folder = tempfile.TemporaryDirectory(prefix="drnim-board-")
         folder = Path(self.folder.name)
-        write_board_config(folder, machine, mode=DEVELOPMENT)
+        (folder / CONFIG).write_text(config, encoding="utf-8")
         master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo, no line editing: bytes pass as over USB
         self.port = os.ttyname(self.slave)

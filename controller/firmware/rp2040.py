@@ -252,13 +252,14 @@ class EmulatedPico:
         self.folder.cleanup()
 
 
-def board_config_values(machine, mode):
-    """The generated board_config of `machine` as a namespace: the pins the world and the hands drive."""
+def board_config_values(machine, mode, pinmap=None):
+    """The generated board_config of `machine` (from the pin map at `pinmap`, None: the shipped one) as a
+    namespace: the pins the world and the hands drive."""
     from types import SimpleNamespace
 
     from controller.firmware.build import pin_config
     values = {}
-    exec(pin_config(machine, mode), values)
+    exec(pin_config(machine, mode, pinmap), values)
     return SimpleNamespace(**dict((key, value) for key, value in values.items() if key.isupper()))
 
 
@@ -400,8 +401,9 @@ class EmulatedLink(Link):
             self.buffer = self.buffer[:end + 1]
 
 
-def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=None):
-    """An emulated Pico with `machine`'s firmware built and deployed as a user does
+def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=None, pinmap=None):
+    """An emulated Pico with `machine`'s firmware built (from the pin map at `pinmap`,
+    None: the shipped one) and deployed as a user does
     it (`controller firmware build`, then `deploy` with mpremote over its port), on
     its bench: (pico, bench). Cut its power once its port is open, to hear it
     start. The flash after a deploy is kept in `images` (by default a folder of the
@@ -416,7 +418,7 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
         folder = Path(images) if images else cache_folder("pico-flash")
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="drnim-build-") as made:
-            files = build(machine, Path(made) / machine, mode)
+            files = build(machine, Path(made) / machine, mode, pinmap=pinmap)
             image = folder / ("%s-%s.bin" % (machine, digest(Path(made) / machine, files, pico.uf2)))
             with locked(str(image) + ".lock"):          # another run deploying the same build: its image
                 if not image.is_file() and write_flash is not None:
@@ -433,7 +435,7 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
                         pico.pause()
                     pico.save_flash(str(image) + ".new")
                     os.replace(str(image) + ".new", image)
-        bench = Bench(pico, board_config_values(machine, mode))
+        bench = Bench(pico, board_config_values(machine, mode, pinmap))
     except BaseException:
         pico.stop()
         raise
@@ -474,11 +476,12 @@ class Pacer(threading.Thread):
 
 
 class PacedPico:
-    """An emulated Pico running `machine`'s production build in real time, its port
-    by path (`port`): what `monitor --emulate rp2040` watches."""
+    """An emulated Pico running `machine`'s production build (from the pin map at
+    `pinmap`, None: the shipped one) in real time, its port by path (`port`): what
+    `monitor --emulate rp2040` watches."""
 
-    def __init__(self, machine, uf2=None):
-        self.pico, self.bench = deployed_pico(machine, uf2)
+    def __init__(self, machine, uf2=None, pinmap=None):
+        self.pico, self.bench = deployed_pico(machine, uf2, pinmap=pinmap)
         self.port = self.pico.port
         self.pacer = Pacer(self.bench)
 
