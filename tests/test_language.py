@@ -167,6 +167,35 @@ def test_the_mo_files_are_read_by_pythons_own_gettext():
     assert catalog.info()["plural-forms"] == "nplurals=2; plural=(n != 1);"
 
 
+def test_a_catalog_compiled_by_another_tool_never_stops_a_screen_on_a_wrong_placeholder(tmp_path):
+    """`make catalogs` leaves out of the .mo a translation whose placeholders are not the English's; a
+    translator's Poedit, or pybabel compile, writes it in. The simulator stopped with KeyError: 'binario'
+    on the rail's line: the English is shown there instead, and the translations that fit are used."""
+    pytest.importorskip("textual", reason="Textual (the sim extra) draws the simulator")
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+    from controller.language import CheckedTranslations, Language
+    from controller.sim.app import drnim_status
+    from controller.sim.engine import Simulation
+    rail = "Rail %(rail)d · tray %(tray)d · taken %(taken)d of %(loaded)d"
+    catalog = Catalog(locale="it")
+    catalog.add(rail, "Binario %(binario)d · vassoio %(tray)d · prese %(taken)d di %(loaded)d")
+    catalog.add(("%(count)d marble", "%(count)d marbles"), ("%(count)d biglia", "%(n)d biglie"))
+    catalog.add("Dr. Nim wins.", "Vince il Dr. Nim.", context="drnim_wins")
+    with open(tmp_path / "drnim.mo", "wb") as mo:
+        write_mo(mo, catalog)
+    with open(tmp_path / "drnim.mo", "rb") as mo:
+        italian = Language("it", CheckedTranslations(mo))
+    sim = Simulation("drnim", {})
+    try:
+        assert str(drnim_status(sim, italian)).startswith("Rail 15 · tray 0 · taken 0 of 15\n")
+    finally:
+        sim.close()
+    assert [italian._n("%(count)d marble", "%(count)d marbles", n) for n in (1, 2)] == \
+        ["%(count)d biglia", "%(count)d marbles"]
+    assert italian._p("drnim_wins", "Dr. Nim wins.") == "Vince il Dr. Nim."
+
+
 def test_the_pages_catalog_says_a_language_written_right_to_left_is_so():
     """The page turns its words and controls right to left for Arabic, Hebrew or Persian: a translator adding
     one needs to say nothing, Babel knows it, and the page's catalog carries it."""

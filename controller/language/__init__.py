@@ -24,6 +24,7 @@ import gettext
 import json
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 from controller.language.messages import MESSAGES
@@ -38,6 +39,13 @@ LOCALE = Path(__file__).resolve().parent / "locale"
 GROUPS = {"en": ",", "de": ".", "fr": "\u202f", "es": ".", "nl": "."}
 
 PLACEHOLDER = re.compile(r"%(?:\((\w+)\)(-?\d*)([ds])|%)")
+# A text's placeholders: %(name)d or %(name)s with any width (%(marbles)2d), or a bare %d or %s, which nothing fills.
+HOLE = re.compile(r"%(?:\(\w+\))?-?\d*[ds]")
+
+
+def placeholders(text):
+    """The placeholders of `text`, each as often as it is there (%% is a percent sign, not one)."""
+    return Counter(HOLE.findall(text.replace("%%", "")))
 
 
 class UnknownLanguage(ValueError):
@@ -76,7 +84,31 @@ def language(code="en"):
         raise UnknownLanguage("%r has no compiled catalog (controller/language/locale/%s): make it with "
                               ".venv/bin/python -m controller.language.catalogs" % (code, path.relative_to(LOCALE)))
     with open(path, "rb") as catalog:
-        return Language(code, gettext.GNUTranslations(catalog), direction(code))
+        return Language(code, CheckedTranslations(catalog), direction(code))
+
+
+class CheckedTranslations(gettext.GNUTranslations):
+    """A compiled catalog whose translations are used only where their placeholders are the English's
+    (those of its plural, for a text with one), as `make catalogs` writes the .mo. One compiled by another
+    tool (Poedit on save, pybabel compile) may hold a translation that names another placeholder
+    (%(binario)d for %(rail)d): the simulator stopped on it with a KeyError. The English is used there."""
+
+    def gettext(self, message):
+        return fitting(super().gettext(message), message, message)
+
+    def ngettext(self, msgid1, msgid2, n):
+        return fitting(super().ngettext(msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2)
+
+    def pgettext(self, context, message):
+        return fitting(super().pgettext(context, message), message, message)
+
+    def npgettext(self, context, msgid1, msgid2, n):
+        return fitting(super().npgettext(context, msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2)
+
+
+def fitting(text, english, instead):
+    """`text`, a translation, when its placeholders are those of `english`; else `instead`, the English."""
+    return text if text == instead or placeholders(text) == placeholders(english) else instead
 
 
 def direction(code):

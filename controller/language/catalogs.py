@@ -30,12 +30,11 @@ import io
 import json
 import re
 import sys
-from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
 from controller import shipped
-from controller.language import CODES, DOMAIN, GROUPS, LANGUAGES, LOCALE
+from controller.language import CODES, DOMAIN, GROUPS, LANGUAGES, LOCALE, placeholders
 
 ROOT = Path(__file__).resolve().parent.parent
 # Where a visitor's texts are, and how each is read.
@@ -99,8 +98,6 @@ NOTE = """\
 UNWRITTEN = ("To the translator: write your own note in place of this one", "FIRST AUTHOR <EMAIL@ADDRESS>")
 # A line of a .po outside its comments: a keyword and its text in double quotes, or more of the text.
 PO_LINE = re.compile(r'(?:(?:msgctxt|msgid|msgid_plural|msgstr|msgstr\[(\d+)\]) )?"(?:[^"\\]|\\.)*"')
-# A text's placeholders: %(name)d or %(name)s with any width (%(marbles)2d), or a bare %d or %s, which nothing fills.
-PLACEHOLDER = re.compile(r"%(?:\(\w+\))?-?\d*[ds]")
 
 
 def template():
@@ -210,11 +207,6 @@ def named(message):
     """A message as a translator finds it in the .po, on one line: its context, then its English (a line
     break written \\n, as the .po writes it)."""
     return key(message).replace("\x04", " | ").replace("\n", "\\n")
-
-
-def placeholders(text):
-    """The placeholders of `text`, each as often as it is there (%% is a percent sign, not one)."""
-    return Counter(PLACEHOLDER.findall(text.replace("%%", "")))
 
 
 def misplaced(message):
