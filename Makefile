@@ -91,6 +91,7 @@ firmware-test: $(VENV)/.installed pico-emulator
 catalogs: $(VENV)/.installed
 	$(PY) -m controller.language.catalogs
 	$(PY) -m controller.cards
+	$(PY) -m controller.hardware.pinmap --write-docs
 
 # On a Raspberry Pi: install and start the service (see README); WHEELS=DIR installs from a folder of
 # wheels, without internet.
