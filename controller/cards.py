@@ -194,7 +194,7 @@ def drnim_words(card, t):
     card.label(58, 60.2, t._("you (turn switch)"), 2.4, 24, bold=True)
     card.label(52, 66, t._("tray"), 2.3, 20, "middle")
     card.label(86, 67.8, t._("TRIGGER"), 2.4, 17, "middle", bold=True)
-    card.label(19, 67.8, t._("NEW GAME"), 2.4, 20, "middle", bold=True)
+    card.label(19, 67.8, t._("NEW GAME"), 2.4, 17, "middle", bold=True)     # 17 mm: clear of the board's corner
     card.label(18.7, 41.9, t._("your turn"), 2.3, 24)
     card.label(18.7, 46.9, t._("Dr. Nim's turn"), 2.3, 24)
     card.steps(t._("How to play"), [

@@ -3,6 +3,7 @@ machine and language) print on A6 (105 x 148 mm), one page, the PDF says what
 the SVG says, and the committed cards are what controller/cards.py makes."""
 
 import html
+import math
 import re
 
 import pytest
@@ -79,6 +80,42 @@ def test_the_committed_card_is_what_the_catalogs_make(machine, code):
         pytest.skip(reason)
     from controller.cards import card_svg
     assert card_svg(machine, language(code)) == card(machine, code).read_text(encoding="utf-8")
+
+
+# Dr. Nim's red board on the card (visitor-card-drawing.svg: x 9 to 96, y 24 to 70, corners of 4 mm), and how far
+# inside its edge a white label keeps (a printer's half millimetre).
+BOARD = (9, 24, 96, 70, 4)
+MARGIN_MM = 0.5
+
+
+def on_the_board(x, y):
+    """Whether the point (x, y) is on the board, MARGIN_MM inside its edge, round its corners too."""
+    left, top, right, bottom, corner = BOARD
+    nearest = (min(max(x, left + corner), right - corner), min(max(y, top + corner), bottom - corner))
+    return math.hypot(x - nearest[0], y - nearest[1]) <= corner - MARGIN_MM
+
+
+@pytest.mark.parametrize("code", [code for machine, code in CARDS if machine == "drnim"])
+def test_every_label_on_dr_nims_board_stays_on_the_board(code):
+    """A label fits the width it is given (smaller, down to 60 %), but NEW GAME's reached to x = 9, where the
+    board's corner has curved in: the French card's white NOUVELLE PARTIE ran off the red board onto the cream
+    card."""
+    reason = cairo_missing()
+    if reason:
+        pytest.skip(reason)
+    from controller.cards import Measure
+    measure = Measure()
+    svg = card("drnim", code).read_text(encoding="utf-8")
+    outside = []
+    for x, y, size, weight, anchor, text in re.findall(
+            r'<text x="([\d.]+)" y="([\d.]+)" font-size="([\d.]+)" font-weight="(\w+)" font-style="\w+" '
+            r'text-anchor="(\w+)" fill="#fff">([^<]*)</text>', svg):
+        wide = measure(html.unescape(text), float(size), weight == "bold")
+        left = float(x) - {"start": 0, "middle": wide / 2, "end": wide}[anchor]
+        top = float(y) - 0.72 * float(size)       # the capitals' height
+        if not all(on_the_board(px, py) for px in (left, left + wide) for py in (top, float(y))):
+            outside.append("%s from x = %.1f to %.1f" % (text, left, left + wide))
+    assert outside == []
 
 
 # What each machine's card must say: how its game ends, then each control it names (a new machine gives its line).
