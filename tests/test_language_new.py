@@ -96,6 +96,25 @@ def test_a_half_translated_language_is_made_and_lists_its_texts_readably(locale,
         NOTE_UNWRITTEN]
 
 
+def test_a_plural_form_left_empty_is_named_as_that_form(locale, monkeypatch, capsys):
+    """Its singular translated and its plural form left empty, a text was listed as "untranslated" among
+    some three hundred others, and the visitor read Italian for one marble and English for fifteen."""
+    from babel.messages.pofile import read_po, write_po
+    name_new(monkeypatch)
+    init_new(locale)
+    path = locale / NEW / "LC_MESSAGES" / "drnim.po"
+    with open(path, "rb") as f:
+        catalog = read_po(f, locale=NEW)
+    plural, = [message for message in catalog if message.context == "new_loses"]
+    plural.string = ("Nuova partita: %(marbles)d biglia, chi prende l'ultima perde.", "")
+    with open(path, "wb") as f:
+        write_po(f, catalog)
+    status, said, _ = made(locale, capsys)
+    assert status == 0
+    assert ("%s: untranslated plural form msgstr[1]: new_loses | New game: %%(marbles)d marble, whoever takes the "
+            "last one loses.\n" % NEW) in said
+
+
 NOTE_UNWRITTEN = ("%s: the note at the head of controller/language/locale/%s/LC_MESSAGES/drnim.po is not yet its "
                   "translator's: write yours in its place (DEVELOPERS.md, \"A new language\", step 1)" % (NEW, NEW))
 

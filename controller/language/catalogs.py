@@ -197,6 +197,15 @@ def strings(message):
     return [message.string] if isinstance(message.string, str) else list(message.string)
 
 
+def missing_forms(forms):
+    """What a translation lacks: all of it ("untranslated"), or the plural forms left empty, which a
+    visitor then reads in English for those numbers alone."""
+    if not any(forms):
+        return "untranslated"
+    return "untranslated plural form%s %s" % ("s" if forms.count("") > 1 else "", " ".join(
+        "msgstr[%d]" % number for number, form in enumerate(forms) if not form))
+
+
 def key(message):
     """How gettext keys a message: its id, after its context and \\x04 when it has one."""
     msgid = message.id if isinstance(message.id, str) else message.id[0]
@@ -319,7 +328,8 @@ def problems():
                 continue
             forms = strings(message)
             if message.fuzzy or not forms or not all(forms):
-                unfinished.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else "untranslated", named(message)))
+                unfinished.append("%s: %s: %s" % (code, "fuzzy" if message.fuzzy else missing_forms(forms),
+                                                  named(message)))
             if message.fuzzy:       # not shown, and to be looked at anyway
                 continue
             wrong = misplaced(message)
