@@ -28,12 +28,22 @@ def past_the_edge(machine, t):
     def words(widget):
         return str(widget.label if isinstance(widget, Button) else widget.render())[:40]
 
+    def named(widget):
+        return "the %s %r" % (widget.id or type(widget).__name__, words(widget))
+
+    def after(widget):
+        """What comes before `widget` in its row, each with its width: a translation that pushed it off is
+        one of them, and only its English may be past the edge (a translator lengthened the other)."""
+        siblings = [each for each in widget.parent.children if each.display and each.region.width]
+        before = [each for each in siblings[:siblings.index(widget)] if words(each).strip()]
+        return ", after %s" % ", ".join("%s (%d columns)" % (named(each), each.region.width) for each in before) \
+            if before else ""
+
     async def look():
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
             await pilot.pause()
-            return ["%s: the %s %r runs to column %d, past the edge of what holds it at %d" % (
-                t.code, widget.id or type(widget).__name__, words(widget), widget.region.right,
-                widget.parent.region.right)
+            return ["%s: %s runs to column %d, past the edge of what holds it at %d%s" % (
+                t.code, named(widget), widget.region.right, widget.parent.region.right, after(widget))
                 for widget in app.screen.query("*")
                 if widget.display and widget.region.width and widget.region.right > widget.parent.region.right]
     try:
@@ -62,3 +72,18 @@ def test_a_button_too_long_for_80_columns_is_named_with_what_it_pushes_off(machi
     assert said[0].startswith("it: the new_game 'Nuova partita adesso subito, premi qui p' runs to column 56, "
                               "past the edge of what holds it at ")
     assert [line for line in said if line.startswith("it: the %s " % pushed)]
+
+
+class Longer(gettext.NullTranslations):
+    """A "New game" that fits its row alone, but pushes the button after it off."""
+
+    def gettext(self, message):
+        return "Ricomincia una nuova partita da capo" if message == "New game" else message
+
+
+def test_a_button_pushed_off_by_a_translation_names_the_translation_before_it():
+    """Told "the trigger 'TRIGGER' runs to column 54", a translator shortened nothing they had written: the
+    trigger's word was still the English, and the New game before it was what pushed it off."""
+    said = past_the_edge("drnim", Language("it", Longer()))
+    pushed, = [line for line in said if line.startswith("it: the trigger ")]
+    assert ", after the new_game 'Ricomincia una nuova partita da capo' (" in pushed, said
