@@ -393,7 +393,7 @@ def run_config_check(args, out):
         raise ArgumentError("--config: %s, and PATH %s: name one configuration to check" % (args.config, args.path))
     path = args.path or args.config or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
     label = "--config" if args.config else ""     # PATH, or the default file: the error names the file alone
-    from controller.telemetry.settings import check_password, password_in_clear, proxy_address, proxy_problem
+    from controller.telemetry.settings import check_password, misrouted, password_in_clear, proxy_address, proxy_target
     config, pinmap = load_service_config(path, label=label)
     argument(label, check_password, path or "the defaults", config.telemetry)
     from controller.extras import lacking
@@ -408,9 +408,9 @@ def run_config_check(args, out):
     warning = password_in_clear(config.telemetry)
     if warning:
         out.write("%s: %s\n" % (path or "the defaults", warning))
-    misrouted = proxy_problem(config.telemetry, path)
-    if misrouted:
-        out.write("%s: telemetry: the broker %s %s\n" % (path, proxy_address(config.telemetry), misrouted))
+    target = proxy_target(config.telemetry, path)
+    if target:
+        out.write("%s: telemetry: the broker %s %s\n" % (path, proxy_address(config.telemetry), misrouted(target)))
     return 0
 
 

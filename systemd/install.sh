@@ -289,8 +289,9 @@ fi
 
 if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
-    check_as_service "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)" "sudo $0 telemetry"
-    telemetry_units "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
+    checkout=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+    check_as_service "$checkout" "sudo $0 telemetry"
+    telemetry_units "$checkout"
     systemctl try-restart "$NAME" "$MONITOR@*.service"
     exit 0
 fi

@@ -39,7 +39,7 @@ from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, power, topic
-from controller.telemetry.settings import password_in_clear, proxy_problem, proxy_target, read_password, refusal
+from controller.telemetry.settings import misrouted, password_in_clear, proxy_target, read_password, refusal
 
 KEEPALIVE_S = 30
 # After an error that stopped the telemetry, it starts again this much later; meanwhile it holds at most HELD
@@ -147,12 +147,13 @@ class Telemetry:
             self.where += " (through %s)" % self.socket
         # the proxy forwards to another broker than the configuration names: said at start and in the status,
         # and every line of the journal names the broker the bytes reach (`heard`)
-        self.misrouted = proxy_problem(settings, config_path) if self.socket else None
+        target = proxy_target(settings, config_path) if self.socket else None
+        self.misrouted = misrouted(target) if target else None
         self.heard = self.where
-        if self.misrouted:
+        if target:
             log("telemetry: the broker %s %s" % (self.where, self.misrouted))
             self.heard = "%s:%d (through %s, which drnim-mqtt.service forwards to %s)" % (
-                settings["host"], settings["port"], self.socket, proxy_target(settings, config_path)[0])
+                settings["host"], settings["port"], self.socket, target[0])
         self.log = log
         self.clock = clock
         self.timer = timer

@@ -64,11 +64,8 @@ def proxy_target(settings, config_path):
     return forwarded[-1], path
 
 
-def proxy_problem(settings, config_path):
-    """proxy_target in words that follow "the broker HOST:PORT", or None."""
-    target = proxy_target(settings, config_path)
-    if target is None:
-        return None
+def misrouted(target):
+    """A proxy_target in words that follow "the broker HOST:PORT"."""
     return ("is not where drnim-mqtt.service forwards to: it goes to %s (%s, which install.sh wrote from an "
             "earlier [telemetry]): run sudo systemd/install.sh telemetry" % target)
 
