@@ -625,9 +625,9 @@ def run_simulate(argv, out):
                                  else "%d expectation%s failed" % (len(failures), "" if len(failures) == 1 else "s")))
         return 1 if failures else 0
     from controller.sim.engine import Simulation
-    machine, settings, exhibit = simulated_machine(args)
+    machine, settings, exhibit, pinmap = simulated_machine(args)
     check_marble_faults(args, machine)
-    simulation = Simulation(machine, settings, language=args.lang.code, exhibit=exhibit, **faults)
+    simulation = Simulation(machine, settings, language=args.lang.code, exhibit=exhibit, pinmap=pinmap, **faults)
     try:
         if args.autoplay:
             from controller.sim.autoplay import autoplay, summary_lines
@@ -681,17 +681,15 @@ def check_marble_faults(args, machine):
 
 
 def simulated_machine(args):
-    """(machine, its settings, the [exhibit] settings): --machine with the defaults, or a configuration's,
-    checked against the simulator's wiring (each machine's default pin map) as `config check` checks an
-    exhibit's. The simulator's buzzer keeps the configuration's quiet (its language is --lang's)."""
+    """(machine, its settings, the [exhibit] settings, the pin map): --machine with the defaults and its
+    shipped wiring, or a configuration's, with the exhibit's own pin map (pinmaps/ beside it, or the one it
+    names), both checked as `config check` checks them: the bench plays the exhibit's wiring, a servo gate
+    too, before it goes out. The simulator's buzzer keeps the configuration's quiet (its language is --lang's)."""
     if not args.config:
-        return args.machine or MACHINES[0], {}, None
-    from controller.hardware.pinmap import default_pinmap_path, load_pinmap
-    from controller.service.config import check_with_pinmap, load_config
+        return args.machine or MACHINES[0], {}, None, None
     overrides = {"machine": args.machine} if args.machine else None
-    config = argument("--config", load_config, args.config, overrides)
-    argument("--config", check_with_pinmap, config, load_pinmap(default_pinmap_path(config.machine_name)))
-    return config.machine_name, config.machine, config.exhibit
+    config, pinmap = load_service_config(args.config, overrides)
+    return config.machine_name, config.machine, config.exhibit, pinmap
 
 
 def period_joined(argv):

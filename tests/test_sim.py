@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT
 from controller.cli import main
+from controller.hardware.pinmap import default_pinmap_path
 from controller.sim.engine import Simulation
 from controller.sim.script import run_script
 
@@ -103,6 +104,28 @@ def test_autoplay_plays_with_a_configuration_files_settings(tmp_path):
     assert drnim.returncode == 0 and "marbles released: 21" in drnim.stdout.splitlines(), drnim.stdout + drnim.stderr
     nimatron = simulate("--autoplay", "1", "--config", str(config))
     assert nimatron.returncode == 0 and "marbles released" not in nimatron.stdout, nimatron.stdout + nimatron.stderr
+
+
+def test_a_configuration_plays_on_the_exhibits_own_pin_map_a_servo_gate_too(tmp_path):
+    """`--simulate --config` is "your exhibit's settings, before it goes out", but it played the shipped
+    wiring: an exhibit with a servo gate in pinmaps/ (its release_pulse_ms a servo's business) was refused
+    with the solenoid's rules, and a pin map the service would refuse played without a word."""
+    from test_pinmap import servo_variant
+    config = tmp_path / "config.toml"
+    config.write_text("[service]\nrelease_pulse_ms = 200\n")
+    solenoid = simulate("--autoplay", "1", "--config", str(config))
+    assert solenoid.returncode == 2 and "release_pulse_ms" in solenoid.stderr, solenoid.stdout + solenoid.stderr
+    (tmp_path / "pinmaps").mkdir()
+    servo = servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release")
+    (tmp_path / "pinmaps" / "drnim.toml").write_text(servo)
+    played = simulate("--autoplay", "3", "--config", str(config))
+    lines = played.stdout.splitlines()
+    assert played.returncode == 0 and "games: 3" in lines, played.stdout + played.stderr
+    assert not [line for line in lines if line.startswith("faults:") and line != "faults: none"], played.stdout
+    (tmp_path / "pinmaps" / "drnim.toml").write_text(servo.replace("open_angle = 16", "open_angle = 60"))
+    jams = simulate("--autoplay", "1", "--config", str(config))
+    assert jams.returncode == 2 and jams.stderr.count("\n") == 1, jams.stderr
+    assert "pinmaps/drnim.toml:" in jams.stderr and "outputs.release.open_angle: " in jams.stderr, jams.stderr
 
 
 @pytest.mark.parametrize("text,argv,words", [

@@ -16,7 +16,7 @@ is simulated: `advance(ms)` runs as fast as the computer allows.
 import random
 import tempfile
 
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.core.exhibit import LAMP, LAMP_ROWS, RELEASE, check_settings
 from controller.core.marbles import Marbles
@@ -47,6 +47,34 @@ class EdgePin(BoundedPin):
         if changed and value and self.on_rise is not None:
             self.on_rise()
         return changed
+
+
+class GatePin(MockPWMPin):
+    """A servo gate's mock pin (a release of kind "servo"): it tells the world when the servo is sent nearer
+    its open angle than its closed one, as a solenoid's pin does by going high."""
+
+    def __init__(self, factory, info, spec=None, on_open=None):
+        super().__init__(factory, info)
+        self.spec = spec
+        self.on_open = on_open
+        self.opened = False
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        opened = self.open_now(value)
+        if opened and not self.opened and self.on_open is not None:
+            self.on_open()
+        self.opened = opened
+        return changed
+
+    def open_now(self, value):
+        """Whether the pulse `value` (a duty cycle at the servo's frequency) turns the gate nearer open."""
+        if not value or not self.frequency:
+            return False
+        options = self.spec.options
+        low, high = options.get("min_pulse_ms", 1.0), options.get("max_pulse_ms", 2.0)
+        angle = -90 + (value * 1000 / self.frequency - low) / (high - low) * 180
+        return abs(angle - options.get("open_angle", 60)) < abs(angle - options.get("closed_angle", 0))
 
 
 def rest_inputs(factory, pinmap, switches=None):
@@ -95,9 +123,10 @@ class Simulation:
 
     def __init__(self, machine=NAMES[0], settings=None, seed=0, jam_rate=0.0, glitch_rate=0.0, bounce=False,
                  fall_ms=250, state_dir=None, keep_commands=False, telemetry=None, language="en", exhibit=None,
-                 local_start=None, runtime_dir=None):
+                 local_start=None, runtime_dir=None, pinmap=None):
         """`runtime_dir`: where the heartbeat's status file goes (the state folder when None; a Pi's
-        is in RAM, /run, which a measure of what the SD card is written leaves out)."""
+        is in RAM, /run, which a measure of what the SD card is written leaves out). `pinmap`: the
+        exhibit's wiring, checked (a configuration's, `--simulate --config`); None: the machine's shipped one."""
         self.machine_name = machine
         self.rng = random.Random(seed)
         self.jam_rate = jam_rate
@@ -127,13 +156,16 @@ class Simulation:
         # the minute of the day the run starts at (None: this computer's now), for the quiet hours: the
         # simulated time runs on from it
         self.local_start = local_minute() if local_start is None else local_start
-        self.pinmap = load_pinmap(default_pinmap_path(machine))
+        self.pinmap = pinmap or load_pinmap(default_pinmap_path(machine))
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
         self.marbles = None
         if cls.has_output(RELEASE):
-            self.factory.pin(self.pinmap.outputs["release"].pins["pin"], pin_class=EdgePin,
-                             on_rise=lambda: self.released())
+            gate = self.pinmap.outputs["release"]
+            if gate.kind == "servo":
+                self.factory.pin(gate.pins["pin"], pin_class=GatePin, spec=gate, on_open=lambda: self.released())
+            else:
+                self.factory.pin(gate.pins["pin"], pin_class=EdgePin, on_rise=lambda: self.released())
             self.marbles = Marbles(machine_settings["marbles"], fall_ms)
         if cls.has_output(LAMP_ROWS):
             self.chip = Chip74HC595(self.factory, self.pinmap.outputs["lamps"])
