@@ -110,7 +110,7 @@ def test_config_check_refuses_a_release_asked_for_while_the_gate_is_still_open(t
 
 # What the pin map check says of a gate swung 0° to 60° (build.gate_problem), after its file and line.
 JAMS = ("outputs.release.open_angle: from 0° to 60° the 60 mm arm's peg sweeps 34.7 mm along the rail, but its slot "
-        "leaves it 6.9 mm: it jams (a shorter sweep nearer level, e.g. closed_angle = 5 and open_angle = 16)")
+        "leaves it 6.9 mm: it jams (a shorter sweep nearer level, e.g. closed_angle = 0 and open_angle = 16)")
 
 
 def jam(pinmap):

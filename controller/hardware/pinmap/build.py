@@ -92,13 +92,29 @@ def gate_problem(pinmap):
     sweep = "from %s° to %s°" % (_number(closed), _number(open_))
     if rise < need:
         return (spec.key + ".open_angle", "%s the %d mm arm lifts the peg %.1f mm, but it must rise %.1f mm "
-                "(through the rail's floor and the marble over the lip): turn it through more, e.g. "
-                "closed_angle = 5 and open_angle = 16" % (sweep, GATE_ARM_MM, rise, need))
+                "(through the rail's floor and the marble over the lip): turn it through more, %s"
+                % (sweep, GATE_ARM_MM, rise, need, gate_hint(closed, open_, need)))
     if span > gate_room_mm():
         return (spec.key + ".open_angle", "%s the %d mm arm's peg sweeps %.1f mm along the rail, but its slot "
-                "leaves it %.1f mm: it jams (a shorter sweep nearer level, e.g. closed_angle = 5 and open_angle = "
-                "16)" % (sweep, GATE_ARM_MM, span, gate_room_mm()))
+                "leaves it %.1f mm: it jams (a shorter sweep nearer level, %s)"
+                % (sweep, GATE_ARM_MM, span, gate_room_mm(), gate_hint(closed, open_, need)))
     return None
+
+
+def gate_hint(closed, open_, need):
+    """Whole-degree angles the printed gate takes for a peg that must rise `need` mm, the nearest to the
+    ones given, in words: a hint that names angles which fail for this marble sends the user round in
+    a loop (it named 5° and 16° whatever the marble, and those fail for a 19 mm one)."""
+    fitting = []
+    for low in range(-45, 46):
+        for high in range(low + 1, 91):
+            rise, span = gate_sweep(low, high)
+            if rise >= need and span <= gate_room_mm():
+                fitting.append((abs(low - closed) + abs(high - open_), low, high))
+    if not fitting:
+        return "but no angles lift this marble within the slot: the printed gate is for smaller marbles"
+    _, low, high = min(fitting)
+    return "e.g. closed_angle = %d and open_angle = %d" % (low, high)
 
 
 # The screws of each build: what they hold -> (kind, diameter mm, length mm, thread pitch mm).
