@@ -247,7 +247,8 @@ def test_the_pin_map_check_refuses_the_old_60_degree_gate(tmp_path):
     from controller.hardware.pinmap import main
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
     text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\n'
-                        'pin = 18                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'pin = 18                          # header pin 12; a servo gate works here too (any pin: lgpio '
+                        'times its pulses)\n'
                         'active = "high"                   # high = solenoid energised = one marble goes\n',
                         'kind = "servo"\npin = 18\nclosed_angle = 0\nopen_angle = 60\n', 1)
     path = tmp_path / "pinmap.toml"

@@ -86,7 +86,8 @@ def test_moving_a_wire_in_the_pin_map_redraws_the_drawing(tmp_path):
 def test_a_servo_release_and_a_servo_flipper_are_drawn_as_built(tmp_path):
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
     text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\npin = 18'
-                        '                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        '                          # header pin 12; a servo gate works here too (any pin: lgpio times its '
+                        'pulses)\n'
                         'active = "high"', 'kind = "servo"\npin = 18')
     text = text.replace('kind = "led_pair"\nleft = 11                         # header pin 23\n'
                         'right = 12                        # header pin 32\nactive = "high"\ncolour = "red"\n'

@@ -411,7 +411,8 @@ def servo_gate_map(tmp_path, pico_times):
     `pico_times` in its [pico] section."""
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text()
     text = text.replace('kind = "solenoid"                 # or "servo" (a servo gate), see below\n'
-                        'pin = 18                          # header pin 12; can do hardware PWM, so a servo works here too\n'
+                        'pin = 18                          # header pin 12; a servo gate works here too (any pin: lgpio '
+                        'times its pulses)\n'
                         'active = "high"                   # high = solenoid energised = one marble goes\n',
                         'kind = "servo"\npin = 18\nclosed_angle = 5\nopen_angle = 16\nseconds_per_60 = 0.1\n', 1)
     text = text.replace("release_pulse_ms = 60 ", pico_times + " ", 1)
