@@ -535,6 +535,37 @@ def test_a_button_wired_to_3v3_cannot_go_on_an_i2c_pin(tmp_path, body, key):
                  'input there can only be active "low"')
 
 
+@pytest.mark.parametrize("pin, what", [(14, "TXD, which the port holds high"), (15, "RXD, which the port pulls up")])
+def test_a_solenoid_is_refused_on_the_serial_ports_pins(tmp_path, pin, what):
+    """hardware/README.md says a serial port switched on holds BCM 14 high: a release moved there passed the
+    check, and a builder who had switched the port on (for a console) got a coil held on at every boot."""
+    text = drnim_text(outputs__release='kind = "solenoid"\npin = %d\nactive = "high"' % pin)
+    message = expect_error(tmp_path, text, line_of(text, "pin = %d" % pin, after="[outputs.release]"),
+                           "outputs.release.pin", "GPIO %d is the serial port's %s while it is on" % (pin, what))
+    assert "hold the coil on while the Pi boots" in message
+
+
+def test_other_outputs_on_the_serial_ports_pins_load_and_the_check_warns_in_a_line_naming_each(tmp_path, capsys):
+    """The serial port is off unless a builder switched it on: an LED, the buzzer or a servo gate there works,
+    and the check says, once for each, what a port switched on does to it; a button there is the docs' advice."""
+    from controller.hardware.pinmap.check import serial_port_warnings
+    text = drnim_text(outputs__release='kind = "servo"\npin = 14',
+                      outputs__lamp_fault='kind = "led"\npin = 15\n' + RED)
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    warnings = serial_port_warnings(load_pinmap(path))
+    assert [line.split(": ")[:2] for line in warnings] == [
+        ["%s:%d" % (path, line_of(text, "pin = 14", after="[outputs.release]")), "outputs.release.pin"],
+        ["%s:%d" % (path, line_of(text, "pin = 15", after="[outputs.lamp_fault]")), "outputs.lamp_fault.pin"]]
+    assert "GPIO 14 is the serial port's TXD, which the port holds high while it is on" in warnings[0]
+    assert all("keep the port off (raspi-config" in line for line in warnings)
+    assert pm.main([str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("%s: ok, Dr. Nim" % path) and out[1:] == ["warning: " + line for line in warnings]
+    path.write_text(drnim_text(inputs__trigger='pin = 14\npull = "up"', inputs__new_game='pin = 15\npull = "up"'))
+    assert serial_port_warnings(load_pinmap(path)) == []
+
+
 HAT = '18 = "audio HAT: I2S BCLK"\n19 = "audio HAT: I2S LRCLK"\n21 = "audio HAT: I2S DOUT"'
 
 
@@ -546,7 +577,8 @@ def test_a_role_on_a_pin_the_pin_map_reserves_for_a_hat_is_refused(tmp_path):
 
 def test_reserved_pins_are_not_free_and_the_header_table_names_what_takes_them(tmp_path):
     path = tmp_path / "pinmap.toml"
-    path.write_text(drnim_text(reserved=HAT, outputs__release='kind = "solenoid"\npin = 14',
+    path.write_text(drnim_text(reserved=HAT, outputs__release='kind = "solenoid"\npin = 26',
+                               outputs__lamp_fault='kind = "led"\npin = 14\n' + RED,
                                outputs__lamp_drnim_turn='kind = "led"\npin = 2\nactive = "low"\n' + RED,
                                outputs__buzzer='kind = "buzzer"\npin = 15\nbase_resistor = 1000'))
     pinmap = load_pinmap(path)
@@ -947,7 +979,9 @@ def test_moving_any_pin_anywhere_loads_or_names_that_pin(tmp_path, which, value)
     used = {pin: k for pin, k in original.pins().items() if k != key}
     # every output of the shipped map is on at high, which BCM 2/3's pull-ups would switch on
     pulled_up = value in (2, 3) and key.startswith("outputs.")
-    if value in HEADER and value not in used and not pulled_up:
+    # the solenoid, on the serial port's pins, which a port switched on holds high
+    serial = value in (14, 15) and key == "outputs.release.pin"
+    if value in HEADER and value not in used and not pulled_up and not serial:
         assert load_pinmap(path).pins()[value] == key
         return
     with pytest.raises(PinMapError) as caught:

@@ -8,8 +8,10 @@ the line, the key and the problem:
 Pins are BCM (GPIO) numbers, 2 to 27. BCM 0 and 1 are the HAT ID EEPROM's
 lines and are refused. BCM 2/3 (I2C) and 14/15 (the serial port) are
 allowed, but the shipped maps keep them free; BCM 2/3 only for what is off
-while they are high (their pull-ups on the Pi's board). `[reserved]` names
-the pins a HAT or a fan takes, which no role may use.
+while they are high (their pull-ups on the Pi's board); BCM 14/15 for no
+solenoid (a serial port switched on holds them high), and any other output
+there is named by `serial_port_warnings`. `[reserved]` names the pins a HAT
+or a fan takes, which no role may use.
 
 Each kind of output is described in `KINDS`: its pin names, whether it has
 an active level, and its options with their ranges and defaults.
@@ -48,6 +50,12 @@ BOARD_PULL_UPS = (2, 3)
 # What an output on at high would do on one of them: a pull-down's 10 kΩ leaves a MOSFET's gate 2.8 V.
 SWITCHED_ON_BY_PULL_UP = {"solenoid": "solenoid (its MOSFET's gate at 2.8 V)", "buzzer": "buzzer",
                           "led": "LED", "led_pair": "LED"}
+# The serial port's pins, and what a serial port switched on (raspi-config, or enable_uart=1) does to each
+# while the Pi boots and whenever the service does not drive it. Raspberry Pi OS leaves it off, but a
+# builder who wanted a console on it may have switched it on: a solenoid there is refused, whatever
+# else is there is named in a warning (serial_port_warnings).
+SERIAL_PORT = {14: "TXD, which the port holds high", 15: "RXD, which the port pulls up"}
+SERIAL_PORT_OFF = "raspi-config, Interface Options, Serial Port: no login shell, no serial hardware"
 
 
 class PinMapError(ValueError):
@@ -250,6 +258,7 @@ class _Checker:
         reserved = self.reserved(data.get("reserved", {}))
         self.duplicates(inputs, outputs, reserved)
         self.board_pull_ups(inputs, outputs)
+        self.serial_port(outputs)
         for spec in outputs.values():
             if spec.kind == "shift_register":
                 self.lamp_chain(spec, layout)
@@ -443,6 +452,36 @@ class _Checker:
                               "; use another pin%s" % (pin, SWITCHED_ON_BY_PULL_UP[spec.kind],
                                                        " (or wire the LED from 3.3 V to the pin, active = \"low\")"
                                                        if spec.kind in ("led", "led_pair") else ""))
+
+    def serial_port(self, outputs):
+        """BCM 14 and 15 are the serial port's: switched on, it holds 14 high and pulls 15 up while the Pi
+        boots and whenever the service stops, which would hold a solenoid's coil on until its PTC trips."""
+        for spec in outputs.values():
+            if spec.kind != "solenoid":
+                continue
+            for name, pin in spec.pins.items():
+                if pin in SERIAL_PORT:
+                    self.fail("%s.%s" % (spec.key, name),
+                              "GPIO %d is the serial port's %s while it is on (Raspberry Pi OS leaves it off; "
+                              "raspi-config switches it on): that would hold the coil on while the Pi boots and "
+                              "whenever the service stops; use another pin (BCM 14 and 15 suit a button, or an "
+                              "LED with the port kept off)" % (pin, SERIAL_PORT[pin]))
+
+
+def serial_port_warnings(pinmap):
+    """A line, `path:line: key: problem`, for each output pin on BCM 14 or 15 (a solenoid there is refused):
+    it works while the serial port is off, as Raspberry Pi OS leaves it, but a port switched on drives the
+    pin too while the Pi boots and whenever the service stops."""
+    found = [(key, pin) for pin, key in pinmap.pins().items() if pin in SERIAL_PORT and key.startswith("outputs.")]
+    if not found:
+        return []
+    try:
+        lines = key_lines(Path(pinmap.path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        lines = {}
+    return ["%s:%d: %s: GPIO %d is the serial port's %s while it is on, and then drives this output while the "
+            "Pi boots and whenever the service stops: keep the port off (%s)" % (
+                pinmap.path, line_of(lines, key), key, pin, SERIAL_PORT[pin], SERIAL_PORT_OFF) for key, pin in found]
 
 
 def load_pinmap(path, machine=None):

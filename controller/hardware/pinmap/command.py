@@ -16,7 +16,7 @@ from pathlib import Path
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError
 from controller.hardware.pinmap.build import build_scad
-from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap
+from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path
@@ -44,6 +44,8 @@ def main(argv=None, out=None):
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
+        for line in serial_port_warnings(pinmap):
+            print("warning: " + line, file=out)
         if args.write_docs and (Path(path).parent / "wiring.md").exists():
             for name in ("wiring.md", "README.md"):
                 doc = Path(path).parent / name
