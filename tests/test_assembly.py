@@ -294,6 +294,71 @@ def test_the_command_checks_one_machine_and_says_so_in_its_last_line(renders, mo
     assert "manifold3d" not in capsys.readouterr().err, "with Manifold there, nothing to say of it"
 
 
+def edited_checkout(tmp_path, hole_allowance="0.35"):
+    """A checkout's top folder with the repository's hardware/, its hole_allowance set as a builder sets
+    it for their printer (step 1 of the guide)."""
+    top = tmp_path / "checkout"
+    shutil.copytree(ROOT / "hardware", top / "hardware", ignore=shutil.ignore_patterns("*.pdf", "*.png", "*.stl"))
+    common = top / "hardware" / "common.scad"
+    text, count = re.subn(r"^hole_allowance = [\d.]+;", "hole_allowance = %s;" % hole_allowance,
+                          common.read_text(encoding="utf-8"), flags=re.M)
+    assert count == 1
+    common.write_text(text, encoding="utf-8")
+    return top
+
+
+@needs_openscad
+def test_run_from_an_edited_checkout_the_check_says_it_checks_the_installed_parts_and_checks_the_checkouts_on_asking(
+        tmp_path, renders, monkeypatch, capsys):
+    """Installed with pipx, the check read the installed copy of the parts while the guide's builder had set
+    hole_allowance in the checkout's common.scad and rendered the STL files from there: the printed parts
+    were never checked. It says so in its first line, and --hardware checks the checkout's parts."""
+    from controller import shipped
+    from controller.cli import main
+    top = edited_checkout(tmp_path)
+    monkeypatch.setattr("controller.hardware.command.default_cache", lambda: renders)
+    monkeypatch.chdir(top / "hardware" / "drnim" / "parts")        # where the guide renders the parts
+    out = io.StringIO()
+    assert main(["hardware", "check", "--machine", "drnim", "--release", "solenoid"], out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == ("controller hardware check: the parts installed with the controller (%s) are checked, not "
+                        "the checkout's here, whose common.scad differs: --hardware %s checks the checkout's"
+                        % (shipped.hardware(), top / "hardware"))
+    assert "holes printing 0.2 mm small" in lines[2]
+    out = io.StringIO()
+    main(["hardware", "check", "--machine", "drnim", "--release", "solenoid", "--hardware", "../.."], out=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "../../drnim/pinmap.toml (Dr. Nim), solenoid release:"       # its pin map too
+    assert "holes printing 0.35 mm small" in lines[1]
+    capsys.readouterr()
+    assert main(["hardware", "check", "--machine", "drnim", "--hardware", ".."], out=io.StringIO()) != 0
+    assert capsys.readouterr().err == "controller: --hardware ..: no common.scad there: give the hardware/ folder of " \
+                                      "a checkout\n"
+
+
+@needs_openscad
+def test_the_check_says_where_the_build_scad_the_parts_render_from_is_not_the_pin_maps(tmp_path, monkeypatch):
+    """A copy of the pin map with the other break-beam pair is checked with its holder, but the STL files
+    are rendered from the checkout's build.scad, which draws the shipped one's: one line says so, and how."""
+    from controller.cli import main
+    from controller.hardware.assembly import Report
+    top = edited_checkout(tmp_path, "0.2")
+    text = (top / "hardware" / "drnim" / "pinmap.toml").read_text(encoding="utf-8")
+    (top / "my-drnim.toml").write_text(text.replace('sensor = "2167"', 'sensor = "2168"'), encoding="utf-8")
+    monkeypatch.setattr("controller.hardware.assembly.Assembly.check", lambda self: Report())
+    monkeypatch.chdir(top)
+    out = io.StringIO()
+    assert main(["hardware", "check", "--pinmap", "my-drnim.toml", "--hardware", "hardware"], out=out) == 0
+    assert out.getvalue().splitlines()[0] == (
+        'controller hardware check: hardware/drnim/parts/build.scad, which the parts are rendered from, draws them '
+        'for beam_model = "2167", the pin map checked (my-drnim.toml) for beam_model = "2168": put the same in '
+        'hardware/drnim/pinmap.toml and run %s -m controller.hardware.pinmap --write-docs hardware/drnim/pinmap.toml'
+        % sys.executable)
+    out = io.StringIO()
+    assert main(["hardware", "check", "--machine", "drnim", "--hardware", "hardware"], out=out) == 0
+    assert out.getvalue().startswith("hardware/drnim/pinmap.toml (Dr. Nim), solenoid release:\n")
+
+
 @needs_openscad
 def test_without_manifold_the_check_says_why_it_is_slow_and_what_makes_it_fast(monkeypatch, capsys):
     """On a Pi the check without Manifold takes minutes; the technician hears why at once."""

@@ -380,6 +380,40 @@ def test_main_write_docs_fills_the_markers(tmp_path, capsys):
     assert "old" not in doc
 
 
+def test_write_docs_of_a_copy_says_nothing_is_written_and_whether_the_parts_are_drawn_for_it(tmp_path, monkeypatch,
+                                                                                            capsys):
+    """The guide's builder copies the pin map to my-drnim.toml and runs --write-docs on it: it printed 'ok'
+    and wrote nothing, so build.scad, which the guide's loop renders the parts from, kept the shipped build.
+    One line now says that nothing was written, and whether the parts are drawn for the copy's build; what
+    it says to do draws them for it."""
+    import shutil
+    from pathlib import Path
+    top = tmp_path / "checkout"
+    shutil.copytree(ROOT / "hardware", top / "hardware", ignore=shutil.ignore_patterns("*.pdf", "*.png", "*.stl"))
+    monkeypatch.chdir(top)
+    own = top / "hardware" / "drnim" / "pinmap.toml"
+    scad = top / "hardware" / "drnim" / "parts" / "build.scad"
+    drawn = scad.read_text()
+    said = "my-drnim.toml: nothing written: --write-docs writes the tables, the drawings and parts/build.scad " \
+           "beside a machine's own pin map (hardware/drnim/pinmap.toml); hardware/drnim/parts/build.scad, which " \
+           "the parts are rendered from, draws them for "
+    shutil.copy(own, "my-drnim.toml")
+    assert pm.main(["--write-docs", "my-drnim.toml"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [said + "this map's build"]
+    copy = Path("my-drnim.toml")
+    copy.write_text(copy.read_text().replace('sensor = "2167"', 'sensor = "2168"'))
+    assert pm.main(["--write-docs", "my-drnim.toml"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        said + 'beam_model = "2167", this map for beam_model = "2168": put the same in hardware/drnim/pinmap.toml '
+               'and run --write-docs hardware/drnim/pinmap.toml']
+    assert scad.read_text() == drawn and sorted(path.name for path in top.iterdir()) == ["hardware", "my-drnim.toml"]
+    own.write_text(own.read_text().replace('sensor = "2167"', 'sensor = "2168"'))
+    assert pm.main(["--write-docs", "hardware/drnim/pinmap.toml"]) == 0
+    assert "hardware/drnim/parts/build.scad: written" in capsys.readouterr().out.splitlines()
+    assert pm.main(["--write-docs", "my-drnim.toml"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [said + "this map's build"]
+
+
 # --- errors: one line, path:line: key: problem ----------------------------------
 
 RED = 'colour = "red"\nresistor = 390'

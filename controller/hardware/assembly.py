@@ -1,7 +1,8 @@
 """The assembly proven: every printed part placed as it is mounted, every bought part as the room
 it takes, every screw, checked together with Debian's openscad (`controller hardware check`).
 
-Each machine's `hardware/<machine>/parts/assembly.scad` is the one description of its assembly.
+Each machine's `hardware/<machine>/parts/assembly.scad` is the one description of its assembly (of
+the hardware/ folder given, a checkout's a builder edited; else of the copy installed with the controller).
 With `mode="facts"` it echoes its solids (printed, bought, screws, and the ways a marble, a
 plunger or an arm sweeps, which nothing may cross), which pairs are meant to overlap (a screw
 and what it bites into), the fits to prove, the screws' stacks, the marble's flight and the
@@ -146,13 +147,15 @@ def shared_volume(one, other, texts):
 class Assembly:
     """One machine's assembly for a pin map: `check()` makes the Report."""
 
-    def __init__(self, pinmap, openscad, cache, defines=()):
+    def __init__(self, pinmap, openscad, cache, defines=(), hardware=None):
         self.pinmap = pinmap
         self.machine = pinmap.machine
         self.openscad = openscad
         self.cache = Path(cache)
         self.cache.mkdir(parents=True, exist_ok=True)
-        self.source = shipped.hardware() / self.machine / "parts" / "assembly.scad"
+        # the design files: a hardware/ folder (a checkout's a builder edited), else those installed
+        self.hardware = Path(hardware) if hardware is not None else shipped.hardware()
+        self.source = self.hardware / self.machine / "parts" / "assembly.scad"
         self.defines = list(defines)
 
     def copy(self, work):
@@ -161,7 +164,7 @@ class Assembly:
         parts = work / "hardware" / self.machine / "parts"
         parts.mkdir(parents=True)
         for name in ("common.scad", "bought.scad"):
-            shutil.copy(shipped.hardware() / name, work / "hardware" / name)
+            shutil.copy(self.hardware / name, work / "hardware" / name)
         for path in self.source.parent.glob("*.scad"):
             shutil.copy(path, parts / path.name)
         (parts / "build.scad").write_text(made.build_scad(self.pinmap), encoding="utf-8")

@@ -7,15 +7,22 @@ drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py) and the printed
 parts' parts/build.scad.
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
+
+A copy of a pin map (`my-drnim.toml`, with no wiring.md beside it) gets nothing written: the
+parts are rendered from the checkout's hardware/<machine>/parts/build.scad, which only that
+machine's own pinmap.toml writes, and one line says whether it draws them for the copy's build.
 """
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 
+from controller import shipped
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError
-from controller.hardware.pinmap.build import build_scad
+from controller.hardware.pinmap.build import build_scad, build_values
 from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
@@ -61,7 +68,75 @@ def main(argv=None, out=None):
                     print("%s: tables rewritten" % doc, file=out)
             status = write_drawings(path, out) or status
             write_build(pinmap, out)
+        elif args.write_docs:
+            print(nothing_written(path, pinmap), file=out)
     return status
+
+
+# What build.scad sets that no printed part reads, only assembly.scad's placing of the parts (the servo's
+# shaft, the solenoid's cradle): a copy of the map with a servo gate renders the same STL files.
+PLACEMENT_ONLY = ("release_kind", "gate_closed_angle", "gate_open_angle")
+
+
+def checkout_hardware(start=None):
+    """The hardware/ folder of the checkout the current folder (or `start`) is in: it, or a folder above
+    it, holds hardware/common.scad. There a builder edits the parts and renders them; None outside one."""
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "hardware" / "common.scad").is_file():
+            return folder / "hardware"
+    return None
+
+
+def shown(path):
+    """`path` as its reader types it: from the current folder when it lies below it."""
+    try:
+        return str(Path(os.path.abspath(path)).relative_to(os.path.abspath(os.getcwd())))
+    except ValueError:
+        return str(path)
+
+
+def drawn_otherwise(pinmap, scad):
+    """What the build.scad at `scad` draws the printed parts for that the pin map does not, as
+    ("marble = 16 and board = [320, 340, 9]", "marble = 19 and board = [360, 340, 9]"): None when
+    it draws them for the map's build, or there is no such file. The release's kind and angles are
+    left out (PLACEMENT_ONLY)."""
+    try:
+        text = Path(scad).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    drawn = dict(re.findall(r"^(\w+) = (.*?);", text, re.M))
+    names = [name for name, value in build_values(pinmap).items()
+             if name not in PLACEMENT_ONLY and drawn.get(name) != value]
+    if not names:
+        return None
+    wanted = build_values(pinmap)
+    return tuple(" and ".join("%s = %s" % (name, values.get(name, "nothing")) for name in names)
+                 for values in (drawn, wanted))
+
+
+def rendered_from():
+    """The hardware/ folder whose parts a builder renders (the checkout's), or None outside a checkout."""
+    return checkout_hardware() or (shipped.hardware() if shipped.in_checkout() else None)
+
+
+def nothing_written(path, pinmap):
+    """The line --write-docs gives a copy of a pin map: nothing written, and whether the parts, rendered
+    from the checkout's build.scad, are drawn for its build."""
+    folder = rendered_from()
+    if folder is None:
+        return "%s: nothing written: --write-docs writes the tables, the drawings and parts/build.scad beside a " \
+               "machine's own pin map (a checkout's hardware/%s/pinmap.toml), where the parts are rendered " \
+               "from" % (path, pinmap.machine)
+    own = folder / pinmap.machine / "pinmap.toml"
+    scad = folder / pinmap.machine / "parts" / "build.scad"
+    line = "%s: nothing written: --write-docs writes the tables, the drawings and parts/build.scad beside a " \
+           "machine's own pin map (%s); " % (path, shown(own))
+    stale = drawn_otherwise(pinmap, scad)
+    if stale is None:
+        return line + "%s, which the parts are rendered from, draws them for this map's build" % shown(scad)
+    return line + "%s, which the parts are rendered from, draws them for %s, this map for %s: put the same in " \
+                  "%s and run --write-docs %s" % (shown(scad), stale[0], stale[1], shown(own), shown(own))
 
 
 def write_build(pinmap, out):
@@ -94,5 +169,3 @@ def write_drawings(path, out):
             target.write_text(svg, encoding="utf-8")
             print("%s: drawn" % target, file=out)
     return 0
-
-
