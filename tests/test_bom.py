@@ -241,3 +241,52 @@ def test_the_coil_stages_dummy_load_takes_being_held_on():
     dummy = next(row for row in bom("drnim") if row["part"] == "Dummy load for the coil stage")
     ohms, watts = re.search(r"(\d+) Ω (\d+) W resistor", dummy["example part number"]).groups()
     assert int(watts) >= COIL_VOLTS ** 2 / int(ohms), dummy["example part number"]
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_plywood_in_the_parts_list_and_the_parts_readme_is_the_pin_maps(machine):
+    """The backboard's and the base's sizes in the parts list and the parts' README come from the pin map's
+    board_mm (the Nimatron's upright from upright_mm): typed by hand, they stayed 320 x 340 and 320 x 305 mm
+    after a builder changed board_mm and ran --write-docs, and the parts were cut for the shipped board."""
+    from controller.hardware.pinmap.bom import sized_bom
+    from controller.hardware.pinmap.docs import boards_text
+    pinmap = load_default(machine)
+    text = (ROOT / "hardware" / machine / "bom.csv").read_text(encoding="utf-8")
+    assert sized_bom(text, pinmap) == text, "run: python -m controller.hardware.pinmap --write-docs"
+    readme = (ROOT / "hardware" / machine / "parts" / "README.md").read_text(encoding="utf-8")
+    assert generated_section(readme, "boards") == boards_text(pinmap) != ""
+
+
+def test_the_base_is_as_deep_and_as_thick_as_the_assembly_draws_it():
+    from controller.hardware.pinmap.bom import DRNIM_BASE_MM
+    assembly = (ROOT / "hardware" / "drnim" / "parts" / "assembly.scad").read_text(encoding="utf-8")
+    assert re.search(r"^base = \[board\[0\], %d, %d\];" % DRNIM_BASE_MM, assembly, re.M)
+
+
+def test_write_docs_gives_the_parts_list_and_the_parts_readme_the_pin_maps_board(tmp_path):
+    import io
+    import shutil
+    from controller.hardware.pinmap import main
+    folder = tmp_path / "drnim"
+    shutil.copytree(ROOT / "hardware" / "drnim", folder, ignore=shutil.ignore_patterns("*.pdf", "*.png", "*.stl"))
+    pinmap = folder / "pinmap.toml"
+    pinmap.write_text(pinmap.read_text(encoding="utf-8").replace("board_mm = [320, 340, 9]", "board_mm = [360, 400, 12]",
+                                                                 1), encoding="utf-8")
+    out = io.StringIO()
+    assert main(["--write-docs", str(pinmap)], out=out) == 0
+    assert "%s: the plywood's sizes rewritten" % (folder / "bom.csv") in out.getvalue().splitlines()
+    rows = dict((row["part"], row["example part number"]) for row in bom("drnim", folder / "bom.csv"))
+    assert (rows["Backboard"], rows["Base"]) == ("12 mm birch plywood 360 x 400 mm", "9 mm birch plywood 360 x 305 mm")
+    guide = (folder / "README.md").read_text(encoding="utf-8")
+    assert "| Backboard | 1 | 12 mm birch plywood 360 x 400 mm |" in guide
+    assert "| Base | 1 | 9 mm birch plywood 360 x 305 mm |" in guide
+    readme = generated_section((folder / "parts" / "README.md").read_text(encoding="utf-8"), "boards")
+    assert "a **backboard** of 12 mm birch plywood, 360 x 400 mm" in readme
+    assert "a **base** of 9 mm birch plywood, 360 x 305 mm" in readme
+    text = (folder / "bom.csv").read_text(encoding="utf-8")
+    (folder / "bom.csv").write_text(text.replace("12 mm birch plywood 360 x 400 mm", "birch plywood"), encoding="utf-8")
+    out = io.StringIO()
+    assert main(["--write-docs", str(pinmap)], out=out) == 1
+    number = text[:text.index("\nBackboard,") + 1].count("\n") + 1
+    assert '%s:%d: Backboard: no "9 mm birch plywood 320 x 340 mm" in it to give the pin map\'s sizes (12 mm, 360 x ' \
+           '400 mm)' % (folder / "bom.csv", number) in out.getvalue().splitlines()

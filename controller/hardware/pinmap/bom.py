@@ -8,9 +8,14 @@ for a part that replaces another (the servo gate, the micro-USB supply),
 "optional" for one the build works without (chip sockets). Only the first
 kind counts in the total. Prices are summed as decimals, so the total is
 exact to the cent.
+
+The plywood the pin map's `[build]` table sizes (Dr. Nim's backboard and base,
+the Nimatron's upright) has its sizes in its row's example part number, which
+`sized_bom` writes from the map (`--write-docs`), as the tables are.
 """
 
 import csv
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -43,6 +48,51 @@ def read_bom(path):
                                % (path, number, row["part"], row["choice"]))
             rows.append(row)
     return rows
+
+
+# Dr. Nim's base: as wide as the backboard (board_mm), and as deep and as thick as assembly.scad draws it
+# (`base = [board[0], 305, 9]`; a test holds the two together), mm.
+DRNIM_BASE_MM = (305, 9)
+# "9 mm birch plywood 320 x 340 mm": thickness, the wood, width x height (or depth)
+PLYWOOD = re.compile(r"(\d+(?:\.\d+)?) mm ([\w ]*?plywood) (\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) mm")
+
+
+def plywood(pinmap):
+    """{a parts list's row: (thickness, width, height or depth), mm} for the plywood the pin map's [build]
+    sizes: Dr. Nim's backboard (board_mm) and its base, the Nimatron's upright (upright_mm)."""
+    build = pinmap.build
+    if "board_mm" in build:
+        width, height, thickness = build["board_mm"]
+        depth, base_thickness = DRNIM_BASE_MM
+        return {"Backboard": (thickness, width, height), "Base": (base_thickness, width, depth)}
+    if "upright_mm" in build:
+        width, height, thickness = build["upright_mm"]
+        return {"Upright": (thickness, width, height)}
+    return {}
+
+
+def plywood_text(sizes):
+    """(9, 320, 340) as the parts list gives it: "9 mm ... 320 x 340 mm" without the wood."""
+    return tuple("%g" % size for size in sizes)
+
+
+def sized_bom(text, pinmap, path="bom.csv"):
+    """The text of a bom.csv with each plywood row's sizes (`plywood`) in its example part number, the rest
+    as it is; a BomError names a row with no "9 mm birch plywood 320 x 340 mm" to size."""
+    sizes = plywood(pinmap)
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        part = line.split(",", 1)[0]
+        if part not in sizes:
+            continue
+        thickness, width, height = plywood_text(sizes[part])
+        line, count = PLYWOOD.subn(lambda m: "%s mm %s %s x %s mm" % (thickness, m.group(2), width, height), line,
+                                   count=1)
+        if not count:
+            raise BomError("%s:%d: %s: no \"9 mm birch plywood 320 x 340 mm\" in it to give the pin map's sizes "
+                           "(%s mm, %s x %s mm)" % (path, number + 1, part, thickness, width, height))
+        lines[number] = line
+    return "".join(lines)
 
 
 def total(rows):

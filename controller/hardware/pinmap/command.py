@@ -3,8 +3,9 @@ with their [pico] section as `controller firmware build` checks it (pico.check_p
 and the servo gate's angles against the printed gate (check.check_gate), and, with
 --write-docs, rewrite the generated tables in each map's wiring.md and
 README.md (the priced parts list, bom.py; the Pico's pins, docs.py), its
-drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py) and the printed
-parts' parts/build.scad.
+drawn wiring (wiring-pi.svg, wiring-pico.svg: drawing.py), the printed
+parts' parts/build.scad and the boards' sizes in parts/README.md, and the
+plywood's sizes in its bom.csv (bom.sized_bom).
 
     python -m controller.hardware.pinmap [--write-docs] [MACHINE | PATH ...]
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from controller import shipped
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap.bom import BomError
+from controller.hardware.pinmap.bom import BomError, sized_bom
 from controller.hardware.pinmap.build import build_scad, build_values
 from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
 from controller.hardware.pinmap.labels import LabelError
@@ -54,7 +55,8 @@ def main(argv=None, out=None):
         for line in serial_port_warnings(pinmap):
             print("warning: " + line, file=out)
         if args.write_docs and (Path(path).parent / "wiring.md").exists():
-            for name in ("wiring.md", "README.md"):
+            status = write_bom(pinmap, out) or status
+            for name in ("wiring.md", "README.md", "parts/README.md"):
                 doc = Path(path).parent / name
                 text = doc.read_text(encoding="utf-8") if doc.exists() else ""
                 try:
@@ -137,6 +139,26 @@ def nothing_written(path, pinmap):
         return line + "%s, which the parts are rendered from, draws them for this map's build" % shown(scad)
     return line + "%s, which the parts are rendered from, draws them for %s, this map for %s: put the same in " \
                   "%s and run --write-docs %s" % (shown(scad), stale[0], stale[1], shown(own), shown(own))
+
+
+def write_bom(pinmap, out):
+    """Give the plywood rows of the bom.csv beside the pin map the sizes of its [build] (bom.sized_bom);
+    1 (and one line) when a row has none to give."""
+    path = Path(pinmap.path).parent / "bom.csv"
+    if not path.exists():
+        return 0
+    with open(path, newline="", encoding="utf-8") as f:
+        text = f.read()
+    try:
+        new = sized_bom(text, pinmap, path)
+    except BomError as error:
+        print(error, file=out)
+        return 1
+    if new != text:
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            f.write(new)
+        print("%s: the plywood's sizes rewritten" % path, file=out)
+    return 0
 
 
 def write_build(pinmap, out):

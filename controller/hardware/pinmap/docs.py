@@ -1,5 +1,6 @@
 """The tables of each machine's `wiring.md` (and the priced parts list and the
-Pico's pins of its `README.md`), generated from its pin map (and its bom.csv).
+Pico's pins of its `README.md`, and the boards' sizes of its `parts/README.md`),
+generated from its pin map (and its bom.csv).
 
 Each generated section of a page lies between `<!-- NAME:begin -->`
 and `<!-- NAME:end -->`; `render_wiring_doc` refills them, and a test fails
@@ -9,7 +10,7 @@ when a committed table no longer matches its pin map.
 from controller.core.exhibit import SENSOR
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
-from controller.hardware.pinmap.bom import cost_text, parts_table
+from controller.hardware.pinmap.bom import cost_text, parts_table, plywood, plywood_text
 from controller.hardware.pinmap.labels import label_table
 from controller.hardware.pinmap.model import HEADER, HEADER_PINS, SPECIAL, display_registers
 from controller.hardware.pinmap.pico import PICO_GROUNDS, PICO_HEADER, PICO_SUPPLY, load_pico
@@ -233,8 +234,25 @@ def led_text(pinmap):
     return "Fit %s.\n" % "; and ".join(parts)
 
 
+def boards_text(pinmap):
+    """The boards' paragraph of the parts' README: the plywood the pin map's [build] sizes (bom.plywood)."""
+    sizes = plywood(pinmap)
+    if "Backboard" in sizes:
+        board, base = plywood_text(sizes["Backboard"]), plywood_text(sizes["Base"])
+        wood = "the same plywood" if base[0] == board[0] else "%s mm birch plywood" % base[0]
+        return "Everything mounts on a **backboard** of %s mm birch plywood, %s x %s mm (the pin map's `board_mm`), " \
+               "standing on a **base** of %s, %s x %s mm, held upright by two 40 x 40 mm steel angle brackets " \
+               "behind it, 12 mm in from each edge (four 3.0 x 10 screws each). The electronics box and the 5 V " \
+               "supply stand on the base behind the board.\n" % (*board, wood, *base[1:])
+    if "Upright" in sizes:
+        return "The **upright** is %s mm birch plywood, %s x %s mm (the pin map's `upright_mm`).\n" \
+            % plywood_text(sizes["Upright"])
+    return ""
+
+
 SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
-            "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table, "pico": pico_table}
+            "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table, "pico": pico_table,
+            "boards": boards_text}
 
 
 def render_wiring_doc(text, pinmap):
