@@ -290,6 +290,27 @@ def test_the_guides_pi_pins_are_the_pin_maps(machine):
     assert PI_NUMBER.search(text), "%s names no Pi pin: is the test reading it?" % name
 
 
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_wiring_pages_hand_written_pins_are_the_shipped_maps_and_the_page_says_so(machine):
+    """wiring.md said that regenerating it follows a moved wire, but the receiver's drawing typed "GPIO 8 (header
+    pin 24)", which no --write-docs rewrites. The page says which of it is written for the shipped pins; a pin
+    there that follows its role is held to the shipped map, as the guide's are, and a drawing's pin names its
+    role (the header's own facts, "GPIO 4 is header pin 7", and ranges of pins name none)."""
+    pinmap = load_pinmap(default_pinmap_path(machine))
+    name = "hardware/%s/wiring.md" % machine
+    text = (ROOT / name).read_text(encoding="utf-8")
+    drawn, fenced = set(), False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            drawn.add(number)
+    problems = [problem for problem in guide_pi_pin_problems(name, text, pinmap)
+                if "no role named before it" not in problem or int(problem.split(":")[1]) in drawn]
+    assert not problems, "\n".join(problems)
+    assert "written by hand for the shipped map's pins" in " ".join(text.split())
+
+
 def test_the_documents_beside_the_guides_type_no_pico_pin_of_the_wiring():
     """The documents for both machines name a role, not its GP number: one typed there ("GP16 in the shipped
     map", firmware/README.md's for the lamp chain's OE) is held to no pin map, where the guides' Pico tables
