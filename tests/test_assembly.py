@@ -268,6 +268,17 @@ def test_build_scad_is_generated_from_the_pin_map(machine):
     assert (ROOT / "hardware" / machine / "parts" / "build.scad").read_text() == build_scad(pinmap)
 
 
+def test_only_the_assembly_reads_what_a_copy_of_the_pin_map_may_change_without_redrawing_the_parts():
+    """--write-docs and the check tell a builder whether build.scad draws the parts for a copy of the pin map,
+    leaving out the release's kind and angles (PLACEMENT_ONLY), which only place the parts: a printed part
+    that read them would be drawn for the shipped release while the copy's was checked."""
+    from controller.hardware.pinmap.command import PLACEMENT_ONLY
+    readers = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "hardware").rglob("*.scad")
+                     if path.name not in ("assembly.scad", "build.scad")
+                     and re.search(r"\b(%s)\b" % "|".join(PLACEMENT_ONLY), path.read_text(encoding="utf-8")))
+    assert readers == []
+
+
 def test_a_build_table_with_a_bad_value_is_refused_in_one_line(tmp_path):
     from controller.hardware.pinmap import PinMapError
     text = (ROOT / "hardware" / "drnim" / "pinmap.toml").read_text().replace('sensor = "2167"', 'sensor = "2169"')
