@@ -17,7 +17,7 @@ import pytest
 
 from controller.language import CODES, language
 from controller.web.browser import open_page
-from page_checks import MISSING, PALETTES, SETTLED, axe_in_states, colour_faults, hold_for_check
+from page_checks import MISSING, PALETTES, SETTLED, axe_in_states, colour_faults, hold_for_check, violations
 from test_language import HAND_OVER
 
 needs_browser = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
@@ -358,3 +358,155 @@ def test_at_200_percent_zoom_and_with_wider_text_spacing_nothing_is_cut_off_or_d
         assert page.evaluate(LOST) == [], machine
         page.add_style_tag(content=TEXT_SPACING)
         assert page.evaluate(LOST) == [], machine + ", text spacing"
+
+
+# The visitor's own events the page fed its machine: presses, releases and switches (not the clock's ticks).
+MOVES = "nim.trace().trace.filter(([event]) => ['press', 'release', 'switch'].includes(event[0])).length"
+WARNED = "!document.getElementById('still-playing').hidden"
+# Where an element is in the window, and whether a press at its middle reaches it (nothing drawn over it).
+IN_SIGHT = """(id => { const el = document.getElementById(id), box = el.getBoundingClientRect();
+    return box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.right <= innerWidth && box.height > 0
+        && document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2) === el; })"""
+
+# Everything the page shows is above the warning's banner (scrolled to the page's end, nothing is under it).
+ABOVE_THE_WARNING = """(() => { const banner = document.getElementById('still-playing').getBoundingClientRect().top;
+    return [...document.querySelectorAll('main *')].filter((el) => el.checkVisibility() && !el.closest('#still-playing'))
+        .every((el) => el.getBoundingClientRect().bottom <= banner + 0.5); })()"""
+
+
+@needs_browser
+def test_at_200_percent_zoom_the_kiosks_warning_is_seen_wherever_the_page_is_scrolled(browser):
+    """WCAG 2.2.1 and 1.4.10: at 200 % zoom (a 640x400 window) a visitor scrolled down to the trigger never saw
+    "Still playing?", the live region's line being 148 px above the window, and the game was ended unseen. The
+    warning shows at the window's foot wherever the page is scrolled, its Keep playing button uncovered and the
+    controls still reached above it; the focus stays where it was, nor does the page move; axe finds nothing."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=800&warn_ms=60000&seed=5")
+    page.set_viewport_size({"width": 640, "height": 400})
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    for top in (False, True):
+        if top:
+            page.evaluate("scrollTo(0, 0)")
+        else:
+            page.eval_on_selector("#control-new_game", "(el) => el.scrollIntoView({block: 'end'})")
+        trigger = "document.getElementById('control-trigger').getBoundingClientRect().top"
+        seen = page.evaluate(trigger)
+        page.wait_for_function(WARNED, timeout=10000)
+        assert page.evaluate("document.getElementById('said').getBoundingClientRect().bottom < 0") is not top
+        for part in ("still-playing-text", "keep-playing"):
+            assert page.evaluate(IN_SIGHT, part), part
+        if not top:                                 # the controls the visitor looks at stay where they were
+            assert abs(page.evaluate(trigger) - seen) < 1, "the page moved under the visitor"
+        assert page.evaluate("document.activeElement.id") == "control-trigger"
+        if not top:
+            page.evaluate("scrollTo(0, document.documentElement.scrollHeight)")   # the page's end is above it
+            assert page.evaluate(ABOVE_THE_WARNING)
+            assert violations(page) == []
+        page.click("#keep-playing")
+        assert page.evaluate(WARNED) is False
+        assert page.evaluate("document.activeElement.id") == "control-trigger"
+        assert page.evaluate(MOVES) == 2 and page.evaluate("nim.view().rail") == 14
+    assert announced(page)[-1] == "Your game goes on."
+
+
+@needs_browser
+def test_the_shortcut_keys_can_be_turned_off_and_then_space_scrolls_and_letters_play_nothing(browser):
+    """WCAG 2.1.4: the one-key shortcuts acted wherever the focus was: at 400 % zoom Space dropped a marble instead
+    of scrolling, n threw the game away, and a speech-input user's stray letters played moves. The Shortcut keys
+    button turns them off (the keys' line says so), for the rest of the visit, as the Sound button the sound; a
+    control's own keys still work."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60")
+    page.set_viewport_size({"width": 320, "height": 200})       # 400 % zoom on a 1280x800 screen
+    switch = page.locator("#shortcuts")
+    assert switch.get_attribute("aria-pressed") == "true" and switch.inner_text() == "Shortcut keys: on"
+    assert page.inner_text("#keys").endswith(
+        "They work wherever the focus is but in the settings; the Shortcut keys button turns them off.")
+    switch.click()
+    assert switch.get_attribute("aria-pressed") == "false" and switch.inner_text() == "Shortcut keys: off"
+    assert page.inner_text("#keys").endswith("They are off: the Shortcut keys button turns them on.")
+    page.evaluate("document.activeElement.blur(); scrollTo(0, 0)")
+    page.keyboard.press("Space")
+    page.wait_for_function("scrollY > 0")                        # Space scrolls the page
+    for key in "tnmpse":
+        page.keyboard.press(key)
+    assert page.evaluate(MOVES) == 0 and page.evaluate("nim.view().rail") == 15
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")                                 # a button's own key presses it
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("nim.view().rail") == 14
+    page.click("#language-de")
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert switch.inner_text() == "Tastenkürzel: aus"
+    page.click("#machines button[value=nimatron]")
+    page.keyboard.press("1")
+    assert page.evaluate(MOVES) == 0 and switch.get_attribute("aria-pressed") == "false"
+    switch.click()
+    page.keyboard.press("1")
+    assert page.evaluate(MOVES) == 2, "turned on again, the keys play"
+
+
+@needs_browser
+def test_a_kiosk_turns_the_shortcut_keys_back_on_for_the_next_visitor_unless_its_address_says(browser):
+    """A kiosk's keyboard or keypad plays by the keys: a visitor who turned them off turns them off for themselves,
+    and the next visitor finds them on; a kiosk's address may keep them off (keys=off)."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=300&warn_ms=300&seed=5")
+    page.click("#shortcuts")
+    page.click("#control-trigger")
+    page.wait_for_function("nim.announced.at(-1) === %r"
+                           % "Time is up: that game is over, and a new one is ready for the next visitor.", timeout=15000)
+    assert page.get_attribute("#shortcuts", "aria-pressed") == "true"
+    page = open_page(context, address + "?kiosk=1&machine=drnim&keys=off", tab=page)
+    assert page.get_attribute("#shortcuts", "aria-pressed") == "false"
+    page.keyboard.press("t")
+    assert page.evaluate(MOVES) == 0
+
+
+BLINKING = """[...document.querySelectorAll('#lamps li.blink')].map((lamp) => [lamp.getAttribute('aria-label'),
+    getComputedStyle(lamp.querySelector('.bulb')).animationName])"""
+
+
+@needs_browser
+def test_moving_lamps_off_holds_every_blinking_lamp_still(browser):
+    """WCAG 2.2.2: "Moving lamps: off" held only the resting machine's lamps still: the Nimatron's NIM CHAMP went on
+    blinking after a visitor's win. Every blinking lamp now stands lit, told from a steady one by a dashed ring, and
+    still called blinking."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=nimatron&openings=1,0,0,0&opening=first&rule=last-wins",
+                     reduced_motion="no-preference")
+    page.keyboard.press("1")
+    page.wait_for_function("nim.view().mode === 'over' && nim.view().winner === 'player'")
+    assert page.evaluate(BLINKING) == [["NIM CHAMP: blinking", "blink"]]
+    page.click("#moving-lamps")
+    assert page.evaluate(BLINKING) == [["NIM CHAMP: blinking", "none"]]
+    assert page.evaluate("getComputedStyle(document.querySelector('#lamps li.blink .bulb')).outlineStyle") == "dashed"
+    page.click("#moving-lamps")
+    assert page.evaluate(BLINKING) == [["NIM CHAMP: blinking", "blink"]]
+
+
+@needs_browser
+def test_a_switchs_button_names_the_side_it_stands_on_and_the_side_it_is_moved_to_is_said(browser):
+    """A switch's button changed both its name and its pressed state: a reader said "Turn switch: you, toggle
+    button, not pressed". Its name alone says its side, and the side it is moved to is said in the live region
+    (unless the machine says more: Dr. Nim's turn)."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&first=player")
+    for role, name in (("turn_switch", "Turn switch: you"), ("equalizer_switch", "Equalizer switch: armed")):
+        assert page.get_attribute("#control-" + role, "aria-pressed") is None
+        assert page.get_by_role("button", name=name, exact=True).count() == 1
+    page.focus("#control-equalizer_switch")
+    page.keyboard.press("Space")
+    assert page.get_by_role("button", name="Equalizer switch: off", exact=True).count() == 1
+    assert announced(page)[-1] == "Equalizer switch: off."
+    page.keyboard.press("Enter")
+    assert announced(page)[-1] == "Equalizer switch: armed."
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    page.focus("#control-turn_switch")
+    page.keyboard.press("Space")
+    assert page.get_by_role("button", name="Turn switch: Dr. Nim", exact=True).count() == 1
+    assert announced(page)[-1] == "Turn switch on Dr. Nim's side: press the trigger once for its turn."

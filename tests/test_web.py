@@ -127,11 +127,23 @@ def test_the_board_grows_with_a_classroom_s_large_screen_and_stays_on_it(browser
     assert board[1] - board[0] >= 0.75 * 2160 and board[0] >= 0 and board[1] <= 2160, board
 
 
+# The kiosk's warning, as it says it (web/page.js, warningText).
+def warning_text(seconds):
+    return ("Still playing? Press any key or button within %d second%s to keep your game: that press plays no move."
+            % (seconds, "" if seconds == 1 else "s"))
+
+
+WARNED = "!document.getElementById('still-playing').hidden"
+# The visitor's own events the page fed its machine: presses, releases and switches (not the clock's ticks).
+MOVES = "nim.trace().trace.filter(([event]) => ['press', 'release', 'switch'].includes(event[0])).length"
+
+
 @needs_browser
 def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     """Once the machine falls idle with a game under way, the kiosk warns that it will end it, and any press
-    keeps it (WCAG 2.2.1: a visitor still thinking lost the game without a word at idle_ms); unanswered, the
-    warning is followed by a fresh machine for the next visitor."""
+    keeps it (WCAG 2.2.1: a visitor still thinking lost the game without a word at idle_ms), playing no move;
+    unanswered, the warning is followed by a fresh machine for the next visitor, and the live region says so
+    (WCAG 4.1.3: the game was gone without a word)."""
     context, address, requests = browser
     page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=1000&warn_ms=1500&seed=9",
                      reduced_motion="no-preference")
@@ -139,20 +151,23 @@ def test_the_kiosk_hides_the_settings_and_resets_for_the_next_visitor(browser):
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().taken") == 1
-    warning = "Still playing? Press any button within 2 seconds to keep your game."
+    warning = warning_text(2)
     page.wait_for_function("document.getElementById('said').textContent === %r" % warning, timeout=10000)
     warned = time.monotonic()
     assert page.evaluate("nim.view().attract") and page.evaluate("nim.view().taken") == 1, "warned, the game kept"
-    page.keyboard.press("t")                        # the visitor answers: the game plays on
-    page.wait_for_function(SETTLED)
-    # past the first warning's 1.5 s, counted from when it was seen: the second comes idle_ms after the marble
-    # settled and ends the game 1.5 s later, so on a busy machine a wait counted from the settling, seen late,
-    # could outlast both
+    page.keyboard.press("t")                        # the visitor answers: the game is kept, no marble dropped
+    assert page.inner_text("#said") == "Your game goes on."
+    # past the first warning's 1.5 s, counted from when it was seen: the second comes idle_ms after the answer
+    # and ends the game 1.5 s later
     page.wait_for_timeout(max(0, 1700 - 1000 * (time.monotonic() - warned)))
-    assert page.evaluate("nim.view().taken") == 2, "a press during the warning did not keep the game"
+    assert page.evaluate("nim.view().taken") == 1, "a press during the warning did not keep the game, or played"
+    assert page.evaluate("nim.view().rail") == 14
     # no answer: a fresh machine for the next visitor (the marbles back), resting in its attract lamps
     page.wait_for_function("nim.view().attract && nim.view().taken === 0", timeout=15000)
     assert page.evaluate("nim.view().rail") == 15
+    page.wait_for_function("nim.announced.at(-1) === %r"
+                           % "Time is up: that game is over, and a new one is ready for the next visitor.")
+    assert page.inner_text("#messages") == "Time is up: that game is over, and a new one is ready for the next visitor."
     trace = page.evaluate("nim.trace()")
     assert [entry[0] for entry in trace["trace"]][:2] == [["power"], ["tick"]]
     assert replay(trace).attract
@@ -172,7 +187,7 @@ def test_a_language_pressed_when_the_kiosk_warns_keeps_the_game_and_the_language
     page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=2000&warn_ms=1500&seed=9")
     page.keyboard.press("t")
     page.wait_for_function(SETTLED)
-    warning = "Still playing? Press any button within 2 seconds to keep your game."
+    warning = warning_text(2)
     page.wait_for_function("document.getElementById('said').textContent === %r" % warning, timeout=10000)
     warned = time.monotonic()
     page.click("#language-de")
@@ -198,6 +213,53 @@ def test_a_kiosk_touched_with_no_move_made_is_reset_without_a_warning(browser):
     page.wait_for_function("nim.view().attract", timeout=10000)
     page.wait_for_function("nim.trace().trace.length <= 2", timeout=10000)      # a fresh machine: power, tick
     assert not any("Still playing" in said for said in page.evaluate("nim.announced"))
+    assert page.evaluate("nim.announced.at(-1)") == "A new game is ready for the next visitor."
+
+
+# Each way a visitor may answer the warning: what they do, and what had the focus when they did.
+ANSWERS = [
+    ("key", "Tab", None), ("key", "Escape", None), ("key", "ArrowDown", None), ("key", "Shift", None),
+    ("key", "t", None), ("key", "n", None), ("key", "Enter", "#control-trigger"), ("key", "Space", "#control-trigger"),
+    ("key", "Space", "#control-turn_switch"), ("click", "#sound", None), ("click", "#control-trigger", None),
+    ("click", "#control-new_game", None), ("click", "svg .drawn-control", None), ("click", "svg .drawn-switch", None),
+    ("click", "#keep-playing", None), ("click", "#status", None),
+]
+
+
+@needs_browser
+def test_any_key_or_press_answers_the_kiosks_warning_keeps_the_game_and_plays_no_move(browser):
+    """"Still playing?" (WCAG 2.2.1): Sound, Tab, Escape or an arrow did nothing, and the game was thrown away; the
+    trigger kept it but dropped a marble the visitor had not chosen, New game threw it away. Each key and press keeps
+    the game, plays nothing (the machine hears no event), says so, and the next warning comes the machine's idle time
+    after it; the focus stays where it was."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=1200&warn_ms=4000&seed=5")
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    for kind, what, focus in ANSWERS:
+        page.wait_for_function(WARNED, timeout=10000)
+        assert page.is_visible("#keep-playing") and page.inner_text("#still-playing-text") == warning_text(4)
+        if focus:
+            page.focus(focus)
+        else:
+            page.evaluate("document.activeElement.blur()")
+        focused = page.evaluate("document.activeElement.id")
+        moves, rail = page.evaluate(MOVES), page.evaluate("nim.view().rail")
+        if kind == "key":
+            page.keyboard.press(what)
+        else:                                       # in the middle of the window: the banner is at its foot
+            page.eval_on_selector(what, "(el) => el.scrollIntoView({block: 'center'})")
+            page.click(what)
+        case = "%s %s" % (what, focus or "")
+        page.wait_for_timeout(150)                  # a tap's click, and anything it would set off
+        assert page.evaluate(MOVES) == moves and page.evaluate("nim.view().rail") == rail == 14, case
+        assert page.evaluate(WARNED) is False and page.inner_text("#said") == "Your game goes on.", case
+        if what != "Tab" and kind == "key":
+            assert page.evaluate("document.activeElement.id") == focused, case
+        if what == "#keep-playing":                 # its button gone, the focus goes back where it was
+            assert page.evaluate("document.activeElement.id") in (focused, "control-trigger"), case
+    assert page.evaluate("nim.view().taken") == 1 and page.evaluate("nim.view().mode") == "play"
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
 
 
 @needs_browser
@@ -273,6 +335,7 @@ def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_
     page.wait_for_function(SETTLED)
     assert page.evaluate("nim.view().rail") == 13
     page.check("#setting-rule-last-wins")
+    page.click("#settings-apply")
     assert page.evaluate("nim.trace().config.rule") == "last-wins"
     assert page.evaluate("nim.view().rail") == 15
 
@@ -295,11 +358,70 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     page.focus("#control-turn_switch")
     page.keyboard.press("Space")
     assert page.evaluate("nim.view().turn") == "machine"
-    assert page.get_attribute("#control-turn_switch", "aria-pressed") == "true"
+    assert page.inner_text("#control-turn_switch") == "Turn switch: Dr. Nim"
     page.focus("#setting-rule-last-loses")          # a setting's choices, by the arrow keys
     page.keyboard.press("ArrowDown")
-    page.wait_for_function("nim.trace().config.rule === 'last-wins'")
     assert page.evaluate("document.activeElement.id") == "setting-rule-last-wins"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "setting-opponent-historic"
+    page.focus("#settings-apply")
+    page.keyboard.press("Enter")
+    page.wait_for_function("nim.trace().config.rule === 'last-wins'")
+    assert page.evaluate("document.activeElement.id") == "settings-apply"
+
+
+@needs_browser
+def test_going_through_a_settings_choices_keeps_the_game_until_the_visitor_asks_for_a_new_one(browser):
+    """WCAG 3.2.2: the arrow keys through "How the machine plays" began a new game at each choice, throwing the
+    game away without a word. The game plays on through any choices; beside the settings a line says it does; New
+    game with these settings begins one with them, and the live region says so."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=2&pace_ms=60")
+    page.keyboard.press("t")
+    page.wait_for_function(SETTLED)
+    config = page.evaluate("nim.trace().config")
+    page.focus("#setting-opponent-historic")
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    page.click("#setting-first-machine")
+    page.click("#setting-equalizer")
+    assert page.evaluate("nim.trace().config") == config and page.evaluate("nim.view().rail") == 14, "a new game"
+    assert page.inner_text("#settings-pending") == ("Your game goes on: the settings chosen start when you press "
+                                                    "New game with these settings.")
+    assert page.get_attribute("#settings-pending", "role") == "status"
+    chosen = page.evaluate("document.querySelector('#setting-opponent input:checked').value")
+    assert chosen != "historic"
+    page.click("#language-de")                      # the page drawn again in German keeps the choices
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert page.evaluate("document.querySelector('#setting-opponent input:checked').value") == chosen
+    assert page.inner_text("#settings-pending").startswith("Dein Spiel geht weiter")
+    page.click("#settings-apply")
+    trace = page.evaluate("nim.trace().config")
+    assert (trace["opponent"], trace["decide"], trace["first"], trace["equalizer"]) == (
+        chosen, "strategy", "machine", not config["equalizer"])
+    assert page.evaluate("nim.view().rail") == 15
+    assert page.inner_text("#said") == "Ein neues Spiel beginnt mit den gewählten Einstellungen."
+    assert page.inner_text("#settings-pending") == ""
+    assert page.evaluate("document.activeElement.id") == "settings-apply"
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+@needs_browser
+def test_a_setting_that_does_not_fit_is_said_once_and_in_the_visitors_language(browser):
+    """A setting refused was said twice (an alert beside the settings, and the live region), and stayed English
+    after the visitor chose Deutsch."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnimx")
+    problem = "machine: drnimx is not drnim or nimatron: drnim is shown"
+    spoken = page.evaluate("""[...document.querySelectorAll('[role=alert], [role=status], [aria-live]')]
+        .filter((region) => region.textContent.includes('does not fit')).map((region) => region.id)""")
+    assert spoken == ["said"]
+    assert [line for line in page.evaluate("nim.announced") if "does not fit" in line] == [
+        "That setting does not fit: " + problem]
+    assert page.inner_text("#settings-error") == "That setting does not fit: " + problem
+    page.click("#language-de")
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert page.inner_text("#settings-error") == "Diese Einstellung passt nicht: " + problem
 
 
 @needs_browser

@@ -265,17 +265,26 @@ let timer = null;
 let animating = false;
 let touched = false;        // a visitor used the machine since it was last reset (the kiosk's reset)
 let warning = null;         // the timer of the kiosk's reset once it warned a visitor still playing
-let keptAt = null;          // when a language press answered that warning: no other before the machine's idle time
+let keptAt = null;          // when a press answered that warning, playing nothing: none before the machine's idle time
+let answering = false;      // the key or press under way answered the warning: it plays no move
+let focusedAtWarning = null;  // what had the focus when the warning came (given back should its banner take it)
 const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
 let wasResting = false;     // the machine was resting between visitors at the last answer (restingForNext)
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
 let soundOn = params.get("sound") !== "off";
+// The single-key shortcuts (KEYS), on unless the address says keys=off: the Shortcut keys button turns them off
+// (WCAG 2.1.4) for a visitor whose speech input types stray letters, or who scrolls with Space. A kiosk turns
+// them back on as its address says for each visitor: its keyboard or keypad plays by them.
+const shortcutsAsked = params.get("keys") !== "off";
+let shortcutsOn = shortcutsAsked;
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
 let home = "en";            // the language a kiosk goes back to for the next visitor
 let said = [];              // what the machine said, newest first: [id, values] or [text, "error"]
 let pending = [];           // what the live region announces after this answer
 let before = null;          // the view before this answer: what changed is announced
 const chosen = {};          // the visitor's settings, by machine
+const drafts = {};          // settings chosen but not yet played (a new game with them only when the visitor asks)
+let settingProblem = null;  // the setting the machine refused, in words (a function: drawn again in a new language)
 const parts = {};           // the drawing's elements that change
 
 window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [], announced: [] };
@@ -299,6 +308,9 @@ function tabStopIfScrolls(list) {
 }
 const scrolling = new ResizeObserver((entries) => entries.forEach((entry) => tabStopIfScrolls(entry.target)));
 for (const id of ["messages", "log"]) scrolling.observe($(id));
+// The kiosk's warning, at the window's foot, covers none of the page: the page's end has its height below it.
+new ResizeObserver(() => document.documentElement.style.setProperty(
+  "--warning-height", $("still-playing").offsetHeight + "px")).observe($("still-playing"));
 
 // --- talking to the machine ----------------------------------------------------
 function answer(reply) {
@@ -310,6 +322,7 @@ function answer(reply) {
   if (reply.error) sayText(reply.error, "error");
   for (const command of reply.commands || []) carryOut(command);
   if (reply.view) {
+    announceSwitch();
     draw();
     schedule();
   }
@@ -321,7 +334,7 @@ function answer(reply) {
 function feed(event) {
   if (following) return null;         // a second screen only watches
   touched = true;
-  if (warning !== null) keepGame();
+  if (warning !== null) keepGame(false);
   return ask(() => bridge.handle(JSON.stringify(event), now()));
 }
 
@@ -372,7 +385,8 @@ function animate() {
 // The kiosk: once the machine falls idle after a visitor, a fresh machine for
 // the next one (the marbles back on the rail, a new seed), resting in its attract state.
 // A game still under way (restingForNext) is ended only after a warning (WCAG 2.2.1): a visitor
-// who is still thinking has warn_ms (20 s unless the address says) to keep it with any press.
+// who is still thinking has warn_ms (20 s unless the address says) to keep it with any key or press,
+// which plays no move (a press on the trigger dropped a marble the visitor had not chosen).
 // A kiosk that follows an exhibit goes back to its first language when the exhibit rests between visitors.
 function kioskReset() {
   const resting = restingForNext();
@@ -380,10 +394,10 @@ function kioskReset() {
   wasResting = resting;
   if (kiosk && !following && view.attract && touched) {
     if (!resting && warnMs > 0) {
-      if (warning === null && !languageKept()) warn();
+      if (warning === null && !recentlyKept()) warn();
       return;
     }
-    freshMachine();
+    freshMachine(false);
   }
 }
 
@@ -393,45 +407,109 @@ function restingForNext() {
   return view.attract && !(view.mode === "play" && (view.turns.length > 0 || view.turn_taken > 0));
 }
 
-function warn() {
+// The warning, in words (a function: said again in the language a visitor changes to).
+function warningText() {
   const seconds = Math.ceil(warnMs / 1000);
-  sayText(() => fmt(_n("Still playing? Press any button within %(seconds)d second to keep your game.",
-                       "Still playing? Press any button within %(seconds)d seconds to keep your game.", seconds),
-                    { seconds }), "warning");
+  // Translators: the kiosk's warning before it ends a game left alone for the next visitor; any key, a press of
+  // any button or a touch keeps the game, and that press does not play (it drops no marble, puts out no lamp)
+  return fmt(_n("Still playing? Press any key or button within %(seconds)d second to keep your game: that press "
+                + "plays no move.",
+                "Still playing? Press any key or button within %(seconds)d seconds to keep your game: that press "
+                + "plays no move.", seconds), { seconds });
+}
+
+// The warning: said in the live region, and shown in a banner on the screen wherever the page is scrolled (at
+// 200 % zoom the live region's line was above the window) with its Keep playing button; the focus stays put.
+function warn() {
+  sayText(warningText, "warning");
   announce();
+  focusedAtWarning = document.activeElement;
+  drawWarning();
+  $("still-playing").hidden = false;
   warning = setTimeout(() => {
     warning = null;
-    if (view.attract && touched) freshMachine();
+    hideWarning();
+    if (view.attract && touched) freshMachine(true);
   }, warnMs);
 }
 
-function keepGame() {
+function drawWarning() {
+  $("still-playing-text").textContent = warningText();
+  $("keep-playing").textContent = _("Keep playing");
+}
+
+function hideWarning() {
+  const banner = $("still-playing");
+  const inside = banner.contains(document.activeElement);
+  banner.hidden = true;
+  // the Keep playing button pressed had the focus: it goes back where it was, else to the machine's first control
+  if (inside) {
+    const back = focusedAtWarning && focusedAtWarning.isConnected && focusedAtWarning !== document.body
+      && !banner.contains(focusedAtWarning) ? focusedAtWarning : $("controls").querySelector("button");
+    if (back) back.focus();
+  }
+  focusedAtWarning = null;
+}
+
+// The warning answered. `answered`: by a key or a press that plays no move (the machine, which knows nothing of
+// it, stays idle, so the kiosk waits the machine's idle time again from it before it warns once more), said in the
+// live region; else by a move, which the machine hears.
+function keepGame(answered) {
   clearTimeout(warning);
   warning = null;
-}
-
-// A language button is "any button" too: it keeps the game. The machine, which knows nothing of it, stays idle,
-// so the kiosk waits the machine's idle time again from the press before it warns once more.
-function keepGameForLanguage() {
-  if (warning === null) return;
-  keepGame();
+  hideWarning();
+  if (!answered) return;
   keptAt = now();
+  pending.push(_("Your game goes on."));
+  announce();
 }
 
-function languageKept() {
+// Any key or press while the warning shows answers it: true when it did (the move it would have been is not made).
+function answerWarning() {
+  if (warning === null) return false;
+  keepGame(true);
+  return true;
+}
+
+// A key or a press begins: it answers the warning, if one shows, and then it plays no move, nor does the click it
+// brings (Enter's on its keydown, Space's on its keyup, a tap's a moment after it is lifted).
+function gestureBegins(event) {
+  if (event.repeat) return;
+  answering = answerWarning();
+}
+
+function gestureEnds(event) {
+  if (answering) setTimeout(() => { answering = false; }, event.type === "keyup" ? 0 : 1000);
+}
+
+function recentlyKept() {
   if (keptAt !== null && now() - keptAt < (chosen[decl.name].idle_ms ?? decl.settings.idle_ms.default)) return true;
   keptAt = null;
   return false;
 }
 
-function freshMachine() {
+// A fresh machine for the next visitor, said in the live region: `ended`, a game was ended after the warning.
+function freshMachine(ended) {
   if (!params.get("seed")) chosen.seed = newSeed();
+  if (shortcutsOn !== shortcutsAsked) {
+    shortcutsOn = shortcutsAsked;
+    drawShortcutsSwitch();
+  }
+  // Translators: said when the kiosk ended a game left alone after its warning, and set a new one
+  const said = ended ? () => _("Time is up: that game is over, and a new one is ready for the next visitor.")
+    // Translators: said when the kiosk set a new game for the next visitor after a game was over
+    : () => _("A new game is ready for the next visitor.");
+  const begin = () => {
+    start(decl.name, true);
+    sayText(said, "note");
+    announce();
+  };
   if (lang.code !== home) {
-    setLanguage(home).then(() => start(decl.name, true));
+    setLanguage(home).then(begin);
     touched = false;
     return;
   }
-  start(decl.name, true);
+  begin();
 }
 
 function newSeed() {
@@ -445,15 +523,21 @@ function start(name, resting, retried) {
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
   const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
-    if ((view && view.machine === name) || retried) return settingError(reply.error);
+    if ((view && view.machine === name) || retried) {
+      settingError(reply.error);
+      return false;
+    }
     chosen[name] = {};
     chosen.seed = newSeed();
     start(name, resting, true);
-    return settingError(reply.error);
+    settingError(reply.error);
+    return false;
   }
   decl = machines[name];
   outputs = {};
   touched = false;
+  delete drafts[name];
+  settingProblem = null;
   $("settings-error").textContent = "";
   said = [];
   drawMessages();
@@ -467,13 +551,15 @@ function start(name, resting, retried) {
   if (focused && $(focused) && document.activeElement !== $(focused)) $(focused).focus();
   history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
     {}, Object.fromEntries(params), { machine: name })).toString());
+  return true;
 }
 
-// A setting the machine refused: one line, and the game goes on as it was.
+// A setting the machine refused: one line, and the game goes on as it was. Said once, in the live region (the
+// line beside the settings is not a second one: a reader said it twice), and in the visitor's language.
 function settingError(text) {
-  const line = () => fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
-  $("settings-error").textContent = line();
-  sayText(line, "error");
+  settingProblem = () => fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
+  $("settings-error").textContent = settingProblem();
+  sayText(settingProblem, "error");
   announce();
 }
 
@@ -595,6 +681,16 @@ function drawSoundSwitch() {
 function drawMovingLampsSwitch() {
   $("moving-lamps").setAttribute("aria-pressed", lampsMove());
   $("moving-lamps").textContent = lampsMove() ? _("Moving lamps: on") : _("Moving lamps: off");
+  // every blinking lamp stands still with them (a dashed ring tells it from a lamp lit steadily), not only the
+  // resting machine's lamps that run round: the Nimatron's NIM CHAMP blinked on (WCAG 2.2.2)
+  document.documentElement.classList.toggle("lamps-still", !lampsMove());
+}
+
+function drawShortcutsSwitch() {
+  $("shortcuts").setAttribute("aria-pressed", shortcutsOn);
+  // Translators: the button that turns the page's one-key shortcuts (t for the trigger, n for New game...) on
+  // and off, and its state, as "Sound: on"
+  $("shortcuts").textContent = shortcutsOn ? _("Shortcut keys: on") : _("Shortcut keys: off");
 }
 
 // --- the language buttons ------------------------------------------------------------------
@@ -662,7 +758,7 @@ function buildLanguages() {
                                         dir: languageDirections[code] || "auto", id: "language-" + code }, nav,
                            languageNames[code] || code);
     button.addEventListener("click", () => {
-      keepGameForLanguage();
+      answerWarning();            // a language pressed keeps the game too ("any button")
       setLanguage(code);
     });
   }
@@ -696,6 +792,9 @@ function drawTexts() {
            licence: () => element("a", { href: "LICENSE" }, null, _("Licence")) });
   drawSoundSwitch();
   drawMovingLampsSwitch();
+  drawShortcutsSwitch();
+  drawWarning();
+  if (settingProblem) $("settings-error").textContent = settingProblem();
 }
 
 // `text` into `parent`, each %(name)s made by `parts[name]()` (a link, a word set apart).
@@ -732,18 +831,28 @@ function build() {
 }
 
 function buildControls() {
-  const keys = [];
   for (const input of decl.inputs) {
     if (input.kind === "button" && !input.role.startsWith("row")) {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control " + input.role },
                              $("controls"), controlName(input.role));
       button.addEventListener("click", () => press(input));
-      keys.push(keyHelp(KEYS[input.role], button.textContent));
     } else if (input.kind === "switch") {
       const button = element("button", { type: "button", id: "control-" + input.role, class: "control switch" },
                              $("controls"));
       button.addEventListener("click", () => flip(input));
       parts[input.role] = button;
+    }
+  }
+  drawKeys();
+}
+
+// The keys' line: each key and what it does, and where they work.
+function drawKeys() {
+  const keys = [];
+  for (const input of decl.inputs) {
+    if (input.kind === "button" && !input.role.startsWith("row")) {
+      keys.push(keyHelp(KEYS[input.role], controlName(input.role)));
+    } else if (input.kind === "switch") {
       const keysOf = KEYS[input.role] || {};
       const to = switchTo(input.role);
       if (keysOf.on) keys.push(keyHelp(keysOf.on, to[input.on_side === "left" ? 0 : 1]));
@@ -752,7 +861,13 @@ function buildControls() {
     }
   }
   if (rowCount()) keys.unshift(fmt(_("1-%(rows)d: a row's button"), { rows: rowCount() }));
+  // Translators: after the list of keys; "Shortcut keys" is the button's name ("Shortcut keys: on")
+  const where = shortcutsOn ? _("They work wherever the focus is but in the settings; the Shortcut keys button "
+                                + "turns them off.")
+    // Translators: after the list of keys, once the visitor turned them off with the Shortcut keys button
+    : _("They are off: the Shortcut keys button turns them on.");
   $("keys").textContent = fmt(_("Keys: %(keys)s"), { keys: keys.filter(Boolean).join(" · ") });
+  element("span", { class: "where" }, $("keys"), where);
 }
 
 function keyHelp(keys, what) {
@@ -773,14 +888,37 @@ function buildLamps() {
   }
 }
 
+// A press of a button, a switch flipped: none while the key or press answers the kiosk's warning.
 function press(input) {
+  if (answering || answerWarning()) return;
   feed(input.press);
   feed(input.release);
 }
 
+let flipped = null;         // the switch the visitor flipped, for its new side said in the live region
 function flip(input, to) {
+  if (answering || answerWarning()) return;
   const on = to === undefined ? !switchActive(input) : to;
-  feed(on ? input.on : input.off);
+  flipped = [input, switchActive(input)];
+  try {
+    feed(on ? input.on : input.off);
+  } finally {
+    flipped = null;
+  }
+}
+
+// A switch's button names the side it stands on, and nothing else says it (a pressed state said "Turn switch:
+// you, not pressed"): the side it was moved to is said in the live region, unless the machine said more of it.
+function announceSwitch() {
+  if (!flipped || pending.length) return;
+  const [input, was] = flipped;
+  if (switchActive(input) !== was) pending.push(switchSaid(input) + ".");
+}
+
+function switchSaid(input) {
+  const left = switchActive(input) === (input.on_side === "left");
+  return fmt(_("%(switch)s: %(side)s"),
+             { switch: switchName(input.role), side: switchSides(input.role)[left ? 0 : 1] });
 }
 
 // Where a switch stands: the machine remembers some (Dr. Nim's equalizer switch, which a marble
@@ -793,11 +931,13 @@ function switchActive(input) {
 
 // --- settings -----------------------------------------------------------------
 // Each setting a group of choices (radio buttons, every choice in sight, its words wrapping in any
-// language), a true-or-false setting a checkbox.
+// language), a true-or-false setting a checkbox. A choice changed is not played at once: the game under way goes
+// on until the visitor presses New game with these settings (WCAG 3.2.2: the arrow keys, going through a
+// setting's choices, began a new game at each, and threw the game away without a word).
 function buildSettings() {
   const form = $("settings");
   form.textContent = "";
-  const mine = chosen[decl.name] || {};
+  const mine = drafts[decl.name] || chosen[decl.name] || {};
   for (const key of VISITOR_SETTINGS[decl.name] || []) {
     const options = settingOptions(key);
     if (!options) continue;
@@ -823,6 +963,42 @@ function buildSettings() {
       radio.addEventListener("change", () => { if (radio.checked) choose(key, value); });
     }
   }
+  element("p", { id: "settings-pending", role: "status" }, form);
+  element("p", {}, form).appendChild(
+    element("button", { type: "submit", id: "settings-apply" }, null, _("New game with these settings")));
+  drawPending();
+}
+
+// Whether choices wait to be played, said beside the button that plays them (once: a status).
+function drawPending() {
+  const draft = drafts[decl.name];
+  const waiting = draft && JSON.stringify(choices(draft)) !== JSON.stringify(choices(chosen[decl.name] || {}));
+  // Translators: shown under the settings once one is changed; "New game with these settings" is the button's name
+  const text = waiting ? _("Your game goes on: the settings chosen start when you press New game with these "
+                           + "settings.") : "";
+  if ($("settings-pending").textContent !== text) $("settings-pending").textContent = text;
+}
+
+// The settings `mine` as the visitor sees them: each setting's choice.
+function choices(mine) {
+  return (VISITOR_SETTINGS[decl.name] || []).filter((key) => settingOptions(key)).map((key) => (
+    settingOptions(key) === "flag" ? (key in mine ? mine[key] : decl.settings[key].default)
+      : currentChoice(key, mine)));
+}
+
+// The settings chosen played: a new game with them, said in the live region. A setting the machine refuses
+// leaves the game, and the settings it plays, as they were.
+function playSettings() {
+  const name = decl.name;
+  const before = chosen[name];
+  chosen[name] = drafts[name] || chosen[name] || {};
+  if (!start(name)) {
+    chosen[name] = before;
+    return;
+  }
+  // Translators: said when the visitor pressed New game with these settings
+  sayText(() => _("A new game begins with the settings chosen."), "note");
+  announce();
 }
 
 // The choices a setting offers, from the machine's declarations: [[value, words], ...], or "flag".
@@ -851,9 +1027,9 @@ function currentChoice(key, mine) {
   return key in mine ? mine[key] : decl.settings[key].default;
 }
 
-// A visitor's choice as the machine's settings, then a new machine with them.
+// A visitor's choice as the machine's settings, kept for the next game begun with them.
 function choose(key, value) {
-  const mine = Object.assign({}, chosen[decl.name] || {});
+  const mine = Object.assign({}, drafts[decl.name] || chosen[decl.name] || {});
   if (key === "opening") {
     delete mine.openings;
     mine.opening = "random";
@@ -863,8 +1039,8 @@ function choose(key, value) {
   } else {
     mine[key] = value;
   }
-  chosen[decl.name] = mine;
-  start(decl.name);
+  drafts[decl.name] = mine;
+  drawPending();
 }
 
 // --- Dr. Nim's board -----------------------------------------------------------------
@@ -1071,11 +1247,7 @@ function draw() {
   }
   for (const input of decl.inputs) {
     if (input.kind !== "switch") continue;
-    const sides = switchSides(input.role);
-    const active = switchActive(input);
-    const left = active === (input.on_side === "left");
-    parts[input.role].textContent = fmt(_("%(switch)s: %(side)s"), { switch: switchName(input.role), side: sides[left ? 0 : 1] });
-    parts[input.role].setAttribute("aria-pressed", active);
+    parts[input.role].textContent = switchSaid(input);
   }
   const working = $("working");
   working.textContent = "";
@@ -1088,8 +1260,11 @@ function draw() {
 }
 
 // --- keys ----------------------------------------------------------------------------------
+// The single-key shortcuts act wherever the focus is (a kiosk's keypad presses them with the focus anywhere) but in
+// a setting, while the visitor has them on (the Shortcut keys button, WCAG 2.1.4). A key that answered the kiosk's
+// warning plays nothing, and scrolls nothing either.
 function onKey(event) {
-  if (!decl || following || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (!decl || following || !shortcutsOn || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
   const tag = target && target.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
@@ -1104,9 +1279,9 @@ function onKey(event) {
         return press(input);
       }
     } else if (input.kind === "switch" && keys) {
-      if ((keys.on || []).includes(event.key)) return flip(input, true);
-      if ((keys.off || []).includes(event.key)) return flip(input, false);
-      if ((keys.toggle || []).includes(event.key)) return flip(input);
+      const to = (keys.on || []).includes(event.key) ? true : (keys.off || []).includes(event.key) ? false
+        : (keys.toggle || []).includes(event.key) ? undefined : null;
+      if (to !== null) return flip(input, to);
     }
   }
 }
@@ -1143,7 +1318,25 @@ async function boot() {
     drawMovingLampsSwitch();
     if (view) draw();
   });
+  $("settings").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (decl) playSettings();
+  });
+  $("shortcuts").addEventListener("click", () => {
+    shortcutsOn = !shortcutsOn;
+    drawShortcutsSwitch();
+    if (decl) drawKeys();
+  });
   still.addEventListener("change", drawMovingLampsSwitch);
+  drawMovingLampsSwitch();
+  // any key or press answers the kiosk's warning, before the page acts on it (capture)
+  document.addEventListener("keydown", gestureBegins, true);
+  document.addEventListener("pointerdown", gestureBegins, true);
+  for (const type of ["keyup", "pointerup", "pointercancel"]) document.addEventListener(type, gestureEnds, true);
+  document.addEventListener("click", () => { if (answering) setTimeout(() => { answering = false; }); }, true);
+  $("keep-playing").addEventListener("click", answerWarning);
+  // a press on the warning takes no focus from where it was (the banner is gone before the press is over)
+  $("still-playing").addEventListener("mousedown", (event) => event.preventDefault());
   // The port starts while the core's files come: each waits for the other only at the end.
   const runtime = import("./micropython/micropython.mjs").then(({ loadMicroPython }) => loadMicroPython(
     { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }));
