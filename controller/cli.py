@@ -408,6 +408,9 @@ def run_config_check(args, out):
     warning = password_in_clear(config.telemetry)
     if warning:
         out.write("%s: %s\n" % (path or "the defaults", warning))
+    from controller.hardware.pinmap.check import serial_port_warnings
+    for line in serial_port_warnings(pinmap):
+        out.write("warning: %s\n" % line)
     target = proxy_target(config.telemetry, path)
     if target:
         out.write("%s: telemetry: the broker %s %s\n" % (path, proxy_address(config.telemetry), misrouted(target)))

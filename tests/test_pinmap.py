@@ -621,6 +621,38 @@ def test_other_outputs_on_the_serial_ports_pins_load_and_the_check_warns_in_a_li
     assert serial_port_warnings(load_pinmap(path)) == []
 
 
+def test_config_check_and_the_service_warn_of_an_output_on_the_serial_ports_pins(tmp_path):
+    """Only the pin map's own check said it: `config check` and the service's journal, where a technician
+    looks after moving a wire, were silent about an LED a serial port switched on would light at every boot."""
+    import io
+    from gpiozero.pins.mock import MockFactory
+    from controller.cli import main
+    from controller.hardware.pinmap.check import serial_port_warnings
+    from controller.service.config import load_config
+    from controller.service.daemon import Service
+    from controller.service.notify import Notifier
+    from controller.sim.engine import rest_inputs
+    from controller.sim.pins import BoundedPin
+    from service_rig import write_config
+    path = tmp_path / "pinmap.toml"
+    path.write_text(drnim_text(outputs__lamp_fault='kind = "led"\npin = 15\n' + RED))
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace("[service]", '[service]\npinmap = "%s"' % path, 1))
+    warned = ["warning: " + line for line in serial_port_warnings(load_pinmap(path))]
+    assert len(warned) == 1 and "outputs.lamp_fault.pin: GPIO 15 is the serial port's RXD" in warned[0]
+    out = io.StringIO()
+    assert main(["config", "check", str(config)], out=out) == 0
+    assert out.getvalue().splitlines()[1:] == warned
+    log = []
+    factory = MockFactory(pin_class=BoundedPin)
+    pinmap = load_pinmap(path)
+    rest_inputs(factory, pinmap)
+    service = Service(load_config(str(config)), pinmap, pin_factory=factory, notifier=Notifier({}), log=log.append)
+    service.start()
+    service.stop()
+    assert [line for line in log if line.startswith("warning: ")] == warned
+
+
 HAT = '18 = "audio HAT: I2S BCLK"\n19 = "audio HAT: I2S LRCLK"\n21 = "audio HAT: I2S DOUT"'
 
 

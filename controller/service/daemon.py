@@ -50,7 +50,7 @@ from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
-from controller.hardware.pinmap.check import PinMapError, check_gate
+from controller.hardware.pinmap.check import PinMapError, check_gate, serial_port_warnings
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
 from controller.service.clock import follow_time_zone
@@ -240,12 +240,15 @@ class Service:
     def warn_gate(self):
         """One warning line when the pin map's servo gate jams the printed gate: the service plays on
         (an exhibit built before the check, or with a gate of its own, keeps running), a technician
-        reading the journal learns why the marbles stick and what `config check` says of it."""
+        reading the journal learns why the marbles stick and what `config check` says of it. And one for
+        each output on the serial port's pins, which a port switched on drives while the Pi boots."""
         try:
             check_gate(self.pinmap)
         except PinMapError as error:
             self.log("warning: %s (the service runs with it; controller config check refuses it until it is "
                      "mended)" % error)
+        for line in serial_port_warnings(self.pinmap):
+            self.log("warning: %s" % line)
 
     def tell_sound(self):
         """Say in the journal what the buzzer plays, at the start and when the quiet hours begin or end:
