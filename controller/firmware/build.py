@@ -184,14 +184,9 @@ def shown_pinmap(path):
     """A pin map's path as the build and deploy lines show it: from the current folder when it is under it,
     and said to be the shipped one when it is (a build from the shipped pins is not one from a user's copy)."""
     from controller.core.registry import NAMES
-    from controller.hardware.pinmap import default_pinmap_path
-    path = Path(path)
-    try:
-        shown = str(path.resolve().relative_to(Path.cwd().resolve()))
-    except (OSError, ValueError):
-        shown = str(path)
-    shipped_map = any(path.resolve() == default_pinmap_path(name).resolve() for name in NAMES)
-    return ("the shipped pin map %s" if shipped_map else "the pin map %s") % shown
+    from controller.hardware.pinmap.model import default_pinmap_path, shown
+    shipped_map = any(Path(path).resolve() == default_pinmap_path(name).resolve() for name in NAMES)
+    return ("the shipped pin map %s" if shipped_map else "the pin map %s") % shown(path)
 
 
 def built_from(folder):

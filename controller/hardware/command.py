@@ -134,7 +134,8 @@ def notes(args, hardware, made):
     the command runs in, where they differ; and each build.scad the parts are rendered from that draws them
     for another build than the pin map checked."""
     from controller import shipped
-    from controller.hardware.pinmap.command import checkout_hardware, drawn_otherwise, shown
+    from controller.hardware.pinmap.command import checkout_hardware, drawn_otherwise
+    from controller.hardware.pinmap.model import shown
     lines = []
     machines = list(dict.fromkeys(pinmap.machine for pinmap, _ in made))
     here = checkout_hardware()

@@ -234,10 +234,10 @@ class Service:
             self.next_power_read = now
         self.notifier.ready("playing %s" % self.config.machine_name)
         self.log("ready: %s on %s" % (self.config.machine_name, self.pinmap.path))
-        self.warn_gate()
+        self.warn_of_wiring()
         self.tell_sound()
 
-    def warn_gate(self):
+    def warn_of_wiring(self):
         """One warning line when the pin map's servo gate jams the printed gate: the service plays on
         (an exhibit built before the check, or with a gate of its own, keeps running), a technician
         reading the journal learns why the marbles stick and what `config check` says of it. And one for

@@ -441,31 +441,31 @@ class _Checker:
                           "GPIO %d has a 1.8 kΩ pull-up to 3.3 V on the Pi's own board (for I2C), which holds it "
                           "high: an input there can only be active \"low\" (a button or switch to GND, pull = "
                           "\"up\"); put this one on another pin" % spec.pin)
-        for spec in outputs.values():
-            if spec.active != "high" or spec.kind not in SWITCHED_ON_BY_PULL_UP:
-                continue
-            for name, pin in spec.pins.items():
-                if pin in BOARD_PULL_UPS:
-                    self.fail("%s.%s" % (spec.key, name),
-                              "GPIO %d has a 1.8 kΩ pull-up to 3.3 V on the Pi's own board (for I2C): it would switch "
-                              "the %s on whenever the pin is not driven (while the Pi boots, once the service stops)"
-                              "; use another pin%s" % (pin, SWITCHED_ON_BY_PULL_UP[spec.kind],
-                                                       " (or wire the LED from 3.3 V to the pin, active = \"low\")"
-                                                       if spec.kind in ("led", "led_pair") else ""))
+        for key, spec, pin in output_pins(outputs, BOARD_PULL_UPS):
+            if spec.active == "high" and spec.kind in SWITCHED_ON_BY_PULL_UP:
+                self.fail(key, "GPIO %d has a 1.8 kΩ pull-up to 3.3 V on the Pi's own board (for I2C): it would switch "
+                          "the %s on whenever the pin is not driven (while the Pi boots, once the service stops)"
+                          "; use another pin%s" % (pin, SWITCHED_ON_BY_PULL_UP[spec.kind],
+                                                   " (or wire the LED from 3.3 V to the pin, active = \"low\")"
+                                                   if spec.kind in ("led", "led_pair") else ""))
 
     def serial_port(self, outputs):
         """BCM 14 and 15 are the serial port's: switched on, it holds 14 high and pulls 15 up while the Pi
         boots and whenever the service stops, which would hold a solenoid's coil on until its PTC trips."""
-        for spec in outputs.values():
-            if spec.kind != "solenoid":
-                continue
-            for name, pin in spec.pins.items():
-                if pin in SERIAL_PORT:
-                    self.fail("%s.%s" % (spec.key, name),
-                              "GPIO %d is the serial port's %s while it is on (Raspberry Pi OS leaves it off; "
-                              "raspi-config switches it on): that would hold the coil on while the Pi boots and "
-                              "whenever the service stops; use another pin (BCM 14 and 15 suit a button, or an "
-                              "LED with the port kept off)" % (pin, SERIAL_PORT[pin]))
+        for key, spec, pin in output_pins(outputs, SERIAL_PORT):
+            if spec.kind == "solenoid":
+                self.fail(key, "GPIO %d is the serial port's %s while it is on (Raspberry Pi OS leaves it off; "
+                          "raspi-config switches it on): that would hold the coil on while the Pi boots and "
+                          "whenever the service stops; use another pin (BCM 14 and 15 suit a button, or an "
+                          "LED with the port kept off)" % (pin, SERIAL_PORT[pin]))
+
+
+def output_pins(outputs, among):
+    """(key, spec, pin) for each pin of the outputs that is one of `among`."""
+    for spec in outputs.values():
+        for name, pin in spec.pins.items():
+            if pin in among:
+                yield "%s.%s" % (spec.key, name), spec, pin
 
 
 def serial_port_warnings(pinmap):

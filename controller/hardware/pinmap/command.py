@@ -27,7 +27,7 @@ from controller.hardware.pinmap.build import build_scad, build_values
 from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
-from controller.hardware.pinmap.model import default_pinmap_path
+from controller.hardware.pinmap.model import default_pinmap_path, shown
 from controller.hardware.pinmap.pico import check_pico
 
 
@@ -90,14 +90,6 @@ def checkout_hardware(start=None):
     return None
 
 
-def shown(path):
-    """`path` as its reader types it: from the current folder when it lies below it."""
-    try:
-        return str(Path(os.path.abspath(path)).relative_to(os.path.abspath(os.getcwd())))
-    except ValueError:
-        return str(path)
-
-
 def drawn_otherwise(pinmap, scad):
     """What the build.scad at `scad` draws the printed parts for that the pin map does not, as
     ("marble = 16 and board = [320, 340, 9]", "marble = 19 and board = [360, 340, 9]"): None when
@@ -108,11 +100,10 @@ def drawn_otherwise(pinmap, scad):
     except OSError:
         return None
     drawn = dict(re.findall(r"^(\w+) = (.*?);", text, re.M))
-    names = [name for name, value in build_values(pinmap).items()
-             if name not in PLACEMENT_ONLY and drawn.get(name) != value]
+    wanted = build_values(pinmap)
+    names = [name for name, value in wanted.items() if name not in PLACEMENT_ONLY and drawn.get(name) != value]
     if not names:
         return None
-    wanted = build_values(pinmap)
     return tuple(" and ".join("%s = %s" % (name, values.get(name, "nothing")) for name in names)
                  for values in (drawn, wanted))
 

@@ -53,6 +53,15 @@ HARDWARE_FOR = {
 
 SERVO_ANGLE_RANGE = (-90, 90)     # gpiozero AngularServo's default range, 0 in the middle
 
+def shown(path):
+    """`path` as its reader types it: from the current folder when it lies below it (the build and deploy
+    lines, the pin map check's)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return str(path)
+
+
 def default_pinmap_path(machine):
     """The pin map `machine` ships with, `hardware/<machine>/pinmap.toml` (found in
     the installed package: controller/shipped). An exhibit's own wiring is the
