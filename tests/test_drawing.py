@@ -119,6 +119,31 @@ def test_write_docs_names_a_bad_pico_section_in_one_line(tmp_path):
     assert "pico.row1: 99 is not a GP pin of the Pico" in out.getvalue()
 
 
+def test_installed_apart_write_docs_by_a_machines_name_writes_the_checkouts_map_or_nothing(tmp_path, monkeypatch):
+    """Installed with pipx, `--write-docs drnim` wrote into the installed package's copy of the hardware (the
+    next upgrade throws it away, and the builder's checkout keeps its old tables): by a machine's name it
+    writes the map of the checkout the current folder is in, and outside one nothing, saying what to give."""
+    import io
+    from controller import shipped
+    monkeypatch.setattr(shipped, "in_checkout", lambda: False)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(["--write-docs", "drnim"], out=out) == 1
+    assert out.getvalue() == (
+        "drnim: nothing written: --write-docs writes beside a checkout's pin map, and these are the installed "
+        "package's files; run it in your checkout, or give its map's path (hardware/drnim/pinmap.toml)\n")
+    top = tmp_path / "checkout"
+    shutil.copytree(ROOT / "hardware", top / "hardware", ignore=shutil.ignore_patterns("*.pdf", "*.png", "*.stl"))
+    path = top / "hardware" / "drnim" / "pinmap.toml"
+    path.write_text(path.read_text().replace("pin = 4                           # header pin 7",
+                                             "pin = 3                           # header pin 5"))
+    monkeypatch.chdir(top / "hardware" / "drnim")
+    out = io.StringIO()
+    assert main(["--write-docs", "drnim"], out=out) == 0
+    assert out.getvalue().startswith("%s: ok, Dr. Nim" % path)
+    assert "GPIO 3" in texts((path.parent / "wiring-pi.svg").read_text(encoding="utf-8"))
+
+
 def test_the_pulls_are_drawn_as_the_pin_map_wires_them(tmp_path):
     """A button with no internal pull gets its 10 kΩ drawn, towards the level it is not active at,
     and its far end at the level it is active at; a sensor on an internal pull gets no resistor."""

@@ -42,6 +42,14 @@ def main(argv=None, out=None):
     status = 0
     for target in args.targets or list(NAMES):
         path = default_pinmap_path(target) if target in NAMES else Path(target)
+        if args.write_docs and target in NAMES and not shipped.in_checkout():
+            path = checkout_map(target)
+            if path is None:
+                print("%s: nothing written: --write-docs writes beside a checkout's pin map, and these are the "
+                      "installed package's files; run it in your checkout, or give its map's path "
+                      "(hardware/%s/pinmap.toml)" % (target, target), file=out)
+                status = 1
+                continue
         try:
             pinmap = load_pinmap(path)
             check_pico(pinmap)      # a Pico's pins: what `firmware build` refuses is refused here first
@@ -88,6 +96,13 @@ def checkout_hardware(start=None):
         if (folder / "hardware" / "common.scad").is_file():
             return folder / "hardware"
     return None
+
+
+def checkout_map(machine):
+    """The pin map of `machine` in the checkout the current folder is in (a builder's, with the package
+    installed apart, by pipx), or None outside one."""
+    hardware = checkout_hardware()
+    return hardware / machine / "pinmap.toml" if hardware else None
 
 
 def drawn_otherwise(pinmap, scad):
