@@ -5,6 +5,7 @@ import io
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -136,10 +137,11 @@ def test_config_check_refuses_a_gate_that_jams_in_the_pin_map_checks_own_line(tm
     assert result.stderr == "controller: pin map: " + out.getvalue()
 
 
-def test_the_service_starts_with_a_gate_that_jams_and_warns_of_it_in_one_line(tmp_path):
+def test_the_service_starts_with_a_gate_that_jams_and_says_so_in_the_journal_and_its_status(tmp_path):
     """An exhibit that has run with such a gate (built before the check, or with a gate of its own) must
     not go dark on an upgrade: `controller run` starts and plays, and says once, in the journal, what the
-    pin map check says of its gate."""
+    pin map check says of its gate; `controller status` says it too, and --check is a WARNING (an attendant
+    who never reads the journal was told nothing of why the marbles stick)."""
     config_path, pinmap = servo_setup(tmp_path)
     line = jam(pinmap)
     process = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config_path)], cwd=ROOT,
@@ -149,12 +151,20 @@ def test_the_service_starts_with_a_gate_that_jams_and_warns_of_it_in_one_line(tm
         while not (said and said[-1].startswith("ready: ")) and process.poll() is None:
             said.append(process.stderr.readline())
         said.append(process.stderr.readline())
+        status = checked("status", "--config", str(config_path))
+        while "Last heartbeat" not in status.stdout and process.poll() is None:     # the first comes at once
+            time.sleep(0.1)
+            status = checked("status", "--config", str(config_path))
+        check = checked("status", "--check", "--config", str(config_path))
         process.send_signal(signal.SIGINT)
         _, rest = process.communicate(timeout=30)
     finally:
         process.kill()
     assert process.returncode == 0 and "Traceback" not in "".join(said) + rest, "".join(said) + rest
     assert said[-2] == "ready: drnim on %s\n" % pinmap.path, said
-    assert said[-1] == ("warning: %s:%d: %s (the service runs with it; controller config check refuses it until it "
-                        "is mended)\n" % (pinmap.path, line, JAMS))
-    assert ("".join(said) + rest).count("warning:") == 1
+    gate = "%s:%d: %s (the service runs with it; controller config check refuses it until it is mended)" % (
+        pinmap.path, line, JAMS)
+    assert said[-1] == "fault: gate: %s\n" % gate
+    assert ("".join(said) + rest).count("fault: gate:") == 1
+    assert "Service fault: gate: %s.\n" % gate in status.stdout, status.stdout
+    assert check.returncode == 1 and check.stdout.startswith("WARNING - gate: %s" % pinmap.path), check.stdout

@@ -29,8 +29,8 @@ or marble can (fault "noisy:<role>": ignored until it calms down); a button held
 a beam broken, for `stuck_after_s`, from the start too (fault "stuck:<role>": until
 it is let go). Nor does a servo gate whose angles jam the printed gate (pin map
 check.check_gate): `config check` and `firmware build` refuse the pin map, but an
-exhibit that has run with it must not go dark on an upgrade; the start says it in one
-warning line.
+exhibit that has run with it must not go dark on an upgrade: it is a fault of the
+service's own ("gate"), said in the journal and by `controller status`.
 
 A stop request (SIGTERM, SIGINT, SIGHUP) only sets a flag and puts a wake-up on the
 queue, a `queue.SimpleQueue`, whose put never waits for a lock: a signal
@@ -238,15 +238,16 @@ class Service:
         self.tell_sound()
 
     def warn_of_wiring(self):
-        """One warning line when the pin map's servo gate jams the printed gate: the service plays on
-        (an exhibit built before the check, or with a gate of its own, keeps running), a technician
-        reading the journal learns why the marbles stick and what `config check` says of it. And one for
-        each output on the serial port's pins, which a port switched on drives while the Pi boots."""
+        """A fault of the service's own ("gate") when the pin map's servo gate jams the printed gate: the
+        service plays on (an exhibit built before the check, or with a gate of its own, keeps running),
+        and the journal and `controller status` say why the marbles stick and what `config check` says of
+        it. And a warning line for each output on the serial port's pins, which a port switched on drives
+        while the Pi boots."""
         try:
             check_gate(self.pinmap)
         except PinMapError as error:
-            self.log("warning: %s (the service runs with it; controller config check refuses it until it is "
-                     "mended)" % error)
+            self.service_fault("gate", "%s (the service runs with it; controller config check refuses it until it "
+                                       "is mended)" % error)
         for line in serial_port_warnings(self.pinmap):
             self.log("warning: %s" % line)
 
