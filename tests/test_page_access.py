@@ -412,6 +412,31 @@ def test_at_200_percent_zoom_the_kiosks_warning_is_seen_wherever_the_page_is_scr
 
 
 @needs_browser
+def test_on_a_desktop_window_the_kiosks_warning_is_shown_once_and_still_said(browser):
+    """A desktop window showed "Still playing?" twice above the machine, in the live region's line and in the
+    banner: the line is not shown while the banner is (a screen reader still has it in the live region; What
+    the machine said keeps it, as it keeps all), and nothing on the page moves; the next thing said shows."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=800&warn_ms=60000&seed=5")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    trigger = "document.getElementById('control-trigger').getBoundingClientRect().top"
+    seen = page.evaluate(trigger)
+    page.wait_for_function(WARNED, timeout=10000)
+    shown = """[...document.querySelectorAll('#exhibit *')].filter((el) => el.checkVisibility({opacityProperty: true})
+        && [...el.childNodes].some((node) => node.nodeType === 3 && node.textContent.includes('Still playing?')))
+        .map((el) => el.id)"""
+    assert page.evaluate(shown) == ["still-playing-text"]
+    assert page.evaluate("document.getElementById('said').textContent").startswith("Still playing?")
+    assert abs(page.evaluate(trigger) - seen) < 1, "the page moved under the visitor"
+    page.click("#keep-playing")
+    assert page.evaluate("document.getElementById('said').checkVisibility({opacityProperty: true})")
+    assert page.evaluate("document.getElementById('said').textContent") == "Your game goes on."
+
+
+@needs_browser
 def test_the_shortcut_keys_can_be_turned_off_and_then_space_scrolls_and_letters_play_nothing(browser):
     """WCAG 2.1.4: the one-key shortcuts acted wherever the focus was: at 400 % zoom Space dropped a marble instead
     of scrolling, n threw the game away, and a speech-input user's stray letters played moves. The Shortcut keys

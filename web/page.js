@@ -420,9 +420,14 @@ function warningText() {
 
 // The warning: said in the live region, and shown in a banner on the screen wherever the page is scrolled (at
 // 200 % zoom the live region's line was above the window) with its Keep playing button; the focus stays put.
+// The live region's line is not shown meanwhile (a desktop window showed the warning twice), and keeps the room
+// of the line before it, so that nothing on the page moves; a screen reader still reads it.
 function warn() {
+  const line = $("said"), room = line.offsetHeight;
   sayText(warningText, "warning");
   announce();
+  line.style.height = room + "px";
+  line.classList.add("told-in-banner");
   focusedAtWarning = document.activeElement;
   drawWarning();
   $("still-playing").hidden = false;
@@ -442,6 +447,7 @@ function hideWarning() {
   const banner = $("still-playing");
   const inside = banner.contains(document.activeElement);
   banner.hidden = true;
+  showLine();
   // the Keep playing button pressed had the focus: it goes back where it was, else to the machine's first control
   if (inside) {
     const back = focusedAtWarning && focusedAtWarning.isConnected && focusedAtWarning !== document.body
@@ -594,6 +600,12 @@ function drawMessages() {
   tabStopIfScrolls(list);
 }
 
+// The live region's line shown again after the kiosk's warning, in its own room.
+function showLine() {
+  $("said").classList.remove("told-in-banner");
+  $("said").style.height = "";
+}
+
 // The live region (polite): what this answer brought, in words, once. A text like the last one
 // is told apart by a no-break space, so that a screen reader says it again.
 function announce() {
@@ -602,6 +614,7 @@ function announce() {
   pending = [];
   if ($("said").textContent === text) text += "\u00a0";
   $("said").textContent = text;
+  showLine();
   window.nim.announced.push(text.trim());
   if (window.nim.announced.length > ANNOUNCED_KEPT) window.nim.announced.shift();
 }
