@@ -45,14 +45,20 @@ def password_file(tmp_path, name, password):
     return str(path)
 
 
-def password_broker(tmp_path):
-    """A broker that lets in only the user exhibit, whose password is "right"."""
+def password_broker(tmp_path, screens=False):
+    """A broker that lets in only the user exhibit, whose password is "right" (`screens`: and the user
+    screen, password "s", who may only read, as the README's museum.conf)."""
     passwd = shutil.which("mosquitto_passwd")
     if passwd is None:
         pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
     subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
     os.chmod(tmp_path / "passwords", 0o600)
-    return Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    if not screens:
+        return Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
+    subprocess.run([passwd, "-b", str(tmp_path / "passwords"), "screen", "s"], check=True, timeout=60)
+    (tmp_path / "acl").write_text("user exhibit\ntopic readwrite nim-museum/#\nuser screen\ntopic read nim-museum/#\n")
+    return Broker(tmp_path, "allow_anonymous false\npassword_file %s\nacl_file %s" % (tmp_path / "passwords",
+                                                                                    tmp_path / "acl"))
 
 
 def test_a_refused_log_in_names_the_settings_to_check(tmp_path, capsys):
@@ -70,6 +76,42 @@ def test_a_refused_log_in_names_the_settings_to_check(tmp_path, capsys):
             "--password-file)\n" % broker.port
     finally:
         broker.stop()
+
+
+def test_a_screens_user_connecting_as_the_exhibit_does_not_throw_it_off_the_broker(tmp_path):
+    """The README's screens may only read, but a broker throws off a connection when another comes with its
+    client ID, whoever logs in: with the screens' login, whose password is in every screen's address,
+    connecting as the exhibit's name threw the exhibit off at each try (OFFLINE in the fleet and on the
+    screens). An exhibit that logs in connects as its name and a tag made from its password."""
+    import paho.mqtt.client as mqtt
+    broker = password_broker(tmp_path, screens=True)
+    (tmp_path / "state").mkdir()
+    log = []
+    publisher = Telemetry(check_telemetry("test", {"enabled": True, "host": "localhost", "port": broker.port,
+                                                   "client_id": "hall-1", "username": "exhibit",
+                                                   "password_file": password_file(tmp_path, "secret", "right")}),
+                          "drnim", str(tmp_path / "state"), log.append)
+    try:
+        wait_until(lambda: publisher.connected, what="the exhibit connected")
+        for _ in range(4):
+            answered = []
+            intruder = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hall-1")
+            intruder.username_pw_set("screen", "s")
+            intruder.on_connect = lambda client, data, flags, reason, properties: answered.append(reason)
+            intruder.connect("localhost", broker.port)
+            intruder.loop_start()
+            try:
+                wait_until(lambda: answered, what="the broker's answer to the screen's user")
+            finally:
+                intruder.disconnect()
+                intruder.loop_stop()
+            assert not answered[0].is_failure, answered       # it was let in
+        assert publisher.connected
+    finally:
+        publisher.close()
+        broker.stop()
+    assert "already connected" not in (tmp_path / "mosquitto.log").read_text(), "the exhibit was thrown off"
+    assert not [line for line in log if "dropped" in line or "went away" in line], log
 
 
 def test_a_listener_with_tls_reached_without_it_says_so(tmp_path, capsys):

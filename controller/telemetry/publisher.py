@@ -23,6 +23,7 @@ stop sends it itself.
 """
 
 import datetime
+import hashlib
 import os
 import queue
 import socket
@@ -130,6 +131,17 @@ if hasattr(mqtt, "_socketpair_compat"):
     mqtt._socketpair_compat = local_socket_pair
 
 
+def client_id(exhibit, password):
+    """The client ID the exhibit connects with: its name, and when it logs in, a tag made from its name and
+    password. A broker throws off a connection when another comes with its client ID, whoever logs in: with
+    the name alone, anyone who may log in at all (a screen's user, whose password is in every screen's
+    address) kept the exhibit off the broker, OFFLINE in the fleet, by connecting as it. Two exhibits set up
+    alike (a cloned card) still share one and throw each other off, which the log says (dropped_short)."""
+    if not password:
+        return exhibit
+    return "%s-%s" % (exhibit, hashlib.sha256(("%s\n%s" % (exhibit, password)).encode()).hexdigest()[:12])
+
+
 class Telemetry:
     def __init__(self, settings, machine, state_dir, log, clock=time.time, outbox_limit=None, timer=time.monotonic,
                  config_path=None):
@@ -227,7 +239,8 @@ class Telemetry:
     def client(self):
         s = self.settings
         transport = "unix" if self.socket else "tcp"
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.exhibit, transport=transport)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id(self.exhibit, self.password),
+                             transport=transport)
         client.will_set(self.topic("status"), self.offline(), qos=1, retain=True)
         context = tls_context(s["host"], s["ca_file"]) if s["tls"] else None
         if context:
