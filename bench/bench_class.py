@@ -48,10 +48,10 @@ WAVES = (("/",), ("/page.css", "/page.js"),
 STALLED = 8           # devices that hold a connection each, in each of the two ways
 
 
-def fetch(port, path, since=None, packed=True):
+def fetch(port, path, since=None, packed=True, device="127.0.0.1"):
     """(status, body bytes) of one GET on a connection of its own, as the HTTP/1.0 server wants; gzipped
-    where the server sends it so, as every browser asks (`packed`)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    where the server sends it so, as every browser asks (`packed`); from the address `device`."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(device, 0))
     headers = {"Accept-Encoding": "gzip, deflate, br"} if packed else {}
     if since:
         headers["If-Modified-Since"] = since
@@ -63,26 +63,28 @@ def fetch(port, path, since=None, packed=True):
         connection.close()
 
 
-def pupil(port, sizes, copies=None):
-    """One device's load of the page: (seconds, bytes fetched, whether each file came whole or as 304)."""
+def pupil(port, sizes, copies=None, device="127.0.0.1"):
+    """One device's load of the page, from the address `device`: (seconds, bytes fetched, whether each
+    file came whole or as 304)."""
     started = time.monotonic()
     got, whole = 0, True
     with ThreadPoolExecutor(max_workers=max(len(wave) for wave in WAVES)) as pool:
         for wave in WAVES:
             for path, (status, length, modified) in zip(wave, pool.map(
-                    lambda path: fetch(port, path, (copies or {}).get(path)), wave)):
+                    lambda path: fetch(port, path, (copies or {}).get(path), device=device), wave)):
                 got += length
                 whole = whole and (status == 304 if copies else status == 200 and length == sizes[path])
     return time.monotonic() - started, got, whole
 
 
 def class_load(port, sizes, pupils, copies=None):
-    """Every pupil's (seconds, bytes, whole), all starting at once."""
+    """Every pupil's (seconds, bytes, whole), all starting at once, each from an address of its own (the
+    server holds at most half its threads' number of connections for one device)."""
     start = threading.Barrier(pupils)
 
-    def one(_):
+    def one(number):
         start.wait()
-        return pupil(port, sizes, copies)
+        return pupil(port, sizes, copies, address(number))
     with ThreadPoolExecutor(max_workers=pupils) as pool:
         return list(pool.map(one, range(pupils)))
 
@@ -94,10 +96,16 @@ def report(what, loads):
           % (what, whole, len(loads), statistics.median(times), times[-1], sum(b for _, b, _ in loads) / 1e6))
 
 
-def held(port, how):
-    """A device holding a connection: `ahead` (connected, sends nothing: a browser's connection opened ahead
-    of a request, or a half-open one) or `reader` (asks for the .wasm, reads a little, then stops reading)."""
-    device = socket.create_connection(("127.0.0.1", port))
+def address(number):
+    """The address of device `number` (from 0) on the loopback network: 127.0.0.2 onwards."""
+    return "127.0.%d.%d" % divmod(number + 2, 256)
+
+
+def held(port, how, number):
+    """A device (`number`) holding a connection: `ahead` (connected, sends nothing: a browser's connection
+    opened ahead of a request, or a half-open one) or `reader` (asks for the .wasm, reads a little, then
+    stops reading)."""
+    device = socket.create_connection(("127.0.0.1", port), source_address=(address(number), 0))
     if how == "reader":
         device.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         device.sendall(b"GET /micropython/micropython.wasm HTTP/1.0\r\n\r\n")
@@ -128,14 +136,14 @@ def main():
               % (len(sizes), plain / 1000, sum(sizes.values()) / 1000))
         report("%d pupils at once" % pupils, class_load(port, sizes, pupils))
 
-        ahead = [held(port, "ahead") for _ in range(2 * pupils)]
+        ahead = [held(port, "ahead", number // 2) for number in range(2 * pupils)]     # each pupil's two
         report("%d pupils whose browsers each opened 2 connections ahead of their requests (as Chromium does)"
                % pupils, class_load(port, sizes, pupils))
         for device in ahead:
             device.close()
         let_go_after(server, time.monotonic())
 
-        devices = [held(port, how) for how in ("ahead", "reader") for _ in range(STALLED)]
+        devices = [held(port, how, pupils + number) for number, how in enumerate(["ahead"] * STALLED + ["reader"] * STALLED)]
         opened = time.monotonic()
         report("%d pupils beside %d half-open connections and %d devices that stopped reading the .wasm"
                % (pupils, STALLED, STALLED), class_load(port, sizes, pupils))

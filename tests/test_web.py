@@ -819,6 +819,29 @@ def test_every_answer_says_its_type_is_meant_sends_no_address_on_and_carries_the
 
 
 
+def test_a_device_that_holds_many_connections_leaves_the_others_served(tmp_path):
+    """A device on the museum's network that opened 40 connections and sent a byte on each held all of the
+    server's 32 threads for their timeout, again and again, and no one else got the page. One device holds
+    at most half the threads' number of connections (here 4 threads: 2): more are closed at once, and
+    another device is served while it holds its share."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    with served(tmp_path, timeout=30, threads=4) as (server, address), connections(server, 10) as held:
+        for connection in held:
+            connection.sendall(b"G")
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=15, source_address=("127.0.0.2", 0)) as other:
+            other.sendall(b"GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+            answer = b""
+            while True:
+                part = other.recv(4096)
+                if not part:
+                    break
+                answer += part
+        assert answer.startswith(b"HTTP/1.0 200 ") and b"<title>page</title>" in answer
+        readable, _, _ = select.select(held, [], [], 0)     # those closed: an end of file waits on each
+        assert len(readable) == 8 and all(connection.recv(1) == b"" for connection in readable), len(readable)
+
+
 def test_a_request_that_trickles_in_is_cut_off_and_the_page_served_again(tmp_path):
     """Slowloris: connections that each send a byte of their request every 50 ms, never its end,
     as many as the server has threads (here 2). Each byte came well within the timeout (here 0.5 s),

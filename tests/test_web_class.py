@@ -53,7 +53,8 @@ def test_connections_a_browser_opens_ahead_of_its_requests_keep_no_pupil_waiting
     connection that sent nothing is closed after the timeout without a line in the log (it asked for
     nothing: before, each was a 'Request timed out' line in the teacher's terminal)."""
     with served(tmp_path, timeout=30, threads=2, quiet=True) as (server, address):
-        ahead = [socket.create_connection(server.server_address, timeout=30) for _ in range(4)]
+        ahead = [socket.create_connection(server.server_address, timeout=30, source_address=("127.0.0.%d" % (2 + n), 0))
+                 for n in range(4)]     # other pupils' devices
         try:
             with urllib.request.urlopen(address, timeout=10) as reply:
                 assert reply.read().decode() == PAGE

@@ -13,7 +13,8 @@ of its requests, and sends nothing on some); a request whose head (its first
 line and headers) has not all come within TIMEOUT_S of its first byte is cut
 off, however it trickles in, and one of more than HEAD_LIMIT bytes is refused
 (431); at most THREADS requests are served at once (the others wait in the
-lobby, which holds BACKLOG, then in a listen queue of BACKLOG); a connection
+lobby, which holds BACKLOG, then in a listen queue of BACKLOG), and one device
+holds at most half as many connections (PageServer); a connection
 cut short costs no traceback. Every answer tells the browser to ask again
 before it uses its copy of a file (Cache-Control: no-cache): a copy that has
 not changed costs a 304 and no bytes, and a page built afresh is never run
@@ -339,13 +340,20 @@ class Lobby:
 
 class PageServer(ThreadingHTTPServer):
     """A thread a request, at most `threads` at once, each started when its connection's first byte has
-    come (the Lobby); a connection cut short is not an error to print."""
+    come (the Lobby); a connection cut short is not an error to print. One device holds at most half the
+    threads' number of connections at once (a browser opens 6 to a server): more are closed as they come,
+    so that a device that opens dozens and sends a byte on each (40 held a server's 32 threads for 10 s
+    each, again and again) leaves the other half to everyone else."""
 
     request_queue_size = BACKLOG
 
     def __init__(self, address, handler, threads=THREADS, timeout=TIMEOUT_S):
         self.slots = threading.BoundedSemaphore(threads)
         self.lobby = Lobby(self, timeout)
+        self.share = max(1, threads // 2)
+        self.held = collections.Counter()      # a device's address -> its connections open
+        self.owners = {}                        # a connection -> its device's address
+        self.held_lock = threading.Lock()
         super().__init__(address, handler)
 
     def process_request(self, request, client_address):
@@ -354,6 +362,15 @@ class PageServer(ThreadingHTTPServer):
         request's thread took was sometimes never acted on, and the server ran on after Ctrl-C (1 stop in
         10 on a busy machine, on CPython 3.11). Windows has no signal masks, and needs none: there Python
         hands Ctrl-C to the main thread alone."""
+        device = client_address[0]
+        with self.held_lock:
+            over = self.held[device] >= self.share
+            if not over:
+                self.held[device] += 1
+                self.owners[request] = device
+        if over:
+            super().shutdown_request(request)
+            return
         self.lobby.room.acquire()
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if MASKS else None
         try:
@@ -383,6 +400,16 @@ class PageServer(ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         """A client that went away (a reset, a timeout, a closed tab): nothing to say."""
+
+    def shutdown_request(self, request):
+        """Every connection is closed here, and its device's share given back."""
+        with self.held_lock:
+            device = self.owners.pop(request, None)
+            if device is not None:
+                self.held[device] -= 1
+                if not self.held[device]:
+                    del self.held[device]
+        super().shutdown_request(request)
 
     def server_close(self):
         self.lobby.close()
