@@ -48,6 +48,9 @@
 #
 #   sudo systemd/install.sh monitor /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00
 #
+# A plain install.sh on such a Pi updates its monitor; to run the Pi's own
+# machine again, disable the monitor first (systemctl disable --now UNIT).
+#
 # A board named in [boards] of config.toml is an exhibit of its own: its
 # monitor runs beside the Pi's own machine and the other boards, and every
 # install or update restarts them all on the new code. One exhibit, one unit:
@@ -304,8 +307,6 @@ if [[ ${1:-} == strict-gpiod ]]; then
     esac
     exit 0
 fi
-# The command that finishes an install stopped halfway.
-readonly AGAIN="sudo $0${ARGUMENTS[*]:+ ${ARGUMENTS[*]}}"
 MONITOR_PORT=
 if [[ ${1:-} == monitor ]]; then
     [[ $# -eq 2 && -n $2 ]] || die "usage: $0 monitor PORT (the board's serial port, such as /dev/serial/by-id/usb-MicroPython_...)"
@@ -314,10 +315,31 @@ if [[ ${1:-} == monitor ]]; then
     shift 2
 fi
 [[ $# -eq 0 ]] || die "unknown argument: $1 (usage: $0 [--wheels DIR], $0 monitor PORT [--wheels DIR], $0 telemetry, $0 strict-gpiod on|off, or $0 uninstall)"
+# An update of a Pi that watches a board (a monitor runs, the Pi's own service does not) updates its
+# monitor: a plain install.sh, the README's update, put the Pi's own service in its place, which drove
+# pins no machine is wired to while the board's games and reports went unrecorded.
+# A board named in [boards] runs beside the Pi's own machine: its monitor is not the Pi's exhibit.
+# The command that finishes an install stopped halfway: AGAIN.
+AGAIN="sudo $0${ARGUMENTS[*]:+ ${ARGUMENTS[*]}}"
+WATCHING=
+if [[ -z $MONITOR_PORT && ! -L $SYSTEMD_DIR/multi-user.target.wants/$NAME.service ]] \
+        && compgen -G "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR@*.service" >/dev/null; then
+    BOARDS=$(from_config boards)
+    for link in "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
+        if [[ -L $link && -z $(board_name "${link##*/}") ]]; then
+            WATCHING=${link##*/}
+            MONITOR_PORT=$(systemd-escape --unescape --path --instance "$WATCHING")
+            AGAIN="sudo $0 monitor $MONITOR_PORT${ARGUMENTS[*]:+ ${ARGUMENTS[*]}}"
+            break
+        fi
+    done
+fi
+readonly AGAIN
 
 if [[ $EUID -ne 0 ]]; then
     die "run as root: sudo $0"
 fi
+[[ -z $WATCHING ]] || say "This Pi watches a board ($WATCHING runs, the Pi's own service does not): updating its monitor, as sudo $0 monitor $MONITOR_PORT does. To run the Pi's own machine in its place: sudo systemctl disable --now '$WATCHING', then sudo $0"
 
 # The checkout is the directory above this script's.
 CHECKOUT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

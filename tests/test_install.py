@@ -302,12 +302,35 @@ def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
 
     moved = install(pi, "monitor", OTHER_PORT)
     assert moved.returncode == 0, moved.stderr
-    assert enabled(pi) == ["drnim-monitor@%s.service" % escaped(OTHER_PORT)]
+    other = "drnim-monitor@%s.service" % escaped(OTHER_PORT)
+    assert enabled(pi) == [other]
 
+    (pi / WANTS / other).unlink()       # sudo systemctl disable --now UNIT, as the update's line says
     back = install(pi)
     assert back.returncode == 0, back.stderr
     assert enabled(pi) == ["drnim-controller.service"]
-    assert "Stopping and disabling drnim-monitor@%s.service" % escaped(OTHER_PORT) in back.stdout
+
+
+def test_the_readmes_update_on_a_pi_that_watches_a_board_updates_its_monitor(pi):
+    """The README's update (git pull && sudo systemd/install.sh) on a Pi that watches a board put the Pi's
+    own service in the monitor's place: it drove pins no machine is wired to, and the board's games and
+    reports went unrecorded until someone noticed (found by the upgrade review). It updates the monitor,
+    says so and how to run the Pi's own machine instead, and an update stopped halfway names the monitor's
+    command."""
+    instance = "drnim-monitor@%s.service" % escaped(PORT)
+    assert install(pi, "monitor", PORT).returncode == 0
+    update = install(pi)
+    assert update.returncode == 0, update.stderr
+    assert enabled(pi) == [instance]
+    assert "systemctl restart " + instance in update.log
+    assert "==> This Pi watches a board (%s runs, the Pi's own service does not): updating its monitor, as sudo " \
+           "%s monitor %s does. To run the Pi's own machine in its place: sudo systemctl disable --now '%s', then " \
+           "sudo %s" % (instance, pi / "checkout/systemd/install.sh", PORT, instance,
+                        pi / "checkout/systemd/install.sh") in update.stdout.splitlines()
+    stopped = install(pi, PIP_FAILS="1")
+    assert stopped.returncode != 0 and enabled(pi) == [instance]
+    assert stopped.stderr.splitlines()[-1].endswith("run it again: sudo %s monitor %s" % (
+        pi / "checkout/systemd/install.sh", PORT)), stopped.stderr
 
 
 def test_a_board_named_in_boards_runs_beside_the_pis_machine_and_every_update_restarts_both(pi):
@@ -342,6 +365,7 @@ def test_a_board_named_in_boards_runs_beside_the_pis_machine_and_every_update_re
     assert "==> Stopping and disabling drnim-controller.service: this Pi now runs %s (a board named in [boards] " \
            "of /etc/drnim-controller/config.toml runs beside it)" % unnamed in watching.stdout.splitlines()
 
+    (pi / WANTS / unnamed).unlink()     # sudo systemctl disable --now UNIT: the Pi's own machine again
     back = install(pi, REAL_PYTHON=sys.executable)
     assert back.returncode == 0, back.stderr
     assert enabled(pi) == sorted(["drnim-controller.service", named])
