@@ -9,7 +9,7 @@ from gpiozero import Device
 
 from conftest import ROOT
 from service_rig import Rig
-from controller.service.stats import summary
+from controller.service.stats import Statistics, summary
 
 UPGRADE = ROOT / "tests" / "upgrade"
 
@@ -44,3 +44,24 @@ def test_a_game_and_statistics_an_older_version_saved_play_on_and_count(tmp_path
     assert rig.service.stats.flush()
     counted = summary(rig.service.stats.path)
     assert counted["wins"] == {"machine": 4} and counted["faults"] == {"jam": 1}
+
+
+def test_statistics_a_later_version_wrote_with_a_column_more_are_written_on(tmp_path):
+    """Going back to this version from a later one (a rollback): a later version may give its tables a
+    column more. Each record names its columns, so a game and a fault are still written, where an older
+    version's 'insert into games values (?, ?, ?)' lost every game after the rollback ('table games has 4
+    columns but 3 values were supplied'; found by the upgrade review)."""
+    path = tmp_path / "stats.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript("create table games (ended real not null, machine text not null, winner text not null, "
+                         "duration_s integer, later text);\n"
+                         "create table faults (at real not null, machine text not null, kind text not null, "
+                         "later text);\n")
+    db.close()
+    said = []
+    stats = Statistics(str(path), log=said.append)
+    stats.game("drnim", "visitor", 61)
+    stats.fault("drnim", "jam")
+    assert stats.flush() and stats.problem is None, said
+    counted = summary(str(path))
+    assert counted["wins"] == {"visitor": 1} and counted["faults"] == {"jam": 1}

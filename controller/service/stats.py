@@ -52,7 +52,7 @@ class Statistics:
                         (self.clock(), machine, winner, duration_s)))
 
     def fault(self, machine, kind):
-        self.queue.put(("insert into faults values (?, ?, ?)", (self.clock(), machine, kind)))
+        self.queue.put(("insert into faults (at, machine, kind) values (?, ?, ?)", (self.clock(), machine, kind)))
 
     def flush(self, timeout=10):
         """Wait until every record so far is written (or given up)."""
