@@ -27,7 +27,6 @@ import os
 import sys
 import time
 
-from controller import __version__
 from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Parser, add_config_argument,
                                   add_language_argument, argument, config_path, load_service_config, positive, rate,
                                   read_script, seed)
@@ -71,10 +70,23 @@ def add_game_arguments(parser):
                         % find_preset("subtraction").max_take)
 
 
+class VersionAction(argparse.Action):
+    """--version: the version and the commit it was built from (controller/built.py), asked only when shown."""
+
+    def __init__(self, option_strings, dest, **options):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and the commit it was built "
+                         "from, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from controller.built import described
+        sys.stdout.write("controller %s\n" % described())
+        parser.exit()
+
+
 def build_parser():
     parser = Parser(prog="controller", description="Dr. Nim Controller: historic Nim machines, solved and played. "
                     "'controller --simulate' opens the bench simulator (see --simulate --help).")
-    parser.add_argument("--version", action="version", version="controller " + __version__)
+    parser.add_argument("--version", action=VersionAction)
     # Listed for the help only: main() hands `controller --simulate ...` to the simulator's own parser.
     parser.add_argument("--simulate", action="store_true", help="the bench simulator instead of a COMMAND: a "
                         "virtual replica in the terminal ('controller --simulate --help' for its options)")

@@ -159,6 +159,7 @@ def run_status(args, out):
                       "which has ended).\n" % (path, when, pid))
             return 0
         out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
+        out.write(version_said(heartbeat, "the service"))
         for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
             out.write("Service fault: %s: %s.\n" % (kind, text))
         if "sound" in heartbeat:        # a buzzer kept quiet on purpose (service/sound.py)
@@ -195,6 +196,7 @@ def board_status(path, out):
         out.write("Game: the board's last status cannot be read (%s: %s): another firmware's?\n"
                   % (type(error).__name__, error))
     out.write("Last heartbeat: %.0f s ago (pid %d, the board's monitor).\n" % (ago, heartbeat["pid"]))
+    out.write(version_said(heartbeat, "the monitor"))
     for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
         out.write("Monitor fault: %s: %s.\n" % (kind, text))
     telemetry = heartbeat.get("telemetry")
@@ -202,6 +204,20 @@ def board_status(path, out):
         out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
                                                                                 telemetry["queued"]))
     return 0
+
+
+def version_said(heartbeat, runner):
+    """The line of the code `runner` runs (controller/built.py), and whether the code installed is
+    another (an update whose configuration the new code refused restarts nothing); none for a heartbeat
+    of a version before it said one."""
+    from controller.built import described
+    running = heartbeat.get("version")
+    if running is None:
+        return ""
+    if running == described():
+        return "Version: controller %s.\n" % running
+    return "Version: controller %s, where %s is installed: %s runs it from its next start.\n" % (
+        running, described(), runner)
 
 
 def telemetry_said(telemetry):
@@ -331,7 +347,7 @@ def status_report(config, path, board):
         summary = "%s runs; heartbeat %.0f s ago" % (runner, service["heartbeat_age_s"] or 0)
     return reported(problems, summary=summary, machine=seen.get("machine") if board else config.machine_name,
                     game=game, service=service, power=power, sound=seen.get("sound"), telemetry=telemetry,
-                    board=seen.get("board"))
+                    board=seen.get("board"), version=seen.get("version"))
 
 
 def reported(problems, summary, **facts):
@@ -343,7 +359,7 @@ def reported(problems, summary, **facts):
         summary = "; ".join(text for _, _, text in problems)
     report = {"format": STATUS_FORMAT, "state": STATES[state], "exit_status": state, "summary": summary,
               "problems": [{"state": STATES[level], "kind": kind, "text": text} for level, kind, text in problems],
-              "power": None, "sound": None, "telemetry": None, "board": None}
+              "power": None, "sound": None, "telemetry": None, "board": None, "version": None}
     report.update(facts)
     return report
 

@@ -425,10 +425,14 @@ mkdir -- "$SRC/source"
 tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=node_modules \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
     | tar -C "$SRC/source" -xf -
+# The checkout's commit, which `controller --version` and `controller status` say (controller/built.py):
+# the version alone is the same from one update to the next. A checkout without git (an archive) has none.
+COMMIT=$(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" describe --always --dirty --abbrev=7 2>/dev/null || true)
+[[ -z $COMMIT ]] || printf '%s\n' "$COMMIT" >"$SRC/source/controller/commit.txt"
 run_pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" || die "pip could not build the wheel of $CHECKOUT"
 WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)
 [[ -f $WHEEL ]] || die "pip built no wheel of $CHECKOUT"
-say "Installing $(basename -- "$WHEEL") with the pi and telemetry extras into $VENV"
+say "Installing $(basename -- "$WHEEL")${COMMIT:+ (commit $COMMIT)} with the pi and telemetry extras into $VENV"
 STEP="installing the package into $VENV"
 # lgpio, gpiozero's GPIO library, is a C extension: PyPI has it built for Python 3.9 to 3.12 on
 # 64-bit and 32-bit Pis (aarch64, armv7l). Elsewhere (Python 3.13 on trixie, a Pi Zero's armv6l) pip

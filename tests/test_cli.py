@@ -553,13 +553,14 @@ def test_every_option_says_what_it_is_for_in_its_help():
 
 
 def test_help_and_version_name_the_simulator_and_the_version():
-    from controller import __version__
+    from controller.built import described
     top = command("--help").stdout
     assert "--simulate" in top and "the bench simulator instead of a COMMAND" in top
     usage = command("--simulate", "--help").stdout.split("\n\n")[0]
     assert usage.startswith("usage: controller [-h] --simulate [--machine") and usage.count("--simulate") == 1
     version = process("--version")
-    assert (version.returncode, version.stdout) == (0, "controller %s\n" % __version__)
+    assert (version.returncode, version.stdout) == (0, "controller %s\n" % described())
+    assert described().startswith("0.1.0 (commit ") or not (ROOT / ".git").exists(), "a checkout says its commit"
 
 
 @pytest.mark.parametrize("argv,line", [

@@ -76,6 +76,8 @@ if [[ "$1 $2" == "-m pip" && -e $(dirname "$0")/../NO_PIP ]]; then
 elif [[ "$1 $2 $3" == "-m pip wheel" ]]; then
     dir=${@: -2:1}
     mkdir -p "$dir" && touch "$dir/drnim_controller-1.0-py3-none-any.whl"
+    source=${@: -1}
+    [[ ! -f $source/controller/commit.txt ]] || echo "built with commit $(cat "$source/controller/commit.txt")" >>"$INSTALL_LOG"
 elif [[ "$1 $2 $3" == "-m pip install" && -n ${PIP_FAILS:-} && "$*" == *"${PIP_FAILS_FOR:-}"* ]]; then
     echo "ERROR: $PIP_FAILS" >&2
     exit 1
@@ -285,6 +287,26 @@ def test_the_pin_map_shipped_now_is_listed_as_shipped(machine):
     listed = (ROOT / "systemd/shipped-pinmaps.txt").read_text().splitlines()
     assert "%s %s" % (digest, machine) in listed, "hardware/%s/pinmap.toml changed: add its line to " \
         "systemd/shipped-pinmaps.txt (the command is at its head)" % machine
+
+
+def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi):
+    """`controller --version` and `controller status` said 0.1.0 on every exhibit, a week's update or a
+    year-old install alike (found by the upgrade review): the wheel is built with the checkout's commit."""
+    checkout = pi / "checkout"
+    (checkout / "controller").mkdir()
+
+    def git(*arguments):
+        return subprocess.run(["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                               *arguments], check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "the museum's checkout")
+    commit = git("describe", "--always", "--abbrev=7")
+    done = install(pi)
+    assert done.returncode == 0, done.stderr
+    assert "built with commit %s" % commit in done.log
+    assert "==> Installing drnim_controller-1.0-py3-none-any.whl (commit %s) with the pi and telemetry extras into " \
+           "/opt/drnim-controller/venv" % commit in done.stdout.splitlines()
 
 
 def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):

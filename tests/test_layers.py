@@ -214,7 +214,8 @@ def test_a_cycle_is_said_with_the_line_of_each_import_in_it_and_what_to_do(monke
 LAYERS = (
     ("the core", ("controller.core",)),
     ("firmware/", ("firmware:",)),
-    ("what many use", ("controller.shipped", "controller.cache", "controller.extras", "controller.printable")),
+    ("what many use", ("controller.shipped", "controller.cache", "controller.extras", "controller.printable",
+                       "controller.built")),
     ("the language", ("controller.language",)),
     ("the hardware", ("controller.hardware",)),
     ("the service", ("controller.service", "controller.telemetry.settings", "controller.telemetry.live",

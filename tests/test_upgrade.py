@@ -65,3 +65,28 @@ def test_statistics_a_later_version_wrote_with_a_column_more_are_written_on(tmp_
     assert stats.flush() and stats.problem is None, said
     counted = summary(str(path))
     assert counted["wins"] == {"visitor": 1} and counted["faults"] == {"jam": 1}
+
+
+def test_status_says_the_code_the_service_runs_and_when_the_code_installed_is_another(tmp_path, monkeypatch):
+    """`controller status` said nothing of the code an exhibit runs (found by the upgrade review): after an
+    update whose configuration the new code refused, the service runs the code from before it until its next
+    start. The heartbeat carries the running code's version and commit; status says it, and says when the
+    code installed is another."""
+    import io
+    import json
+    import controller.built
+    from controller.cli import main
+    rig = Rig(tmp_path)
+    rig.service.heartbeat()
+    running = controller.built.described()
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert "Version: controller %s.\n" % running in out.getvalue()
+    monkeypatch.setattr(controller.built, "described", lambda: "0.1.0 (commit 1234abc)")
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert "Version: controller %s, where 0.1.0 (commit 1234abc) is installed: the service runs it from its next " \
+           "start.\n" % running in out.getvalue()
+    out = io.StringIO()
+    main(["status", "--json", "--config", str(tmp_path / "config.toml")], out=out)
+    assert json.loads(out.getvalue())["version"] == running

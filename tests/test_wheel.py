@@ -33,6 +33,7 @@ def installed(tmp_path_factory):
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
     shutil.copytree(ROOT, source, symlinks=True, ignore=LEFT_OUT)
+    (source / "controller" / "commit.txt").write_text("abc1234\n")     # as install.sh writes the checkout's
     built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"),
                             str(source)], capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
@@ -131,9 +132,11 @@ def test_the_firmware_messages_name_a_readme_the_wheel_has(installed, tmp_path):
     assert Path(named).is_relative_to(controller.parent.parent) and "step 1" in Path(named).read_text(), named
 
 
-def test_version(installed, tmp_path):
+def test_the_version_names_the_commit_the_wheel_was_built_from(installed, tmp_path):
+    """Every exhibit said 'controller 0.1.0' whatever code it ran, a week's update or a year-old install alike
+    (found by the upgrade review): the wheel carries the commit install.sh builds it from."""
     done = run(installed, tmp_path, "--version")
-    assert done.returncode == 0 and done.stdout.strip().startswith("controller ")
+    assert done.returncode == 0 and done.stdout == "controller 0.1.0 (commit abc1234)\n", done.stdout + done.stderr
 
 
 def test_a_script_on_the_simulator(installed, tmp_path):

@@ -12,6 +12,7 @@ import json
 import os
 import time
 
+from controller.built import described
 from controller.service.clock import follow_time_zone
 from controller.service.store import replace_file
 
@@ -41,7 +42,7 @@ class Heartbeat:
         follow_time_zone(self.say)
         link = monitor.link
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
-                  "machine": monitor.machine, "exhibit": self.exhibit,
+                  "version": described(), "machine": monitor.machine, "exhibit": self.exhibit,
                   "board": {"port": link.port, "there": link.serial is not None, "gone": link.gone,
                             # seconds since the port last came or went (since the monitor started, when never)
                             "for_s": round(now - (link.changed or self.started), 1)},

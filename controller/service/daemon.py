@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 
+from controller.built import described
 from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
 from controller.core.keeping import Keeper
 from controller.core.saves import resume
@@ -543,7 +544,7 @@ class Service:
         self.publish_status()
         # "monotonic": the system's clock since boot, which network time never moves (controller status)
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
-                  "machine": self.config.machine_name,
+                  "version": described(), "machine": self.config.machine_name,
                   "service_faults": self.service_faults()}
         if self.telemetry:
             # "problem": a proxy that forwards elsewhere, or what the broker did when last tried (Telemetry.problem)

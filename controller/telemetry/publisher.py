@@ -35,7 +35,7 @@ import uuid
 
 import paho.mqtt.client as mqtt
 
-from controller import __version__
+from controller.built import described
 from controller.service.stats import set_aside
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
@@ -568,7 +568,7 @@ class Telemetry:
     def status_payload(self, outbox, latest):
         now = self.clock()
         payload = {"v": VERSION, "exhibit": self.exhibit, "online": True, "at": now, "machine": self.machine,
-                   "version": __version__, "uptime_s": int(self.timer() - self.started), "queued": self.queued,
+                   "version": described(), "uptime_s": int(self.timer() - self.started), "queued": self.queued,
                    "heartbeat_s": self.settings["heartbeat_s"]}
         payload.update(latest)
         payload.update(self.day(outbox))
