@@ -140,40 +140,63 @@ def run_status(args, out):
     if board:
         return board_status(path, out)
     store_path, game, problem = read_saved_game(config)
+    try:
+        heartbeat, running, ago = read_heartbeat(path)
+    except UNREADABLE:
+        heartbeat, running, ago = None, False, None
+    if not running:
+        # first, and with what to do: the game below is only the one saved when it stopped
+        out.write(not_running(path, heartbeat, ago))
     if problem:
         out.write("The saved game %s is damaged (%s): the service sets it aside at its next start.\n"
                   % (store_path, problem))
-    elif game is None:
+    if running and said_live(heartbeat, game):
+        game = dict((key, heartbeat[key]) for key in heartbeat if key in GAME_KEYS)
+    if game is None and not problem:
         out.write("No saved game in %s.\n" % config.state_dir())
-    else:
+    elif game is not None and running:
         out.write("Game: %s.\nFault: %s.\n" % (game_said(game), fault_help(game)))
-    try:
-        heartbeat, running, ago = read_heartbeat(path)
-        pid = heartbeat["pid"]
-        if not running:
-            # a wall clock that has moved back since it wrote would say "-3600 s ago": then the time it was
-            # written is said
-            when = "%.0f s ago" % ago if ago >= 0 else "at %s by the clock of then" % time.strftime(
-                "%Y-%m-%d %H:%M:%S", time.localtime(heartbeat["heartbeat"]))
-            out.write("No heartbeat in %s: the service is not running (the last, %s, came from pid %d, "
-                      "which has ended).\n" % (path, when, pid))
-            return 0
-        out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
-        out.write(version_said(heartbeat, "the service"))
-        for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
-            out.write("Service fault: %s: %s.\n" % (kind, text))
-        if "sound" in heartbeat:        # a buzzer kept quiet on purpose (service/sound.py)
-            out.write("Sound: %s.\n" % heartbeat["sound"])
-        if "power" in heartbeat:        # a Raspberry Pi's supply and heat (service/power.py)
-            from controller.service.power import said
-            out.write(said(heartbeat["power"], ago))
-        telemetry = heartbeat.get("telemetry")
-        if telemetry:
-            out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
-                                                                                    telemetry["queued"]))
-    except UNREADABLE:
-        out.write("No heartbeat in %s: the service is not running.\n" % path)
+    elif game is not None:
+        out.write("Last saved game: %s.\n" % game_said(game))
+        if game["fault"]:
+            out.write("Fault: %s.\n" % fault_help(game))
+    if not running:
+        return 0
+    pid = heartbeat["pid"]
+    out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
+    out.write(version_said(heartbeat, "the service"))
+    for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
+        out.write("Service fault: %s: %s.\n" % (kind, text))
+    if "sound" in heartbeat:        # a buzzer kept quiet on purpose (service/sound.py)
+        out.write("Sound: %s.\n" % heartbeat["sound"])
+    if "power" in heartbeat:        # a Raspberry Pi's supply and heat (service/power.py)
+        from controller.service.power import said
+        out.write(said(heartbeat["power"], ago))
+    telemetry = heartbeat.get("telemetry")
+    if telemetry:
+        out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
+                                                                                telemetry["queued"]))
     return 0
+
+
+def said_live(heartbeat, saved):
+    """Whether the game is the one a running service's heartbeat says rather than the saved one: with no
+    game saved yet, and while the game cannot be saved (the card full or read-only: the saved game is the
+    one of before, however the game went on since)."""
+    return "mode" in heartbeat and (saved is None or "storage" in heartbeat.get("service_faults", {}))
+
+
+def not_running(path, heartbeat, ago):
+    """The line of a service that is not running: the exhibit does not play, and what to do."""
+    last = ""
+    if heartbeat is not None:
+        # a wall clock that has moved back since it wrote would say "-3600 s ago": then the time it was
+        # written is said
+        when = "%.0f s ago" % ago if ago >= 0 else "at %s by the clock of then" % time.strftime(
+            "%Y-%m-%d %H:%M:%S", time.localtime(heartbeat["heartbeat"]))
+        last = " (the last, %s, came from pid %d, which has ended)" % (when, heartbeat["pid"])
+    return "No heartbeat in %s: the service is not running%s, so the exhibit does not play. Start it: sudo " \
+           "systemctl start drnim-controller; why it stopped: journalctl -u drnim-controller -b.\n" % (path, last)
 
 
 def board_status(path, out):
@@ -323,7 +346,7 @@ def status_report(config, path, board):
                 if not gone["there"] and gone["for_s"] > service["stale_after_s"]:
                     problems.append((CRITICAL, "board-gone", "the board on %s is not there (%s) for %.0f s: its "
                                      "cable, its power" % (gone["port"], gone["gone"], gone["for_s"])))
-            elif game is None and "mode" in heartbeat:   # no game saved yet: the running machine's
+            elif said_live(heartbeat, game):
                 game = {key: heartbeat[key] for key in heartbeat if key in GAME_KEYS}
     if game is not None and game["fault"]:
         problems.append((CRITICAL, game["fault"], fault_help(game)))

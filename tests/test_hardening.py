@@ -341,6 +341,30 @@ def test_a_full_or_read_only_folder_leaves_the_game_playing_unsaved(tmp_path, mo
     assert StateStore(str(tmp_path / "state")).read()[0]["state"]["taken"] == 3
 
 
+def test_while_the_game_cannot_be_saved_status_says_the_game_as_it_is(tmp_path, monkeypatch):
+    """With the card full or read-only, `controller status` said the game saved before it (15 marbles on the
+    rail where 13 were, and none of a jam since): an attendant counting the marbles was told otherwise (found
+    by the attendant's review). While the service says its storage fault, status and --check say the game
+    its heartbeat gives."""
+    import io
+    import json
+    from controller.cli import main
+
+    def full(data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    rig = Rig(tmp_path, equalizer=False)
+    monkeypatch.setattr(rig.service.store, "save", full)
+    rig.take(2)
+    rig.service.heartbeat()
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert out.getvalue().startswith("Game: drnim, play, 13 of 15 marbles on the rail, player's turn.\n"), \
+        out.getvalue()
+    out = io.StringIO()
+    main(["status", "--json", "--config", str(tmp_path / "config.toml")], out=out)
+    assert json.loads(out.getvalue())["game"]["rail"] == 13
+
+
 def test_a_real_read_only_folder(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("running as root, which writes into read-only folders anyway (the patched test covers it)")

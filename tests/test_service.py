@@ -602,7 +602,11 @@ def test_status_and_stats_commands(tmp_path):
     assert not (tmp_path / "run" / "status.json").exists()
     out = io.StringIO()
     main(["status", "--config", str(tmp_path / "config.toml")], out=out)
-    assert "won by player" in out.getvalue() and "the service is not running" in out.getvalue()
+    # an attendant read 'Game: ... Fault: none.' first, and only then that the service was not running
+    assert out.getvalue() == (
+        "No heartbeat in %s: the service is not running, so the exhibit does not play. Start it: sudo systemctl "
+        "start drnim-controller; why it stopped: journalctl -u drnim-controller -b.\n"
+        "Last saved game: drnim, over, 0 of 2 marbles on the rail, won by player.\n" % (tmp_path / "run" / "status.json"))
 
 
 def test_controller_status_says_what_a_fault_means_and_new_game_clears_it(tmp_path):

@@ -345,8 +345,8 @@ def test_status_on_a_damaged_save_says_so_and_renames_nothing(tmp_path):
     saved.write_text('{"machine": "drnim", "config": {}, "state": null}')
     out = io.StringIO()
     assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
-    first = out.getvalue().splitlines()[0]
-    assert first.startswith("The saved game %s is damaged (" % saved)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("No heartbeat in ") and lines[1].startswith("The saved game %s is damaged (" % saved)
     assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["game.json"]
     assert saved.read_text() == '{"machine": "drnim", "config": {}, "state": null}'
 

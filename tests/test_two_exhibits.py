@@ -226,7 +226,8 @@ def test_a_boards_monitor_is_checked_with_controller_status_as_the_pis_service_i
     assert said == "No heartbeat in %s: the board's monitor is not running.\n" % (
         tmp_path / "run" / "boards" / "hall2-nimatron" / "status.json")
     code, said = status_of(config)          # neither the board's monitor nor the service runs
-    assert said.endswith("No heartbeat in %s: the service is not running.\n" % (tmp_path / "run" / "status.json"))
+    assert said.startswith("No heartbeat in %s: the service is not running, so the exhibit does not play. " % (
+        tmp_path / "run" / "status.json"))
 
 
 def test_a_board_not_on_its_port_is_critical_once_a_heartbeat_would_be_stale(tmp_path):
