@@ -46,7 +46,7 @@ import sys
 import time
 
 from controller.built import described
-from controller.core.exhibit import RESTING_TIMERS, SWITCH, ConfigError
+from controller.core.exhibit import RESTING_TIMERS, SENSOR, SWITCH, ConfigError
 from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
@@ -390,8 +390,7 @@ class Service:
         for role, since in list(self.held_since.items()):
             if now - since >= 1000 * self.config.service["stuck_after_s"]:
                 del self.held_since[role]
-                self.service_fault("stuck:" + role, "%s held for %d s: check the button or the sensor"
-                                   % (role, self.config.service["stuck_after_s"]))
+                self.service_fault("stuck:" + role, self.stuck_said(role, now - since))
                 self.fault_seen("stuck:" + role)
         if self.next_ping is not None and self.next_ping <= now:
             self.notifier.watchdog()
@@ -479,6 +478,17 @@ class Service:
             problem += "; it is %s, where neither a game nor the statistics can be kept: give the service a " \
                        "partition of its own (docs/troubleshooting.md)" % self.not_kept[1]
         self.service_fault("storage", problem)
+
+    def stuck_said(self, role, held_ms):
+        """A stuck input, in words an attendant can act on: the part by its pin map's label, since when
+        by the local clock (the line stays while it lasts: 'held for 30 s', the setting, read as how long it
+        had lasted hours later), and what holds such a part."""
+        minute = (self.local_time() - held_ms // 60000) % (24 * 60)
+        since = "since %02d:%02d" % divmod(minute, 60)
+        label = self.pinmap.inputs[role].label
+        if self.board.inputs[role].kind == SENSOR:
+            return "%s blocked %s: a marble sitting in its beam, or its emitter unpowered" % (label, since)
+        return "%s held down %s: the button stuck down, or its wire touching ground" % (label, since)
 
     def service_fault(self, kind, problem):
         """A fault of the service's own, kept for `controller status` and the broker, and said in the
