@@ -490,9 +490,13 @@ def run_stats(args, out):
         wins = summary["wins"]
         out.write("Games: %d (visitors won %d, the machine %d)\n" % (summary["games"], wins.get("player", 0),
                                                                       wins.get("machine", 0)))
-        out.write("Games per day:\n")
+        out.write("Games per day, with the day's faults:\n")
         for day, count in summary["games_per_day"]:
-            out.write("  %s %s  %d\n" % (day, WEEKDAYS[datetime.date.fromisoformat(day).weekday()], count))
+            # a day's faults beside its games: ten jams in a week read as nothing, and on one day they need a look
+            faults = summary["faults_per_day"].get(day)
+            out.write("  %s %s  %d%s\n" % (day, WEEKDAYS[datetime.date.fromisoformat(day).weekday()], count,
+                                          "  faults: " + ", ".join("%s %d" % item for item in faults.items())
+                                          if faults else ""))
         out.write("Games per weekday: %s\n" % ", ".join("%s %d" % (name, summary["games_per_weekday"][name])
                                                         for name in WEEKDAYS))
         if summary["mean_length_s"] is not None:

@@ -85,8 +85,10 @@ def test_a_calendar_month_in_the_museums_time_zone(tmp_path, new_york):
     assert text.startswith("Period: 2025-03 (2025-03-01 00:00 to 2025-04-01 00:00, EST/EDT)\n"), text
     assert "Games: 4 (visitors won 2, the machine 2)\n" in text
     days = [line.split() for line in text.splitlines() if line.startswith("  2025-")]
-    assert len(days) == 31 and days[0] == ["2025-03-01", "Sat", "1"] and days[-1] == ["2025-03-31", "Mon", "1"]
-    assert ["2025-03-09", "Sun", "1"] in days and ["2025-03-10", "Mon", "1"] in days    # the 23-hour day
+    # each day's faults beside its games: an attendant's weekly look saw 'Jams: 10' and not that all were one day's
+    assert len(days) == 31 and days[0] == ["2025-03-01", "Sat", "1"]
+    assert days[-1] == ["2025-03-31", "Mon", "1", "faults:", "check", "1"]
+    assert ["2025-03-09", "Sun", "1", "faults:", "jam", "1"] in days and ["2025-03-10", "Mon", "1"] in days    # 23 hours
     assert "Games per weekday: Mon 2, Tue 0, Wed 0, Thu 0, Fri 0, Sat 1, Sun 1\n" in text
     assert "Wins: machine 2, player 2\n" in text and "Faults: check 1, jam 1\n" in text and "Jams: 1\n" in text
 

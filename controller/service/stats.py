@@ -438,10 +438,10 @@ def summary(path, within=None):
     """Games, wins and faults `within` a Period (everything without one), read without changing the
     file (but for a write a power cut left half done: `reading`): the games of each local day and of each
     weekday, the wins by side, the faults by kind (the jams, the episodes of under-voltage and of a CPU too
-    hot also alone), and the games' mean length in seconds (None when none was timed).
+    hot also alone) and of each local day, and the games' mean length in seconds (None when none was timed).
     sqlite3.DatabaseError when it is not a statistics database."""
     start, end = (within.start, within.end) if within else (float("-inf"), float("inf"))
-    per_day, wins, kinds = {}, {}, {}
+    per_day, wins, kinds, faults_per_day = {}, {}, {}, {}
     count = timed = seconds_timed = 0
     db = reading(path)
     try:
@@ -453,8 +453,10 @@ def summary(path, within=None):
             if seconds is not None:
                 timed += 1
                 seconds_timed += seconds
-        for _, kind, _ in faults(db, start, end):
+        for _, kind, at in faults(db, start, end):
             kinds[kind] = kinds.get(kind, 0) + 1
+            that_day = faults_per_day.setdefault(datetime.date.fromtimestamp(at).isoformat(), {})
+            that_day[kind] = that_day.get(kind, 0) + 1
     finally:
         db.close()
     per_weekday = dict.fromkeys(WEEKDAYS, 0)
@@ -463,6 +465,8 @@ def summary(path, within=None):
     if within:
         per_day = dict((day, per_day.get(day, 0)) for day in within.days())
     return {"games": count, "games_per_day": [(day.isoformat(), n) for day, n in sorted(per_day.items())],
+            "faults_per_day": dict((day, dict(sorted(kinds_that_day.items())))
+                                   for day, kinds_that_day in faults_per_day.items()),
             "games_per_weekday": per_weekday, "wins": wins, "faults": dict(sorted(kinds.items())),
             "jams": kinds.get("jam", 0), "under_voltage": kinds.get("under-voltage", 0),
             "too_hot": kinds.get("too-hot", 0), "mean_length_s": round(seconds_timed / timed) if timed else None}
