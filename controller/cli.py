@@ -490,6 +490,7 @@ def run_stats(args, out):
         wins = summary["wins"]
         out.write("Games: %d (visitors won %d, the machine %d)\n" % (summary["games"], wins.get("player", 0),
                                                                       wins.get("machine", 0)))
+    if summary["games"] or summary["faults_per_day"]:
         out.write("Games per day, with the day's faults:\n")
         for day, count in summary["games_per_day"]:
             # a day's faults beside its games: ten jams in a week read as nothing, and on one day they need a look
@@ -497,6 +498,7 @@ def run_stats(args, out):
             out.write("  %s %s  %d%s\n" % (day, WEEKDAYS[datetime.date.fromisoformat(day).weekday()], count,
                                           "  faults: " + ", ".join("%s %d" % item for item in faults.items())
                                           if faults else ""))
+    if summary["games"]:
         out.write("Games per weekday: %s\n" % ", ".join("%s %d" % (name, summary["games_per_weekday"][name])
                                                         for name in WEEKDAYS))
         if summary["mean_length_s"] is not None:

@@ -97,9 +97,22 @@ def watched(args, config):
     if name != config.telemetry["client_id"]:
         return None, board, True
     service = os.path.join(config.runtime_dir(), "status.json")
-    if not beating(service) and beating(board):
+    if not beating(service) and (beating(board) or written_after(board, service)):
         return config.state_dir(), board, True
     return config.state_dir(), service, False
+
+
+def written_after(path, other):
+    """Whether the file `path` is there and was written after `other` (or `other` is not there): of two
+    heartbeats of processes that have ended, the one that ran last."""
+    try:
+        written = os.stat(path).st_mtime
+    except OSError:
+        return False
+    try:
+        return written > os.stat(other).st_mtime
+    except OSError:
+        return True
 
 
 def beating(path):
@@ -186,6 +199,21 @@ def said_live(heartbeat, saved):
     return "mode" in heartbeat and (saved is None or "storage" in heartbeat.get("service_faults", {}))
 
 
+# Where systemd keeps the units enabled at boot (install.sh enables the service or a board's monitor there).
+ENABLED = "/etc/systemd/system/multi-user.target.wants"
+
+
+def watching_unit():
+    """The board's monitor a Pi runs in place of its own service (enabled, where the service is not), or
+    None: the unit to start when neither heartbeat is there, which a clean stop takes away."""
+    try:
+        names = os.listdir(ENABLED)
+    except OSError:
+        return None
+    monitors = sorted(name for name in names if name.startswith("drnim-monitor@"))
+    return monitors[0] if monitors and "drnim-controller.service" not in names else None
+
+
 def not_running(path, heartbeat, ago):
     """The line of a service that is not running: the exhibit does not play, and what to do."""
     last = ""
@@ -195,6 +223,10 @@ def not_running(path, heartbeat, ago):
         when = "%.0f s ago" % ago if ago >= 0 else "at %s by the clock of then" % time.strftime(
             "%Y-%m-%d %H:%M:%S", time.localtime(heartbeat["heartbeat"]))
         last = " (the last, %s, came from pid %d, which has ended)" % (when, heartbeat["pid"])
+    unit = watching_unit()
+    if unit:
+        return "No heartbeat in %s: the board's monitor %s is not running, so the exhibit does not play. Start " \
+               "it: sudo systemctl start '%s'; why it stopped: journalctl -u '%s' -b.\n" % (path, unit, unit, unit)
     return "No heartbeat in %s: the service is not running%s, so the exhibit does not play. Start it: sudo " \
            "systemctl start drnim-controller; why it stopped: journalctl -u drnim-controller -b.\n" % (path, last)
 
@@ -325,7 +357,9 @@ def status_report(config, path, board):
     try:
         heartbeat, running, ago = read_heartbeat(path)
     except FileNotFoundError:
-        problems.append((CRITICAL, "no-heartbeat", "no heartbeat in %s: %s is not running" % (path, runner)))
+        unit = None if board else watching_unit()
+        problems.append((CRITICAL, "no-heartbeat", "no heartbeat in %s: %s is not running" % (
+            path, "the board's monitor %s" % unit if unit else runner)))
     except UNREADABLE as error:
         return unknown_report("the heartbeat %s cannot be read (%s)" % (path, getattr(error, "strerror", None)
                                                                          or error))

@@ -324,7 +324,9 @@ AGAIN="sudo $0${ARGUMENTS[*]:+ ${ARGUMENTS[*]}}"
 WATCHING=
 if [[ -z $MONITOR_PORT && ! -L $SYSTEMD_DIR/multi-user.target.wants/$NAME.service ]] \
         && compgen -G "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR@*.service" >/dev/null; then
-    BOARDS=$(from_config boards)
+    # read by the code installed now, from /: an older one that cannot read the configuration (a
+    # [boards] from after it) leaves every monitor counted as the Pi's exhibit, not the update stopped
+    BOARDS=$(cd / && from_config boards 2>/dev/null) || BOARDS=
     for link in "$SYSTEMD_DIR/multi-user.target.wants/$MONITOR"@*.service; do
         if [[ -L $link && -z $(board_name "${link##*/}") ]]; then
             WATCHING=${link##*/}
@@ -427,7 +429,12 @@ tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclud
     | tar -C "$SRC/source" -xf -
 # The checkout's commit, which `controller --version` and `controller status` say (controller/built.py):
 # the version alone is the same from one update to the next. A checkout without git (an archive) has none.
-COMMIT=$(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" describe --always --dirty --abbrev=7 2>/dev/null || true)
+# Read without writing: run as root, git would otherwise refresh the checkout's index as root's file.
+COMMIT=
+if [[ -e $CHECKOUT/.git ]] && COMMIT=$(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" rev-parse --short=7 HEAD 2>/dev/null); then
+    [[ -z $(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null) ]] \
+        || COMMIT+=-dirty
+fi
 [[ -z $COMMIT ]] || printf '%s\n' "$COMMIT" >"$SRC/source/controller/commit.txt"
 run_pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" || die "pip could not build the wheel of $CHECKOUT"
 WHEEL=$(echo "$SRC"/dist/drnim_controller-*.whl)

@@ -301,7 +301,7 @@ def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "the museum's checkout")
-    commit = git("describe", "--always", "--abbrev=7")
+    commit = git("rev-parse", "--short=7", "HEAD")
     done = install(pi)
     assert done.returncode == 0, done.stderr
     assert "built with commit %s" % commit in done.log
@@ -349,6 +349,15 @@ def test_the_readmes_update_on_a_pi_that_watches_a_board_updates_its_monitor(pi)
            "%s monitor %s does. To run the Pi's own machine in its place: sudo systemctl disable --now '%s', then " \
            "sudo %s" % (instance, pi / "checkout/systemd/install.sh", PORT, instance,
                         pi / "checkout/systemd/install.sh") in update.stdout.splitlines()
+    # the code installed before the update cannot read the configuration (a [boards] from after it): the
+    # update went on as the monitor's, where it stopped, telling the museum to mend a file that was right
+    older = pi / "older-python"
+    older.write_text('#!/bin/bash\ngrep -q -- --force-reinstall "$INSTALL_LOG" || { echo "AttributeError: \'Config\' '
+                     'object has no attribute \'boards\'" >&2; exit 1; }\nexec %s "$@"\n' % sys.executable)
+    older.chmod(0o755)
+    update = install(pi, REAL_PYTHON=str(older))
+    assert update.returncode == 0 and enabled(pi) == [instance], update.stderr
+    assert "systemctl restart " + instance in update.log
     stopped = install(pi, PIP_FAILS="1")
     assert stopped.returncode != 0 and enabled(pi) == [instance]
     assert stopped.stderr.splitlines()[-1].endswith("run it again: sudo %s monitor %s" % (

@@ -86,6 +86,9 @@ def test_a_calendar_month_in_the_museums_time_zone(tmp_path, new_york):
     assert "Games: 4 (visitors won 2, the machine 2)\n" in text
     days = [line.split() for line in text.splitlines() if line.startswith("  2025-")]
     # each day's faults beside its games: an attendant's weekly look saw 'Jams: 10' and not that all were one day's
+    # and so with no game at all: a sensor dead all day played none, and its jams were only a total
+    alone = stats(config, "2025-02-27")
+    assert "No games in this period.\n" in alone and "  2025-02-27 Thu  0  faults: jam 1\n" in alone, alone
     assert len(days) == 31 and days[0] == ["2025-03-01", "Sat", "1"]
     assert days[-1] == ["2025-03-31", "Mon", "1", "faults:", "check", "1"]
     assert ["2025-03-09", "Sun", "1", "faults:", "jam", "1"] in days and ["2025-03-10", "Mon", "1"] in days    # 23 hours

@@ -217,3 +217,45 @@ def test_a_wrong_argument_is_unknown_for_a_monitor_and_a_usage_error_otherwise(t
     assert (code, line) == (3, "UNKNOWN - --config: %s: no such file\n" % (tmp_path / "elsewhere" / "config.toml"))
     assert main(["status", "--json", "--warning", "5"], out=io.StringIO()) == 2
     assert capsys.readouterr().err == "controller: unrecognized arguments: --warning 5\n"
+
+
+def test_a_pi_that_watches_a_board_is_told_to_start_the_boards_monitor_not_the_service(tmp_path, monkeypatch):
+    """A Pi that watches a board, whose monitor had stopped, was told 'the service is not running ... Start it:
+    sudo systemctl start drnim-controller', which starts the Pi's own machine on pins nothing is wired to
+    (found by the review of the status change). The monitor's heartbeat, the last written, is read; with
+    neither there (a clean stop takes it away), the monitor systemd starts at boot in the service's place is
+    the one to start."""
+    import controller.status
+    write_config(tmp_path)
+    wants = tmp_path / "wants"
+    wants.mkdir()
+    unit = "drnim-monitor@dev-ttyACM0.service"
+    (wants / unit).symlink_to("/etc/systemd/system/drnim-monitor@.service")
+    monkeypatch.setattr(controller.status, "ENABLED", str(wants))
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert out.getvalue().startswith("No heartbeat in %s: the board's monitor %s is not running, so the exhibit does "
+                                     "not play. Start it: sudo systemctl start '%s'; why it stopped: journalctl -u "
+                                     "'%s' -b.\n" % (tmp_path / "run" / "status.json", unit, unit, unit)), out.getvalue()
+    code, line = checked(tmp_path)
+    assert code == 2 and "the board's monitor %s is not running" % unit in line, line
+    (wants / "drnim-controller.service").symlink_to("/etc/systemd/system/drnim-controller.service")
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    assert "the service is not running, so the exhibit does not play. Start it: sudo systemctl start " \
+           "drnim-controller;" in out.getvalue()
+    # the monitor's heartbeat, left by a monitor that ended (a crash leaves it): read, as the last written
+    from controller.service.boards import board_runtime_folder
+    from controller.service.config import load_config
+    config = load_config(str(tmp_path / "config.toml"))
+    board = os.path.join(board_runtime_folder(config, config.telemetry["client_id"]), "status.json")
+    os.makedirs(os.path.dirname(board))
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    with open(board, "w") as f:
+        json.dump({"pid": dead.pid, "heartbeat": time.time(), "board": {"port": "/dev/ttyACM0", "there": True,
+                                                                         "gone": None, "for_s": 5}}, f)
+    out = io.StringIO()
+    main(["status", "--config", str(tmp_path / "config.toml")], out=out)
+    assert out.getvalue().startswith("No heartbeat in %s: the board's monitor is not running (the last, " % board), \
+        out.getvalue()

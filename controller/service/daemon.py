@@ -483,8 +483,7 @@ class Service:
         """A stuck input, in words an attendant can act on: the part by its pin map's label, since when
         by the local clock (the line stays while it lasts: 'held for 30 s', the setting, read as how long it
         had lasted hours later), and what holds such a part."""
-        minute = (self.local_time() - held_ms // 60000) % (24 * 60)
-        since = "since %02d:%02d" % divmod(minute, 60)
+        since = time.strftime("since %H:%M", time.localtime(time.time() - held_ms / 1000))
         label = self.pinmap.inputs[role].label
         if self.board.inputs[role].kind == SENSOR:
             return "%s blocked %s: a marble sitting in its beam, or its emitter unpowered" % (label, since)
