@@ -34,6 +34,6 @@ def checkout_commit(top):
         return ""
     try:
         return subprocess.run(["git", "-C", top, "describe", "--always", "--dirty", "--abbrev=7"],
-                              capture_output=True, text=True, timeout=30).stdout.strip()
+                              capture_output=True, encoding="utf-8", errors="replace", timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
