@@ -421,7 +421,8 @@ def run_config_check(args, out):
     if warning:
         out.write("%s: %s\n" % (path or "the defaults", warning))
     from controller.hardware.pinmap.check import serial_port_warnings
-    for line in serial_port_warnings(pinmap):
+    from controller.service.config import unplayed_wiring
+    for line in serial_port_warnings(pinmap) + unplayed_wiring(config, pinmap):
         out.write("warning: %s\n" % line)
     target = proxy_target(config.telemetry, path)
     if target:

@@ -303,6 +303,22 @@ def release_open_ms(config, pinmap):
     return open_ms(pinmap.outputs.get("release"), config.service["release_pulse_ms"], config.service["servo_open_ms"])
 
 
+def unplayed_wiring(config, pinmap):
+    """A line for each LAYOUT setting that plays less than the pin map wires (the Nimatron's rows and
+    lamps): a builder who wired a fifth row and left `[nimatron] rows = 4` had a row whose button did
+    nothing and whose lamps stayed dark, and every check said good. A warning, not a refusal: a museum may
+    play a smaller game on the machine it built."""
+    cls = machine_class(config.machine_name)
+    lines = []
+    for key, setting, what in cls.LAYOUT:
+        wanted, wired = config.machine[setting], pinmap.layout[key]
+        if wanted < wired:
+            lines.append("%s: %s.%s: %d, but the pin map %s wires %d (%s): what is wired beyond %d is never played; "
+                         "set %s = %d to play it" % (config.path or "the defaults", config.machine_name, setting,
+                                                     wanted, pinmap.path, wired, what, wanted, setting, wired))
+    return lines
+
+
 def check_with_pinmap(config, pinmap):
     """The machine's settings against the wiring: each LAYOUT setting (the
     Nimatron's rows and lamps) must fit what the pin map wires, the release

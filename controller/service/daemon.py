@@ -56,7 +56,7 @@ from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
 from controller.service.clock import follow_time_zone
 from controller.service.exhibit_lock import Held, take
-from controller.service.config import PIN_FACTORIES, release_open_ms
+from controller.service.config import PIN_FACTORIES, release_open_ms, unplayed_wiring
 from controller.service.pin_factories import pin_factory_problem
 from controller.service.mounts import IN_RAM, READ_ONLY, kernel_mounts, not_kept
 from controller.service.notify import Notifier
@@ -243,13 +243,13 @@ class Service:
         service plays on (an exhibit built before the check, or with a gate of its own, keeps running),
         and the journal and `controller status` say why the marbles stick and what `config check` says of
         it. And a warning line for each output on the serial port's pins, which a port switched on drives
-        while the Pi boots."""
+        while the Pi boots, and for rows or lamps wired and never played (config.unplayed_wiring)."""
         try:
             check_gate(self.pinmap)
         except PinMapError as error:
             self.service_fault("gate", "%s (the service runs with it; controller config check refuses it until it "
                                        "is mended)" % error)
-        for line in serial_port_warnings(self.pinmap):
+        for line in serial_port_warnings(self.pinmap) + unplayed_wiring(self.config, self.pinmap):
             self.log("warning: %s" % line)
 
     def tell_sound(self):
