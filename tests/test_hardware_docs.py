@@ -227,3 +227,18 @@ def test_the_electrical_safety_summary_gives_the_parts_lists_and_the_checks_figu
         "the Nimatron's %d lamps give off %d W" % (count, round(lamp_a * LAMP_SUPPLY_VOLTS)),
     ]
     assert [text for text in wanted if text not in summary] == []
+
+
+def test_the_lamp_boards_check_lights_the_rows_the_pin_map_wires(tmp_path):
+    """Step 5's check of the console's lamps wrote out the shipped chain (registers=8, rows=4, lamps_per_row=7):
+    a builder with a longer row lit the wrong lamps with it (found by the Nimatron builder's review). It is
+    written from the pin map by --write-docs, as the tables are."""
+    from controller.hardware.pinmap import load_pinmap, render_wiring_doc
+    text = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text(encoding="utf-8")
+    assert "lamps_per_row = 7 " in text
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text.replace("lamps_per_row = 7 ", "lamps_per_row = 8 ", 1), encoding="utf-8")
+    guide = render_wiring_doc((ROOT / "hardware" / "nimatron" / "README.md").read_text(encoding="utf-8"),
+                              load_pinmap(path))
+    assert "registers=8, rows=4, lamps_per_row=8); p.show_row(1, 8);" in guide
+    assert "lights the 8 lamps of row 1 and nothing else; try rows 2-4 (`show_row(2, 8)` ...)." in guide

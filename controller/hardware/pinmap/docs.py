@@ -234,6 +234,22 @@ def led_text(pinmap):
     return "Fit %s.\n" % "; and ".join(parts)
 
 
+def lamp_check_text(pinmap):
+    """The assembly guide's check of the console's lamp board, with the pin map's lamp chain: its pins and its
+    registers, rows and lamps (a builder with a row more lit the spectators' lamps with the shipped ones)."""
+    chain = [spec for spec in pinmap.outputs.values() if spec.kind == "shift_register"]
+    if not chain:
+        return ""
+    spec = chain[0]
+    pins = spec.pins
+    enable = ", enable=%d" % pins["enable"] if "enable" in pins else ""
+    return "```sh\n/opt/drnim-controller/venv/bin/python -c \"from controller.hardware.devices import LampPanel; " \
+        "p = LampPanel(%d, %d, %d%s, registers=%d, rows=%d, lamps_per_row=%d); p.show_row(1, %d); " \
+        "input('row 1 lit? ')\"\n```\n\nlights the %d lamps of row 1 and nothing else; try rows 2-%d (`show_row(2, %d)` ...).\n" % (
+            pins["data"], pins["clock"], pins["latch"], enable, spec.options["registers"], pinmap.rows,
+            pinmap.lamps_per_row, pinmap.lamps_per_row, pinmap.lamps_per_row, pinmap.rows, pinmap.lamps_per_row)
+
+
 def boards_text(pinmap):
     """The boards' paragraph of the parts' README: the plywood the pin map's [build] sizes (bom.plywood)."""
     sizes = plywood(pinmap)
@@ -252,7 +268,7 @@ def boards_text(pinmap):
 
 SECTIONS = {"wiring": wiring_table, "header": header_table, "lamps": lamp_table, "current": current_table,
             "parts": parts_table, "cost": cost_text, "leds": led_text, "labels": label_table, "pico": pico_table,
-            "boards": boards_text}
+            "boards": boards_text, "lampcheck": lamp_check_text}
 
 
 def render_wiring_doc(text, pinmap):
