@@ -143,7 +143,8 @@ def main():
             device.close()
         let_go_after(server, time.monotonic())
 
-        devices = [held(port, how, pupils + number) for number, how in enumerate(["ahead"] * STALLED + ["reader"] * STALLED)]
+        devices = [held(port, how, pupils + number)
+                   for number, how in enumerate(["ahead"] * STALLED + ["reader"] * STALLED)]
         opened = time.monotonic()
         report("%d pupils beside %d half-open connections and %d devices that stopped reading the .wasm"
                % (pupils, STALLED, STALLED), class_load(port, sizes, pupils))

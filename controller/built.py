@@ -2,9 +2,9 @@
 
 The version stays 0.1.0 from one update to the next, so alone it told an exhibit updated last week
 from one installed a year ago no better than a service still running the code from before an update
-(one whose configuration the new code refused). install.sh writes the checkout's commit (`git
-describe --always --dirty`) into the copy it builds the wheel from, as COMMIT, which the wheel
-carries; code run from a checkout asks git.
+(one whose configuration the new code refused). install.sh writes the checkout's commit (with
+-dirty when it has changes not committed) into the copy it builds the wheel from, as COMMIT, which
+the wheel carries; code run from a checkout asks git.
 """
 
 import functools

@@ -175,8 +175,18 @@ def run_status(args, out):
             out.write("Fault: %s.\n" % fault_help(game))
     if not running:
         return 0
-    pid = heartbeat["pid"]
-    out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, pid))
+    try:
+        heartbeat_said(heartbeat, ago, out)
+    except UNREADABLE as error:
+        out.write("The heartbeat %s cannot be read whole (%s: %s): not the service's own?\n"
+                  % (path, type(error).__name__, error))
+    return 0
+
+
+def heartbeat_said(heartbeat, ago, out):
+    """The lines of a running service's heartbeat: its age, its code, its own faults, the sound, the Pi's
+    supply and heat, the telemetry."""
+    out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, heartbeat["pid"]))
     out.write(version_said(heartbeat, "the service"))
     for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
         out.write("Service fault: %s: %s.\n" % (kind, text))
@@ -189,7 +199,6 @@ def run_status(args, out):
     if telemetry:
         out.write("Telemetry: %s, %d games and faults waiting to be sent.\n" % (telemetry_said(telemetry),
                                                                                 telemetry["queued"]))
-    return 0
 
 
 def said_live(heartbeat, saved):
@@ -225,8 +234,9 @@ def not_running(path, heartbeat, ago):
         last = " (the last, %s, came from pid %d, which has ended)" % (when, heartbeat["pid"])
     unit = watching_unit()
     if unit:
-        return "No heartbeat in %s: the board's monitor %s is not running, so the exhibit does not play. Start " \
-               "it: sudo systemctl start '%s'; why it stopped: journalctl -u '%s' -b.\n" % (path, unit, unit, unit)
+        return "No heartbeat in %s: the board's monitor %s is not running%s, so the exhibit does not play. Start " \
+               "it: sudo systemctl start '%s'; why it stopped: journalctl -u '%s' -b.\n" % (path, unit, last, unit,
+                                                                                          unit)
     return "No heartbeat in %s: the service is not running%s, so the exhibit does not play. Start it: sudo " \
            "systemctl start drnim-controller; why it stopped: journalctl -u drnim-controller -b.\n" % (path, last)
 

@@ -234,9 +234,10 @@ def test_a_pi_that_watches_a_board_is_told_to_start_the_boards_monitor_not_the_s
     monkeypatch.setattr(controller.status, "ENABLED", str(wants))
     out = io.StringIO()
     assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
-    assert out.getvalue().startswith("No heartbeat in %s: the board's monitor %s is not running, so the exhibit does "
-                                     "not play. Start it: sudo systemctl start '%s'; why it stopped: journalctl -u "
-                                     "'%s' -b.\n" % (tmp_path / "run" / "status.json", unit, unit, unit)), out.getvalue()
+    said = out.getvalue()
+    assert said.startswith("No heartbeat in %s: the board's monitor %s is not running, so the exhibit does not "
+                           "play. Start it: sudo systemctl start '%s'; why it stopped: journalctl -u '%s' -b.\n"
+                           % (tmp_path / "run" / "status.json", unit, unit, unit)), said
     code, line = checked(tmp_path)
     assert code == 2 and "the board's monitor %s is not running" % unit in line, line
     (wants / "drnim-controller.service").symlink_to("/etc/systemd/system/drnim-controller.service")
@@ -258,4 +259,18 @@ def test_a_pi_that_watches_a_board_is_told_to_start_the_boards_monitor_not_the_s
     out = io.StringIO()
     main(["status", "--config", str(tmp_path / "config.toml")], out=out)
     assert out.getvalue().startswith("No heartbeat in %s: the board's monitor is not running (the last, " % board), \
+        out.getvalue()
+
+
+def test_a_heartbeat_of_another_shape_is_said_in_a_line_not_a_traceback(tmp_path):
+    """A heartbeat that is not the service's own (another version's, a file written by hand) with a running
+    pid: plain status says it cannot be read whole, after the game, and exits 0."""
+    write_config(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "status.json").write_text(json.dumps({"pid": os.getpid(), "heartbeat": time.time(),
+                                                              "service_faults": ["storage"]}))
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    assert out.getvalue().endswith("The heartbeat %s cannot be read whole (AttributeError: 'list' object has no "
+                                   "attribute 'items'): not the service's own?\n" % (tmp_path / "run" / "status.json")), \
         out.getvalue()

@@ -243,11 +243,12 @@ def lamp_check_text(pinmap):
     spec = chain[0]
     pins = spec.pins
     enable = ", enable=%d" % pins["enable"] if "enable" in pins else ""
+    lamps, rows = pinmap.lamps_per_row, pinmap.rows
     return "```sh\n/opt/drnim-controller/venv/bin/python -c \"from controller.hardware.devices import LampPanel; " \
         "p = LampPanel(%d, %d, %d%s, registers=%d, rows=%d, lamps_per_row=%d); p.show_row(1, %d); " \
-        "input('row 1 lit? ')\"\n```\n\nlights the %d lamps of row 1 and nothing else; try rows 2-%d (`show_row(2, %d)` ...).\n" % (
-            pins["data"], pins["clock"], pins["latch"], enable, spec.options["registers"], pinmap.rows,
-            pinmap.lamps_per_row, pinmap.lamps_per_row, pinmap.lamps_per_row, pinmap.rows, pinmap.lamps_per_row)
+        "input('row 1 lit? ')\"\n```\n\n" % (pins["data"], pins["clock"], pins["latch"], enable,
+                                             spec.options["registers"], rows, lamps, lamps) + \
+        "lights the %d lamps of row 1 and nothing else; try rows 2-%d (`show_row(2, %d)` ...).\n" % (lamps, rows, lamps)
 
 
 def boards_text(pinmap):
