@@ -374,18 +374,25 @@ ABOVE_THE_WARNING = """(() => { const banner = document.getElementById('still-pl
         .every((el) => el.getBoundingClientRect().bottom <= banner + 0.5); })()"""
 
 
+def kiosk_after_a_move(browser, width, height):
+    """A kiosk's Dr. Nim in a window of `width` x `height`, a marble dropped by the trigger, its idle time
+    short (the warning comes within a second) and the warning long."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=800&warn_ms=60000&seed=5")
+    page.set_viewport_size({"width": width, "height": height})
+    page.focus("#control-trigger")
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    return page
+
+
 @needs_browser
 def test_at_200_percent_zoom_the_kiosks_warning_is_seen_wherever_the_page_is_scrolled(browser):
     """WCAG 2.2.1 and 1.4.10: at 200 % zoom (a 640x400 window) a visitor scrolled down to the trigger never saw
     "Still playing?", the live region's line being 148 px above the window, and the game was ended unseen. The
     warning shows at the window's foot wherever the page is scrolled, its Keep playing button uncovered and the
     controls still reached above it; the focus stays where it was, nor does the page move; axe finds nothing."""
-    context, address, _ = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=800&warn_ms=60000&seed=5")
-    page.set_viewport_size({"width": 640, "height": 400})
-    page.focus("#control-trigger")
-    page.keyboard.press("Enter")
-    page.wait_for_function(SETTLED)
+    page = kiosk_after_a_move(browser, 640, 400)
     for top in (False, True):
         if top:
             page.evaluate("scrollTo(0, 0)")
@@ -416,12 +423,7 @@ def test_on_a_desktop_window_the_kiosks_warning_is_shown_once_and_still_said(bro
     """A desktop window showed "Still playing?" twice above the machine, in the live region's line and in the
     banner: the line is not shown while the banner is (a screen reader still has it in the live region; What
     the machine said keeps it, as it keeps all), and nothing on the page moves; the next thing said shows."""
-    context, address, _ = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=800&warn_ms=60000&seed=5")
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.focus("#control-trigger")
-    page.keyboard.press("Enter")
-    page.wait_for_function(SETTLED)
+    page = kiosk_after_a_move(browser, 1280, 800)
     trigger = "document.getElementById('control-trigger').getBoundingClientRect().top"
     seen = page.evaluate(trigger)
     page.wait_for_function(WARNED, timeout=10000)
