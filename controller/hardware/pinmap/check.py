@@ -475,10 +475,7 @@ def serial_port_warnings(pinmap):
     found = [(key, pin) for pin, key in pinmap.pins().items() if pin in SERIAL_PORT and key.startswith("outputs.")]
     if not found:
         return []
-    try:
-        lines = key_lines(Path(pinmap.path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        lines = {}
+    lines = map_lines(pinmap)
     return ["%s:%d: %s: GPIO %d is the serial port's %s while it is on, and then drives this output while the "
             "Pi boots and whenever the service stops: keep the port off (%s)" % (
                 pinmap.path, line_of(lines, key), key, pin, SERIAL_PORT[pin], SERIAL_PORT_OFF) for key, pin in found]
@@ -530,11 +527,16 @@ def check_gate(pinmap):
     problem = build.gate_problem(pinmap)
     if problem is None:
         return
+    raise PinMapError("%s:%d: %s: %s" % (pinmap.path, line_of(map_lines(pinmap), problem[0]), *problem))
+
+
+def map_lines(pinmap):
+    """The line of each key in the file of a loaded pin map, for a `path:line: key:` said after loading it
+    ({} when it is gone since load_pinmap read it: the key is still named)."""
     try:
-        lines = key_lines(Path(pinmap.path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):      # read by load_pinmap a moment ago; gone since, the key is still named
-        lines = {}
-    raise PinMapError("%s:%d: %s: %s" % (pinmap.path, line_of(lines, problem[0]), *problem))
+        return key_lines(Path(pinmap.path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def load_default(machine):
