@@ -154,7 +154,7 @@ readonly BROKER_ENV=$CONFIG_DIR/mqtt-broker.env
 # Pi's own machine and the other boards; the Pi's machine and any board not named there are the
 # configuration's own exhibit. Dies on a bad configuration.
 from_config() {
-    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" "$1" <<'PY' || die "$CONFIG_DIR/config.toml: fix it ($VENV/bin/controller config check $CONFIG_DIR/config.toml), then run again: ${AGAIN:-sudo $0 telemetry}"
+    "$VENV/bin/python" - "$CONFIG_DIR/config.toml" "$1" <<'PY' || die "$CONFIG_DIR/config.toml: fix it ($VENV/bin/controller config check $CONFIG_DIR/config.toml)${PREVIOUS:+ while the version installed before runs, back in place}, then run again: ${AGAIN:-sudo $0 telemetry}"
 import sys
 from controller.core.exhibit import ConfigError
 from controller.service.config import load_config
@@ -180,7 +180,7 @@ check_as_service() {
     if ! refused=$(cd / && runuser -u drnim -- "$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
         STEP=
         printf '%s\n' "$refused" >&2
-        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started: a running one goes on with the version it started with until it next starts. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $2"
+        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started${PREVIOUS:+, and the version installed before is back in place: the exhibit runs it, at its next start too}. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $2"
     fi
 }
 
@@ -359,12 +359,31 @@ command -v "$PYTHON" >/dev/null || die "$PYTHON not found: apt install python3 p
 # line says so and how to finish it. STEP is empty once the steps are done.
 STEP=
 SRC=
+# The version installed before this one, kept aside until the new one accepts this Pi's configuration and
+# pin maps (PREVIOUS): an update that stops before then puts it back, with a pin map it replaced, so that
+# the next boot (the nightly power cut) starts what ran, not new code that refuses the museum's files.
+# The virtualenv is moved back whole: its scripts name $VENV, where it goes back to.
+PREVIOUS=
+put_back() {
+    local machine
+    rm -rf -- "$VENV" && mv -- "$PREVIOUS" "$VENV" || return 1
+    for machine in drnim nimatron; do
+        [[ ! -f $SRC/replaced/$machine.toml ]] || cp -p -- "$SRC/replaced/$machine.toml" "$CONFIG_DIR/pinmaps/$machine.toml"
+    done
+}
+accepted() {
+    [[ -z $PREVIOUS ]] || rm -rf -- "$PREVIOUS"
+    PREVIOUS=
+}
 finish() {
     local status=$?
+    if [[ $status -ne 0 && -n $PREVIOUS ]]; then
+        put_back || printf 'install.sh: error: the version installed before could not be put back from %s: move it to %s by hand\n' "$PREVIOUS" "$VENV" >&2
+    fi
     [[ -z $SRC ]] || rm -rf -- "$SRC"
     if [[ $status -ne 0 && -n $STEP ]]; then
-        printf 'install.sh: error: the install stopped while %s, so the steps after it were not done and no service was (re)started; once the messages above are seen to (pip needs the network, or --wheels DIR; a full disk: df -h), run it again: %s\n' \
-            "$STEP" "$AGAIN" >&2
+        printf 'install.sh: error: the install stopped while %s, so the steps after it were not done and no service was (re)started%s; once the messages above are seen to (pip needs the network, or --wheels DIR; a full disk: df -h), run it again: %s\n' \
+            "$STEP" "${PREVIOUS:+ (the version installed before is back in place)}" "$AGAIN" >&2
     fi
 }
 trap finish EXIT
@@ -420,9 +439,16 @@ fi
 # with the Raspberry Pi and telemetry extras. pip builds a source tree in
 # place (build/, *.egg-info), so it builds from a copy: the checkout gets no
 # root-owned files.
+SRC=$(mktemp -d)
+if [[ -x $VENV/bin/controller ]]; then
+    say "Keeping the version installed now aside ($VENV.previous) until the new one accepts this Pi's configuration"
+    STEP="keeping the version installed now aside in $VENV.previous"
+    rm -rf -- "$VENV.previous"
+    cp -a -- "$VENV" "$VENV.previous" || { rm -rf -- "$VENV.previous"; exit 1; }
+    PREVIOUS=$VENV.previous
+fi
 say "Building the wheel of $CHECKOUT"
 STEP="building the wheel of $CHECKOUT"
-SRC=$(mktemp -d)
 mkdir -- "$SRC/source"
 tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=node_modules \
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
@@ -495,6 +521,7 @@ for machine in drnim nimatron; do
         say "Keeping $kept (the shipped one)"
     elif grep -qx "$(sha256sum < "$kept" | cut -d' ' -f1) $machine" "$CHECKOUT/systemd/shipped-pinmaps.txt"; then
         say "Updating $kept: an earlier version's shipped pin map, never edited here"
+        install -D -p -m 0644 "$kept" "$SRC/replaced/$machine.toml"
         install -m 0644 "$shipped" "$kept"
     else
         say "Keeping the existing $kept, edited here (the shipped one is $shipped)"
@@ -508,6 +535,7 @@ if [[ -n $MONITOR_PORT ]]; then
     say "Installing $SYSTEMD_DIR/$MONITOR@.service"
     STEP=
     BOARDS=$(from_config boards)
+    accepted
     STEP="installing $instance"
     install -m 0644 "$CHECKOUT/systemd/$MONITOR@.service" "$SYSTEMD_DIR/"
     telemetry_units "$CHECKOUT"
@@ -528,6 +556,7 @@ fi
 # stops here instead, with the line that names the file and the key, and the service goes on.
 check_as_service "$CHECKOUT" "$AGAIN"
 BOARDS=$(from_config boards)
+accepted
 
 # 6. GPIO lines back to inputs (outputs off) when the controller dies, from the next boot.
 STEP="adding dtparam=strict_gpiod to the boot configuration"

@@ -46,7 +46,8 @@ case $verb in
 esac
 """
 # The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
-# (only the install whose arguments hold PIP_FAILS_FOR, when that is set), pip finds no built
+# (only the install whose arguments hold PIP_FAILS_FOR, when that is set; the controller's own install
+# writes installed.txt in the virtualenv first, naming the wheel, as a pip cut short leaves files), pip finds no built
 # lgpio for this Python when NO_LGPIO_WHEEL is set, pip is missing when the virtualenv has a NO_PIP
 # file, and what install.sh reads of config.toml (python -) finds [telemetry] off and no [boards], but
 # where REAL_PYTHON names the Python that runs it. With --no-index, a requirement of
@@ -54,6 +55,9 @@ esac
 # --find-links folder fails as pip says it, its marker included. It is Python 3.13 on aarch64.
 VENV_PYTHON = """#!/bin/bash
 echo "python $*" >>"$INSTALL_LOG"
+if [[ "$1 $2 $3" == "-m pip install" && " $* " == *" --force-reinstall "* ]]; then
+    echo "${@: -1}" >"$(dirname "$0")/../installed.txt"
+fi
 if [[ "$1 $2" == "-m pip" && " $* " == *" --no-index --find-links "* ]]; then
     folder="$*"
     folder=${folder#*--find-links }
@@ -172,6 +176,11 @@ def install(root, *arguments, **env):
     return result
 
 
+def installed(root):
+    """The wheel the controller's code in the virtualenv came from (the stub pip's record)."""
+    return (root / "opt/drnim-controller/venv/installed.txt").read_text()
+
+
 def enabled(root):
     wants = root / WANTS
     return sorted(os.listdir(wants)) if wants.exists() else []
@@ -213,6 +222,7 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
     stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
     pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
     shutil.copyfile(ROOT / "tests/upgrade/drnim-pinmap-9d2598b.toml", pinmap)
+    before = installed(pi)
 
     update = install(pi)
     assert update.returncode != 0
@@ -223,6 +233,9 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
                                 "or its pin map (the line above), so no service was (re)started")
     assert lines[-1].endswith("run again: sudo %s" % (pi / "checkout/systemd/install.sh"))
     assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert "and the version installed before is back in place: the exhibit runs it, at its next start too" \
+        in lines[-1]
+    assert installed(pi) == before, "the next boot would start the code that refuses the museum's files"
     # as the service reads them: root reads a pin map or a password file the drnim user may not
     assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \
         "/etc/drnim-controller/config.toml (in /)" in update.log
@@ -231,6 +244,8 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
     again = install(pi)
     assert again.returncode == 0, again.stderr
     assert "systemctl restart drnim-controller" in again.log
+    assert installed(pi) != before
+    assert not (pi / "opt/drnim-controller/venv.previous").exists()
 
 
 def test_install_sh_telemetry_checks_the_configuration_as_the_service_user_before_it_restarts(pi):
@@ -259,6 +274,40 @@ def test_install_sh_telemetry_checks_the_configuration_as_the_service_user_befor
     assert done.returncode == 0, done.stderr
     assert "BROKER=broker.museum.lan:1883" in (pi / "etc/drnim-controller/mqtt-broker.env").read_text()
     assert "systemctl try-restart drnim-controller drnim-monitor@*.service" in done.log
+
+
+def test_an_update_refused_puts_back_the_pin_map_it_replaced_with_the_version_before(pi):
+    """The version before runs with the wiring it ran with: a pin map the update replaced (one no one
+    edited) is put back with it when the new code refuses the configuration."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    pinmap = pi / "etc/drnim-controller/pinmaps/drnim.toml"
+    old = (ROOT / "tests/upgrade/drnim-pinmap-9d2598b.toml").read_text().split("\n", 3)[3]  # its comment off
+    pinmap.write_text(old)
+    config = pi / "etc/drnim-controller/config.toml"
+    config.write_text(config.read_text() + "\n[drnim]\npace_ms = -5\n")
+    before = installed(pi)
+
+    update = install(pi)
+    assert update.returncode != 0
+    assert "Updating /etc/drnim-controller/pinmaps/drnim.toml" in update.stdout
+    assert "the version installed before is back in place" in update.stderr.splitlines()[-1]
+    assert pinmap.read_text() == old
+    assert installed(pi) == before
+
+
+def test_an_update_cut_short_while_pip_installs_the_controller_puts_back_the_version_before(pi):
+    """pip stopped halfway through the controller's own files (a full disk): the next boot ran what it left."""
+    assert install(pi).returncode == 0
+    before = installed(pi)
+    update = install(pi, PIP_FAILS="[Errno 28] No space left on device", PIP_FAILS_FOR="--force-reinstall")
+    assert update.returncode != 0
+    last = update.stderr.splitlines()[-1]
+    assert last.startswith("install.sh: error: the install stopped while installing the package into "
+                           "/opt/drnim-controller/venv, so the steps after it were not done and no service was "
+                           "(re)started (the version installed before is back in place)"), last
+    assert installed(pi) == before
+    assert not (pi / "opt/drnim-controller/venv.previous").exists()
 
 
 def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edited(pi):
@@ -409,13 +458,15 @@ def test_a_monitor_install_over_a_configuration_it_refuses_names_the_key_and_sto
     assert install(pi).returncode == 0
     config = pi / "etc/drnim-controller/config.toml"
     config.write_text(config.read_text() + '\n[boards]\n"%s" = "hall 2"\n' % PORT)
+    before = installed(pi)
     refused = install(pi, "monitor", PORT, REAL_PYTHON=sys.executable)
     assert refused.returncode != 0
     lines = refused.stderr.splitlines()
     assert lines[-2].startswith("install.sh: /etc/drnim-controller/config.toml: boards.\"%s\": 'hall 2': " % PORT), lines
     assert lines[-1] == "install.sh: error: /etc/drnim-controller/config.toml: fix it (/opt/drnim-controller/venv/bin/" \
-        "controller config check /etc/drnim-controller/config.toml), then run again: sudo %s monitor %s" % (
-            pi / "checkout/systemd/install.sh", PORT)
+        "controller config check /etc/drnim-controller/config.toml) while the version installed before runs, back " \
+        "in place, then run again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT)
+    assert installed(pi) == before
     assert enabled(pi) == ["drnim-controller.service"]
     assert not [line for line in refused.log if line.startswith("systemctl")]
 
