@@ -121,8 +121,10 @@ pi-offline:
 				--python-version $$python $$platforms '.[pi,telemetry]' $$builds \
 				|| { echo "pi-offline: a wheel for Python $$python on $$arch is missing (above): README, Without internet"; exit 1; }; \
 		done; done
+	git rev-parse --short=7 HEAD > build/commit.txt
 	git archive --format=tar.gz --output=$(PI_OFFLINE) --prefix=drnim-controller/wheels/ \
-		$$(for wheel in $(PI_WHEELS)/*.whl; do printf ' --add-file=%s' "$$wheel"; done) --prefix=drnim-controller/ HEAD
+		$$(for wheel in $(PI_WHEELS)/*.whl; do printf ' --add-file=%s' "$$wheel"; done) \
+		--prefix=drnim-controller/controller/ --add-file=build/commit.txt --prefix=drnim-controller/ HEAD
 	@echo "==> $(PI_OFFLINE): copy it to the Pi, then there: tar -xzf drnim-controller-pi.tar.gz &&" \
 		"cd drnim-controller && sudo systemd/install.sh --wheels wheels"
 

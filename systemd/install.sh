@@ -454,12 +454,15 @@ tar -C "$CHECKOUT" --exclude=./.git --exclude=./.venv --exclude=./build --exclud
     --exclude='*.egg-info' --exclude=.pytest_cache --exclude=.hypothesis -cf - . \
     | tar -C "$SRC/source" -xf -
 # The checkout's commit, which `controller --version` and `controller status` say (controller/built.py):
-# the version alone is the same from one update to the next. A checkout without git (an archive) has none.
+# the version alone is the same from one update to the next. make pi-offline's archive has no git: it
+# carries its commit in controller/commit.txt, which the wheel takes as it is.
 # Read without writing: run as root, git would otherwise refresh the checkout's index as root's file.
 COMMIT=
 if [[ -e $CHECKOUT/.git ]] && COMMIT=$(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" rev-parse --short=7 HEAD 2>/dev/null); then
     [[ -z $(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null) ]] \
         || COMMIT+=-dirty
+elif [[ -f $CHECKOUT/controller/commit.txt ]]; then
+    COMMIT=$(head -n 1 -- "$CHECKOUT/controller/commit.txt")
 fi
 [[ -z $COMMIT ]] || printf '%s\n' "$COMMIT" >"$SRC/source/controller/commit.txt"
 run_pip wheel --quiet --no-deps --wheel-dir "$SRC/dist" "$SRC/source" || die "pip could not build the wheel of $CHECKOUT"

@@ -358,6 +358,18 @@ def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi
            "/opt/drnim-controller/venv" % commit in done.stdout.splitlines()
 
 
+def test_make_pi_offlines_archive_installs_with_the_commit_it_was_made_from(pi):
+    """The archive has no git (make pi-offline writes its commit in controller/commit.txt): its
+    install said no commit, and every exhibit installed from it the bare version."""
+    (pi / "checkout/controller").mkdir()
+    (pi / "checkout/controller/commit.txt").write_text("0abc123\n")
+    done = install(pi)
+    assert done.returncode == 0, done.stderr
+    assert "built with commit 0abc123" in done.log
+    assert "==> Installing drnim_controller-1.0-py3-none-any.whl (commit 0abc123) with the pi and telemetry " \
+           "extras into /opt/drnim-controller/venv" in done.stdout.splitlines()
+
+
 def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
     instance = "drnim-monitor@%s.service" % escaped(PORT)
     assert install(pi).returncode == 0

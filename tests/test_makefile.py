@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,26 @@ def test_a_venv_of_a_python_too_old_is_made_again_with_the_python_given(old_pyth
     version = subprocess.run([str(tmp_path / ".venv" / "bin" / "python"), "-c", "import sys; print(sys.version_info[:2])"],
                              capture_output=True, text=True, timeout=60).stdout.strip()
     assert version == str(sys.version_info[:2])
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("git") is None or not (ROOT / ".git").exists()
+                    or sys.prefix == sys.base_prefix, reason="make pi-offline needs make, git, a git checkout and "
+                    "a virtualenv with pip (the suite's own is given as VENV)")
+def test_make_pi_offlines_archive_carries_the_commit_it_was_made_from(tmp_path):
+    """The Pi unpacks the archive without git: the commit is in it for install.sh and `controller --version`.
+    No Python or architecture asked (PI_PYTHONS empty), so nothing is downloaded; a wheel put in its folder
+    beforehand is packed as it would be."""
+    checkout = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "--quiet", "--depth", "1", ROOT.as_uri(), str(checkout)], check=True, timeout=120)
+    shutil.copy(ROOT / "Makefile", checkout)
+    (checkout / "build/pi-wheels").mkdir(parents=True)
+    (checkout / "build/pi-wheels/lgpio-0.2.2.0-cp313-cp313-linux_armv6l.whl").write_bytes(b"built on a Pi Zero")
+    made = subprocess.run(["make", "-C", str(checkout), "pi-offline", "PI_PYTHONS=", "VENV=" + sys.prefix],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short=7", "HEAD"], check=True,
+                            capture_output=True, text=True, timeout=60).stdout.strip()
+    with tarfile.open(checkout / "build/drnim-controller-pi.tar.gz") as archive:
+        assert archive.extractfile("drnim-controller/controller/commit.txt").read().decode().strip() == commit
+        assert "drnim-controller/wheels/lgpio-0.2.2.0-cp313-cp313-linux_armv6l.whl" in archive.getnames()
+        assert "drnim-controller/systemd/install.sh" in archive.getnames()
