@@ -145,6 +145,69 @@ def test_every_game_arrives_exactly_once_across_a_broker_restart(broker, tmp_pat
         follower.stop()
 
 
+def test_the_fleets_session_is_no_name_a_screen_can_guess_and_the_old_sessions_games_are_collected(
+        broker, tmp_path, monkeypatch, capsys):
+    """The follower's persistent session was drnim-fleet-HOSTNAME: anyone who may log in (the README's screens,
+    whose password is in every screen's address) connecting with that client ID took the games the broker
+    queued while no follower ran, and threw the live table off. Its name is made once and kept in the store;
+    a store that followed under the old name collects what waits there, and that session is ended."""
+    prefix = "moving"
+    monkeypatch.setattr(socket, "gethostname", lambda: "office-%s" % prefix)
+    before = "drnim-fleet-office-%s" % prefix
+    path = tmp_path / "fleet.sqlite"
+    fleet = Fleet(prefix, FleetStore(str(path)), lambda text: None)
+    args = types.SimpleNamespace(tls=False, ca_file=None, username=None, password_file=None)
+    older = Follower("127.0.0.1", broker.port, fleet, before, True, args)      # the version before's follower
+    older.start()
+    older.subscribed.wait(5)
+    hall = Simulation("drnim", telemetry=telemetry(broker, prefix, "hall-1"), state_dir=str(tmp_path / "hall-1"))
+
+    def play(games):
+        if hall.machine.mode == "over":
+            hall.press("new_game")
+        assert autoplay(hall, games, "novice", seed=games)["unfinished"] == 0
+        wait_until(lambda: hall.service.telemetry.queued == 0, 10, "the games at the broker")
+
+    def stats():
+        assert main(["fleet", "stats", "--broker", broker.address, "--prefix", prefix, "--db", str(path)]) == 0
+        said = capsys.readouterr()
+        return {line.split()[0]: line.split()[2] for line in said.out.splitlines() if line.startswith("hall-")}, said.err
+
+    try:
+        play(1)
+        waiting(older, lambda: fleet.games == 1)
+        older.stop()
+        fleet.store.close()
+        play(2)                                         # queued in the session the follower had
+
+        counted, said = stats()
+        assert counted["hall-1"] == "3"
+        assert "controller fleet: collected the games that waited in the broker's session %s (2), which this " \
+            "follower left for one of its own\n" % before in said
+        current = sqlite3.connect(path).execute("select client_id from sessions").fetchall()
+        assert len(current) == 1 and re.fullmatch(r"%s-[0-9a-f]{12}" % before, current[0][0]), current
+
+        play(1)                                         # queued in the follower's session while it does not run
+        taken, answered = [], []
+        intruder = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=before, clean_session=False)
+        intruder.on_connect = lambda client, data, flags, reason, properties: answered.append(flags.session_present)
+        intruder.on_message = lambda client, data, message: taken.append(message.topic)
+        intruder.connect("127.0.0.1", broker.port)
+        intruder.loop_start()
+        try:
+            wait_until(lambda: answered, what="the broker's answer to the old name")
+            time.sleep(1)
+        finally:
+            intruder.disconnect()
+            intruder.loop_stop()
+        assert answered == [False] and taken == [], "the old name still held a session, and what it queued"
+
+        counted, said = stats()
+        assert counted["hall-1"] == "4" and said == ""
+    finally:
+        hall.close()
+
+
 def run_exhibit(tmp_path, port, prefix, name, host="127.0.0.1", **popen):
     """`controller run` on mock pins, reporting to the broker at `host`:`port`, as a process that can be
     killed (`popen`: more for subprocess.Popen, such as its environment)."""

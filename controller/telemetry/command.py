@@ -77,7 +77,8 @@ def add_parser(commands):
                        "mean_length_s")
     fleet.add_argument("--offline", action="store_true", help="stats: only what the store holds, without the broker")
     fleet.add_argument("--db", metavar="PATH", help="the fleet's store of games (default %s)" % default_db())
-    fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME)")
+    fleet.add_argument("--client-id", help="the persistent session's name (default drnim-fleet-HOSTNAME- and a "
+                       "tag made once and kept in the store)")
     fleet.add_argument("--tls", action="store_true", help="connect with TLS")
     fleet.add_argument("--ca-file", metavar="PATH", help="with --tls: the broker's CA certificate")
     fleet.add_argument("--username", help="log in to the broker as this user (with --password-file)")
@@ -85,7 +86,6 @@ def add_parser(commands):
 
 
 def run(args, out):
-    import socket
     import sqlite3
     import uuid
 
@@ -124,8 +124,11 @@ def run(args, out):
         if args.what == "stats" and args.offline:
             return print_stats(store, period, out, args.csv)
         persistent = not args.once
-        client_id = args.client_id or ("drnim-fleet-%s" % socket.gethostname() if persistent
-                                       else "drnim-fleet-once-%s" % uuid.uuid4().hex[:8])
+        left = []
+        if args.client_id or not persistent:
+            client_id = args.client_id or "drnim-fleet-once-%s" % uuid.uuid4().hex[:8]
+        else:
+            client_id, left = session(store)
         try:
             follower = Follower(host, port, fleet, client_id, persistent, args)
         except OSError as error:
@@ -136,6 +139,8 @@ def run(args, out):
             sys.stderr.write("controller fleet: %s:%d: %s\n" % (host, port, error))
             return 1
         try:
+            for name in left:
+                collect_left(follower, name, args, log)
             if args.what == "stats":
                 follower.collect()
                 return print_stats(store, period, out, args.csv)
@@ -156,6 +161,48 @@ def run(args, out):
             follower.stop()
     finally:
         store.close()
+
+
+def session(store):
+    """The client ID of the follower's persistent session, and the sessions it left to collect games from.
+    A name no one can guess, made once and kept in the store: the broker gives a session's games to whoever
+    connects with its client ID, and throws off the connection that had it, so with drnim-fleet-HOSTNAME (the
+    name before) anyone who may log in, such as the README's screens, whose password is in every screen's
+    address, took the games queued while no follower ran and threw the live table off the broker. A store
+    that followed under that name collects what waits there once (`collect_left`)."""
+    import socket
+    import uuid
+    client_id, left = store.sessions()
+    if client_id is None:
+        client_id = "drnim-fleet-%s-%s" % (socket.gethostname(), uuid.uuid4().hex[:12])
+        before = "drnim-fleet-%s" % socket.gethostname() if store.heard_any() else None
+        store.begin_session(client_id, before)
+        left = [before] if before else []
+    return client_id, left
+
+
+def collect_left(follower, name, args, log):
+    """The games and faults waiting in the session `name`, which the follower left, kept; then that session
+    ended at the broker (a clean session's connection ends it), which would hold games in it for ever. The
+    follower's own session is subscribed by then, so none falls between the two."""
+    fleet = follower.fleet
+    games = fleet.games
+    for persistent in (True, False):
+        leaving = Follower(follower.host, follower.port, fleet, name, persistent, args)
+        try:
+            leaving.start()
+        except Unreachable as error:
+            log("the broker's session %s, which this follower left, could not be collected (%s): tried again at "
+                "the next start" % (name, error))
+            return
+        try:
+            if persistent:
+                leaving.collect()
+        finally:
+            leaving.stop()
+    fleet.store.collected(name)
+    log("collected the games that waited in the broker's session %s (%d), which this follower left for one "
+        "of its own" % (name, fleet.games - games))
 
 
 def cannot_open(what, error):

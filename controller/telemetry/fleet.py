@@ -28,11 +28,11 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import POWER_FIELDS, TEXT_KEPT, BadMessage, decode
 
-# Version 4 of the store keeps the games and faults held until this computer's clock comes near them; version 3
+# Version 5 of the store keeps the follower's MQTT sessions (`sessions`); version 4 keeps the games and faults held until this computer's clock comes near them; version 3
 # indexes the games by their time (so that a week's report reads a week's games, not years'); version 2 adds
 # the exhibits heard from (so that `stats` names one without a game); version 1 keys games and faults by
 # (exhibit, id); version 0 (no user_version) by id alone.
-STORE_VERSION = 4
+STORE_VERSION = 5
 SCHEMA = """
 create table if not exists games (exhibit text not null, id text not null, machine text not null,
     winner text not null, turns integer not null, duration_s integer, ended real not null, primary key (exhibit, id));
@@ -42,6 +42,7 @@ create table if not exists exhibits (exhibit text primary key, machine text not 
 create index if not exists games_by_time on games (ended);
 create table if not exists held (exhibit text not null, kind text not null, id text not null, payload text not null,
     due real not null, primary key (exhibit, kind, id));
+create table if not exists sessions (client_id text primary key, current integer not null);
 """
 # An exhibit whose status is older than this many of its heartbeats is shown as silent.
 SILENT_AFTER_BEATS = 3
@@ -197,6 +198,30 @@ class FleetStore:
         if first is None or min(until, last) - max(since, first) > (last - first) / 4:
             return "not indexed"
         return "indexed by games_by_time"
+
+    def sessions(self):
+        """The client ID of the follower's MQTT session (None before the first), and those of sessions it
+        left that the broker may still hold games in (`begin_session`)."""
+        rows = self.db.execute("select client_id, current from sessions order by client_id").fetchall()
+        return next((name for name, current in rows if current), None), [name for name, current in rows if not current]
+
+    def begin_session(self, client_id, left=None):
+        """`client_id` the follower's session from now on, and `left` (the name the follower had before, or None)
+        one to collect the games from, kept until `collected`: a follower stopped before then collects them at
+        its next start."""
+        self.db.execute("insert into sessions (client_id, current) values (?, 1)", (client_id,))
+        if left:
+            self.db.execute("insert or ignore into sessions (client_id, current) values (?, 0)", (left,))
+        self.db.commit()
+
+    def collected(self, client_id):
+        """The session left, emptied and ended at the broker."""
+        self.db.execute("delete from sessions where client_id = ? and current = 0", (client_id,))
+        self.db.commit()
+
+    def heard_any(self):
+        """Whether an exhibit was ever heard from: a store a follower used before."""
+        return self.db.execute("select 1 from exhibits union all select 1 from games limit 1").fetchone() is not None
 
     def commit(self):
         """Write what came since the last commit: one transaction for a batch of messages, not one each."""
