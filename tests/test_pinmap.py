@@ -20,6 +20,7 @@ from controller.hardware import pinmap as pm
 from controller.hardware.pinmap import (HEADER, HEADER_PINS, PinMapError, default_pinmap_path, generated_section,
                                         header_table, lamp_table, load_pinmap, render_wiring_doc, wiring_rows,
                                         wiring_table)
+from controller.hardware.pinmap.bom import read_bom
 from controller.sim.engine import rest_inputs
 
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<key>[^:]+): (?P<problem>.+)$")
@@ -852,6 +853,32 @@ def test_more_rows_need_more_registers_and_their_buttons(tmp_path):
     path = tmp_path / "ok.toml"
     path.write_text(nimatron_text(rows=5, registers=10))
     assert list(load_pinmap(path).inputs)[:5] == ["row1", "row2", "row3", "row4", "row5"]
+
+
+def test_a_nimatron_of_another_layout_is_told_what_its_build_takes_where_the_guide_counts_four_rows_of_seven(
+        tmp_path, capsys):
+    """A builder with five rows was told "ok", and built from a parts list, a console top and lamp boards
+    counted for the 1940 machine's four rows of seven (found by the Nimatron builder's review)."""
+    path = tmp_path / "pinmap.toml"
+    path.write_text(nimatron_text(rows=5, registers=10))
+    assert pm.main([str(path)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1] == (
+        "warning: %s:2: rows, lamps_per_row: 5 rows of 7 lamps, where the parts list, the console top and the lamp "
+        "boards are counted for the 1940 machine's 4 of 7: this build takes 70 lamp LEDs and their resistors, 10 "
+        "74HC595s and as many ULN2803s, 7 buttons, and 1.03 A through the ribbon with every lamp lit, which its "
+        "PTCs must hold; hardware/nimatron/README.md, \"Another layout\", says what to change" % path)
+
+    assert pm.main(["nimatron"]) == 0
+    assert "warning" not in capsys.readouterr().out
+    shipped_map = pm.load_pinmap(default_pinmap_path("nimatron"))
+    rows, lamps = shipped_map.rows, shipped_map.lamps_per_row
+    counted = {row["part"]: row["quantity"] for row in read_bom(ROOT / "hardware/nimatron/bom.csv")}
+    assert counted["LED 5 mm warm-white"] == counted["Resistor 75 Ω"] == 2 * rows * lamps, \
+        "the parts list counts the lamps of the layout the line names"
+    assert counted["Shift register"] == counted["Darlington driver array"] == \
+        shipped_map.outputs["lamps"].options["registers"]
+    assert counted["Momentary push button 16 mm"] == rows + 2
 
 
 def test_a_row_button_beyond_the_rows(tmp_path):

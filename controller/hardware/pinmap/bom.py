@@ -95,6 +95,30 @@ def sized_bom(text, pinmap, path="bom.csv"):
     return "".join(lines)
 
 
+# The Nimatron's rows and lamps in a row that the build pack's counted and placed parts are for (the 1940
+# machine's): the parts list's counts, the console top's row buttons (parts/params.scad places four), the lamp
+# boards (a 160 x 100 mm stripboard each) and the ribbon's PTCs, sized for their lamps' current. The pin map's
+# tables, drawings, lamp check and lamp panels follow the map.
+COUNTED_FOR = (4, 7)
+
+
+def layout_warning(pinmap):
+    """A line for a Nimatron pin map of another layout than COUNTED_FOR, with what its build takes; None else."""
+    if pinmap.machine != "nimatron" or (pinmap.rows, pinmap.lamps_per_row) == COUNTED_FOR:
+        return None
+    from controller.hardware.pinmap.check import map_lines
+    from controller.hardware.pinmap.electrical import lamp_ma
+    from controller.hardware.pinmap.positions import line_of
+    chain = next(spec for spec in pinmap.outputs.values() if spec.kind == "shift_register")
+    lamps = 2 * pinmap.rows * pinmap.lamps_per_row
+    return ("%s:%d: rows, lamps_per_row: %d rows of %d lamps, where the parts list, the console top and the lamp boards are counted for the "
+            "1940 machine's %d of %d: this build takes %d lamp LEDs and their resistors, %d 74HC595s and as many "
+            "ULN2803s, %d buttons, and %.2f A through the ribbon with every lamp lit, which its PTCs must hold; "
+            "hardware/nimatron/README.md, \"Another layout\", says what to change" % (
+                pinmap.path, line_of(map_lines(pinmap), "rows"), pinmap.rows, pinmap.lamps_per_row, COUNTED_FOR[0], COUNTED_FOR[1], lamps,
+                chain.options["registers"], pinmap.rows + 2, lamps * lamp_ma(chain.options) / 1000))
+
+
 def total(rows):
     """The price of the build, in euros: every row that is not an alternative or optional."""
     return sum((row["quantity"] * row["unit price EUR"] for row in rows if not row["choice"]), Decimal("0"))

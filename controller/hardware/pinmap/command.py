@@ -22,7 +22,7 @@ from pathlib import Path
 
 from controller import shipped
 from controller.core.registry import NAMES, machine_class
-from controller.hardware.pinmap.bom import BomError, sized_bom
+from controller.hardware.pinmap.bom import BomError, layout_warning, sized_bom
 from controller.hardware.pinmap.build import build_scad, build_values
 from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
 from controller.hardware.pinmap.labels import LabelError
@@ -60,7 +60,7 @@ def main(argv=None, out=None):
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
-        for line in serial_port_warnings(pinmap):
+        for line in serial_port_warnings(pinmap) + list(filter(None, [layout_warning(pinmap)])):
             print("warning: " + line, file=out)
         if args.write_docs and (Path(path).parent / "wiring.md").exists():
             status = write_bom(pinmap, out) or status
