@@ -363,10 +363,14 @@ SRC=
 # pin maps (PREVIOUS): an update that stops before then puts it back, with a pin map it replaced, so that
 # the next boot (the nightly power cut) starts what ran, not new code that refuses the museum's files.
 # The virtualenv is moved back whole: its scripts name $VENV, where it goes back to.
+# Moved, not deleted and copied, so that what is cut off halfway leaves a whole copy: $VENV.previous
+# exists only whole (copied in $VENV.copying first), and one an update cut off left goes back first.
 PREVIOUS=
 put_back() {
     local machine
-    rm -rf -- "$VENV" && mv -- "$PREVIOUS" "$VENV" || return 1
+    rm -rf -- "$VENV.failed"
+    { [[ ! -e $VENV ]] || mv -- "$VENV" "$VENV.failed"; } && mv -- "$PREVIOUS" "$VENV" || return 1
+    rm -rf -- "$VENV.failed"
     for machine in drnim nimatron; do
         [[ ! -f $SRC/replaced/$machine.toml ]] || cp -p -- "$SRC/replaced/$machine.toml" "$CONFIG_DIR/pinmaps/$machine.toml"
     done
@@ -377,6 +381,7 @@ accepted() {
 }
 finish() {
     local status=$?
+    trap '' INT HUP TERM        # a second Ctrl-C does not cut the putting back short
     if [[ $status -ne 0 && -n $PREVIOUS ]]; then
         put_back || printf 'install.sh: error: the version installed before could not be put back from %s: move it to %s by hand\n' "$PREVIOUS" "$VENV" >&2
     fi
@@ -387,6 +392,11 @@ finish() {
     fi
 }
 trap finish EXIT
+# Ctrl-C, the SSH session lost, a stop: finish sees the install fail (a signal alone would end it with
+# status 0 in finish, which then put nothing back and said nothing).
+trap 'exit 130' INT
+trap 'exit 129' HUP
+trap 'exit 143' TERM
 
 # run_pip VERB ARGUMENTS...: pip; with --wheels, every package from that folder, built (an sdist would need
 # apt), and no index asked. A package the folder lacks ends the install in one line that names it,
@@ -419,6 +429,16 @@ print("%d.%d" % sys.version_info[:2], "armv7l" if machine == "aarch64" and struc
 
 # 1. The virtualenv. python3 -m venv needs ensurepip, which Debian packages apart.
 # One that a failure left without pip (a full disk) is made again, not used.
+# An update cut off (a power cut) left the version before it aside: it goes back first, as that update
+# would have put it back, and this one starts from it.
+rm -rf -- "$VENV.copying"
+if [[ -d $VENV.previous ]]; then
+    say "Putting back the version that an update cut off kept aside in $VENV.previous"
+    STEP="putting back $VENV.previous"
+    PREVIOUS=$VENV.previous
+    put_back
+    PREVIOUS=
+fi
 STEP="creating the virtualenv $VENV"
 if [[ -x $VENV/bin/python ]] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
     say "Using the virtualenv $VENV"
@@ -443,8 +463,8 @@ SRC=$(mktemp -d)
 if [[ -x $VENV/bin/controller ]]; then
     say "Keeping the version installed now aside ($VENV.previous) until the new one accepts this Pi's configuration"
     STEP="keeping the version installed now aside in $VENV.previous"
-    rm -rf -- "$VENV.previous"
-    cp -a -- "$VENV" "$VENV.previous" || { rm -rf -- "$VENV.previous"; exit 1; }
+    cp -a -- "$VENV" "$VENV.copying" || { rm -rf -- "$VENV.copying"; exit 1; }
+    mv -- "$VENV.copying" "$VENV.previous"
     PREVIOUS=$VENV.previous
 fi
 say "Building the wheel of $CHECKOUT"
@@ -461,7 +481,10 @@ COMMIT=
 if [[ -e $CHECKOUT/.git ]] && COMMIT=$(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" rev-parse --short=7 HEAD 2>/dev/null); then
     [[ -z $(git -c safe.directory="$CHECKOUT" -C "$CHECKOUT" --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null) ]] \
         || COMMIT+=-dirty
-elif [[ -f $CHECKOUT/controller/commit.txt ]]; then
+fi
+# (an archive unpacked over an older clone, as the README's commands do in one folder: the clone's files
+# then differ from its commit, and the archive's commit is the one)
+if [[ ( -z $COMMIT || $COMMIT == *-dirty ) && -f $CHECKOUT/controller/commit.txt ]]; then
     COMMIT=$(head -n 1 -- "$CHECKOUT/controller/commit.txt")
 fi
 [[ -z $COMMIT ]] || printf '%s\n' "$COMMIT" >"$SRC/source/controller/commit.txt"

@@ -47,7 +47,8 @@ esac
 """
 # The virtualenv's python: pip wheel leaves a wheel, pip install fails when PIP_FAILS says so
 # (only the install whose arguments hold PIP_FAILS_FOR, when that is set; the controller's own install
-# writes installed.txt in the virtualenv first, naming the wheel, as a pip cut short leaves files), pip finds no built
+# writes installed.txt in the virtualenv first, naming the wheel, as a pip cut short leaves files, then
+# sends install.sh the signal CUT_OFF_BY names when it is set: Ctrl-C, a lost SSH session), pip finds no built
 # lgpio for this Python when NO_LGPIO_WHEEL is set, pip is missing when the virtualenv has a NO_PIP
 # file, and what install.sh reads of config.toml (python -) finds [telemetry] off and no [boards], but
 # where REAL_PYTHON names the Python that runs it. With --no-index, a requirement of
@@ -57,6 +58,11 @@ VENV_PYTHON = """#!/bin/bash
 echo "python $*" >>"$INSTALL_LOG"
 if [[ "$1 $2 $3" == "-m pip install" && " $* " == *" --force-reinstall "* ]]; then
     echo "${@: -1}" >"$(dirname "$0")/../installed.txt"
+    if [[ -n ${CUT_OFF_BY:-} ]]; then
+        kill -"$CUT_OFF_BY" "$PPID"     # install.sh, and this pip as the signal to its group would
+        kill -"$CUT_OFF_BY" $$
+        exit 1
+    fi
 fi
 if [[ "$1 $2" == "-m pip" && " $* " == *" --no-index --find-links "* ]]; then
     folder="$*"
@@ -310,6 +316,42 @@ def test_an_update_cut_short_while_pip_installs_the_controller_puts_back_the_ver
     assert not (pi / "opt/drnim-controller/venv.previous").exists()
 
 
+@pytest.mark.parametrize("signal_name", ["INT", "HUP", "TERM"])
+def test_an_update_cut_off_by_ctrl_c_or_a_lost_session_puts_back_the_version_before_and_says_so(pi, signal_name):
+    """Cut off by a signal, install.sh ran its exit trap with status 0: nothing put back, nothing said, and the
+    next boot ran the half-installed code (found by the update review)."""
+    assert install(pi).returncode == 0
+    before = installed(pi)
+    update = install(pi, CUT_OFF_BY=signal_name)
+    assert update.returncode != 0
+    assert update.stderr.splitlines()[-1].startswith(
+        "install.sh: error: the install stopped while installing the package into /opt/drnim-controller/venv, so the "
+        "steps after it were not done and no service was (re)started (the version installed before is back in "
+        "place)"), update.stderr
+    assert installed(pi) == before
+    assert sorted(os.listdir(pi / "opt/drnim-controller")) == ["venv"]
+
+
+def test_the_version_an_update_cut_off_by_a_power_cut_kept_aside_goes_back_first(pi):
+    """A power cut in an update leaves the version before in venv.previous and a half-installed venv: the next
+    update deleted that copy, kept the half one aside instead, and put it back when the configuration was refused,
+    saying the version before was back."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    before = installed(pi)
+    shutil.copytree(pi / "opt/drnim-controller/venv", pi / "opt/drnim-controller/venv.previous", symlinks=True)
+    (pi / "opt/drnim-controller/venv/installed.txt").write_text("half of the next version\n")
+    config = pi / "etc/drnim-controller/config.toml"
+    config.write_text(config.read_text() + "\n[drnim]\npace_ms = -5\n")
+
+    update = install(pi)
+    assert update.returncode != 0
+    assert "==> Putting back the version that an update cut off kept aside in /opt/drnim-controller/venv.previous" \
+        in update.stdout.splitlines()
+    assert installed(pi) == before
+    assert sorted(os.listdir(pi / "opt/drnim-controller")) == ["venv"]
+
+
 def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edited(pi):
     """That same pin map as 9d2598b shipped it, never edited: the update kept it, and the exhibit stayed
     dark (or ran a stale wiring the new code still read); now it is replaced by the new one, as dpkg does
@@ -368,6 +410,26 @@ def test_make_pi_offlines_archive_installs_with_the_commit_it_was_made_from(pi):
     assert "built with commit 0abc123" in done.log
     assert "==> Installing drnim_controller-1.0-py3-none-any.whl (commit 0abc123) with the pi and telemetry " \
            "extras into /opt/drnim-controller/venv" in done.stdout.splitlines()
+
+
+def test_make_pi_offlines_archive_unpacked_over_an_older_clone_installs_with_the_archives_commit(pi):
+    """The README's commands unpack the archive in the folder a clone may hold: the install said the clone's
+    commit, dirty."""
+    checkout = pi / "checkout"
+    (checkout / "controller").mkdir()
+
+    def git(*arguments):
+        return subprocess.run(["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                               *arguments], check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "the clone of last year")
+    with open(checkout / "systemd/config.toml", "a") as unpacked:
+        unpacked.write("# this year's\n")
+    (checkout / "controller/commit.txt").write_text("0abc123\n")
+    done = install(pi)
+    assert done.returncode == 0, done.stderr
+    assert "built with commit 0abc123" in done.log
 
 
 def test_switching_to_a_board_and_back_leaves_one_service_enabled(pi):
