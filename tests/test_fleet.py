@@ -36,7 +36,7 @@ from controller.service.stats import Statistics
 from controller.sim.autoplay import autoplay
 from controller.sim.engine import Simulation
 from controller.firmware.monitor import Monitor
-from controller.telemetry.command import Follower
+from controller.telemetry.command import Follower, session
 from controller.telemetry.fleet import Fleet, FleetStore
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import encode
@@ -145,13 +145,16 @@ def test_every_game_arrives_exactly_once_across_a_broker_restart(broker, tmp_pat
         follower.stop()
 
 
+@pytest.mark.parametrize("cut_short", [False, True])
 def test_the_fleets_session_is_no_name_a_screen_can_guess_and_the_old_sessions_games_are_collected(
-        broker, tmp_path, monkeypatch, capsys):
+        broker, tmp_path, monkeypatch, capsys, cut_short):
     """The follower's persistent session was drnim-fleet-HOSTNAME: anyone who may log in (the README's screens,
     whose password is in every screen's address) connecting with that client ID took the games the broker
     queued while no follower ran, and threw the live table off. Its name is made once and kept in the store;
-    a store that followed under the old name collects what waits there, and that session is ended."""
-    prefix = "moving"
+    a store that followed under the old name collects what waits there, and that session is ended once it
+    is empty: `cut_short`, a collection that stops before (days of games waiting, on a Pi) leaves it for the
+    next start, where it had ended the session and the games left in it (found by the fleet review)."""
+    prefix = "moving-%s" % cut_short
     monkeypatch.setattr(socket, "gethostname", lambda: "office-%s" % prefix)
     before = "drnim-fleet-office-%s" % prefix
     path = tmp_path / "fleet.sqlite"
@@ -180,11 +183,19 @@ def test_the_fleets_session_is_no_name_a_screen_can_guess_and_the_old_sessions_g
         fleet.store.close()
         play(2)                                         # queued in the session the follower had
 
+        if cut_short:
+            with monkeypatch.context() as short:
+                short.setattr("controller.telemetry.command.COLLECT_S", 0)
+                counted, said = stats()
+            assert counted["hall-1"] == "1"
+            assert said == "controller fleet: collected 0 games of those that wait in the broker's session %s, " \
+                "which this follower left for one of its own: the rest at the next start\n" % before
         counted, said = stats()
         assert counted["hall-1"] == "3"
         assert "controller fleet: collected the games that waited in the broker's session %s (2), which this " \
             "follower left for one of its own\n" % before in said
         current = sqlite3.connect(path).execute("select client_id from sessions").fetchall()
+        assert current[0][0] == session(FleetStore(str(path)))[0], "kept"
         assert len(current) == 1 and re.fullmatch(r"%s-[0-9a-f]{12}" % before, current[0][0]), current
 
         play(1)                                         # queued in the follower's session while it does not run
@@ -206,6 +217,20 @@ def test_the_fleets_session_is_no_name_a_screen_can_guess_and_the_old_sessions_g
         assert counted["hall-1"] == "4" and said == ""
     finally:
         hall.close()
+
+
+def test_a_store_copied_to_another_computer_follows_there_under_a_session_of_its_own(tmp_path, monkeypatch):
+    """The name of the session is kept in the store: a copy on another computer took it too, and the two
+    followers threw each other off every second, each keeping part of the games (found by the fleet review)."""
+    store = FleetStore(str(tmp_path / "fleet.sqlite"))
+    monkeypatch.setattr(socket, "gethostname", lambda: "office")
+    first, left = session(store)
+    assert re.fullmatch(r"drnim-fleet-office-[0-9a-f]{12}", first) and left == []
+    assert session(store) == (first, [])
+    monkeypatch.setattr(socket, "gethostname", lambda: "archive-laptop")
+    copied, left = session(store)
+    assert re.fullmatch(r"drnim-fleet-archive-laptop-[0-9a-f]{12}", copied) and left == []
+    assert session(store) == (copied, [])
 
 
 def run_exhibit(tmp_path, port, prefix, name, host="127.0.0.1", **popen):

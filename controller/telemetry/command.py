@@ -172,12 +172,14 @@ def session(store):
     that followed under that name collects what waits there once (`collect_left`)."""
     import socket
     import uuid
+    before = "drnim-fleet-%s" % socket.gethostname()
     client_id, left = store.sessions()
-    if client_id is None:
-        client_id = "drnim-fleet-%s-%s" % (socket.gethostname(), uuid.uuid4().hex[:12])
-        before = "drnim-fleet-%s" % socket.gethostname() if store.heard_any() else None
-        store.begin_session(client_id, before)
-        left = [before] if before else []
+    left = [name for name in left if name == before]
+    if client_id is None or not client_id.startswith(before + "-"):
+        # none yet, or the name of the computer the store was copied from, whose follower goes on with it
+        new = "%s-%s" % (before, uuid.uuid4().hex[:12])
+        store.begin_session(new, before if client_id is None and store.heard_any() else None)
+        client_id, left = store.sessions()
     return client_id, left
 
 
@@ -196,10 +198,13 @@ def collect_left(follower, name, args, log):
                 "the next start" % (name, error))
             return
         try:
-            if persistent:
-                leaving.collect()
+            quiet = leaving.collect() if persistent else True
         finally:
             leaving.stop()
+        if not quiet:
+            log("collected %d games of those that wait in the broker's session %s, which this follower left for "
+                "one of its own: the rest at the next start" % (fleet.games - games, name))
+            return
     fleet.store.collected(name)
     log("collected the games that waited in the broker's session %s (%d), which this follower left for one "
         "of its own" % (name, fleet.games - games))
@@ -415,11 +420,14 @@ class Follower:
                                                                                     error))
 
     def collect(self):
-        """What the broker holds now: the retained statuses and any queued games, until it goes quiet."""
+        """What the broker holds now: the retained statuses and any queued games, until it goes quiet or
+        COLLECT_S have passed. Whether it went quiet (False: more may wait)."""
         self.subscribed.wait(CONNECT_S)
         end = time.monotonic() + COLLECT_S
-        while time.monotonic() < end and self.pump(QUIET_S):
-            pass
+        while time.monotonic() < end:
+            if not self.pump(QUIET_S):
+                return True
+        return False
 
     def stop(self):
         self.client.disconnect()

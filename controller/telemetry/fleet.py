@@ -209,6 +209,7 @@ class FleetStore:
         """`client_id` the follower's session from now on, and `left` (the name the follower had before, or None)
         one to collect the games from, kept until `collected`: a follower stopped before then collects them at
         its next start."""
+        self.db.execute("delete from sessions where current = 1")
         self.db.execute("insert into sessions (client_id, current) values (?, 1)", (client_id,))
         if left:
             self.db.execute("insert or ignore into sessions (client_id, current) values (?, 0)", (left,))
