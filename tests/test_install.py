@@ -380,10 +380,8 @@ def test_the_pin_map_shipped_now_is_listed_as_shipped(machine):
         "systemd/shipped-pinmaps.txt (the command is at its head)" % machine
 
 
-def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi):
-    """`controller --version` and `controller status` said 0.1.0 on every exhibit, a week's update or a
-    year-old install alike (found by the upgrade review): the wheel is built with the checkout's commit."""
-    checkout = pi / "checkout"
+def cloned(checkout):
+    """The test's checkout made a git clone's, every file committed (and a controller folder); its commit."""
     (checkout / "controller").mkdir()
 
     def git(*arguments):
@@ -392,7 +390,13 @@ def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", "the museum's checkout")
-    commit = git("rev-parse", "--short=7", "HEAD")
+    return git("rev-parse", "--short=7", "HEAD")
+
+
+def test_the_wheel_is_built_with_the_checkouts_commit_and_the_install_says_it(pi):
+    """`controller --version` and `controller status` said 0.1.0 on every exhibit, a week's update or a
+    year-old install alike (found by the upgrade review): the wheel is built with the checkout's commit."""
+    commit = cloned(pi / "checkout")
     done = install(pi)
     assert done.returncode == 0, done.stderr
     assert "built with commit %s" % commit in done.log
@@ -416,14 +420,7 @@ def test_make_pi_offlines_archive_unpacked_over_an_older_clone_installs_with_the
     """The README's commands unpack the archive in the folder a clone may hold: the install said the clone's
     commit, dirty."""
     checkout = pi / "checkout"
-    (checkout / "controller").mkdir()
-
-    def git(*arguments):
-        return subprocess.run(["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@example.org",
-                               *arguments], check=True, capture_output=True, text=True, timeout=60).stdout.strip()
-    git("init", "-q")
-    git("add", "-A")
-    git("commit", "-qm", "the clone of last year")
+    cloned(checkout)
     with open(checkout / "systemd/config.toml", "a") as unpacked:
         unpacked.write("# this year's\n")
     (checkout / "controller/commit.txt").write_text("0abc123\n")
