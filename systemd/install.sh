@@ -362,9 +362,9 @@ SRC=
 # The version installed before this one, kept aside until the new one accepts this Pi's configuration and
 # pin maps (PREVIOUS): an update that stops before then puts it back, with a pin map it replaced, so that
 # the next boot (the nightly power cut) starts what ran, not new code that refuses the museum's files.
-# The virtualenv is moved back whole: its scripts name $VENV, where it goes back to.
-# Moved, not deleted and copied, so that what is cut off halfway leaves a whole copy: $VENV.previous
-# exists only whole (copied in $VENV.copying first), and one an update cut off left goes back first.
+# The virtualenv goes back whole, where its scripts say it is, and by renaming, so that what is cut off
+# halfway leaves a whole copy: $VENV.previous exists only whole (copied as $VENV.copying first), and one
+# that an update cut off by a power cut left goes back at the next run.
 PREVIOUS=
 put_back() {
     local machine
@@ -383,7 +383,10 @@ finish() {
     local status=$?
     trap '' INT HUP TERM        # a second Ctrl-C does not cut the putting back short
     if [[ $status -ne 0 && -n $PREVIOUS ]]; then
-        put_back || printf 'install.sh: error: the version installed before could not be put back from %s: move it to %s by hand\n' "$PREVIOUS" "$VENV" >&2
+        if ! put_back; then
+            printf 'install.sh: error: the version installed before could not be put back from %s: move it to %s by hand\n' "$PREVIOUS" "$VENV" >&2
+            PREVIOUS=
+        fi
     fi
     [[ -z $SRC ]] || rm -rf -- "$SRC"
     if [[ $status -ne 0 && -n $STEP ]]; then

@@ -28,8 +28,9 @@ import time
 from controller.printable import printable
 from controller.telemetry.payloads import POWER_FIELDS, TEXT_KEPT, BadMessage, decode
 
-# Version 5 of the store keeps the follower's MQTT sessions (`sessions`); version 4 keeps the games and faults held until this computer's clock comes near them; version 3
-# indexes the games by their time (so that a week's report reads a week's games, not years'); version 2 adds
+# Version 5 of the store keeps the follower's MQTT sessions (`sessions`); version 4 keeps the games and faults
+# held until this computer's clock comes near them; version 3 indexes the games by their time (so that a week's
+# report reads a week's games, not years'); version 2 adds
 # the exhibits heard from (so that `stats` names one without a game); version 1 keys games and faults by
 # (exhibit, id); version 0 (no user_version) by id alone.
 STORE_VERSION = 5
@@ -203,7 +204,8 @@ class FleetStore:
         """The client ID of the follower's MQTT session (None before the first), and those of sessions it
         left that the broker may still hold games in (`begin_session`)."""
         rows = self.db.execute("select client_id, current from sessions order by client_id").fetchall()
-        return next((name for name, current in rows if current), None), [name for name, current in rows if not current]
+        return (next((name for name, current in rows if current), None),
+                [name for name, current in rows if not current])
 
     def begin_session(self, client_id, left=None):
         """`client_id` the follower's session from now on, and `left` (the name the follower had before, or None)

@@ -111,12 +111,12 @@ def layout_warning(pinmap):
     from controller.hardware.pinmap.positions import line_of
     chain = next(spec for spec in pinmap.outputs.values() if spec.kind == "shift_register")
     lamps = 2 * pinmap.rows * pinmap.lamps_per_row
-    return ("%s:%d: rows, lamps_per_row: %d rows of %d lamps, where the parts list, the console top and the lamp boards are counted for the "
-            "1940 machine's %d of %d: this build takes %d lamp LEDs and their resistors, %d 74HC595s and as many "
-            "ULN2803s, %d buttons, and %.2f A through the ribbon with every lamp lit, which its PTCs must hold; "
-            "hardware/nimatron/README.md, \"Another layout\", says what to change" % (
-                pinmap.path, line_of(map_lines(pinmap), "rows"), pinmap.rows, pinmap.lamps_per_row, COUNTED_FOR[0], COUNTED_FOR[1], lamps,
-                chain.options["registers"], pinmap.rows + 2, lamps * lamp_ma(chain.options) / 1000))
+    return ("%s:%d: rows, lamps_per_row: %d rows of %d lamps, where the parts list, the console top and the lamp "
+            "boards are counted for the 1940 machine's %d of %d: this build takes %d lamp LEDs and their resistors, "
+            "%d 74HC595s and as many ULN2803s, %d buttons, and %.2f A through the ribbon with every lamp lit, which "
+            "its PTCs must hold; hardware/nimatron/README.md, \"Another layout\", says what to change" % (
+                pinmap.path, line_of(map_lines(pinmap), "rows"), pinmap.rows, pinmap.lamps_per_row, *COUNTED_FOR,
+                lamps, chain.options["registers"], pinmap.rows + 2, lamps * lamp_ma(chain.options) / 1000))
 
 
 def total(rows):
