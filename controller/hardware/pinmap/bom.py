@@ -109,7 +109,7 @@ def layout_warning(pinmap):
     from controller.hardware.pinmap.check import map_lines
     from controller.hardware.pinmap.electrical import lamp_ma
     from controller.hardware.pinmap.positions import line_of
-    chain = next(spec for spec in pinmap.outputs.values() if spec.kind == "shift_register")
+    chain = pinmap.lamp_chain
     lamps = 2 * pinmap.rows * pinmap.lamps_per_row
     return ("%s:%d: rows, lamps_per_row: %d rows of %d lamps, where the parts list, the console top and the lamp "
             "boards are counted for the 1940 machine's %d of %d: this build takes %d lamp LEDs and their resistors, "

@@ -138,15 +138,15 @@ def current_table(pinmap):
             out.append("| `%s` | %.1f mA |" % (spec.role, ma))
     out.append("| **all together** (every LED lit, an LED pair counting one; at most %d mA) | **%.1f mA** |"
                % (electrical.HEADER_MAX_MA, electrical.header_ma(pinmap.outputs)))
-    for spec in pinmap.outputs.values():
-        if spec.kind == "shift_register":
-            lamps = 2 * pinmap.rows * pinmap.lamps_per_row
-            ma = electrical.lamp_ma(spec.options)
-            out += ["", "Each lamp: a %s through %s from 5 V, less the ULN2803's %.1f V: %.1f mA, from the 5 V "
-                        "supply, not the header; %d lamps draw %.2f A at most."
-                    % (electrical.describe_led(spec.options, electrical.LAMP_PREFIX),
-                       electrical.resistor_text(spec.options["lamp_resistor"]), electrical.ULN2803_DROP_VOLTS, ma,
-                       lamps, lamps * ma / 1000)]
+    spec = pinmap.lamp_chain
+    if spec is not None:
+        lamps = 2 * pinmap.rows * pinmap.lamps_per_row
+        ma = electrical.lamp_ma(spec.options)
+        out += ["", "Each lamp: a %s through %s from 5 V, less the ULN2803's %.1f V: %.1f mA, from the 5 V "
+                    "supply, not the header; %d lamps draw %.2f A at most."
+                % (electrical.describe_led(spec.options, electrical.LAMP_PREFIX),
+                   electrical.resistor_text(spec.options["lamp_resistor"]), electrical.ULN2803_DROP_VOLTS, ma,
+                   lamps, lamps * ma / 1000)]
     return "\n".join(out) + "\n"
 
 
@@ -220,7 +220,7 @@ def led_text(pinmap):
     """Where the pin map's LEDs go, counted from it (the assembly guide's step for them)."""
     pairs = [spec for spec in pinmap.outputs.values() if spec.kind == "led_pair"]
     lamps = [spec for spec in pinmap.outputs.values() if spec.kind == "led"]
-    chain = [spec for spec in pinmap.outputs.values() if spec.kind == "shift_register"]
+    chain = pinmap.lamp_chain
     parts = []
     if pairs:
         parts.append("the %d indicator LEDs, a pair in each of the %d LED bezels on the backboard (%s), pushed in "
@@ -237,10 +237,9 @@ def led_text(pinmap):
 def lamp_check_text(pinmap):
     """The assembly guide's check of the console's lamp board, with the pin map's lamp chain: its pins and its
     registers, rows and lamps (a builder with a row more lit the spectators' lamps with the shipped ones)."""
-    chain = [spec for spec in pinmap.outputs.values() if spec.kind == "shift_register"]
-    if not chain:
+    spec = pinmap.lamp_chain
+    if spec is None:
         return ""
-    spec = chain[0]
     pins = spec.pins
     enable = ", enable=%d" % pins["enable"] if "enable" in pins else ""
     lamps, rows = pinmap.lamps_per_row, pinmap.rows

@@ -187,6 +187,11 @@ class PinMap:
     def lamps_per_row(self):
         return self.layout.get("lamps_per_row")
 
+    @property
+    def lamp_chain(self):
+        """The Nimatron's chain of 74HC595s (its output's spec), or None for a machine without one."""
+        return next((spec for spec in self.outputs.values() if spec.kind == "shift_register"), None)
+
     def pins(self):
         """Every BCM pin used -> its key (`inputs.trigger.pin`, `outputs.turn.left`), in file order."""
         used = {}
