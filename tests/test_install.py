@@ -542,6 +542,38 @@ def test_a_monitor_install_over_a_configuration_it_refuses_names_the_key_and_sto
     assert not [line for line in refused.log if line.startswith("systemctl")]
 
 
+def test_a_monitor_install_checks_the_configuration_as_the_monitor_reads_it(pi):
+    """`install.sh monitor PORT` read the configuration as root, and never its password file: one that
+    every user could read (`echo ... > file` under the usual umask) passed, and the new monitor, which
+    refuses it, stopped at its start, the board's games uncounted until someone read the journal."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    config = pi / "etc/drnim-controller/config.toml"
+    password = pi / "etc/drnim-controller/mqtt-password"
+    password.write_text("secret\n")
+    password.chmod(0o644)
+    on = config.read_text().replace('enabled = false\nhost = "localhost"', 'enabled = true\nhost = "broker.museum.lan"', 1)
+    config.write_text(on.replace('username = ""', 'username = "hall-2"', 1)
+                      .replace('password_file = ""', 'password_file = "/etc/drnim-controller/mqtt-password"', 1))
+    before = installed(pi)
+    refused = install(pi, "monitor", PORT, REAL_PYTHON=sys.executable)
+    assert refused.returncode != 0
+    lines = refused.stderr.splitlines()
+    assert "telemetry.password_file" in lines[-2], refused.stderr
+    assert lines[-1].startswith("install.sh: error: the new controller refuses /etc/drnim-controller/config.toml")
+    assert lines[-1].endswith("run again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT))
+    assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \
+        "/etc/drnim-controller/config.toml (in /)" in refused.log
+    assert not [line for line in refused.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert installed(pi) == before
+    assert enabled(pi) == ["drnim-controller.service"]
+
+    password.chmod(0o640)
+    done = install(pi, "monitor", PORT, REAL_PYTHON=sys.executable)
+    assert done.returncode == 0, done.stderr
+    assert [name for name in enabled(pi) if name.startswith("drnim-monitor@")], enabled(pi)
+
+
 def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
     assert install(pi).returncode == 0
     update = install(pi, PIP_FAILS="Could not find a version that satisfies the requirement gpiozero")
