@@ -29,10 +29,11 @@ def locked(path):
             release()
 
 
-def take(lock):
-    """Lock the open file `lock`, waiting for as long as another run holds it; returns what lets it
-    go. fcntl's lock on Linux and macOS, msvcrt's on Windows, which has no fcntl: imported here, so
-    that every command that takes no lock runs on a computer without one."""
+def take(lock, wait=True):
+    """Lock the open file `lock`, waiting for as long as another run holds it (`wait` False: None at
+    once while another holds it); returns what lets it go. fcntl's lock on Linux and macOS, msvcrt's
+    on Windows, which has no fcntl: imported here, so that every command that takes no lock runs on a
+    computer without one."""
     try:
         import fcntl
     except ImportError:
@@ -40,13 +41,18 @@ def take(lock):
         lock.seek(0)
         while True:
             try:
-                msvcrt.locking(lock.fileno(), msvcrt.LK_LOCK, 1)
+                msvcrt.locking(lock.fileno(), msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
                 break
             except OSError as error:        # LK_LOCK gives up after 10 s; a render takes minutes
+                if not wait and error.errno in (errno.EACCES, errno.EDEADLOCK):
+                    return None
                 if error.errno != errno.EDEADLOCK:
                     raise
         return lambda: msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)
-    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return None
     return lambda: fcntl.flock(lock, fcntl.LOCK_UN)
 
 

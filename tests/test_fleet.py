@@ -722,6 +722,60 @@ def test_the_live_table_shows_an_exhibit_and_stops_on_ctrl_c(broker, tmp_path, i
         assert len([table for table in tables if b"1 games kept" in table]) >= 2, shown[0].decode()
 
 
+def test_stats_and_a_second_table_beside_the_live_table_never_throw_it_off_the_broker(broker, tmp_path):
+    """`controller fleet stats`, run beside the live table on its store, connected under the table's own
+    session: the broker threw the table off ("reconnecting...") for as long as the stats ran, and a second
+    live table on the store (a wall screen's and an ssh window's) threw the first off every second, and
+    was thrown off in turn. The one that comes second follows under a session of its own, but for a table
+    that finds a `stats` there: it waits for it, to follow under the store's session."""
+    import fcntl
+    hall = Simulation("drnim", telemetry=telemetry(broker, "beside", "hall-7"))
+    store = str(tmp_path / "fleet.sqlite")
+    tables = []
+
+    def table():
+        process = subprocess.Popen([sys.executable, "-m", "controller", "fleet", "--broker", broker.address,
+                                    "--prefix", "beside", "--db", store], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        shown, said = [], []
+        for stream, lines in ((process.stdout, shown), (process.stderr, said)):
+            threading.Thread(target=lambda: lines.extend(iter(stream.readline, b"")), daemon=True).start()
+        tables.append((process, shown, said))
+        return shown, said
+
+    stats = open(store + ".follower", "a+")      # a stats that follows the store
+    fcntl.flock(stats, fcntl.LOCK_EX)
+    stats.write("4242 stats\n")
+    stats.flush()
+    first, said = table()
+    try:
+        wait_until(lambda: said, 15, "the table's line")
+        assert said == [("controller fleet: a controller fleet stats (pid 4242) follows the store %s: the table "
+                         "starts once it ends\n" % store).encode()]
+        stats.close()
+        wait_until(lambda: any(b"(connected)" in line for line in first), 15, "the live table")
+        assert Path(store + ".follower").read_text() == "%d table\n" % tables[0][0].pid
+        autoplay(hall, 1, "novice")
+        wait_until(lambda: any(b"1 games kept" in line for line in first), 15, "the game in the table")
+        out = io.StringIO()
+        assert main(["fleet", "stats", "--broker", broker.address, "--prefix", "beside", "--db", store],
+                    out=out) == 0
+        assert next(line for line in out.getvalue().splitlines() if line.startswith("hall-7")).split()[2] == "1"
+        second, _ = table()
+        wait_until(lambda: any(b"(connected)" in line for line in second), 15, "the second table")
+        time.sleep(3)
+    finally:
+        stats.close()
+        for process, _, _ in tables:
+            process.send_signal(signal.SIGINT)
+        for process, _, _ in tables:
+            process.wait(timeout=15)
+        hall.close()
+    for process, shown, said in tables:
+        assert process.returncode == 0 and b"Traceback" not in b"".join(said), said
+        assert not [line for line in shown if b"reconnecting" in line], b"".join(shown).decode()
+
+
 def test_tls_and_a_password_and_a_broker_that_refuses(tmp_path):
     """A museum's broker on a network it does not trust: TLS with its own CA, a password per
     exhibit. A wrong password is one line in the log and the games wait; the right one sends them."""

@@ -11,7 +11,8 @@ next start. A message is acknowledged to the broker only once the store has
 committed it (paho's manual acknowledgement): a follower killed, stopped or
 out of disk space before that gets it again at its next start, and the store
 keeps it once by its id. `--once` uses a session of its own, so a cron job
-never takes the live table's. An unreachable or refusing broker is one line
+never takes the live table's, and so does a `stats` or a second table that
+starts while another follows the same store (`sole_follower`). An unreachable or refusing broker is one line
 and exit status 1.
 
 The store, TLS and MQTT are loaded when the command runs, not by the command line that names
@@ -36,6 +37,8 @@ QUIET_S = 0.5
 # ...or after this long, whatever comes.
 COLLECT_S = 10.0
 CONNECT_S = 5.0
+# A live table waits this long at most for a `stats` that follows the same store to end (sole_follower).
+STATS_S = COLLECT_S + 2 * CONNECT_S
 
 
 class Unreachable(Exception):
@@ -120,11 +123,15 @@ def run(args, out):
     except (OSError, sqlite3.Error) as error:
         return cannot_open("the store %s" % path, error)
     fleet = Fleet(args.prefix, store, log)
+    following = None
     try:
         if args.what == "stats" and args.offline:
             return print_stats(store, period, out, args.csv)
         persistent = not args.once
         left = []
+        if persistent and not args.client_id:
+            following = sole_follower(path, args.what or "table", log)
+            persistent = following is not None
         if args.client_id or not persistent:
             client_id = args.client_id or "drnim-fleet-once-%s" % uuid.uuid4().hex[:8]
         else:
@@ -161,6 +168,48 @@ def run(args, out):
             follower.stop()
     finally:
         store.close()
+        if following:
+            following()
+
+
+def sole_follower(path, what, log):
+    """What lets go of the lock that makes this process the one follower of the store `path`'s session,
+    or None while another `controller fleet` holds it: that one takes the games into the store, and this
+    one (`what`: "stats" or "table") follows under a session of its own, as --once does. Two under the one
+    session took it from each other: a `stats` run beside the live table threw the table off the broker
+    ("reconnecting..."), and two live tables on one store did so to each other every second. A table
+    started while a `stats` holds it waits for that to end (STATS_S at most), as a table kept on a
+    session of its own would leave its own session's games queued at the broker while it runs. The lock
+    file says who holds it ("PID stats"). A store whose folder takes no lock file is followed as before."""
+    from controller.cache import take
+    try:
+        lock = open(path + ".follower", "a+")
+    except OSError:
+        return lambda: None
+    deadline = time.monotonic() + (STATS_S if what == "table" else 0)
+    said = False
+    while True:
+        release = take(lock, wait=False)
+        if release is not None:
+            break
+        try:
+            lock.seek(0)
+            holder = lock.read().split()
+        except OSError:         # Windows: the locked byte cannot be read
+            holder = []
+        if holder[1:] != ["stats"] or time.monotonic() > deadline:
+            lock.close()
+            return None
+        if not said:
+            log("a controller fleet stats (pid %s) follows the store %s: the table starts once it ends"
+                % (holder[0], path))
+            said = True
+        time.sleep(0.2)
+    lock.seek(0)
+    lock.truncate()
+    lock.write("%d %s\n" % (os.getpid(), what))
+    lock.flush()
+    return lambda: (release(), lock.close())
 
 
 def session(store):
