@@ -125,6 +125,13 @@ def main():
     if not runtime_ready():
         print("class: skipped, MicroPython's WebAssembly port is not at hand (controller web build fetches it)")
         return
+    try:
+        with socket.socket() as probe:
+            probe.bind((address(0), 0))
+    except OSError:
+        print("class: skipped, the loopback has no %s to stand for the pupils' devices (macOS: sudo ifconfig lo0 "
+              "alias %s up, one for each)" % (address(0), address(0)))
+        return
     with tempfile.TemporaryDirectory() as folder:
         build(folder + "/page", fetch=False)
         server = make_server(folder + "/page", 0, quiet=True)

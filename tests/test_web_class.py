@@ -12,7 +12,7 @@ import pytest
 
 from controller.language import language
 from controller.web.browser import open_page
-from test_web import served as web_served
+from test_web import other_device, served as web_served
 
 PAGE = "<!doctype html><title>page</title>\n"
 # What check.js says where the machines cannot run (web/check.js; its texts' context in the catalogs).
@@ -52,9 +52,10 @@ def test_connections_a_browser_opens_ahead_of_its_requests_keep_no_pupil_waiting
     as many such connections as threads, a 30 s timeout, and a pupil's request is answered at once; a
     connection that sent nothing is closed after the timeout without a line in the log (it asked for
     nothing: before, each was a 'Request timed out' line in the teacher's terminal)."""
+    devices = [other_device(number) for number in range(4)]    # other pupils'
     with served(tmp_path, timeout=30, threads=2, quiet=True) as (server, address):
-        ahead = [socket.create_connection(server.server_address, timeout=30, source_address=("127.0.0.%d" % (2 + n), 0))
-                 for n in range(4)]     # other pupils' devices
+        ahead = [socket.create_connection(server.server_address, timeout=30, source_address=(device, 0))
+                 for device in devices]
         try:
             with urllib.request.urlopen(address, timeout=10) as reply:
                 assert reply.read().decode() == PAGE
