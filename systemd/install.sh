@@ -173,7 +173,8 @@ PY
 
 # The configuration and its pin map checked by the installed controller, as the drnim user, who reads
 # them: root reads a password file or a pin map drnim may not, and the service (or a board's monitor,
-# which reads the same configuration) would stop on it at its restart. $1: the checkout (its shipped files, to compare with); $2: the command to run again.
+# which reads the same configuration) would stop on it at its restart. $1: the checkout (its shipped
+# files, to compare with); $2: the command to run again.
 check_as_service() {
     local refused
     say "Checking $CONFIG_DIR/config.toml and its pin map with the installed controller, as the drnim user"

@@ -739,7 +739,8 @@ def test_stats_and_a_second_table_beside_the_live_table_never_throw_it_off_the_b
                                    stderr=subprocess.PIPE)
         shown, said = [], []
         for stream, lines in ((process.stdout, shown), (process.stderr, said)):
-            threading.Thread(target=lambda: lines.extend(iter(stream.readline, b"")), daemon=True).start()
+            threading.Thread(target=lambda stream=stream, lines=lines: lines.extend(iter(stream.readline, b"")),
+                             daemon=True).start()
         tables.append((process, shown, said))
         return shown, said
 

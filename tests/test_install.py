@@ -552,7 +552,7 @@ def test_a_monitor_install_checks_the_configuration_as_the_monitor_reads_it(pi):
     password = pi / "etc/drnim-controller/mqtt-password"
     password.write_text("secret\n")
     password.chmod(0o644)
-    on = config.read_text().replace('enabled = false\nhost = "localhost"', 'enabled = true\nhost = "broker.museum.lan"', 1)
+    on = config.read_text().replace('enabled = false\nhost = "localhost"', 'enabled = true\nhost = "broker.lan"', 1)
     config.write_text(on.replace('username = ""', 'username = "hall-2"', 1)
                       .replace('password_file = ""', 'password_file = "/etc/drnim-controller/mqtt-password"', 1))
     before = installed(pi)

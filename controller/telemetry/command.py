@@ -12,8 +12,8 @@ committed it (paho's manual acknowledgement): a follower killed, stopped or
 out of disk space before that gets it again at its next start, and the store
 keeps it once by its id. `--once` uses a session of its own, so a cron job
 never takes the live table's, and so does a `stats` or a second table that
-starts while another follows the same store (`sole_follower`). An unreachable or refusing broker is one line
-and exit status 1.
+starts while another follows the same store (`sole_follower`). An
+unreachable or refusing broker is one line and exit status 1.
 
 The store, TLS and MQTT are loaded when the command runs, not by the command line that names
 it: every `controller` command starts without them.
