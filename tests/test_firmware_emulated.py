@@ -133,21 +133,27 @@ def test_jams_by_rate_and_seed_reach_the_emulated_marbles(tmp_path):
     assert "expect fault none: FAILED, got jam" in out
 
 
-def test_a_board_on_its_own_clock_plays_a_script_in_real_time(tmp_path):
+def test_a_board_on_its_own_clock_plays_scripts_in_real_time(tmp_path):
     """The path a real board takes: its hello went before the port was opened, so
-    its state tells what it runs; waits are real, and marbles fall in real time."""
+    its state tells what it runs; waits are real, and marbles fall in real time.
+    A second run finds the board running: its second script crashed it with a
+    traceback (the board had no hello line to say its machine)."""
     from controller.firmware.emulator import Emulator
     script = tmp_path / "real.txt"
     script.write_text("machine drnim\nswitch turn machine\npress trigger\nexpect rail 14\nexpect turn player\n"
                       "press trigger\nexpect rail 13\nexpect releases 2\n")
+    again = tmp_path / "again.txt"
+    again.write_text("machine drnim\nexpect rail 15\n")
     board = Emulator("drnim", clock="real")
     try:
         board.start()
-        status, out = firmware_test("--port", board.port, str(script))
+        first = firmware_test("--port", board.port, str(script))
+        status, out = firmware_test("--port", board.port, str(again), str(script))
     finally:
         board.stop()
+    assert first[1].endswith("every expectation holds\n1 script: 1 held, 0 failed\n") and first[0] == 0
     assert "line 3: press trigger  (rail 14, turn player, equalizer off, winner none, fault none)" in out
-    assert out.endswith("every expectation holds\n1 script: 1 held, 0 failed\n")
+    assert out.endswith("%s: every expectation holds\n2 scripts: 2 held, 0 failed\n" % script)
     assert status == 0
 
 

@@ -30,6 +30,7 @@ class Board:
         self.on_line = on_line or (lambda message: None)
         self.reply_s = reply_s
         self.last_id = 0
+        self.machine = None     # the machine it was found to run (a real board's hello may have gone unheard)
 
     @property
     def hello(self):

@@ -75,7 +75,7 @@ class BoardWorld:
     # --- the script's world --------------------------------------------------------------
     def start(self, cls, settings):
         self.machine = cls(settings)  # a bad setting is the script's error, found before the board is asked
-        if self.board is None or self.board.hello.get("machine") != cls.NAME:
+        if self.board is None or self.board.machine != cls.NAME:
             self.board = self.connect(cls.NAME)
             self.board.on_line = self.seen
         self.commands = []
@@ -382,6 +382,7 @@ class Connector:
                 self.emulator.check()  # the emulator's own last words say more
             raise
         self.check(hello, machine)
+        board.machine = machine
         if hello.get("mode") not in (DEVELOPMENT, None):
             raise BoardError("the board on %s runs in %s mode, which takes no injected events: deploy a build "
                              "made with --development" % (self.link.port, hello.get("mode")))
@@ -398,6 +399,7 @@ class Connector:
         self.emulator.power_cut(timer_us=self.timer_us)     # a clean start from its flash, heard from its hello on
         board = Board(self.link)
         self.check(board.wait_hello(HELLO_S), machine)
+        board.machine = machine
         board.hands = PicoHands(board, bench)
         return board
 
