@@ -300,18 +300,21 @@ def script_machines(text):
     return {words[1] for _, words in parse(text) if words[0] in ("machine", "game") and len(words) > 1}
 
 
-def shipped_scripts(machine):
+def shipped_scripts(machine, emulated=True):
     """(name, text) of each scenario shipped with the controller; unless `machine` is None, only those whose
-    every game is of `machine` (a board on a port runs one machine)."""
+    every game is of `machine` (a board on a port runs one machine). On a real board (not `emulated`), those
+    with a `world` line are left out: a real board's marbles fall as they fall. (kept, left out)."""
     from controller import shipped
     from controller.core.scenario import parse
-    scripts = []
+    scripts, left_out = [], []
     for path in shipped.scenarios():
         text = path.read_text(encoding="utf-8")
-        played = {tuple(words[1:2]) for _, words in parse(text) if words[0] in ("machine", "game")}
+        lines = parse(text)
+        played = {tuple(words[1:2]) for _, words in lines if words[0] in ("machine", "game")}
         if machine is None or played == {(machine,)}:
-            scripts.append((path.name, text))
-    return scripts
+            world = any(words[0] == "world" for _, words in lines)
+            (scripts if emulated or not world else left_out).append((path.name, text))
+    return scripts, left_out
 
 
 def run_test(args, out):
@@ -325,7 +328,10 @@ def run_test(args, out):
     if args.port and not port_there(args.port):
         raise no_port(args.port)        # not a script that failed: no board to play it on
     pinned = pinned_machine(args)
-    scripts = [] if args.scripts else shipped_scripts(args.machine or pinned)
+    scripts, left_out = ([], []) if args.scripts else shipped_scripts(args.machine or pinned, emulated=not args.port)
+    if left_out:
+        out.write("%d left out, which set the marbles' world (a real board's fall as they fall; --emulate plays "
+                  "them): %s\n" % (len(left_out), ", ".join(name for name, _ in left_out)))
     for path in args.scripts:
         try:
             scripts.append((path, read_script(path)))
