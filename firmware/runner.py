@@ -334,8 +334,8 @@ class Runner:
         that watches a board for months sees its memory too (what is free once the garbage is
         collected). Only when asked: the collection and the two counts hold a Pico's loop 30 ms,
         and a host polls the state several times a second while a machine is busy."""
-        reply = {"kind": "state", "protocol": protocol.PROTOCOL, "game": self.machine.to_save(),
-                 "status": self.machine.status(), "busy": self.busy(), "now": self.now}
+        reply = {"kind": "state", "protocol": protocol.PROTOCOL, "mode": self.config.MODE,
+                 "game": self.machine.to_save(), "status": self.machine.status(), "busy": self.busy(), "now": self.now}
         if message.get("heap"):
             gc.collect()
             reply["heap"] = {"free": gc.mem_free(), "used": gc.mem_alloc()}

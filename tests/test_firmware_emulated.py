@@ -270,3 +270,19 @@ def test_the_shipped_scenarios_on_a_real_board_leave_out_those_that_set_the_marb
         "--emulate plays them): doubled.txt"
     assert out.endswith("plain.txt: every expectation holds\n1 script: 1 held, 0 failed\n")
     assert status == 0
+
+
+def test_a_board_running_the_other_machine_stops_the_test_run_in_one_line(capsys):
+    """`--machine nimatron` on a board that runs Dr. Nim said so for each of the twelve scripts, 25 lines and
+    '12 failed': one line now, before any script plays on."""
+    from controller.firmware.emulator import Emulator
+    board = Emulator("drnim", clock="real")
+    try:
+        board.start()
+        status, out = firmware_test("--port", board.port, "--machine", "nimatron")
+    finally:
+        board.stop()
+    assert status == 1
+    assert capsys.readouterr().err == "controller firmware test: the board on %s runs drnim, and the script needs " \
+        "nimatron: deploy a build for it\n" % board.port
+    assert "held" not in out

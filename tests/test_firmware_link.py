@@ -2,6 +2,7 @@
 pyserial over a real pseudo-terminal: the lines both ways, a board that
 resets, a cable pulled and plugged in again, noise on the wire."""
 
+import io
 import json
 import threading
 import time
@@ -279,3 +280,30 @@ def test_what_a_board_names_itself_reaches_the_report_as_escapes_on_one_line(por
         assert line.isprintable(), line
     assert link.said[0].endswith("(a reset): drnim\\x1b]0;owned\\x07\\nFault: none, protocol 1, \\u202eproduction mode")
     assert "speaks protocol \\x1b[2J and" in link.said[1]
+
+
+def test_a_production_board_whose_hello_went_unheard_stops_the_test_run_in_one_line(port, capsys):
+    """A real board said hello before the port was opened, and its state did not say its mode: `firmware
+    test --port` on a production build (the common slip: --development forgotten) played every script and
+    printed a refusal or more for each, 37 failed. The state says the mode, and the run stops in one line."""
+    from controller.cli import main
+    state = json.loads(OLD_STATE)
+    state.update(protocol=1, mode="production")
+
+    done = threading.Event()
+
+    def answer():
+        while not done.is_set():
+            for line in port.lines(0.2):
+                asked = json.loads(line)
+                if asked["kind"] == "state":
+                    port.write(json.dumps(dict(state, id=asked["id"])) + "\n")
+    answering = threading.Thread(target=answer, daemon=True)
+    answering.start()
+    try:
+        assert main(["firmware", "test", "--port", port.path, "--machine", "drnim"], out=io.StringIO()) == 1
+    finally:
+        done.set()
+        answering.join(5)
+    assert capsys.readouterr().err == "controller firmware test: the board on %s runs in production mode, which " \
+        "takes no injected events: deploy a build made with --development\n" % port.path

@@ -20,6 +20,10 @@ class BoardRefused(BoardError):
     """The board answered a request with an error line."""
 
 
+class BoardUnfit(BoardError):
+    """The board cannot play the scripts at all: it runs another machine, mode or protocol."""
+
+
 class BoardReset(BoardError):
     """The board started again (a new hello line) in the middle of a request."""
 
@@ -67,14 +71,14 @@ class Board:
     def identify(self, timeout):
         """What the board is (its hello line's fields). A real board said hello when it
         started, maybe before the port was opened: then its state answers for it,
-        on its own clock, in whatever mode its requests find."""
+        on its own clock (its mode None from a build older than the state's `mode`)."""
         try:
             return self.wait_hello(timeout)
         except BoardError:
             state = self.ask("state")
         game = state.get("game")
-        return {"machine": game.get("machine") if isinstance(game, dict) else None, "clock": "real", "mode": None,
-                "protocol": state.get("protocol")}
+        return {"machine": game.get("machine") if isinstance(game, dict) else None, "clock": "real",
+                "mode": state.get("mode"), "protocol": state.get("protocol")}
 
     def pass_time(self, seconds):
         """Let `seconds` of real time pass, passing on what the board says meanwhile."""

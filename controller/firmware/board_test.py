@@ -20,7 +20,7 @@ from controller.core.exhibit import RELEASE
 from controller.core.scenario import (FALL_MS, GAP_MS, PRESS_MS, SETTLE_LIMIT_MS, Script, ScriptError, command_text,
                                       read_controls, summary_of)
 from controller.core.protocol import DEVELOPMENT, HOST_CLOCK, PROTOCOL
-from controller.firmware.board import Board, BoardError
+from controller.firmware.board import Board, BoardError, BoardUnfit
 from controller.firmware.link import Link
 
 # The emulated board starts in well under a second; a real one is already running,
@@ -236,7 +236,8 @@ class HostClockHands(ProtocolHands):
 def run_scripts(scripts, connect, report, **faults):
     """Play each (name, text) of `scripts` on the board; a dict name -> failures
     (a list; an unreadable script raises ScriptError naming it and its line;
-    a board that fails mid-script is one failure naming the step)."""
+    a board that fails mid-script is one failure naming the step; one that can
+    play none of them raises BoardUnfit)."""
     world = BoardWorld(connect, **faults)
     results = {}
     for name, text in scripts:
@@ -245,6 +246,8 @@ def run_scripts(scripts, connect, report, **faults):
             script.play(text)
         except ScriptError as error:
             raise ScriptError("%s: %s" % (name, error))
+        except BoardUnfit:
+            raise       # the same for every script: the run stops (the caller says why)
         except BoardError as error:
             script.failures.append("%s (the script stopped there)" % error)
             report("%s: %s" % (name, error))
@@ -384,7 +387,7 @@ class Connector:
         self.check(hello, machine)
         board.machine = machine
         if hello.get("mode") not in (DEVELOPMENT, None):
-            raise BoardError("the board on %s runs in %s mode, which takes no injected events: deploy a build "
+            raise BoardUnfit("the board on %s runs in %s mode, which takes no injected events: deploy a build "
                              "made with --development" % (self.link.port, hello.get("mode")))
         board.hands = HostClockHands(board) if hello.get("clock") == HOST_CLOCK else ProtocolHands(board)
         return board
@@ -406,13 +409,13 @@ class Connector:
     def check(self, hello, machine):
         if "protocol" in hello and hello["protocol"] is None:
             # a state reply without it: firmware older than a6e4ee9, which named it only in its hello
-            raise BoardError("the board on %s runs firmware older than this controller's, which does not say its "
+            raise BoardUnfit("the board on %s runs firmware older than this controller's, which does not say its "
                              "protocol: deploy this controller's build to it" % self.link.port)
         if hello.get("protocol", PROTOCOL) != PROTOCOL:
-            raise BoardError("the board on %s speaks protocol %s and this controller protocol %d: deploy this "
+            raise BoardUnfit("the board on %s speaks protocol %s and this controller protocol %d: deploy this "
                              "controller's build to it" % (self.link.port, hello.get("protocol"), PROTOCOL))
         if hello.get("machine") != machine:
-            raise BoardError("the board on %s runs %s, and the script needs %s: deploy a build for it"
+            raise BoardUnfit("the board on %s runs %s, and the script needs %s: deploy a build for it"
                              % (self.link.port, hello.get("machine"), machine))
 
     def close(self):

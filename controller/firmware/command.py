@@ -37,7 +37,7 @@ from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, ar
                                   seed)
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
-from controller.firmware.board import BoardError
+from controller.firmware.board import BoardError, BoardUnfit
 from controller.firmware.tools import FirmwareError, no_port, port_there
 from controller.shipped import firmware_readme
 
@@ -352,6 +352,9 @@ def run_test(args, out):
     except ScriptError as error:
         sys.stderr.write("controller firmware test: %s\n" % error)
         return USAGE_ERROR
+    except BoardUnfit as error:
+        sys.stderr.write("controller firmware test: %s\n" % error)
+        return 1
     finally:
         connect.close()
     failed = sum(1 for failures in results.values() if failures)
