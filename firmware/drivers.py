@@ -179,9 +179,11 @@ class Output:
         self.off()
 
     def shift(self, delta):
-        """The loop's clock moved by `delta` ms: so does what is due."""
-        if self.due_at is not None:
-            self.due_at += delta
+        """The loop's clock moved by `delta` ms: so does what is due (read once: the release's
+        timer may shut it meanwhile, and an `off` due again is harmless)."""
+        at = self.due_at
+        if at is not None:
+            self.due_at = at + delta
 
 
 class Lamp(Output):

@@ -41,7 +41,8 @@ class Release(Output):
             self.wake()     # a save that waited for the release to shut can be made now
 
     def due(self, now):
-        if self.due_at is not None and now >= self.due_at:
+        at = self.due_at    # read once: the timer's interrupt may shut the release between two reads
+        if at is not None and now >= at:
             self.off()
 
     def off(self):
