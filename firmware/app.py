@@ -182,9 +182,11 @@ class CrashGuard:
     def held(self):
         return self.count >= self.LIMIT
 
-    def played(self, now):
-        """The board has played `now` ms: the resets before no longer count."""
-        if self.count and now >= self.GUARD_MS:
+    def played(self, now, pulsing):
+        """The board has played `now` ms: the resets before no longer count. Not while the
+        release is open (`pulsing`): a Pico's flash write holds its interrupts, the timer
+        that shuts the release among them, for as long as it takes."""
+        if self.count and now >= self.GUARD_MS and not pulsing:
             self.count = 0
             flash.take(self.path)
 
@@ -205,7 +207,7 @@ async def play(runner, clock, wake, feeder, console, guard):
             reported = console.dropped
         if feeder:
             feeder.feed(now)
-        guard.played(now)
+        guard.played(now, runner.outputs.pulsing())
         due = runner.next_due()
         wait = FEED_MS if due is None else max(1, min(FEED_MS, due - now))
         start_timer(alarm, wait, ring)

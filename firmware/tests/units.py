@@ -824,6 +824,18 @@ def test_resets_in_a_row_are_counted_beside_the_saved_game():
     flash.take(SCRATCH + "/resets")
 
 
+def test_resets_played_past_are_forgotten_but_never_while_the_release_is_open():
+    """Forgetting them removes the file, a flash write that holds a Pico's interrupts, and with them
+    the timer that shuts the release: it waits until the release is shut."""
+    import app
+    flash.write(SCRATCH + "/resets", "2")
+    guard = app.CrashGuard(machine.PWRON_RESET, 0, SCRATCH + "/app.json")
+    guard.played(app.CrashGuard.GUARD_MS + 10, True)
+    assert flash.read(SCRATCH + "/resets") == "2"
+    guard.played(app.CrashGuard.GUARD_MS + 20, False)
+    assert flash.read(SCRATCH + "/resets") is None and not guard.held()
+
+
 def test_the_watchdog_is_fed_only_while_the_serial_task_keeps_up():
     """The play task feeds it; host bytes waiting longer than FEED_MS with none taken
     (a serial task stuck) stop the feeding, and the board is reset."""
