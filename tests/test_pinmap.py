@@ -994,6 +994,23 @@ def test_the_commented_servo_examples_load(tmp_path):
     assert "closed 5°, open 16°; pulses 0.5-2.4 ms" in wiring_table(pinmap)
 
 
+def test_two_servos_on_one_pwm_output_of_the_pico_are_refused(tmp_path):
+    """GPn and GPn+16 are one PWM output of the RP2040: a gate on GP0 and a turn flipper on GP16 would
+    open the gate whenever the flipper moved. The build took them; any other pair plays."""
+    from controller.hardware.pinmap.pico import load_pico
+    text = servo_variant(servo_variant(default_pinmap_path("drnim").read_text(), "outputs.release"), "outputs.turn")
+    text = text.replace("\nturn = { left = 16, right = 17 }\n", "\nturn = 16\n")
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text.replace("\nrelease = 7\n", "\nrelease = 1\n"))
+    assert load_pico(path)[1]["turn"] == {"pin": 16}
+    path.write_text(text.replace("\nrelease = 7\n", "\nrelease = 0\n"))
+    with pytest.raises(PinMapError) as refused:
+        load_pico(path)
+    assert str(refused.value) == "%s:%d: pico.turn: GP16 and GP0 (pico.release) are one PWM output of the RP2040: " \
+        "the two servos would move together; move one to a pin that is not 16 from the other" \
+        % (path, line_of(path.read_text(), "turn = 16"))
+
+
 # --- building gpiozero devices on MockFactory ------------------------------------
 
 def build(spec):

@@ -24,6 +24,7 @@ from controller.hardware.pinmap.release import open_ms, timing_problem
 # The GP pins a Pico and a Pico 2 bring out for general use (GP23-25 and 29
 # run the board's power supply, LED and VSYS sense, or the Pico W's radio).
 PICO_PINS = tuple(range(0, 23)) + (26, 27, 28)
+PWM_OUTPUTS = 16         # the RP2040's: GPn drives slice (n >> 1) & 7, channel n & 1, as GPn+16 does
 # GP number -> the board's pin number (1-40, counted down the left edge from
 # the USB end and back up the right), for the drawn wiring and the guides' Pico table.
 PICO_HEADER = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
@@ -106,10 +107,19 @@ def load_pico(path, machine=None):
                 fail(where, "GP%d is already used by %s" % (number, used[number]))
             used[number] = where
             pins[role][name] = number
+    servos = {}
     for role, spec in pinmap.outputs.items():
         problem = drive_problem(spec)
         if problem:
             fail("pico." + role, problem)
+        if spec.kind == "servo":
+            number = pins[role]["pin"]
+            other = servos.get(number % PWM_OUTPUTS)
+            if other is not None:
+                fail("pico." + role, "GP%d and GP%d (pico.%s) are one PWM output of the RP2040: the two servos "
+                     "would move together; move one to a pin that is not 16 from the other" % (
+                         number, pins[other]["pin"], other))
+            servos[number % PWM_OUTPUTS] = role
     return pinmap, pins, options
 
 
