@@ -94,7 +94,15 @@ class Console:
     So a piece is written only when the line has room for it. From the first
     piece that finds none, the rest of its line and every line after are
     dropped and counted in `dropped`, until a line starts with room again; a
-    line cut off is ended first, so the ones after it are whole."""
+    line cut off is ended first, so the ones after it are whole.
+
+    A host asleep with the port open (a laptop's lid closed on the monitor)
+    suspends the USB bus, and then a Pico's console says it has room and holds
+    every write 500 ms all the same. So a write held SLOW_MS or longer counts
+    as no room, and the line is tried again only after PROBE_MS."""
+
+    SLOW_MS = 20
+    PROBE_MS = 5000
 
     def __init__(self, stream):
         self.stream = stream
@@ -104,18 +112,27 @@ class Console:
         self.dropping = False
         self.cut = False
         self.starting = True        # the next piece starts a line
+        self.held_at = None         # ticks_ms when a write was last held (None: the last one was not)
 
     def room(self):
+        if self.held_at is not None and time.ticks_diff(time.ticks_ms(), self.held_at) < self.PROBE_MS:
+            return False
         for _ in self.poller.ipoll(0):      # ipoll: no list allocated
             return True
         return False
+
+    def put(self, text):
+        start = time.ticks_ms()
+        self.stream.write(text)
+        end = time.ticks_ms()
+        self.held_at = end if time.ticks_diff(end, start) >= self.SLOW_MS else None
 
     def write(self, text):
         if self.dropping and self.starting and self.room():
             self.dropping = False
             if self.cut:
                 self.cut = False
-                self.stream.write("\n")
+                self.put("\n")
         ending = text == "\n"
         if not self.dropping and not self.room():
             self.dropping = True
@@ -125,7 +142,7 @@ class Console:
                 return
         self.starting = ending
         if not self.dropping:
-            self.stream.write(text)
+            self.put(text)
         elif ending:
             self.dropped += 1
 

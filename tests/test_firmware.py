@@ -299,6 +299,47 @@ print(console.dropped)
 """
 
 
+SUSPENDED = """
+import io, time
+from app import Console
+
+class Suspended(io.IOBase):
+    held_ms = 100
+    writes = 0
+
+    def ioctl(self, request, arg):
+        return arg & 4 if request == 3 else 0       # MP_STREAM_POLL: room to write (POLLOUT), always
+
+    def write(self, data):
+        self.writes += 1
+        time.sleep_ms(self.held_ms)
+        return len(data)
+
+port = Suspended()
+console = Console(port)
+console.PROBE_MS = 400
+for _ in range(10):
+    console.write('{"kind":"ok"}')
+    console.write("\\n")
+print(port.writes, console.dropped)
+time.sleep_ms(400)
+port.held_ms = 0                # the host wakes
+console.write('{"kind":"after"}')
+console.write("\\n")
+print(port.writes, console.dropped)
+"""
+
+
+def test_a_host_asleep_with_the_port_open_holds_one_write_not_every_line(micropython, configs):
+    """A laptop's lid closed on the monitor suspends the USB bus: a Pico's console then says it has
+    room and holds each write 500 ms, so every line cost the loop a second, and a visitor's press
+    soon let the watchdog reset the board. One held write now drops the lines for a while; they are
+    tried again, and written once the host wakes."""
+    result = subprocess.run([micropython, "-c", SUSPENDED], capture_output=True, timeout=60, cwd=ROOT,
+                            env=dict(os.environ, MICROPYPATH=micropath(configs["drnim", "production"])))
+    assert result.stdout.decode().splitlines() == ["1 9", "4 9"], result.stdout + result.stderr
+
+
 def test_the_console_drops_whole_lines_while_the_host_reads_nothing(micropython, configs, tmp_path):
     """Down to the piece: a line cut off is ended when the host reads again,
     and only the lines the host never gets are counted as dropped."""
