@@ -207,6 +207,21 @@ def test_a_port_that_is_not_there_is_told_the_ports_a_picos_could_be(monkeypatch
         % (port, names, other)
 
 
+def test_a_pico_plugged_in_as_its_boot_drive_is_told_to_get_micropython(tmp_path, monkeypatch):
+    """A Pico without MicroPython, or held in BOOTSEL, is the USB drive RPI-RP2 and no serial port: it
+    was told to plug the Pico in, which it was."""
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
+    monkeypatch.setattr(tools, "USB_DEVICES", str(tmp_path))
+    for device, ids in (("1-1", ("1d6b", "0002")), ("1-1.2", ("2e8a", "0003"))):
+        (tmp_path / device).mkdir()
+        (tmp_path / device / "idVendor").write_text(ids[0] + "\n")
+        (tmp_path / device / "idProduct").write_text(ids[1] + "\n")
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert str(tools.no_port("/dev/ttyACM0")) == "there is no /dev/ttyACM0, and no /dev/ttyACM* port at all: a " \
+        "Pico is plugged in as the USB drive RPI-RP2 (held in BOOTSEL, or without MicroPython): copy MicroPython's " \
+        ".uf2 onto that drive (firmware/README.md, 1. Put MicroPython on the Pico)"
+
+
 def test_a_port_where_no_micropython_answers_is_said_so_not_b_quote_quote(tmp_path, monkeypatch, capsys, port):
     """mpremote prints what it read (b'' from a port where nothing answers) before its error."""
     put_mpremote(tmp_path, monkeypatch, "#!%s\nimport sys\nprint(\"b''\")\n"

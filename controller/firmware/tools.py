@@ -31,6 +31,10 @@ class FirmwareError(Exception):
 
 # The names of the serial ports a Pico may have on each kind of computer (Linux's for any other).
 PICO_PORTS = {"win32": "COM*", "darwin": "/dev/cu.usbmodem*", "linux": "/dev/ttyACM*"}
+# Where Linux lists the USB devices plugged in, and the boot ROM's USB drive of each Raspberry Pi chip (its
+# vendor and product ids): a Pico held in BOOTSEL, or with no MicroPython yet, is that drive and no serial port.
+USB_DEVICES = "/sys/bus/usb/devices"
+BOOT_DRIVES = {("2e8a", "0003"): "RPI-RP2", ("2e8a", "000f"): "RP2350"}
 
 
 # The USB vendor of Raspberry Pi's boards, which a Pico's (and a Pico 2's) MicroPython port shows.
@@ -77,11 +81,36 @@ def no_port(port):
     names = PICO_PORTS.get(sys.platform, PICO_PORTS["linux"])
     present = sorted(listed.device for listed in comports() if fnmatch.fnmatch(listed.device, names))
     if not present:
+        drive = boot_drive()
+        if drive:
+            return FirmwareError("there is no %s, and no %s port at all: a Pico is plugged in as the USB drive %s "
+                                 "(held in BOOTSEL, or without MicroPython): copy MicroPython's .uf2 onto that drive "
+                                 "(firmware/README.md, 1. Put MicroPython on the Pico)" % (port, names, drive))
         return FirmwareError("there is no %s, and no %s port at all: plug the Pico in (a USB cable that only "
                              "charges shows none)" % (port, names))
     return FirmwareError("there is no %s: the %s %s here %s %s: name the Pico's with --port"
                          % (port, names, "port" if len(present) == 1 else "ports", "is" if len(present) == 1
                             else "are", " and ".join(present)))
+
+
+def boot_drive():
+    """The name of the USB drive a Raspberry Pi chip's boot ROM shows (RPI-RP2), when one is plugged in;
+    None when none is, or where USB_DEVICES is not (any system but Linux)."""
+    try:
+        devices = os.listdir(USB_DEVICES)
+    except OSError:
+        return None
+    for device in devices:
+        ids = []
+        for name in ("idVendor", "idProduct"):
+            try:
+                with open(os.path.join(USB_DEVICES, device, name), encoding="ascii", errors="replace") as f:
+                    ids.append(f.read().strip())
+            except OSError:
+                break
+        if tuple(ids) in BOOT_DRIVES:
+            return BOOT_DRIVES[tuple(ids)]
+    return None
 
 
 def not_allowed(port, error):
