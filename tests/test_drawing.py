@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, cairo_missing
 from controller.core.registry import NAMES
 from controller.hardware.pinmap import HEADER, load_pinmap, main
 from controller.hardware.pinmap.pico import PICO_HEADER, load_pico
@@ -158,3 +158,24 @@ def test_the_pulls_are_drawn_as_the_pin_map_wires_them(tmp_path):
     assert words.count("10 kΩ pull-down") == shipped.count("10 kΩ pull-down") + 1
     assert words.count("10 kΩ pull-up") == shipped.count("10 kΩ pull-up") - 1
     assert words.count("3.3 V") == shipped.count("3.3 V")      # the button's end gained it, the sensor's pull lost it
+
+
+@pytest.mark.parametrize("name", sorted("%s/%s" % (machine, FILES[board]) for machine in MACHINES
+                                        for board in ("pi", "pico")))
+def test_every_line_of_words_ends_inside_its_drawing(name):
+    """The notes at the foot of each drawing ran past its right edge, cut off in every viewer
+    ("... a toggle's bushing is grounded by a lug" was lost). Measured in the font a viewer draws
+    "sans" in (DejaVu Sans, through cairo, as the visitor cards are)."""
+    if cairo_missing():
+        pytest.skip(cairo_missing())
+    from controller.cards import Measure
+    measure = Measure()
+    svg = (ROOT / "hardware" / name).read_text(encoding="utf-8")
+    left, _, width, _ = map(float, re.search(r'viewBox="([^"]+)"', svg).group(1).split())
+    beyond = []
+    for x, size, words in re.findall(r'<text x="([^"]+)"[^>]*font-size="([^"]+)"[^>]*text-anchor="start">(.*?)</text>',
+                                     svg, re.S):
+        for line in re.findall(r"<tspan[^>]*>(.*?)</tspan>", words, re.S):
+            if float(x) + measure(line, float(size)) > left + width:
+                beyond.append(line)
+    assert beyond == []

@@ -514,8 +514,8 @@ def draw(pinmap, board="pi", pico_pins=None):
         "Every ground symbol is one common ground: the supply's minus joined to a GND pin (%s)."
         % controller.grounds,
         controller.note,
-        "Buttons and switches: the 1 kΩ sits at the board end of the wire, the 100 nF on the wire's side of it;"
-        " the internal pull (or the 10 kΩ drawn) holds the pin; a toggle's bushing is grounded by a lug.",
+        "Buttons and switches: the 1 kΩ sits at the board end of the wire, the 100 nF on the wire's side of it;",
+        "the internal pull (or the 10 kΩ drawn) holds the pin; a toggle's bushing is grounded by a lug.",
     ] + notes + ["Dashed: the other way to build the release."] * any(None in s.pins for s in found)
     for i, text in enumerate(lines):
         sheet.text((bottom[0] + 13.0, bottom[1] + 2.4 - 0.6 * i), text, size=9)
