@@ -73,6 +73,8 @@ readonly PREFIX=/opt/$NAME
 readonly VENV=$PREFIX/venv
 readonly CONFIG_DIR=/etc/$NAME
 readonly UNIT=/etc/systemd/system/$NAME.service
+# At a boot after an update that a power cut stopped, it puts back the version kept aside (below).
+readonly RESTORE=$NAME-restore.service
 readonly SYSUSERS=/etc/sysusers.d/$NAME.conf
 PYTHON=${PYTHON:-python3}
 # What pip builds lgpio with where no built one is found (Raspberry Pi OS's liblgpio-dev).
@@ -249,7 +251,8 @@ uninstall() {
         systemctl disable --now --quiet drnim-mqtt.socket drnim-mqtt.service
     fi
     say "Removing the units, $SYSUSERS and $PREFIX"
-    rm -f -- "$UNIT" "$SYSTEMD_DIR/$MONITOR@.service" "$TELEMETRY_DROPIN" "$MONITOR_TELEMETRY_DROPIN" \
+    systemctl disable --quiet "$RESTORE" 2>/dev/null || true
+    rm -f -- "$UNIT" "$SYSTEMD_DIR/$RESTORE" "$SYSTEMD_DIR/$MONITOR@.service" "$TELEMETRY_DROPIN" "$MONITOR_TELEMETRY_DROPIN" \
         "$SYSTEMD_DIR/drnim-mqtt.socket" "$SYSTEMD_DIR/drnim-mqtt.service" "$BROKER_ENV" "$SYSUSERS"
     rmdir --ignore-fail-on-non-empty -- "${TELEMETRY_DROPIN%/*}" "${MONITOR_TELEMETRY_DROPIN%/*}" 2>/dev/null || true
     systemctl daemon-reload
@@ -470,6 +473,12 @@ if [[ -x $VENV/bin/controller ]]; then
     cp -a -- "$VENV" "$VENV.copying" || { rm -rf -- "$VENV.copying"; exit 1; }
     mv -- "$VENV.copying" "$VENV.previous"
     PREVIOUS=$VENV.previous
+    # on the card before pip touches $VENV: a power cut from here on boots into the version before
+    # ($RESTORE puts it back)
+    install -m 0644 "$CHECKOUT/systemd/$RESTORE" "$SYSTEMD_DIR/"
+    systemctl daemon-reload
+    systemctl enable --quiet "$RESTORE"
+    sync
 fi
 say "Building the wheel of $CHECKOUT"
 STEP="building the wheel of $CHECKOUT"

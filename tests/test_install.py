@@ -21,6 +21,7 @@ from conftest import ROOT
 from controller.core.registry import NAMES
 
 WANTS = "etc/systemd/system/multi-user.target.wants"
+RESTORE = "drnim-controller-restore.service"
 PORT = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
 OTHER_PORT = "/dev/ttyACM1"
 
@@ -188,8 +189,9 @@ def installed(root):
 
 
 def enabled(root):
+    """The units enabled at boot, but the one that puts back a version an update cut off (its own test)."""
     wants = root / WANTS
-    return sorted(os.listdir(wants)) if wants.exists() else []
+    return sorted(name for name in os.listdir(wants) if name != RESTORE) if wants.exists() else []
 
 
 def escaped(port):
@@ -238,7 +240,8 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
     assert lines[-1].startswith("install.sh: error: the new controller refuses /etc/drnim-controller/config.toml "
                                 "or its pin map (the line above), so no service was (re)started")
     assert lines[-1].endswith("run again: sudo %s" % (pi / "checkout/systemd/install.sh"))
-    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))
+                  and RESTORE not in line]
     assert "and the version installed before is back in place: the exhibit runs it, at its next start too" \
         in lines[-1]
     assert installed(pi) == before, "the next boot would start the code that refuses the museum's files"
@@ -330,6 +333,27 @@ def test_an_update_cut_off_by_ctrl_c_or_a_lost_session_puts_back_the_version_bef
         "place)"), update.stderr
     assert installed(pi) == before
     assert sorted(os.listdir(pi / "opt/drnim-controller")) == ["venv"]
+
+
+def test_the_boot_after_a_power_cut_in_an_update_runs_the_version_before(pi):
+    """A power cut while pip replaced the code (no trap runs: kill -9 here) left the code half new, and the
+    next boot started it (or failed to) until someone ran install.sh again. The update enabled the unit
+    that puts the version before back at boot, before pip touched the code, and it does."""
+    import test_systemd
+    assert install(pi).returncode == 0
+    before = installed(pi)
+    update = install(pi, CUT_OFF_BY="KILL")
+    assert update.returncode != 0
+    log = update.log
+    assert log.index("systemctl enable --quiet %s" % RESTORE) < next(
+        number for number, line in enumerate(log) if "--force-reinstall" in line)
+    assert RESTORE in os.listdir(pi / WANTS) and installed(pi) != before
+    unit = test_systemd.parse_unit(pi / "etc/systemd/system" / RESTORE)
+    command = test_systemd.one(unit["Service"], "ExecStart")[len("/bin/sh -c '"):-1]
+    booted = subprocess.run(["/bin/sh", "-c", command.replace("/opt/drnim-controller", str(pi / "opt/drnim-controller"))],
+                            capture_output=True, text=True, timeout=60)
+    assert (booted.returncode, booted.stderr) == (0, "")
+    assert installed(pi) == before and sorted(os.listdir(pi / "opt/drnim-controller")) == ["venv"]
 
 
 def test_the_version_an_update_cut_off_by_a_power_cut_kept_aside_goes_back_first(pi):
@@ -539,7 +563,8 @@ def test_a_monitor_install_over_a_configuration_it_refuses_names_the_key_and_sto
         "in place, then run again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT)
     assert installed(pi) == before
     assert enabled(pi) == ["drnim-controller.service"]
-    assert not [line for line in refused.log if line.startswith("systemctl")]
+    assert not [line for line in refused.log if line.startswith("systemctl") and RESTORE not in line
+                and line != "systemctl daemon-reload"]
 
 
 def test_a_monitor_install_checks_the_configuration_as_the_monitor_reads_it(pi):
@@ -564,7 +589,8 @@ def test_a_monitor_install_checks_the_configuration_as_the_monitor_reads_it(pi):
     assert lines[-1].endswith("run again: sudo %s monitor %s" % (pi / "checkout/systemd/install.sh", PORT))
     assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \
         "/etc/drnim-controller/config.toml (in /)" in refused.log
-    assert not [line for line in refused.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert not [line for line in refused.log if line.startswith(("systemctl restart", "systemctl enable"))
+                  and RESTORE not in line]
     assert installed(pi) == before
     assert enabled(pi) == ["drnim-controller.service"]
 
@@ -583,7 +609,8 @@ def test_an_install_that_stops_halfway_says_so_last_and_how_to_finish_it(pi):
     assert lines[-1].startswith("install.sh: error: the install stopped while installing the package")
     assert "no service was (re)started" in lines[-1]
     assert lines[-1].endswith("run it again: sudo %s" % (pi / "checkout/systemd/install.sh"))
-    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert not [line for line in update.log if line.startswith(("systemctl restart", "systemctl enable"))
+                  and RESTORE not in line]
 
 
 def test_a_python_without_a_built_lgpio_gets_what_pip_builds_it_with_first(pi):
@@ -627,7 +654,8 @@ def test_a_pi_without_internet_installs_from_a_folder_of_wheels_and_is_told_whic
         "(re)started: on a computer with internet, make pi-offline PI_PYTHONS=3.13 PI_ARCHS=aarch64 gathers it "
         "(README, \"Without internet\"); then run again: sudo %s --wheels %s"
         % (wheels, pi / "checkout/systemd/install.sh", wheels)]
-    assert not [line for line in lacking.log if line.startswith(("systemctl restart", "systemctl enable"))]
+    assert not [line for line in lacking.log if line.startswith(("systemctl restart", "systemctl enable"))
+                  and RESTORE not in line]
 
 
 def test_an_update_whose_dependencies_cannot_be_had_leaves_the_code_in_place(pi):

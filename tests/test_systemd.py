@@ -457,3 +457,43 @@ def test_install_monitor_refuses_a_missing_or_odd_port_before_it_does_anything(a
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith("install.sh: error: " + said.format(INSTALL)), result.stderr
     assert result.stderr.count("\n") == 1
+
+
+# --- drnim-controller-restore.service: the boot after an update that a power cut stopped -----------
+RESTORE = SYSTEMD / "drnim-controller-restore.service"
+
+
+def test_the_restore_unit_verifies_clean_and_comes_before_the_service_and_every_monitor(tmp_path):
+    analyze = systemd_analyze()
+    root, unit = make_root(tmp_path)
+    shutil.copyfile(RESTORE, unit.parent / RESTORE.name)
+    shell = root / "bin" / "sh"         # the tree has only what the units run
+    shell.parent.mkdir()
+    shell.write_text("#!/bin/sh\nexit 0\n")
+    shell.chmod(0o755)
+    result = run(analyze, "verify", f"--root={root}", "--man=no", "--generators=no", str(unit.parent / RESTORE.name))
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+    restore = parse_unit(RESTORE)
+    assert restore["Unit"]["ConditionPathIsDirectory"] == ["/opt/drnim-controller/venv.previous"]
+    assert restore["Unit"]["Before"] == [UNIT.name] and restore["Install"]["WantedBy"] == ["multi-user.target"]
+    assert RESTORE.name in parse_unit(MONITOR)["Unit"]["After"]
+
+
+@pytest.mark.parametrize("left", ["half an update", "no venv"])
+def test_the_restore_unit_puts_the_whole_version_before_back(tmp_path, left):
+    """A power cut while pip replaced the code left /opt/drnim-controller/venv half new (or, cut
+    while it was being put back, gone) and the version before whole in venv.previous: the service
+    then started on half an update, or not at all, until someone ran install.sh again."""
+    prefix = tmp_path / "opt" / "drnim-controller"
+    (prefix / "venv.previous" / "bin").mkdir(parents=True)
+    (prefix / "venv.previous" / "bin" / "controller").write_text("the version before\n")
+    if left == "half an update":
+        (prefix / "venv" / "lib").mkdir(parents=True)
+        (prefix / "venv" / "lib" / "~ontroller").write_text("half of pip's work\n")
+    command = one(parse_unit(RESTORE)["Service"], "ExecStart")
+    assert command.startswith("/bin/sh -c '") and command.endswith("'")
+    script = command[len("/bin/sh -c '"):-1].replace("/opt/drnim-controller", str(prefix))
+    done = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert sorted(os.listdir(prefix)) == ["venv"]
+    assert (prefix / "venv" / "bin" / "controller").read_text() == "the version before\n"
