@@ -173,6 +173,9 @@ def run_status(args, out):
         out.write("Last saved game: %s.\n" % game_said(game))
         if game["fault"]:
             out.write("Fault: %s.\n" % fault_help(game))
+    from controller.service.clock import synchronised
+    if synchronised() is False:
+        out.write(UNSET_CLOCK)
     if not running:
         return 0
     try:
@@ -181,6 +184,13 @@ def run_status(args, out):
         out.write("The heartbeat %s cannot be read whole (%s: %s): not the service's own?\n"
                   % (path, type(error).__name__, error))
     return 0
+
+
+# A clock network time never set (a Pi without a battery-backed clock, after a power cut): the service
+# cannot ask (its unit protects the clock), so `status` says it, as `stats` does.
+UNSET_CLOCK = "Clock: not set by network time since this computer started (timedatectl: System clock " \
+    "synchronized: no): the quiet hours and the day a game counts on follow it as it stands: " \
+    "docs/troubleshooting.md, \"Switched off every night\".\n"
 
 
 def heartbeat_said(heartbeat, ago, out):

@@ -267,3 +267,22 @@ def test_games_queued_over_a_weekend_reach_a_follower_started_before_network_tim
     fleet.store.close()
     again = Fleet("m", FleetStore(path), said.append, clock=lambda: utc("2030-12-31 13:00"))
     assert [row[:3] for row in again.store.summary(0)[0]] == [("hall-1", "drnim", 4)]
+
+
+@pytest.mark.parametrize("set_by_network", [True, False])
+def test_status_says_a_clock_network_time_has_not_set(tmp_path, monkeypatch, set_by_network):
+    """Only `stats` said it: a Pi whose clock no network time set after a power cut (hours behind) ran its
+    quiet hours at the wrong time and counted games on the wrong days, while `status` said nothing."""
+    from controller.service import clock
+    monkeypatch.setattr(clock, "synchronised", lambda: set_by_network)
+    rig = Rig(tmp_path, equalizer=False)
+    rig.take(1)
+    rig.service.heartbeat()
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
+    rig.service.stop()
+    said = [line for line in out.getvalue().splitlines() if line.startswith("Clock:")]
+    assert said == ([] if set_by_network else [
+        "Clock: not set by network time since this computer started (timedatectl: System clock synchronized: no): "
+        "the quiet hours and the day a game counts on follow it as it stands: docs/troubleshooting.md, \"Switched "
+        "off every night\"."])

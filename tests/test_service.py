@@ -587,9 +587,10 @@ def test_the_game_survives_sigkill_at_random_moments(tmp_path):
     assert counts["marbles"] >= 5, "the visitor should have played"
 
 
-def test_status_and_stats_commands(tmp_path):
+def test_status_and_stats_commands(tmp_path, monkeypatch):
     import io
     from controller.cli import main
+    monkeypatch.setattr("controller.service.clock.synchronised", lambda: True)     # a Pi on network time
     rig = Rig(tmp_path, marbles=2, equalizer=False)
     rig.take(1)
     out = io.StringIO()
