@@ -183,7 +183,28 @@ def run_status(args, out):
     except UNREADABLE as error:
         out.write("The heartbeat %s cannot be read whole (%s: %s): not the service's own?\n"
                   % (path, type(error).__name__, error))
+    restarts = automatic_restarts(SERVICE_UNIT)
+    if restarts:
+        out.write("Restarted by systemd %d time%s since it was started (a crash, or its watchdog): why: journalctl "
+                  "-u %s -b.\n" % (restarts, "" if restarts == 1 else "s", SERVICE_UNIT))
     return 0
+
+
+SERVICE_UNIT = "drnim-controller"
+
+
+def automatic_restarts(unit):
+    """How often systemd restarted `unit` by itself since it was last started (NRestarts, which any user may
+    read); None where systemd cannot say (no systemctl, no systemd running: a laptop, a container). A crash or
+    a watchdog kill a day is a new process, a new heartbeat and the saved game resumed: nothing else shows it."""
+    import subprocess
+    try:
+        said = subprocess.run(["systemctl", "show", "--property=NRestarts", "--value", unit], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = said.stdout.strip()
+    return int(value) if said.returncode == 0 and value.isdigit() else None
 
 
 # A clock network time never set (a Pi without a battery-backed clock, after a power cut): the service

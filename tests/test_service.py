@@ -792,3 +792,28 @@ def test_an_input_that_chatters_while_the_board_is_built_does_not_stop_the_servi
     service.pump()
     assert service.machine.mode == "play" and log[-1].startswith("ready: drnim")
     service.board.close()
+
+
+@pytest.mark.parametrize("restarts", ["0", "3"])
+def test_status_says_how_often_systemd_restarted_the_service(tmp_path, monkeypatch, restarts):
+    """A crash or a watchdog kill a day (a slow card stalling a write past WatchdogSec) restarts the service
+    on its saved game: a new pid, a fresh heartbeat, `status` all well, and nothing to show it for months.
+    systemd counts them (NRestarts, which any user may read)."""
+    from controller.cli import main
+    systemctl = tmp_path / "bin" / "systemctl"
+    systemctl.parent.mkdir()
+    (tmp_path / "pi").mkdir()
+    systemctl.write_text('#!/bin/sh\n[ "$*" = "show --property=NRestarts --value drnim-controller" ] && echo %s\n'
+                         % restarts)
+    systemctl.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s%s%s" % (systemctl.parent, os.pathsep, os.environ["PATH"]))
+    rig = Rig(tmp_path / "pi", equalizer=False)
+    rig.take(1)
+    rig.service.heartbeat()
+    out = io.StringIO()
+    assert main(["status", "--config", str(tmp_path / "pi" / "config.toml")], out=out) == 0
+    rig.service.stop()
+    said = [line for line in out.getvalue().splitlines() if line.startswith("Restarted")]
+    assert said == ([] if restarts == "0" else [
+        "Restarted by systemd 3 times since it was started (a crash, or its watchdog): why: journalctl -u "
+        "drnim-controller -b."])
