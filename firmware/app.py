@@ -37,6 +37,7 @@ import asyncio
 import json
 import machine
 import micropython
+from micropython import const
 import select
 import time
 
@@ -61,6 +62,10 @@ CHUNK = 256
 # The board's clock is kept below this many ms (a small int on a 32-bit port: long ints allocate).
 CLOCK_LIMIT = 1 << 29
 CLOCK_SHIFT = 1 << 28
+# A write to the host held this long means a host asleep with the port open (Console); its lines are then
+# tried again this long after. (const, and _: no names for the board's table of them.)
+_HELD_MS = const(20)
+_RETRY_MS = const(5000)
 STOPPED = "The firmware is stopped for maintenance while %s is in the flash: deploy, or remove it and reset."
 LINK = "%d lines dropped: the host read nothing for a while"
 
@@ -98,11 +103,8 @@ class Console:
 
     A host asleep with the port open (a laptop's lid closed on the monitor)
     suspends the USB bus, and then a Pico's console says it has room and holds
-    every write 500 ms all the same. So a write held SLOW_MS or longer counts
-    as no room, and the line is tried again only after PROBE_MS."""
-
-    SLOW_MS = 20
-    PROBE_MS = 5000
+    every write 500 ms all the same. So a write held _HELD_MS or longer counts
+    as no room, and the line is tried again only after _RETRY_MS."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -112,28 +114,22 @@ class Console:
         self.dropping = False
         self.cut = False
         self.starting = True        # the next piece starts a line
-        self.held_at = None         # ticks_ms when a write was last held (None: the last one was not)
+        self.last = None            # ticks_ms when the last write was held (None: it went at once)
 
     def room(self):
-        if self.held_at is not None and time.ticks_diff(time.ticks_ms(), self.held_at) < self.PROBE_MS:
+        if self.last is not None and time.ticks_diff(time.ticks_ms(), self.last) < _RETRY_MS:
             return False
         for _ in self.poller.ipoll(0):      # ipoll: no list allocated
             return True
         return False
 
-    def put(self, text):
-        start = time.ticks_ms()
-        self.stream.write(text)
-        end = time.ticks_ms()
-        self.held_at = end if time.ticks_diff(end, start) >= self.SLOW_MS else None
-
     def write(self, text):
+        ending = text == "\n"
         if self.dropping and self.starting and self.room():
             self.dropping = False
             if self.cut:
                 self.cut = False
-                self.put("\n")
-        ending = text == "\n"
+                text = "\n" + text     # the line cut off is ended first, in the same write
         if not self.dropping and not self.room():
             self.dropping = True
             self.cut = not self.starting
@@ -142,7 +138,10 @@ class Console:
                 return
         self.starting = ending
         if not self.dropping:
-            self.put(text)
+            start = time.ticks_ms()
+            self.stream.write(text)
+            end = time.ticks_ms()
+            self.last = end if time.ticks_diff(end, start) >= _HELD_MS else None
         elif ending:
             self.dropped += 1
 
