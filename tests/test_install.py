@@ -350,7 +350,8 @@ def test_the_boot_after_a_power_cut_in_an_update_runs_the_version_before(pi):
     assert RESTORE in os.listdir(pi / WANTS) and installed(pi) != before
     unit = test_systemd.parse_unit(pi / "etc/systemd/system" / RESTORE)
     command = test_systemd.one(unit["Service"], "ExecStart")[len("/bin/sh -c '"):-1]
-    booted = subprocess.run(["/bin/sh", "-c", command.replace("/opt/drnim-controller", str(pi / "opt/drnim-controller"))],
+    prefix = str(pi / "opt/drnim-controller")
+    booted = subprocess.run(["/bin/sh", "-c", command.replace("/opt/drnim-controller", prefix)],
                             capture_output=True, text=True, timeout=60)
     assert (booted.returncode, booted.stderr) == (0, "")
     assert installed(pi) == before and sorted(os.listdir(pi / "opt/drnim-controller")) == ["venv"]
