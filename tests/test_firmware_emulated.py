@@ -248,11 +248,22 @@ def test_the_monitor_watches_a_board_built_from_the_pin_map_given(tmp_path):
     assert "pico.row3: 25 is not a GP pin of the Pico" in done.stderr
 
 
+def on_a_board_of_its_own_clock(machine, *argv):
+    """`controller firmware test --port PORT ARGV...` on an emulated board of `machine` that keeps its own
+    time, as a real board does: its status, its output and the port."""
+    from controller.firmware.emulator import Emulator
+    board = Emulator(machine, clock="real")
+    try:
+        board.start()
+        return firmware_test("--port", board.port, *argv) + (board.port,)
+    finally:
+        board.stop()
+
+
 def test_the_shipped_scenarios_on_a_real_board_leave_out_those_that_set_the_marbles_world(tmp_path, monkeypatch):
     """README's `firmware test --port ... --machine drnim` played every Dr. Nim scenario on the board, and
     the nine with a `world` line (lost and double releases) each failed: a real board's marbles fall as
     they fall. They are left out, named in one line, and the run passes on what a real board can play."""
-    from controller.firmware.emulator import Emulator
     plain = tmp_path / "plain.txt"
     plain.write_text("machine drnim\nexpect rail 15\n")
     doubled = tmp_path / "doubled.txt"
@@ -260,12 +271,7 @@ def test_the_shipped_scenarios_on_a_real_board_leave_out_those_that_set_the_marb
     other = tmp_path / "other.txt"
     other.write_text("machine nimatron\nexpect row 1 1\n")
     monkeypatch.setattr("controller.shipped.scenarios", lambda: [doubled, other, plain])
-    board = Emulator("drnim", clock="real")
-    try:
-        board.start()
-        status, out = firmware_test("--port", board.port, "--machine", "drnim")
-    finally:
-        board.stop()
+    status, out, _ = on_a_board_of_its_own_clock("drnim", "--machine", "drnim")
     assert out.splitlines()[0] == "1 left out, which set the marbles' world (a real board's fall as they fall; " \
         "--emulate plays them): doubled.txt"
     assert out.endswith("plain.txt: every expectation holds\n1 script: 1 held, 0 failed\n")
@@ -275,14 +281,8 @@ def test_the_shipped_scenarios_on_a_real_board_leave_out_those_that_set_the_marb
 def test_a_board_running_the_other_machine_stops_the_test_run_in_one_line(capsys):
     """`--machine nimatron` on a board that runs Dr. Nim said so for each of the twelve scripts, 25 lines and
     '12 failed': one line now, before any script plays on."""
-    from controller.firmware.emulator import Emulator
-    board = Emulator("drnim", clock="real")
-    try:
-        board.start()
-        status, out = firmware_test("--port", board.port, "--machine", "nimatron")
-    finally:
-        board.stop()
+    status, out, port = on_a_board_of_its_own_clock("drnim", "--machine", "nimatron")
     assert status == 1
     assert capsys.readouterr().err == "controller firmware test: the board on %s runs drnim, and the script needs " \
-        "nimatron: deploy a build for it\n" % board.port
+        "nimatron: deploy a build for it\n" % port
     assert "held" not in out
