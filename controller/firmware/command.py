@@ -301,9 +301,10 @@ def script_machines(text):
 
 
 def shipped_scripts(machine, emulated=True):
-    """(name, text) of each scenario shipped with the controller; unless `machine` is None, only those whose
-    every game is of `machine` (a board on a port runs one machine). On a real board (not `emulated`), those
-    with a `world` line are left out: a real board's marbles fall as they fall. (kept, left out)."""
+    """The scenarios shipped with the controller, as two lists of (name, text): those to play and those left
+    out. Unless `machine` is None, only those whose every game is of `machine` (a board on a port runs one
+    machine); for a real board (not `emulated`), those with a `world` line are left out: its marbles fall as
+    they fall."""
     from controller import shipped
     from controller.core.scenario import parse
     scripts, left_out = [], []
