@@ -201,12 +201,32 @@ def test_an_input_that_keeps_flapping_is_one_fault_not_one_a_burst(tmp_path):
     rig.press("trigger")
     rig.settle()
     assert rig.machine.rail == rail - 1
-    rig.wait(61 * 1000)                                       # calm for a minute: the next storm is a new one
+    rig.wait(601 * 1000)                                      # calm for ten minutes: the next storm is a new one
     for _ in range(75):
         rig.service.post("trigger", True)
         rig.service.post("trigger", False)
     rig.wait(3000)
     assert rig.log[-1] == "trigger is calm again: read as before"
+    rig.service.stats.flush()
+
+
+def test_a_wire_that_crackles_every_minute_or_so_is_one_fault_and_plays_no_press(tmp_path):
+    """Bursts 70 s apart each came after a whole calm minute: each was a new fault (617 in 12 hours, two
+    journal lines and two broker messages a burst), and the first edges of most played a press. Storming
+    again within ten minutes of calming doubles the calm it needs, up to an hour."""
+    rig = Rig(tmp_path)
+    rail = rig.machine.rail
+    for _ in range(60):                                       # 70 minutes: a burst of 150 edges every 70 s
+        for _ in range(75):
+            rig.service.post("trigger", True)
+            rig.service.post("trigger", False)
+        rig.wait(70 * 1000)
+    faults = [line for line in rig.log if line.startswith("fault: noisy:trigger")]
+    assert len(faults) == 3, faults                           # the storm, then twice again: 1 and 2 calm minutes
+    assert faults[-1].endswith("again within 10 minutes of calming: read again after 2 calm minutes")
+    assert "noisy:trigger" in rig.service.faults and rig.machine.rail == rail
+    rig.wait(2 * 121 * 1000)                                  # a calm window of two minutes, whole
+    assert "noisy:trigger" not in rig.service.faults and rig.log[-1] == "trigger is calm again: read as before"
     rig.service.stats.flush()
 
 

@@ -75,10 +75,13 @@ STORM_WINDOW_MS = 100
 # ...and it is calm again after a whole calm window with fewer edges than this.
 CALM_EDGES = 10
 CALM_WINDOW_MS = 1000
-# An input that storms again this soon after it calmed keeps flapping (a worn contact, a loose
-# wire): it is read again only after a calm window this long, so that it is one fault, not one
-# a burst in the journal, the statistics and the broker.
+# An input that storms again within FLAPPING_AGAIN_MS of calming keeps flapping (a worn contact, a
+# loose wire): it is read again only after a calm window of FLAPPING_MS, twice as long each time it
+# storms again so (up to FLAPPING_MAX_MS), so that it is one fault, not one a burst in the journal,
+# the statistics and the broker, and its bursts play no presses, however far apart they crackle.
+FLAPPING_AGAIN_MS = 10 * 60 * 1000
 FLAPPING_MS = 60 * 1000
+FLAPPING_MAX_MS = 60 * 60 * 1000
 # A game's first move came before this start, on another clock: its length is unknown.
 RESTORED = "restored"
 # What to do about a pin of the map that something else holds at start (PinHeld), %s the role: exit 1,
@@ -323,12 +326,17 @@ class Service:
         """An input in a storm: reported once, ignored until it calms down."""
         kind = "noisy:" + role
         storm = self.storms[role]
-        flapping = storm.calmed_at is not None and now - storm.calmed_at < FLAPPING_MS
-        storm.calm_ms = FLAPPING_MS if flapping else CALM_WINDOW_MS
+        flapping = storm.calmed_at is not None and now - storm.calmed_at < FLAPPING_AGAIN_MS
+        if not flapping:
+            storm.calm_ms = CALM_WINDOW_MS
+        else:
+            storm.calm_ms = FLAPPING_MS if storm.calm_ms < FLAPPING_MS else min(FLAPPING_MAX_MS, 2 * storm.calm_ms)
         self.faults[kind] = "%s changed more than %d times in %d ms: ignored until it calms down (a loose wire, " \
                             "a floating input or interference)" % (role, STORM_EDGES, STORM_WINDOW_MS)
         if flapping:
-            self.faults[kind] += "; again within a minute of calming: read again after a whole calm minute"
+            minutes = storm.calm_ms // 60000
+            self.faults[kind] += "; again within %d minutes of calming: read again after %s" % (
+                FLAPPING_AGAIN_MS // 60000, "a whole calm minute" if minutes == 1 else "%d calm minutes" % minutes)
         self.log("fault: %s: %s" % (kind, self.faults[kind]))
         self.fault_seen(kind)
         self.held_since.pop(role, None)
