@@ -651,6 +651,22 @@ def test_a_hostile_address_still_starts_the_page(browser, query, said):
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
 
 
+@needs_browser
+def test_a_kiosk_address_with_one_setting_out_of_range_keeps_the_others(browser):
+    """One setting refused in a kiosk's address dropped every setting (the museum's rule and idle time) and its
+    seed, and then blamed the seed, which was right: only the refused one is left out now, and said."""
+    context, address, _ = browser
+    page = open_page(context, address + "?kiosk=1&machine=drnim&seed=5&rule=last-wins&idle_ms=60000&pace_ms=40")
+    config = page.evaluate("nim.trace().config")
+    assert (config["rule"], config["idle_ms"], config["seed"]) == ("last-wins", 60000, 5)
+    assert config["pace_ms"] != 40
+    assert page.inner_text("#settings-error") == \
+        "That setting does not fit: pace_ms: must be a whole number from 50 to 86400000, not 40"
+    assert [line for line in page.evaluate("nim.announced") if "does not fit" in line] == [
+        "That setting does not fit: pace_ms: must be a whole number from 50 to 86400000, not 40"]
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
 def test_ctrl_c_and_sigterm_reach_the_server_not_a_request_s_thread(tmp_path):
     """`controller web serve` stops on Ctrl-C however busy it is: a request's thread never takes the
     signal (one it took was sometimes never acted on, and the server ran on: the test below, 1 run in

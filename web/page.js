@@ -523,19 +523,28 @@ function newSeed() {
 }
 
 // A machine called `name` with the visitor's settings. Settings it refuses: the game under way plays
-// on; with none under way (the address set them), the machine starts on its defaults and a fresh
-// seed, once: never again and again.
-function start(name, resting, retried) {
+// on; with none under way (the address set them), the machine starts without the one refused (the
+// line names it first), each refused said; one the line does not name leaves the machine on its
+// defaults and a fresh seed, once: never again and again.
+function start(name, resting, defaults) {
   const settings = Object.assign({ seed: chosen.seed }, chosen[name]);
   const reply = JSON.parse(bridge.start(name, JSON.stringify(settings), now(), !!resting));
   if (reply.error) {
-    if ((view && view.machine === name) || retried) {
+    if ((view && view.machine === name) || defaults) {
       settingError(reply.error);
       return false;
     }
-    chosen[name] = {};
-    chosen.seed = newSeed();
-    start(name, resting, true);
+    const key = reply.error.split(":")[0];
+    if (key === "seed") {
+      chosen.seed = newSeed();
+    } else if (Object.hasOwn(chosen[name], key)) {
+      delete chosen[name][key];
+    } else {
+      chosen[name] = {};
+      chosen.seed = newSeed();
+      defaults = true;
+    }
+    start(name, resting, defaults);
     settingError(reply.error);
     return false;
   }
@@ -1388,7 +1397,8 @@ async function boot() {
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
   stage("machines");
   const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
-  chosen.seed = seed >= 1 && seed <= 0xffffffff ? seed : newSeed();
+  const seedFits = seed >= 1 && seed <= 0xffffffff;
+  chosen.seed = seedFits ? seed : newSeed();
   if (following) return follow();
   document.addEventListener("keydown", onKey);
   drawSoundSwitch();
@@ -1402,7 +1412,7 @@ async function boot() {
     settingError(`machine: ${asked.slice(0, 40)} is not ${names.slice(0, -1).join(", ")} or ${names.at(-1)}: `
                  + `${name} is shown`);
   }
-  if (params.get("seed") && chosen.seed !== seed) {
+  if (params.get("seed") && !seedFits) {
     settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
 }
