@@ -563,3 +563,29 @@ def test_every_region_the_page_names_is_named_to_a_screen_reader(browser):
                                           .get("id", "")))
         assert unnamed == [], machine
         cdp.detach()
+
+
+@needs_browser
+def test_a_page_whose_micropython_never_comes_says_so_in_the_visitors_language_and_aloud(browser):
+    """The heading stayed 'Wird geladen …', the line under it gave MicroPython's English error, unmarked, and
+    nothing was announced; a language pressed after it changed <html lang> and nothing else."""
+    context, address, _ = browser
+    page = context.new_page()
+    context.own_tabs.append(page)
+    try:
+        page.route("**/micropython.wasm", lambda route: route.abort("connectionrefused"))
+        page.goto(address + "?machine=drnim&lang=de")
+        page.wait_for_function("nim.errors.length > 0")
+        assert page.inner_text("#machine-title") == "Die Maschine konnte nicht starten"
+        status = page.inner_text("#status")
+        assert status.startswith("Lade die Seite neu. Startet sie wieder nicht, muss jemand nach dem Computer der "
+                                 "Ausstellung sehen: ")
+        assert page.get_attribute("#status span", "lang") == "en" and page.inner_text("#status span") in status
+        assert "Die Maschine konnte nicht starten" in page.evaluate("nim.announced")
+        assert page.evaluate("[...document.querySelectorAll('#machines button')].every((b) => b.disabled)")
+        page.click("#language-fr")
+        page.wait_for_function("document.documentElement.lang === 'fr'")
+        assert page.inner_text("#machine-title") == "La machine n’a pas pu démarrer"
+        assert page.inner_text("#status").startswith("Rechargez la page.")
+    finally:
+        page.close()

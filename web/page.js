@@ -745,6 +745,8 @@ async function setLanguage(code) {
     build();
     draw();
     if (focused && $(focused)) $(focused).focus();
+  } else if (failure !== null) {
+    drawFailure();
   } else if (!following && !window.nim.errors.length) {
     drawStarting();
   }
@@ -1691,7 +1693,25 @@ async function follow() {
   window.nim.ready = true;
 }
 
+// MicroPython did not start (its files did not come: the exhibit's computer asleep, a connection lost): the
+// heading and the line under it say so in the visitor's language, and what to do, and it is announced; the
+// reason, for a technician, stays in English, marked so. The machines' buttons can do nothing now.
+let failure = null;
+
+function drawFailure() {
+  // Translators: the heading where the machine would be, when MicroPython, which runs it, did not start
+  $("machine-title").textContent = _("The machine could not start");
+  const status = $("status");
+  // Translators: under that heading; the reason follows in English, for whoever looks after the exhibit
+  status.textContent = _("Reload the page. If it does not start again, the exhibit's computer needs a look:") + " ";
+  element("span", { lang: "en", dir: "ltr" }, status, failure);
+}
+
 boot().catch((error) => {
   window.nim.errors.push(String(error));
-  $("status").textContent = fmt(_("The machine could not start: %(problem)s"), { problem: apart(error.message || error) });
+  failure = String(error.message || error);
+  for (const button of $("machines").children) button.disabled = true;
+  drawFailure();
+  sayText(() => _("The machine could not start"), "error");
+  announce();
 });
