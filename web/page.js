@@ -1242,8 +1242,11 @@ function drawNimatron() {
     row.bulbs.setAttribute("aria-label", fmt(_n("row %(row)d: %(lit)d of %(lamps)d lamps lit",
                                                 "row %(row)d: %(lit)d of %(lamps)d lamps lit", lit),
                                              { row: i + 1, lit, lamps: row.circles.length }));
-    row.button.setAttribute("aria-label", fmt(_n("Row %(row)d, %(lit)d lit: put out a lamp",
-                                                 "Row %(row)d, %(lit)d lit: put out a lamp", lit), { row: i + 1, lit }));
+    // an empty row offers no move: its button says so (a press is refused, and said)
+    row.button.setAttribute("aria-label", lit ? fmt(_n("Row %(row)d, %(lit)d lit: put out a lamp",
+                                                       "Row %(row)d, %(lit)d lit: put out a lamp", lit), { row: i + 1, lit })
+      // Translators: the name of an empty row's button on the Nimatron, for a screen reader
+      : fmt(_("Row %(row)d: no lamp lit"), { row: i + 1 }));
   });
 }
 
