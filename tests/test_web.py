@@ -968,3 +968,18 @@ def test_serve_names_each_device_only_with_log_addresses(tmp_path, monkeypatch):
     for flag in ([], ["--log-addresses"]):
         assert main(["web", "serve", "--dir", str(tmp_path), *flag], out=io.StringIO()) == 0
     assert asked == [False, True]
+
+
+@needs_browser
+def test_the_count_of_marbles_on_the_rail_is_never_squeezed_in_any_language(browser):
+    """'Schiene 15' was squeezed to 57 % of its width (44 units, where the row of marbles below leaves it
+    280): 10 pixels high on a phone, and narrower still, hard to read."""
+    from controller.language import CODES
+    context, address, _ = browser
+    for code in CODES:
+        page = open_page(context, address + "?machine=drnim&lang=" + code)
+        squeezed = page.evaluate("""[...document.querySelectorAll('svg.drnim text')]
+            .filter((text) => /\\b15\\b/.test(text.textContent) && text.hasAttribute('textLength'))
+            .map((text) => text.textContent)""")
+        assert squeezed == [], code
+        page.close()

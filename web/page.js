@@ -1145,7 +1145,7 @@ function drawDrNim() {
   const slots = parts.slots;
   slots.forEach((slot, i) => slot.setAttribute("class", i >= slots.length - onRail ? "slot marble" : "slot"));
   parts.railLabel.textContent = fmt(_("rail %(marbles)d"), { marbles: onRail });
-  fit(parts.railLabel, 44);
+  fit(parts.railLabel, 280);     // the row of marbles below it, the gate beyond it
   for (const [key] of LEVERS) {
     const side = outputs[key];
     parts.levers[key].setAttribute("class", "lever " + (side || "unknown"));
