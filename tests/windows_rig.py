@@ -21,6 +21,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import urllib.request
 import warnings
@@ -31,7 +32,8 @@ LACKED = {os: ("getuid", "geteuid", "getgid", "getegid", "getgroups", "fchmod", 
                "O_NOFOLLOW", "O_DIRECTORY"),
           signal: ("SIGHUP", "SIGQUIT", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGCHLD", "SIGKILL", "SIGPIPE",
                    "pthread_sigmask", "pthread_kill", "alarm", "setitimer", "siginterrupt", "SIG_BLOCK",
-                   "SIG_SETMASK")}
+                   "SIG_SETMASK"),
+          time: ("tzset",)}
 
 
 def like_windows(package):

@@ -34,7 +34,10 @@ def follow_time_zone(say):
     """The computer's time zone, read again (each heartbeat of the service and of a board's monitor):
     C's localtime keeps the zone it read first, so a zone set while they run (raspi-config, timedatectl
     set-timezone, at a new venue) moved neither the quiet hours nor the day a game counts on until a
-    restart. Said in one line when it changes."""
+    restart. Said in one line when it changes. (Windows has no tzset, and a laptop's simulator runs there:
+    its zone stays the one read at its start.)"""
+    if not hasattr(time, "tzset"):
+        return
     before = time.tzname
     time.tzset()
     if time.tzname != before:
