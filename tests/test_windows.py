@@ -161,3 +161,23 @@ def test_a_cache_file_another_run_holds_open_is_left_as_it_is(tmp_path, monkeypa
     finally:
         held[0].close()
     assert [(path.name, path.read_bytes()) for path in renders.iterdir()] == [("a--b.volume", b"1.0")]
+
+
+def test_a_package_from_a_clone_without_symbolic_links_says_what_it_lacks_in_one_line(tmp_path):
+    """Git for Windows checks each of controller/shipped's links out as a small file holding its target
+    (core.symlinks off, its default), and a wheel built from that clone lacks the firmware, the pin maps, the
+    scenarios and the page: the simulator stopped with a PinMapError's traceback."""
+    import shutil
+    copy = tmp_path / "controller"
+    shutil.copytree(ROOT / "controller", copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    for link in ("firmware", "hardware", "scenarios", "web"):
+        target = os.readlink(copy / "shipped" / link)
+        (copy / "shipped" / link).unlink()
+        (copy / "shipped" / link).write_text(target)
+    ran = subprocess.run([sys.executable, "-m", "controller", "--simulate", "--script", "R5"], capture_output=True,
+                         text=True, timeout=60, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert (ran.returncode, ran.stdout) == (1, "")
+    assert ran.stderr == "controller: the controller's own files are missing: %s is a small file where a link to " \
+        "the repository's scenarios folder belongs (a clone made by Git for Windows without symbolic links, and a " \
+        "package built from it): clone again with `git clone -c core.symlinks=true` (Windows: Developer Mode on) " \
+        "and install from that clone (README, \"Try it\")\n" % (copy / "shipped" / "scenarios")

@@ -22,6 +22,10 @@ class NotOnDisk(RuntimeError):
     """The package was imported from somewhere the shipped files are not plain files (a zip)."""
 
 
+# The links this package holds to the repository's folders (LICENSE is a file either way).
+LINKS = ("firmware", "hardware", "scenarios", "web")
+
+
 def path(*parts):
     """The path of a shipped file or folder, such as path("firmware") or path("web", "index.html"):
     the file itself, so that in a checkout a message names the file to edit, not its link."""
@@ -30,6 +34,12 @@ def path(*parts):
         found = found / part
     if not isinstance(found, Path):
         raise NotOnDisk("the controller's files are not on disk (%s): install the package with pip or pipx" % found)
+    if parts and parts[0] in LINKS and (files(__name__) / parts[0]).is_file():
+        raise NotOnDisk(
+            "the controller's own files are missing: %s is a small file where a link to the repository's %s "
+            "folder belongs (a clone made by Git for Windows without symbolic links, and a package built from it): "
+            "clone again with `git clone -c core.symlinks=true` (Windows: Developer Mode on) and install from that "
+            "clone (README, \"Try it\")" % (files(__name__) / parts[0], parts[0]))
     return found.resolve()
 
 
