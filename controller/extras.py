@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 from importlib import metadata
+from pathlib import Path
 
 DISTRIBUTION = "drnim-controller"
 
@@ -40,8 +41,25 @@ def install_command(extra):
     wanted = requirements(extra)
     if not wanted:
         return "pip install -e '.[%s]' in the controller's folder" % extra
-    sudo = "" if os.access(sys.prefix, os.W_OK) else "sudo "
-    return sudo + " ".join(shlex.quote(word) for word in [sys.executable, "-m", "pip", "install"] + wanted)
+    prefix = Path(sys.prefix)
+    if prefix.parent.name == "venvs" and "pipx" in prefix.parent.parent.parts[-2:]:
+        # pipx's own venv (a laptop's install): pipx adds to it, in any shell, with no path to quote
+        return " ".join(shell_word(word) for word in ["pipx", "inject", prefix.name] + wanted)
+    sudo = "" if os.access(sys.prefix, os.W_OK) or sys.platform == "win32" else "sudo "
+    return sudo + " ".join(shell_word(word) for word in [sys.executable, "-m", "pip", "install"] + wanted)
+
+
+# What cmd.exe or PowerShell reads as more than a letter of a word: such a word goes in double quotes there.
+WINDOWS_SPECIAL = set(" \t<>|&^,;(){}@$'\"`%")
+
+
+def shell_word(word):
+    """`word` as this computer's shell reads it: quoted as a POSIX shell reads it, or on Windows in double
+    quotes where cmd.exe or PowerShell would read something else (a requirement's < is a redirection there,
+    and neither reads a POSIX shell's single quotes)."""
+    if sys.platform != "win32":
+        return shlex.quote(word)
+    return '"%s"' % word if WINDOWS_SPECIAL & set(word) else word
 
 
 def lacking(extra, module):

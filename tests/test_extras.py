@@ -145,3 +145,19 @@ def test_the_cards_without_cairosvg_say_what_to_install(tmp_path, monkeypatch, c
     assert cards.main(["--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 1
     assert capsys.readouterr().err == "controller.cards: the PDF is made with CairoSVG: cairocffi is missing (the " \
                                       "'cards' extra): %s -m pip install cairosvg\n" % sys.executable
+
+
+def test_on_windows_the_hint_is_a_command_cmd_and_powershell_read_as_meant(monkeypatch):
+    """The hint quoted its words as a POSIX shell does: in cmd.exe a single quote quotes nothing, and
+    'textual<9,>=8' read its < as a redirection. Installed by pipx (a laptop's way), the hint is pipx's
+    own, which any shell reads with no path to quote (PowerShell stopped at a quoted one)."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(sys, "prefix", r"C:/Users/Tina Smith/pipx/venvs/drnim-controller")
+    hint = install_command("sim")
+    assert hint.startswith("pipx inject drnim-controller ") and "'" not in hint
+    for requirement in requirements("sim"):
+        assert (' "%s"' % requirement if set(requirement) & set("<>,; ") else " " + requirement) in hint
+    monkeypatch.setattr(sys, "prefix", r"C:/Users/Tina Smith/exhibit/.venv")
+    monkeypatch.setattr(sys, "executable", r"C:\Users\Tina Smith\exhibit\.venv\Scripts\python.exe")
+    assert install_command("sim").startswith(r'"C:\Users\Tina Smith\exhibit\.venv\Scripts\python.exe" -m pip '
+                                             "install ")
