@@ -314,9 +314,10 @@ def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
                     and pdf.stat().st_mtime >= svg.stat().st_mtime \
                     and words.exists() and words.read_text(encoding="utf-8") == plain:
                 continue
-            svg.write_text(text, encoding="utf-8")
+            # "\n" on every computer: the same bytes a Pi and a Windows laptop write
+            svg.write_text(text, encoding="utf-8", newline="\n")
             make_pdf(svg, pdf, plain.split("\n", 1)[0])
-            words.write_text(plain, encoding="utf-8")
+            words.write_text(plain, encoding="utf-8", newline="\n")
             made.append(svg)
     return made
 
