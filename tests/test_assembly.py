@@ -457,3 +457,23 @@ def test_checks_that_share_a_folder_render_each_solid_once(tmp_path):
         stls = list(pool.map(lambda check: check.render("ball", text), checks))
     assert len(renders) == 1 and stls[0] == stls[1]
     assert Mesh.read(stls[0]).volume() == pytest.approx(4 / 3 * math.pi * 1000, rel=0.01)
+
+
+def test_openscad_installed_off_the_path_on_a_mac_or_windows_is_found_or_said_how_to_get(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """OpenSCAD's installers for a Mac and Windows put it off the PATH: `hardware check` said it was missing
+    and to apt-get it."""
+    from controller.cli import main
+    from controller.hardware import command
+    monkeypatch.setattr(command.shutil, "which", lambda name: None)
+    app = tmp_path / "OpenSCAD.app" / "Contents" / "MacOS" / "OpenSCAD"
+    app.parent.mkdir(parents=True)
+    app.write_text("")
+    monkeypatch.setitem(command.OPENSCAD_PLACES, "darwin", (str(tmp_path / "nowhere"), str(app)))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert command.find_openscad() == str(app)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setitem(command.OPENSCAD_PLACES, "win32", (str(tmp_path / "Program Files" / "openscad.exe"),))
+    assert main(["hardware", "check"]) == 1
+    assert capsys.readouterr().err == "controller: openscad is missing: install it from openscad.org (into Program " \
+        "Files), or put it on the PATH\n"

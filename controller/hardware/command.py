@@ -169,12 +169,29 @@ def has_manifold():
     return True
 
 
+# Where OpenSCAD's installers put it, off the PATH (OpenSCAD's manual): the macOS app's, and Windows' installer's.
+OPENSCAD_PLACES = {"darwin": ("/Applications/OpenSCAD.app/Contents/MacOS/OpenSCAD",),
+                   "win32": (r"C:\Program Files\OpenSCAD\openscad.exe",
+                             r"C:\Program Files (x86)\OpenSCAD\openscad.exe")}
+OPENSCAD_INSTALL = {"linux": "apt-get install openscad (Debian's)",
+                    "darwin": "install it from openscad.org (into Applications), or put it on the PATH",
+                    "win32": "install it from openscad.org (into Program Files), or put it on the PATH"}
+
+
+def find_openscad():
+    """OpenSCAD's program: on the PATH, else where its installer puts it on a Mac or Windows; None."""
+    found = shutil.which("openscad")
+    if found:
+        return found
+    return next((place for place in OPENSCAD_PLACES.get(sys.platform, ()) if Path(place).is_file()), None)
+
+
 def run_check(args, out):
     from controller.hardware.assembly import Assembly, AssemblyError, Report
     from controller.hardware.pinmap.check import PinMapError
-    openscad = shutil.which("openscad")
+    openscad = find_openscad()
     if openscad is None:
-        raise RuntimeError("openscad is missing: apt-get install openscad (Debian's)")
+        raise RuntimeError("openscad is missing: %s" % OPENSCAD_INSTALL.get(sys.platform, OPENSCAD_INSTALL["linux"]))
     hardware = hardware_folder(args)
     try:
         made = builds(args, hardware)
