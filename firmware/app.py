@@ -62,9 +62,10 @@ CHUNK = 256
 # The board's clock is kept below this many ms (a small int on a 32-bit port: long ints allocate).
 CLOCK_LIMIT = 1 << 29
 CLOCK_SHIFT = 1 << 28
-# A write to the host held this long means a host asleep with the port open (Console); its lines are then
-# tried again this long after. (const, and _: no names for the board's table of them.)
-_HELD_MS = const(20)
+# A write to the host held this long means a host asleep with the port open (Console: a Pico's console
+# holds it 500 ms then; a host that reads, however busy, takes a line in a few); its lines are then tried
+# again this long after. (const, and _: no names for the board's table of them.)
+_HELD_MS = const(250)
 _RETRY_MS = const(5000)
 STOPPED = "The firmware is stopped for maintenance while %s is in the flash: deploy, or remove it and reset."
 LINK = "%d lines dropped: the host read nothing for a while"
