@@ -35,8 +35,8 @@ def test_the_page_plays_and_follows_under_its_own_content_security_policy():
         page.keyboard.press("1")
         page.keyboard.press("1")
         page.wait_for_function("() => nim.view().rows[0] === 0")
-        label = page.get_attribute("#control-row1", "aria-label")
-        assert label.startswith("Rangée 1, 0 allumée") and "allumées" not in label     # French: 0 is singular
+        label = page.evaluate("document.querySelector('svg.bulbs').getAttribute('aria-label')")
+        assert label.startswith("rangée 1\xa0: 0 allumée ") and "allumées" not in label     # French: 0 is singular
         assert page.evaluate("refused") == [] and page.page_errors == [] and page.evaluate("nim.errors") == []
         page = open_page(context, address + "?follow=hall-2&broker=ws://127.0.0.1:9/")
         page.wait_for_function("() => document.querySelector('#follow-status').dataset.link === 'unreachable'")
