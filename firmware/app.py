@@ -104,8 +104,9 @@ class Console:
 
     A host asleep with the port open (a laptop's lid closed on the monitor)
     suspends the USB bus, and then a Pico's console says it has room and holds
-    every write 500 ms all the same. So a write held _HELD_MS or longer counts
-    as no room, and the line is tried again only after _RETRY_MS."""
+    every write 500 ms all the same. So after a write held _HELD_MS or longer,
+    a port that says it has room is tried again only after _RETRY_MS (one that
+    says it has none is a host that stopped reading, as above)."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -118,10 +119,10 @@ class Console:
         self.last = None            # ticks_ms when the last write was held (None: it went at once)
 
     def room(self):
-        if self.last is not None and time.ticks_diff(time.ticks_ms(), self.last) < _RETRY_MS:
-            return False
         for _ in self.poller.ipoll(0):      # ipoll: no list allocated
-            return True
+            # room, it says; after a write that was held, a sleeping host's port says so too
+            return self.last is None or time.ticks_diff(time.ticks_ms(), self.last) >= _RETRY_MS
+        self.last = None        # no room, and it says so: a host that stopped reading, read again when it does
         return False
 
     def write(self, text):
