@@ -435,21 +435,12 @@ def run_safe_off(args, out):
     return safe_off.run(config_path(args), out, sys.stderr)
 
 
-# What `controller stats` says of days counted by a clock that network time never set, in lines that fit an
-# 80-column terminal (an ssh window, the Pi's own console).
-UNSET_CLOCK = ("Clock: not set by network time since this computer started\n"
-               "  (timedatectl: System clock synchronized: no). Without a battery-backed clock,\n"
-               "  a Pi starts from the time it last saved, hours behind after a power cut, and\n"
-               "  its games count on the days that clock says: docs/troubleshooting.md,\n"
-               "  \"Switched off every night\".\n")
-
-
 def run_stats(args, out):
     """Games per day and weekday, wins and faults over --period: read only; a damaged file is said in one line."""
     import datetime
     import sqlite3
     from controller.service.config import load_config
-    from controller.service.clock import synchronised
+    from controller.service.clock import UNSET_CLOCK, synchronised
     from controller.service.stats import WEEKDAYS, check_time_zone, period as read_period, summary as read_summary
     argument("TZ", check_time_zone)
     within = argument("--period", read_period, args.period)

@@ -173,7 +173,7 @@ def run_status(args, out):
         out.write("Last saved game: %s.\n" % game_said(game))
         if game["fault"]:
             out.write("Fault: %s.\n" % fault_help(game))
-    from controller.service.clock import synchronised
+    from controller.service.clock import UNSET_CLOCK, synchronised
     if synchronised() is False:
         out.write(UNSET_CLOCK)
     if not running:
@@ -205,13 +205,6 @@ def automatic_restarts(unit):
         return None
     value = said.stdout.strip()
     return int(value) if said.returncode == 0 and value.isdigit() else None
-
-
-# A clock network time never set (a Pi without a battery-backed clock, after a power cut): the service
-# cannot ask (its unit protects the clock), so `status` says it, as `stats` does.
-UNSET_CLOCK = "Clock: not set by network time since this computer started (timedatectl: System clock " \
-    "synchronized: no): the quiet hours and the day a game counts on follow it as it stands: " \
-    "docs/troubleshooting.md, \"Switched off every night\".\n"
 
 
 def heartbeat_said(heartbeat, ago, out):

@@ -281,8 +281,6 @@ def test_status_says_a_clock_network_time_has_not_set(tmp_path, monkeypatch, set
     out = io.StringIO()
     assert main(["status", "--config", str(tmp_path / "config.toml")], out=out) == 0
     rig.service.stop()
-    said = [line for line in out.getvalue().splitlines() if line.startswith("Clock:")]
-    assert said == ([] if set_by_network else [
-        "Clock: not set by network time since this computer started (timedatectl: System clock synchronized: no): "
-        "the quiet hours and the day a game counts on follow it as it stands: docs/troubleshooting.md, \"Switched "
-        "off every night\"."])
+    said = out.getvalue()
+    assert ("Clock: not set by network time since this computer started\n" in said) == (not set_by_network)
+    assert ("its quiet hours and the days its games count on follow that clock" in said) == (not set_by_network)

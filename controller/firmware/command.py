@@ -38,7 +38,7 @@ from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, ar
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError, BoardUnfit
-from controller.firmware.tools import FirmwareError, no_port, port_there
+from controller.firmware.tools import FirmwareError, no_port, port_there, say
 from controller.shipped import firmware_readme
 
 
@@ -195,12 +195,6 @@ def run_deploy(args, out):
     out.write("Copied the %s firmware from %s to the board on %s, and reset it%s.\n"
               % (machine, folder, args.port, pins))
     return 0
-
-
-def say(line):
-    """A line about the link (a pulled cable, a reset): on stderr, so stdout stays the board's own."""
-    sys.stderr.write("controller firmware: %s\n" % line)
-    sys.stderr.flush()
 
 
 def run_monitor(args, out):

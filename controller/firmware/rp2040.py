@@ -26,7 +26,6 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -36,7 +35,7 @@ from pathlib import Path
 from controller.cache import cache_folder, locked
 from controller.core.protocol import PRODUCTION
 from controller.firmware.link import Link
-from controller.firmware.tools import FIRMWARE, FirmwareError
+from controller.firmware.tools import FIRMWARE, FirmwareError, say
 from controller.shipped import firmware_readme
 
 UF2_VARIABLE = "CONTROLLER_PICO_UF2"
@@ -104,19 +103,13 @@ def harness():
             shutil.copyfile(HARNESS / name, folder / name)
     except OSError as error:
         raise FirmwareError("cannot fetch rp2040js into %s: %s" % (folder, error.strerror or error))
-    progress("fetching rp2040js, the RP2040's emulator, into %s (once: npm ci, a minute or less)" % folder)
+    say("fetching rp2040js, the RP2040's emulator, into %s (once: npm ci, a minute or less)" % folder)
     done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
                           capture_output=True, encoding="utf-8", errors="replace")
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
         raise FirmwareError("npm ci in %s failed: %s" % (folder, lines[-1]))
     return folder
-
-
-def progress(line):
-    """A line on stderr while the emulated Pico is made ready, which takes a while the first time."""
-    sys.stderr.write("controller firmware: %s\n" % line)
-    sys.stderr.flush()
 
 
 class EmulatedPico:
@@ -435,7 +428,7 @@ def deployed_pico(machine, uf2=None, mode=PRODUCTION, images=None, write_flash=N
                 if image.is_file():
                     pico.start(flash=image)
                 else:
-                    progress("deploying the %s build to the emulated Pico (once for this build and UF2, about 20 s: "
+                    say("deploying the %s build to the emulated Pico (once for this build and UF2, about 20 s: "
                              "later runs start from the flash it leaves)" % machine)
                     pico.start()
                     pico.run_free()

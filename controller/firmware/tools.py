@@ -71,6 +71,13 @@ def misnamed(port):
             "sudo systemd/install.sh monitor PORT names it" % port)
 
 
+def say(line):
+    """A line about the board or its link (a pulled cable, a reset, the emulated Pico made ready): on stderr,
+    so that stdout stays the board's own."""
+    sys.stderr.write("controller firmware: %s\n" % line)
+    sys.stderr.flush()
+
+
 def no_port(port):
     """The error for a serial port that is not there: where a Pico plugged in is, else the ports a Pico's
     could be (never `port` again, which is not there), or that there are none: then it is not plugged in."""

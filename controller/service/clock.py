@@ -13,6 +13,15 @@ import time
 TIME_ERROR = 5
 
 
+# What `controller stats` and `controller status` say of a clock network time never set (the service cannot ask:
+# its unit protects the clock), in lines that fit an 80-column terminal (an ssh window, the Pi's own console).
+UNSET_CLOCK = ("Clock: not set by network time since this computer started\n"
+               "  (timedatectl: System clock synchronized: no). Without a battery-backed clock,\n"
+               "  a Pi starts from the time it last saved, hours behind after a power cut, and\n"
+               "  its quiet hours and the days its games count on follow that clock:\n"
+               "  docs/troubleshooting.md, \"Switched off every night\".\n")
+
+
 def synchronised():
     """True when network time (or another time service) has set the clock since the start, False when
     the kernel says it has not, None where that cannot be asked (not Linux, or a system call refused:
