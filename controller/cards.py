@@ -3,7 +3,8 @@ how to play, as SVG and PDF (hardware/<machine>/visitor-card.<LL>.svg, .pdf),
 and its words alone as plain text (.txt), for a screen reader, braille or
 large print.
 
-    .venv/bin/python -m controller.cards [--machine drnim] [--lang de] [--out DIR]
+    controller hardware cards [--machine drnim] [--lang de] [--out DIR]
+    .venv/bin/python -m controller.cards ...      (the same, in a checkout: make catalogs runs it)
 
 Each card is the machine's drawing (hardware/<machine>/visitor-card-drawing.svg,
 the shapes alone) with its words in the language, from the catalogs
@@ -21,8 +22,9 @@ every machine: its date is `SOURCE_DATE_EPOCH` (the reproducible-builds
 convention) when it is set, else the date the committed cards carry, so
 that `make catalogs` with nothing changed changes no card (CairoSVG alone
 writes the time of the run, and a file's modification time is that of the
-clone). Needs CairoSVG with Debian's libcairo2 and the DejaVu fonts (the
-cards extra installs CairoSVG, and so does the test extra).
+clone). Needs CairoSVG with the Cairo library (Debian's libcairo2) and the
+DejaVu fonts (the cards extra installs CairoSVG, and so does the test extra);
+a computer without the library is told in one line how to get it.
 """
 
 import argparse
@@ -32,7 +34,6 @@ import time
 from html import escape
 from pathlib import Path
 
-from controller import shipped
 from controller.core.registry import NAMES
 from controller.language import CODES, UnknownLanguage, language
 
@@ -53,8 +54,27 @@ RIGHT_TO_LEFT = ("it is written right to left, which the cards' PDF (cairo) cann
                  "backwards; no card is made (the page and the kiosk show the language)")
 
 
+# How to get the Cairo library, by sys.platform (cairocffi finds it by name: no pip package carries it).
+CAIRO_INSTALL = {
+    "linux": "sudo apt-get install libcairo2 (Debian, Ubuntu, Raspberry Pi OS)",
+    "darwin": "brew install cairo (Homebrew)",
+    "win32": "install the GTK 3 runtime for Windows, as CairoSVG's documentation says under Installation",
+}
+
+
 class CardError(ValueError):
     """A card that cannot be made: the words do not fit, or a file cannot be read or written."""
+
+
+def cairo():
+    """cairocffi, or CardError in one line where the Cairo library is missing: cairocffi raises
+    OSError then, one line for each of the six names it tried."""
+    try:
+        import cairocffi
+    except OSError:
+        raise CardError("the cards are drawn with the Cairo library, which this computer lacks: %s"
+                        % CAIRO_INSTALL.get(sys.platform, CAIRO_INSTALL["linux"])) from None
+    return cairocffi
 
 
 def creation_date():
@@ -67,7 +87,7 @@ def creation_date():
 def make_pdf(svg_path, pdf_path, title):
     """The card's PDF, dated (creation_date) and titled: a screen reader says a PDF's title as it opens it,
     and one without is "untitled" or its file's name."""
-    import cairocffi
+    cairocffi = cairo()
     from cairosvg.surface import PDFSurface
     created = creation_date()
 
@@ -84,7 +104,7 @@ class Measure:
     """The width of a text in the card's font, in mm at a size in mm (cairo's own metrics)."""
 
     def __init__(self):
-        import cairocffi
+        cairocffi = cairo()
         self.context = cairocffi.Context(cairocffi.RecordingSurface(cairocffi.CONTENT_COLOR_ALPHA, None))
         self.cairo = cairocffi
 
@@ -260,6 +280,7 @@ def card_svg(machine, t, measure=None):
                         "hardware/%s/visitor-card-drawing.svg (DEVELOPERS.md, 'Adding a machine')" % (machine, machine))
     card = Card(measure or Measure())
     WORDS[machine](card, t)
+    from controller import shipped
     drawing = shipped.path("hardware", machine, "visitor-card-drawing.svg").read_text(encoding="utf-8")
     shapes = [line for line in drawing.splitlines() if line.startswith("<") and not line.startswith(("<?", "<!--",
                                                                                                        "<svg", "</svg"))]
@@ -292,6 +313,7 @@ def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
     written (each SVG stands for its three files), leaving out those already as they would be (`make catalogs`
     runs this each time). `languages`, code -> Language, stands in for the catalogs
     (a test's pseudo-locale)."""
+    from controller import shipped
     measure = Measure()
     made = []
     if out is None and not shipped.in_checkout():
@@ -322,42 +344,60 @@ def write_cards(machines=NAMES, codes=CODES, out=None, languages=None):
     return made
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m controller.cards", description="The visitor cards (SVG and "
-                                     "PDF), per machine and language.")
+def add_parser(actions):
+    """`controller hardware cards`, among the hardware command's `actions`."""
+    cards = actions.add_parser("cards", help="the visitor cards, how to play, per machine and language: SVG, PDF "
+                               "and plain text (into the current folder, or hardware/<machine>/ in a checkout)")
+    cards.set_defaults(action=lambda args, out: make(args, out, name="controller hardware cards"))
+    add_arguments(cards)
+
+
+def add_arguments(parser):
+    """The cards' options, for `python -m controller.cards` and `controller hardware cards`."""
     parser.add_argument("--machine", choices=NAMES, action="append", help="a machine (default: each)")
     parser.add_argument("--lang", action="append", metavar="LL", help="a language: %s (default: each)"
                         % ", ".join(CODES))
     parser.add_argument("--out", metavar="DIR", help="the folder to write into (default: hardware/<machine>/ in a "
                         "checkout, else the current folder)")
-    args = parser.parse_args(argv)
+
+
+def make(args, out=None, name="controller.cards"):
+    """The cards `args` asks for; the exit status, a refusal said in one line on stderr after `name`."""
+    out = out or sys.stdout
     try:
         codes = [language(code).code for code in args.lang] if args.lang else list(CODES)
         if not args.lang:       # make catalogs: every card that can be made, and a line for each language that cannot
             for code in [code for code in codes if language(code).direction == "rtl"]:
-                sys.stderr.write("controller.cards: no visitor card in %s: %s\n" % (code, RIGHT_TO_LEFT))
+                sys.stderr.write("%s: no visitor card in %s: %s\n" % (name, code, RIGHT_TO_LEFT))
                 codes.remove(code)
         machines = args.machine or NAMES
         written = write_cards(machines, codes, args.out)
         for path in written:
-            print("wrote %s, its PDF and its words (.txt)" % path)
+            out.write("wrote %s, its PDF and its words (.txt)\n" % path)
         if not written:
-            print("visitor cards up to date: %d" % (len(machines) * len(codes)))
+            out.write("visitor cards up to date: %d\n" % (len(machines) * len(codes)))
     except UnknownLanguage as error:
-        sys.stderr.write("controller.cards: --lang: %s\n" % error)
+        sys.stderr.write("%s: --lang: %s\n" % (name, error))
         return 2
     except ImportError as error:
         from controller.extras import missing
-        sys.stderr.write("controller.cards: the PDF is made with CairoSVG: %s\n" % missing("cards", error))
+        sys.stderr.write("%s: the PDF is made with CairoSVG: %s\n" % (name, missing("cards", error)))
         return 1
     except OSError as error:
-        sys.stderr.write("controller.cards: %s: %s\n" % (error.filename, error.strerror) if error.filename
-                         else "controller.cards: %s\n" % (error.strerror or error))
+        sys.stderr.write("%s: %s: %s\n" % (name, error.filename, error.strerror) if error.filename
+                         else "%s: %s\n" % (name, error.strerror or error))
         return 1
     except ValueError as error:
-        sys.stderr.write("controller.cards: %s\n" % error)
+        sys.stderr.write("%s: %s\n" % (name, error))
         return 1
     return 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m controller.cards", description="The visitor cards (SVG and "
+                                     "PDF), per machine and language.")
+    add_arguments(parser)
+    return make(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
     controller fleet [stats] [--broker HOST[:PORT]] [--once] [--period 7d] ...   (controller/telemetry/command.py)
     controller web build|serve ...   (see controller/web/command.py)
     controller hardware check [--machine NAME] ...   (see controller/hardware/command.py)
+    controller hardware cards [--machine NAME] [--lang LL] [--out DIR]   (see controller/cards.py)
     controller --simulate [--machine MACHINE] [--config PATH] [--script FILE | --autoplay N [--visitor V]]
                           [--seed N] [--jam-rate R] [--glitch-rate R] [--bounce] [--speed X] [--lang LL]
 
@@ -171,7 +172,8 @@ def build_parser():
     from controller.telemetry.command import add_parser as add_fleet_parser
     add_fleet_parser(commands)
     from controller.hardware.command import add_parser as add_hardware_parser
-    add_hardware_parser(commands)
+    from controller.cards import add_parser as add_cards_parser
+    add_cards_parser(add_hardware_parser(commands))
     return parser
 
 

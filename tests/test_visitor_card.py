@@ -206,6 +206,47 @@ def test_a_folder_the_cards_cannot_go_into_is_named(tmp_path, capsys):
     assert capsys.readouterr().err == "controller.cards: %s: File exists\n" % taken
 
 
+def test_a_computer_without_the_cairo_library_is_told_in_one_line_how_to_get_it(tmp_path, capsys, monkeypatch):
+    """Without libcairo, cairocffi's import raises OSError with a line for each name it tried (six on
+    Linux): `controller hardware cards` printed them after its name, and nothing said what to install.
+    Here cairocffi's own dlopen looks for a library of a name no computer has, and its error stands for
+    the import's, as on a laptop without Cairo."""
+    import importlib.abc
+    import importlib.util
+    import sys
+
+    try:
+        import cairocffi
+    except (ImportError, OSError):
+        pytest.skip("cairocffi cannot be imported here (make test installs it, with Debian's libcairo2)")
+    try:
+        cairocffi.dlopen(cairocffi.ffi, ("drnim-no-cairo",), ("libdrnim-no-cairo.so.2",))
+    except OSError as error:
+        lacking = error
+    assert str(lacking).count("\n") >= 1       # cairocffi's own words: a line for each name it tried
+
+    class NoCairo(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path=None, target=None):
+            return importlib.util.spec_from_loader(name, self) if name in ("cairocffi", "cairosvg") else None
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            raise lacking
+
+    for name in [name for name in sys.modules if name.split(".")[0] in ("cairocffi", "cairosvg")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [NoCairo()] + sys.meta_path)
+    monkeypatch.setattr(sys, "platform", "linux")
+    from controller.cli import main
+    assert main(["hardware", "cards", "--machine", "drnim", "--lang", "de", "--out", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == ("controller hardware cards: the cards are drawn with the Cairo library, "
+                                       "which this computer lacks: sudo apt-get install libcairo2 (Debian, "
+                                       "Ubuntu, Raspberry Pi OS)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("code, warning", [
     ("en", "WARNING: CHOKING HAZARD (marbles). Not for children under 3."),
     ("de", "ACHTUNG: ERSTICKUNGSGEFAHR (Murmeln). Nicht für Kinder unter 3 Jahren."),

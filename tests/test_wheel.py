@@ -201,13 +201,14 @@ def test_the_web_page_builds_and_a_missing_npm_is_one_line(installed, tmp_path):
 
 def test_the_visitor_cards_go_into_the_current_folder_not_the_installed_package(installed, tmp_path):
     """Without --out they went into the installed package's own folder (site-packages), where
-    nobody looks for them and a package manager's files are not to be changed."""
+    nobody looks for them and a package manager's files are not to be changed. They are made by
+    the `controller` command, the one pipx puts on the PATH: `python -m controller.cards` is not
+    reachable from a pipx install."""
     reason = cairo_missing()
     if reason:
         pytest.skip(reason)
     controller, env, _, _ = installed
-    done = subprocess.run([str(controller.parent / "python"), "-m", "controller.cards", "--machine", "drnim",
-                           "--lang", "fr"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([str(controller), "hardware", "cards", "--machine", "drnim", "--lang", "fr"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "wrote visitor-card.fr.svg, its PDF and its words (.txt)\n"
     assert sorted(os.listdir(tmp_path)) == ["visitor-card.fr.pdf", "visitor-card.fr.svg", "visitor-card.fr.txt"]

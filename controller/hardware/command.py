@@ -37,9 +37,11 @@ RELEASES = ("solenoid", "servo")
 
 
 def add_parser(commands):
-    """The `hardware` subcommand and its `check`, on cli.py's parser."""
-    hardware = commands.add_parser("hardware", help="the replica's printed and bought parts, checked together")
-    actions = hardware.add_subparsers(dest="hardware_command", metavar="check", parser_class=type(hardware))
+    """The `hardware` subcommand and its `check`, on cli.py's parser; its subcommands, for cli.py
+    to add `cards` (controller/cards.py, a layer above the hardware's)."""
+    hardware = commands.add_parser("hardware", help="the replica's printed and bought parts, checked together, "
+                                   "and its visitor cards")
+    actions = hardware.add_subparsers(dest="hardware_command", parser_class=type(hardware))
     actions.required = True
     check = actions.add_parser("check", help="prove the assembly with openscad: no collisions, every part on "
                                "its board, every screw's length, every fit, the marble's flight, the release's lift")
@@ -49,6 +51,7 @@ def add_parser(commands):
     check.add_argument("--release", choices=RELEASES, help="Dr. Nim's release only (default: both)")
     check.add_argument("--hardware", metavar="DIR", help="the parts of this hardware/ folder, such as a checkout's "
                        "you edited, and its pin maps (default: the copy installed with the controller)")
+    return actions
 
 
 def default_cache():
