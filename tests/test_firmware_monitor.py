@@ -37,10 +37,10 @@ GAME = [
 class Running:
     """`controller firmware monitor` as a process, its output read line by line as it comes."""
 
-    def __init__(self, *args, stdin=None):
-        self.process = subprocess.Popen([sys.executable, "-m", "controller", "firmware", "monitor", *args],
+    def __init__(self, *args, stdin=None, start=("-m", "controller"), env=None):
+        self.process = subprocess.Popen([sys.executable, *start, "firmware", "monitor", *args],
                                         cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                                        env=dict(env or os.environ, PYTHONUNBUFFERED="1"))
         self.text = {"out": b"", "err": b""}
 
     def until(self, words, stream="out", timeout=20):
@@ -101,6 +101,35 @@ def test_a_board_is_watched_and_its_games_counted(tmp_path, port):
     assert main(["stats", "--config", str(config)], out=out) == 0
     assert "Wins: machine 1" in out.getvalue()
     assert "Faults: jam 1" in out.getvalue()
+
+
+# The controller as a laptop's user starts it: not root, on a computer whose /var/lib has no
+# drnim-controller (the suite may run as root, on a computer that has one).
+AS_A_LAPTOPS_USER = ("-c", "import os, sys\nos.geteuid = lambda: 1000\nimport controller.service.config as config\n"
+                     "config.SYSTEM_STATE = os.path.join(os.environ['XDG_STATE_HOME'], 'var-lib-drnim-controller')\n"
+                     "from controller.cli import main\nsys.exit(main(sys.argv[1:]))")
+
+
+def test_on_a_laptop_without_a_configuration_the_boards_games_are_counted_in_the_users_own_folder(tmp_path, port):
+    """The default state folder, /var/lib/drnim-controller, is the Pi service's: a laptop's user
+    may not write there, so the monitor counted nothing ("its games are not counted") until they
+    wrote a configuration naming a folder of their own. Without one it is theirs now
+    ($XDG_STATE_HOME/drnim-controller, ~/.local/state/... by default), made by the monitor, and
+    `controller stats` reads it."""
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state-home"), HOME=str(tmp_path))
+    monitor = Running("--port", port.path, start=AS_A_LAPTOPS_USER, env=env)
+    try:
+        shown = monitor.until("Ctrl-C stops")
+        assert "not counted" not in shown, monitor.text
+        port.write(HELLO + "".join(line + "\n" for line in GAME))
+        monitor.until("FAULT jam")
+    finally:
+        assert monitor.stop() == 0
+    assert b"statistics" not in monitor.text["err"], monitor.text["err"]
+    assert (tmp_path / "state-home" / "drnim-controller" / "stats.sqlite").is_file(), monitor.text
+    counted = subprocess.run([sys.executable, *AS_A_LAPTOPS_USER, "stats"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=60)
+    assert "Wins: machine 1" in counted.stdout, counted.stderr
 
 
 def test_a_board_that_started_before_the_monitor_has_its_faults_counted_too(tmp_path, port):

@@ -203,7 +203,7 @@ def run_monitor(args, out):
     from controller.firmware.monitor import Monitor, TypedLines
     from controller.firmware.heartbeat import Heartbeat
     from controller.service.boards import board_exhibit, board_folder, board_runtime_folder, hold
-    from controller.service.config import load_config
+    from controller.service.config import load_config, user_state_folder
     from controller.service.stats import Statistics, last_machine
     config = argument("--config", load_config, config_path(args))
     # the exhibit the board is: its name on the broker, its statistics and telemetry queue, held by it alone
@@ -211,6 +211,11 @@ def run_monitor(args, out):
     exhibit = board_exhibit(config, args.port)
     folder = board_folder(config, exhibit)
     exhibit_lock = None
+    if config.state_dir() == user_state_folder():
+        try:
+            os.makedirs(config.state_dir(), exist_ok=True)      # the user's own, which nothing else makes
+        except OSError:
+            pass
     if os.path.isdir(config.state_dir()):
         try:
             os.makedirs(folder, exist_ok=True)

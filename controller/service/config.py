@@ -33,7 +33,7 @@ SERVICE_SETTINGS = {
     "machine": Setting(NAMES[0], choices=NAMES),
     "pinmap": Setting(""),              # empty: pinmaps/<machine>.toml beside the configuration, else the shipped one
     "pin_factory": Setting("lgpio", choices=PIN_FACTORIES),
-    "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else /var/lib/drnim-controller
+    "state_dir": Setting(""),           # empty: $STATE_DIRECTORY (set by systemd), else default_state_folder()
     "runtime_dir": Setting(""),         # empty: $RUNTIME_DIRECTORY, else /run/drnim-controller
     # how long the release solenoid stays energised (at most 500 ms: controller/hardware/pinmap/release.py)
     "release_pulse_ms": Setting(60, 1, 1000),
@@ -117,11 +117,31 @@ class Config:
 
     def state_dir(self):
         return self.service["state_dir"] or os.environ.get("STATE_DIRECTORY", "").split(":")[0] \
-            or "/var/lib/drnim-controller"
+            or default_state_folder()
 
     def runtime_dir(self):
         return self.service["runtime_dir"] or os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0] \
             or "/run/drnim-controller"
+
+
+# The Pi's state folder: the service unit's StateDirectory=, which systemd makes.
+SYSTEM_STATE = "/var/lib/drnim-controller"
+
+
+def user_state_folder():
+    """The user's own state folder ($XDG_STATE_HOME/drnim-controller, else ~/.local/state/...)."""
+    home = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(home, "drnim-controller")
+
+
+def default_state_folder():
+    """The state folder of a configuration that names none, outside systemd: the Pi's, where it is
+    there (the service has run) or for root; else the user's own, which a laptop's `firmware monitor`
+    makes: /var/lib is not a laptop user's, and the board's games went uncounted there."""
+    euid = getattr(os, "geteuid", None)     # Windows has none
+    if os.path.isdir(SYSTEM_STATE) or euid is not None and euid() == 0:
+        return SYSTEM_STATE
+    return user_state_folder()
 
 
 def exhibit_pinmap_path(config_path, machine):
