@@ -302,6 +302,12 @@ def test_config_check_names_the_option_only_when_it_was_typed(tmp_path):
     ("[service]\nstate_dir = \"state\"\n", "service.state_dir: state is not a full path (one that begins with /)"),
     ("[service]\npinmap = \"pinmaps/drnim.toml\"\n", "service.pinmap: pinmaps/drnim.toml is not a full path"),
     ("[telemetry]\npassword_file = \"secret\"\n", "telemetry.password_file: secret is not a full path"),
+    # a Windows path as Explorer shows it, in double quotes: its backslashes begin escapes
+    ("[service]\npinmap = \"C:\\Users\\me\\drnim.toml\"\n", "Invalid hex value (at line 2, column 15): in double "
+     "quotes a backslash begins an escape; write a Windows path with forward slashes, or in single quotes: "
+     "\"C:/Users/me/drnim.toml\""),
+    ("[service]\nstate_dir = \"C:\\temp\"\n", "service.state_dir: the path holds a tab (\\t in double quotes): write a "
+     "Windows path with forward slashes, or in single quotes"),
 ])
 def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):
     path = tmp_path / "config.toml"

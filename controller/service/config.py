@@ -14,6 +14,7 @@ and the problem.
 """
 
 import os
+import re
 import stat
 import tomllib
 
@@ -252,9 +253,36 @@ PATH_SETTINGS = (("service", "pinmap"), ("service", "state_dir"), ("service", "r
                  ("telemetry", "password_file"), ("telemetry", "ca_file"))
 
 
+# What tomllib says of a backslash in double quotes that begins no escape it knows ("C:\Users", "C:\drnim").
+BAD_ESCAPE = re.compile(r"Invalid hex value|Unescaped '\\\\'|escape", re.IGNORECASE)
+# The escapes that a Windows path's backslashes in double quotes can make silently: "C:\temp" holds a tab.
+ESCAPED = {"\t": ("\\t", "a tab"), "\n": ("\\n", "a line break"), "\r": ("\\r", "a carriage return"),
+           "\b": ("\\b", "a backspace"), "\f": ("\\f", "a form feed")}
+WINDOWS_PATH = "write a Windows path with forward slashes, or in single quotes"
+
+
+def toml_problem(text, error):
+    """tomllib's words for `error` in `text`; where a backslash in double quotes made it, as in a
+    Windows path written as Explorer shows it, how to write that path."""
+    message = str(error)
+    at = re.search(r"at line (\d+)", message)
+    lines = text.splitlines()
+    if not (at and BAD_ESCAPE.search(message) and 0 < int(at.group(1)) <= len(lines)):
+        return message
+    quoted = re.search(r'"([^"]*\\[^"]*)"', lines[int(at.group(1)) - 1])
+    if not quoted:
+        return message
+    return "%s: in double quotes a backslash begins an escape; %s: \"%s\"" % (
+        message, WINDOWS_PATH, quoted.group(1).replace("\\", "/"))
+
+
 def check_full_paths(path, data):
     for section, key in PATH_SETTINGS:
         value = data.get(section, {}).get(key)
+        made = [ESCAPED[character] for character in ESCAPED if isinstance(value, str) and character in value]
+        if made:
+            raise ConfigError("%s: %s.%s: the path holds %s (%s in double quotes): %s" % (
+                path, section, key, made[0][1], made[0][0], WINDOWS_PATH))
         if isinstance(value, str) and value and not os.path.isabs(value):
             raise ConfigError("%s: %s.%s: %s is not a full path (one that begins with /): the service does not "
                               "start in this folder; write it in full, such as %s" % (
@@ -276,7 +304,7 @@ def load_config(path=None, overrides=None):
         except UnicodeDecodeError:
             raise ConfigError("%s: not UTF-8 text (save it as UTF-8)" % path)
         except tomllib.TOMLDecodeError as error:
-            raise ConfigError("%s: %s" % (path, error))
+            raise ConfigError("%s: %s" % (path, toml_problem(raw.decode("utf-8-sig"), error)))
         except ValueError:
             # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
             raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
