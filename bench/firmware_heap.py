@@ -39,7 +39,10 @@ Beside it, on the emulated Pico (the official MicroPython in rp2040js, as
 deployed by mpremote): each machine's game with a power cut in it, the heap
 `gc.mem_free()` leaves after it, and the smallest heap the game needs,
 found by bisection on a ballast `bytearray` taken before the firmware
-starts. `--no-pico` leaves them out (they take several minutes more).
+starts; and what the firmware's modules take once loaded, with its machine
+made, before a game, and how much of it is the names they add to the
+board's table (which a frozen firmware keeps in flash). `--no-pico` leaves
+them out (they take several minutes more).
 
 `--romfs` adds, for comparison, each machine's figures with the same
 modules in a ROMFS image that their bytecode runs from in place, as on a
@@ -584,6 +587,44 @@ def pico_image(machine, folder):
     return image
 
 
+# What the firmware's modules take loaded, before any game: as app.run() loads them, and the machine
+# the runner makes (mpremote's exec at the board's prompt, its main.py stopped at its first line).
+LOADED = """import gc, micropython, sys
+sys.path[:] = ['.frozen', '']
+gc.collect()
+before = gc.mem_alloc()
+import app
+import board_config as config
+from controller.core.registry import machine_class
+machine = machine_class(config.MACHINE)({})
+machine.handle(('power',), 0)
+gc.collect()
+print('loaded', gc.mem_alloc() - before)
+micropython.qstr_info()
+"""
+
+
+def pico_loaded(image):
+    """(bytes, names, bytes of names): the heap the firmware's modules and its machine take on the
+    emulated Pico from `image` before a game, and the names they add to its table
+    (micropython.qstr_info()), which a frozen firmware keeps in flash instead."""
+    import re
+    from controller.firmware.deploy import mpremote
+    from controller.firmware.rp2040 import EmulatedPico
+    pico = EmulatedPico()
+    try:
+        pico.start(flash=image)
+        pico.run_free()
+        said = mpremote(pico.port, ["exec", LOADED], image.parent, "measure the loaded firmware on")
+    finally:
+        pico.stop()
+    loaded = re.search(r"loaded (\d+)", said)
+    names = re.search(r"n_qstr=(\d+), n_str_data_bytes=\d+, n_total_bytes=(\d+)", said)
+    if not (loaded and names):
+        raise SystemExit("firmware_heap: the emulated Pico did not say what its firmware takes: %s" % said.strip())
+    return int(loaded.group(1)), int(names.group(1)), int(names.group(2))
+
+
 def pico_game(machine, image, ballast):
     """(None, the board's heap after the game: free and used bytes) when the emulated Pico
     from `image` plays its game with `ballast` bytes taken before the firmware starts, else
@@ -674,6 +715,11 @@ def pico_figures():
             lines.append("emulated Pico (the official MicroPython, %s): after a game with a power cut in it, "
                          "gc.mem_free() %d bytes (%d in use); the smallest heap the game needs, found by a "
                          "ballast: %d KiB" % (machine, free, used, -(-smallest // 1024)))
+            print(lines[-1], flush=True)
+            loaded, names, name_bytes = pico_loaded(Path(folder) / (machine + ".bin"))
+            lines.append("emulated Pico (%s): the firmware's modules loaded and its machine made, before a game: "
+                         "%.1f KiB of heap, %.1f KiB of it the %d names they add" % (
+                             machine, loaded / 1024, name_bytes / 1024, names))
             print(lines[-1], flush=True)
     return lines
 
