@@ -971,6 +971,25 @@ def test_serve_names_each_device_only_with_log_addresses(tmp_path, monkeypatch):
 
 
 @needs_browser
+def test_the_triggers_word_keeps_nine_tenths_of_its_width_in_every_language(browser):
+    """'DÉCLENCHEUR' was squeezed to 69 % of its width on the drawn trigger, and 'DISPARADOR' to 77 %:
+    letters pressed together in white on red, on the control a visitor presses most. The face is wider
+    now, and a long word's letters are set closer before any is squeezed."""
+    from controller.language import CODES
+    context, address, _ = browser
+    for code in CODES:
+        page = open_page(context, address + "?machine=drnim&lang=" + code)
+        kept = page.evaluate("""(() => {
+            const word = document.querySelector('svg.drnim .drawn-control text');
+            const squeezed = word.getAttribute('textLength');
+            word.removeAttribute('textLength');
+            return squeezed === null ? 1 : squeezed / word.getComputedTextLength();
+        })()""")
+        assert kept >= 0.9, (code, kept)
+        page.close()
+
+
+@needs_browser
 def test_the_count_of_marbles_on_the_rail_is_never_squeezed_in_any_language(browser):
     """'Schiene 15' was squeezed to 57 % of its width (44 units, where the row of marbles below leaves it
     280): 10 pixels high on a phone, and narrower still, hard to read."""

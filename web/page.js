@@ -1114,8 +1114,8 @@ function buildDrNim() {
   const trigger = element("svg:g", { class: "drawn-control", "aria-hidden": "true" }, svg);
   // its target: the corner below the turn switch's words, a finger's size on a 360 px phone (44 px)
   element("svg:rect", { x: 276, y: 296, width: 140, height: 60, class: "hit" }, trigger);
-  element("svg:rect", { x: 290, y: 316, width: 110, height: 30, rx: 15, class: "face" }, trigger);
-  fit(element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, _("TRIGGER")), 96);
+  element("svg:rect", { x: 280, y: 316, width: 130, height: 30, rx: 15, class: "face" }, trigger);
+  fit(element("svg:text", { x: 345, y: 336, "text-anchor": "middle" }, trigger, _("TRIGGER")), 116);
   trigger.addEventListener("click", () => press(inputCalled("trigger")));
   const turn = parts.levers.turn.parentNode;
   turn.classList.add("drawn-switch");
@@ -1124,10 +1124,13 @@ function buildDrNim() {
 }
 
 // A drawn label squeezed to `most` units (its textLength) when its words are longer: a long word in
-// another language stays inside its place on the board.
+// another language stays inside its place on the board. Its letters are set closer first, where it
+// spaces them ("DÉCLENCHEUR" on the trigger), so that they are squeezed less, or not at all.
 function fit(label, most) {
   label.removeAttribute("textLength");
   label.removeAttribute("lengthAdjust");
+  label.classList.remove("tight");
+  if (label.getComputedTextLength() > most) label.classList.add("tight");
   if (label.getComputedTextLength() > most) {
     label.setAttribute("textLength", most);
     label.setAttribute("lengthAdjust", "spacingAndGlyphs");
