@@ -126,6 +126,20 @@ def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_pa
     assert stats(config, "2025-03").count("\n") == 1
 
 
+def test_weekly_reports_meet_end_to_start_across_a_change_of_daylight_saving(new_york):
+    """A report run each Wednesday at 14:00 for the last 7d: the one after clocks went forward (9 March
+    2025) began at 13:00, an hour inside the week before, whose games a spreadsheet then added twice.
+    A day is a calendar day at the same clock time; hours and minutes are the time elapsed."""
+    from controller.service.stats import period
+    weeks = [period("7d", clock=lambda day=day: local(2025, 3, day, 14, 0)) for day in (5, 12, 19)]
+    assert [(week.start, week.end) for week in weeks] == [
+        (local(2025, 2, 26, 14, 0), local(2025, 3, 5, 14, 0)), (local(2025, 3, 5, 14, 0), local(2025, 3, 12, 14, 0)),
+        (local(2025, 3, 12, 14, 0), local(2025, 3, 19, 14, 0))]
+    assert weeks[1].end - weeks[1].start == 167 * 3600
+    hours = period("168h", clock=lambda: local(2025, 3, 12, 14, 0))
+    assert hours.end - hours.start == 168 * 3600 and hours.start == local(2025, 3, 5, 13, 0)
+
+
 @pytest.mark.parametrize("period, said", [
     ("1 month", "'1 month' is not a period such as 7d"),
     ("30days", "'30days' is not a period such as 7d"),
@@ -136,7 +150,13 @@ def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_pa
     ("2025-02-30", "'2025-02-30' is not a date of the calendar"),
     ("2025-03-01..2025-02-30", "'2025-03-01..2025-02-30': '2025-02-30' is not a date of the calendar"),
     ("2025-04-02..2025-03-01", "'2025-04-02..2025-03-01' ends before it begins"),
-    ("march", "'march' is not a period such as 7d")])
+    ("march", "'march' is not a period such as 7d"),
+    # past the calendar: each ended in a traceback (OverflowError, or a year out of range)
+    ("9999-12-31", "'9999-12-31' reaches past the calendar's years (1 to 9999)"),
+    ("2026-01-01..9999-12-31", "'2026-01-01..9999-12-31' reaches past the calendar's years (1 to 9999)"),
+    ("1000000000d", "'1000000000d' reaches past the calendar's years (1 to 9999)"),
+    ("9999999999999999999999min", "'9999999999999999999999min' reaches past the calendar's years (1 to 9999)"),
+    ("0001-01-01", "'0001-01-01' reaches past the calendar's years (1 to 9999)")])
 def test_a_typo_in_a_period_is_one_line_naming_it(tmp_path, capsys, period, said):
     config = str(write_config(tmp_path))
     arg = ["--period" + period] if period.startswith("=") else ["--period", period]

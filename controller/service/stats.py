@@ -260,8 +260,32 @@ def a_date(text, whole):
 
 def period(text, clock=time.time):
     """A Period from what a user wrote (PERIODS), in this computer's time zone; ValueError with one line."""
-    now = clock()
-    units = {"d": 86400, "h": 3600, "min": 60}
+    try:
+        found = asked_period(text, clock())
+        datetime.date.fromtimestamp(found.start)       # the days a period of hours or minutes reaches back to
+        return found
+    except (OverflowError, OSError):       # OSError: Windows' C library, before 1970
+        raise ValueError("%s reaches past the calendar's years (1 to 9999)" % quoted(text))
+    except ValueError as error:
+        if "out of range" in str(error):       # datetime's words for a year before 1 or after 9999
+            raise ValueError("%s reaches past the calendar's years (1 to 9999)" % quoted(text))
+        raise
+
+
+def days_before(now, days):
+    """`days` calendar days before `now`, at the same local clock time: a week across a change of
+    daylight saving is 167 or 169 hours, and a weekly report run at 14:00 then begins at 14:00 too,
+    where the week before ended (168 hours overlapped it by an hour in spring, and left an hour out in
+    autumn)."""
+    return (datetime.datetime.fromtimestamp(now) - datetime.timedelta(days=days)).timestamp()
+
+
+def asked_period(text, now):
+    """period()'s reading of `text` at `now` (seconds since the epoch)."""
+    units = {"h": 3600, "min": 60}
+    number = text[:-1]
+    if text.endswith("d") and is_whole(number) and int(number) > 0:
+        return Period(days_before(now, int(number)), now, "the last %s" % text)
     for unit, seconds in units.items():
         number = text[:-len(unit)]
         if text.endswith(unit) and is_whole(number) and int(number) > 0:
