@@ -879,6 +879,23 @@ def test_an_exhibit_whose_clock_is_days_behind_is_not_shown_silent_while_its_sta
         time.localtime(now - 1000))
 
 
+def test_an_exhibit_in_another_time_zone_shows_its_own_days_games_while_its_statuses_come(tmp_path):
+    """Found by the curator's review: on a Berlin laptop after midnight, a Los Angeles exhibit playing its
+    afternoon showed 0 games today (its status's date, its own, is the laptop's yesterday), as did a Pi
+    whose clock started behind. A status heard lately is the exhibit's today; one whose heartbeats
+    stopped on a day that is not the follower's is from a day gone."""
+    now = time.time()
+    fleet = Fleet("m", FleetStore(":memory:"), lambda text: None, clock=lambda: now, timer=lambda: now)
+    status = {"v": 1, "exhibit": "la-1", "online": True, "at": now - 9 * 3600, "machine": "drnim", "mode": "play",
+              "fault": None, "version": "0.1.0", "uptime_s": 5, "heartbeat_s": 60, "last_game": None,
+              "today": {"date": time.strftime("%Y-%m-%d", time.localtime(now - 86400)), "games": 57,
+                        "machine_wins": 41}}
+    fleet.message("m/la-1/status", encode(status))
+    assert fleet.rows()[0][2:6] == ["yes", "-", "57", "41"]
+    now += 1000
+    assert fleet.rows()[0][2:6] == ["silent 16 min", "-", "0", "0"]
+
+
 def test_a_password_file_is_read_only_where_it_is_used(tmp_path, capsys):
     """Staff who cannot read the password file still read `controller status`; `config check`
     says it cannot be read, in one line."""

@@ -375,7 +375,8 @@ class Fleet:
             rows.append([printable(cell) for cell in [name, status.get("machine", "?"),
                                                       self.online(status, clock_times, narrow),
                                                       self.fault(status, narrow)]
-                         + self.day(status, today) + [self.last_game(status, clock_times, narrow)]])
+                         + self.day(status, today, self.live(status))
+                         + [self.last_game(status, clock_times, narrow)]])
         return rows
 
     def when(self, at, clock_times):
@@ -390,12 +391,17 @@ class Fleet:
         unheard; `narrow`, "silent 12m", which leaves the last game's time inside 80 columns."""
         if not status["online"]:
             return self.offline(status, clock_times, narrow)
-        beat, heard = status.get("heartbeat_s"), status["heard"]
-        unheard = self.age(heard, status["heard_timed"])
-        if isinstance(beat, int) and unheard > SILENT_AFTER_BEATS * beat:
+        if not self.live(status):
+            heard = status["heard"]
             return "silent, last heard at " + self.time_of(heard) if clock_times \
-                else "silent %s" % ago(unheard, short=narrow)
+                else "silent %s" % ago(self.age(heard, status["heard_timed"]), short=narrow)
         return "yes"
+
+    def live(self, status):
+        """Online and heard within SILENT_AFTER_BEATS heartbeats: its status is the exhibit's now."""
+        beat = status.get("heartbeat_s")
+        return status["online"] and not (isinstance(beat, int) and self.age(
+            status["heard"], status["heard_timed"]) > SILENT_AFTER_BEATS * beat)
 
     def offline(self, status, clock_times, narrow):
         """OFFLINE, and since when (`went_offline`): "OFFLINE 3 h" (a log's table: "OFFLINE since 14:02:03"), or
@@ -421,11 +427,14 @@ class Fleet:
         return ("," if narrow else ", ").join(faults) or "-"
 
     @staticmethod
-    def day(status, today):
+    def day(status, today, live):
+        """Its games today and the machine's wins: the exhibit's today, in its time zone and by its clock,
+        while it is `live` (a heartbeat brings a new day's noughts); else the day the follower calls today,
+        which an exhibit silent or offline since an earlier day has not played."""
         counts = status.get("today")
         if counts is None:
             return ["-", "-"]
-        if counts["date"] != today:
+        if counts["date"] != today and not live:
             return ["0", "0"]
         return [str(counts["games"]), str(counts["machine_wins"])]
 
