@@ -221,7 +221,7 @@ def test_the_guides_cost_and_led_count_come_from_the_parts_list_and_the_pin_map(
 
 
 def test_the_nimatrons_ribbon_fuses_carry_the_lamps_they_feed():
-    """The +5 V from the console's stripboard feeds both lamp boards (every lamp lit: 0.82 A) and
+    """The +5 V from the console's stripboard feeds both lamp boards (every lamp lit: 0.73 A) and
     the +5 V from the console's lamp board the spectators' alone: a PTC held below what it
     carries trips in the middle of a game and the lamps go dark."""
     wiring = (ROOT / "hardware" / "nimatron" / "wiring.md").read_text()

@@ -65,7 +65,7 @@ def test_the_drawings_show_the_parts_a_builder_must_not_leave_out():
         assert part in dr_nim
     assert shipped_pi_words("drnim").count("100 nF") == 5, "the sensor's, and one on each of the four panel inputs' wires"
     nimatron = " ".join(shipped_pi_words("nimatron"))
-    for part in ("74HC595", "ULN2803A", "OE", "SRCLR", "75 Ω", "QH'"):
+    for part in ("74HC595", "ULN2803A", "OE", "SRCLR", "100 Ω", "QH'"):
         assert part in nimatron
 
 

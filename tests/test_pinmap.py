@@ -76,7 +76,7 @@ def test_the_nimatron_map_gives_each_display_chips_of_its_own():
     lamps = pinmap.outputs["lamps"]
     assert lamps.pins == {"data": 10, "clock": 11, "latch": 8, "enable": 5}
     assert lamps.pins["enable"] <= 8, "OE on a pin the Pi pulls up at power-up: the lamps stay dark while it boots"
-    assert lamps.options == {"registers": 8, "lamp_colour": "warm-white", "lamp_vf": 3.0, "lamp_resistor": 75}
+    assert lamps.options == {"registers": 8, "lamp_colour": "warm-white", "lamp_vf": 3.0, "lamp_resistor": 100}
     assert lamps.active is None
     order = pm.lamp_outputs(pinmap)
     assert order[0] == ("console", 1, 1) and order[27] == ("console", 4, 7) and order[32] == ("spectators", 1, 1)
@@ -478,7 +478,7 @@ def nimatron_text(rows=4, lamps=7, registers=8, extra_inputs=(), top_extra=""):
     for role in ["row%d" % i for i in range(1, rows + 1)] + list(extra_inputs) + ["handover", "new_game"]:
         parts += ["[inputs.%s]" % role, "pin = %d" % next(pins), ""]
     parts += ["[outputs.lamps]", 'kind = "shift_register"', "data = 10", "clock = 11", "latch = 8",
-              "registers = %d" % registers, 'lamp_colour = "warm-white"', "lamp_resistor = 75", ""]
+              "registers = %d" % registers, 'lamp_colour = "warm-white"', "lamp_resistor = 100", ""]
     for role, pin in (("lamp_your_turn", 12), ("lamp_machine_turn", 13), ("lamp_nim_champ", 19),
                       ("lamp_machine_wins", 26)):
         parts += ["[outputs.%s]" % role, 'kind = "led"', "pin = %d" % pin, RED, ""]
@@ -866,7 +866,7 @@ def test_a_nimatron_of_another_layout_is_told_what_its_build_takes_where_the_gui
     assert said[-1] == (
         "warning: %s:2: rows, lamps_per_row: 5 rows of 7 lamps, where the parts list, the console top and the lamp "
         "boards are counted for the 1940 machine's 4 of 7: this build takes 70 lamp LEDs and their resistors, 10 "
-        "74HC595s and as many ULN2803s, 7 buttons, and 1.03 A through the ribbon with every lamp lit, which its "
+        "74HC595s and as many ULN2803s, 7 buttons, and 0.91 A through the ribbon with every lamp lit, which its "
         "PTCs must hold; hardware/nimatron/README.md, \"Another layout\", says what to change" % path)
 
     assert pm.main(["nimatron"]) == 0
@@ -874,7 +874,7 @@ def test_a_nimatron_of_another_layout_is_told_what_its_build_takes_where_the_gui
     shipped_map = pm.load_pinmap(default_pinmap_path("nimatron"))
     rows, lamps = shipped_map.rows, shipped_map.lamps_per_row
     counted = {row["part"]: row["quantity"] for row in read_bom(ROOT / "hardware/nimatron/bom.csv")}
-    assert counted["LED 5 mm warm-white"] == counted["Resistor 75 Ω"] == 2 * rows * lamps, \
+    assert counted["LED 5 mm warm-white"] == counted["Resistor 100 Ω"] == 2 * rows * lamps, \
         "the parts list counts the lamps of the layout the line names"
     assert counted["Shift register"] == counted["Darlington driver array"] == \
         shipped_map.outputs["lamps"].options["registers"]

@@ -19,6 +19,8 @@ import re
 from decimal import Decimal
 from pathlib import Path
 
+from controller.hardware.pinmap.electrical import COUNTED_FOR
+
 PRICED = "November 2026"
 CHOICES = ("", "alternative", "optional")
 COLUMNS = ("part", "quantity", "example part number", "note", "unit price EUR", "choice")
@@ -94,12 +96,6 @@ def sized_bom(text, pinmap, path="bom.csv"):
         lines[number] = line
     return "".join(lines)
 
-
-# The Nimatron's rows and lamps in a row that the build pack's counted and placed parts are for (the 1940
-# machine's): the parts list's counts, the console top's row buttons (parts/params.scad places four), the lamp
-# boards (a 160 x 100 mm stripboard each) and the ribbon's PTCs, sized for their lamps' current. The pin map's
-# tables, drawings, lamp check and lamp panels follow the map.
-COUNTED_FOR = (4, 7)
 
 
 def layout_warning(pinmap):

@@ -279,7 +279,8 @@ class _Checker:
         return pins
 
     def lamp_chain(self, spec, layout):
-        """The chain must have chips enough for both displays, each on chips of its own."""
+        """The chain must have chips enough for both displays, each on chips of its own, and the shipped
+        layout's lamps must stay within what the ribbon's PTC holds."""
         rows, lamps_per_row = layout["rows"], layout["lamps_per_row"]
         per_display = display_registers(rows, lamps_per_row)
         if spec.options["registers"] < 2 * per_display:
@@ -288,6 +289,10 @@ class _Checker:
                       "(U1-U%d the console, then the spectators' display), so use %d or more"
                       % (spec.options["registers"], rows * lamps_per_row, rows, lamps_per_row, per_display,
                          per_display, 2 * per_display))
+        problem = (rows, lamps_per_row) == electrical.COUNTED_FOR and electrical.ribbon_problem(spec.options,
+                                                                                     2 * rows * lamps_per_row)
+        if problem:     # another layout's PTCs are the builder's to size (bom.layout_warning says so)
+            self.fail(spec.key + ".lamp_resistor", problem)
 
     def roles(self, table, key, roles, cls, what):
         name = cls.TITLE

@@ -8,9 +8,10 @@ its series resistor, a buzzer its transistor's base resistor, and the loader
 refuses a map whose figures do not add up, with one line naming the pin.
 
 The current through an LED is (supply - forward voltage) / resistor: from a
-3.3 V pin for the LEDs on the header; from 5 V less the ULN2803's 0.9 V for
+3.3 V pin for the LEDs on the header; from 5 V less the ULN2803's 0.7 V for
 the Nimatron's lamps, which the Darlington array sinks, so they draw nothing
-from the header. An LED pair counts once in the header's total: only one
+from the header. Every lamp lit, they must stay within what the ribbon's PTC
+holds in a warm console (`ribbon_problem`). An LED pair counts once in the header's total: only one
 side is ever lit.
 
 A solenoid's coil must have a hardware limit on its on-time that no program,
@@ -49,10 +50,22 @@ HEADER_MAX_MA = 50
 LED_MIN_MA = 2
 # A small NPN transistor's base-emitter drop.
 BASE_VOLTS = 0.7
-# The Nimatron's lamps: 5 V, less the ULN2803's drop, through the lamp resistor.
+# The Nimatron's lamps: 5 V, less the ULN2803's drop, through the lamp resistor. Its datasheet's 0.9 V
+# is at 100 mA; at a lamp's 15 mA a Darlington drops about 0.7 V, and the lamp draws more than 0.9 V says.
 LAMP_SUPPLY_VOLTS = 5.0
-ULN2803_DROP_VOLTS = 0.9
+ULN2803_DROP_VOLTS = 0.7
 LAMP_MAX_MA = 20     # a 5 mm LED's continuous rating
+# The Nimatron's rows and lamps in a row that the build pack's counted and placed parts are for (the 1940
+# machine's): the parts list's counts, the console top's row buttons (parts/params.scad places four), the lamp
+# boards (a 160 x 100 mm stripboard each) and the ribbon's PTCs, sized for their lamps' current. The pin map's
+# tables, drawings, lamp check and lamp panels follow the map.
+COUNTED_FOR = (4, 7)
+# The PTC in the ribbon's +5 V to both displays' lamps (bom.csv), and the part of its hold current it
+# keeps at 50 °C, in a closed console (Bourns' derating table for the MF-R series): above it, the lamps
+# go dark in play whenever many are lit.
+RIBBON_PTC = "MF-R110"
+RIBBON_PTC_HOLD_A = 1.1
+WARM_HOLD = 0.8
 
 # The release solenoid's coil, on the 5 V supply, and its protection: the game pulses it for
 # GAME_PULSE_MS (release_pulse_ms' default) at most once a pace (Dr. Nim's 900 ms: a visitor's
@@ -82,6 +95,19 @@ def led_ma(vf, ohms, volts=PIN_VOLTS):
 def lamp_ma(options):
     """The current of one of the Nimatron's lamps, behind a ULN2803 from 5 V, in mA."""
     return led_ma(options["lamp_vf"], options["lamp_resistor"], LAMP_SUPPLY_VOLTS - ULN2803_DROP_VOLTS)
+
+
+def ribbon_problem(options, lamps):
+    """None, or why `lamps` lamps (both displays', every one lit) draw more than the ribbon's PTC holds
+    warm, and the lamp resistor that keeps them within it."""
+    amps = lamps * lamp_ma(options) / 1000
+    warm = RIBBON_PTC_HOLD_A * WARM_HOLD
+    if amps <= warm:
+        return None
+    volts = LAMP_SUPPLY_VOLTS - ULN2803_DROP_VOLTS - options["lamp_vf"]
+    return ("the %d lamps lit draw %.2f A through the ribbon's %s, more than the %.2f A it holds at 50 °C (%.1f A "
+            "at 23 °C): the lamps would go dark in play in a warm console; use at least %s"
+            % (lamps, amps, RIBBON_PTC, warm, RIBBON_PTC_HOLD_A, resistor_text(_ceil(volts * lamps / warm))))
 
 
 def pin_ma(spec):
