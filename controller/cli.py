@@ -422,9 +422,9 @@ def run_config_check(args, out):
     warning = password_in_clear(config.telemetry)
     if warning:
         out.write("%s: %s\n" % (path or "the defaults", warning))
-    from controller.hardware.pinmap.check import serial_port_warnings
+    from controller.hardware.pinmap.check import ribbon_warnings, serial_port_warnings
     from controller.service.config import unplayed_wiring
-    for line in serial_port_warnings(pinmap) + unplayed_wiring(config, pinmap):
+    for line in serial_port_warnings(pinmap) + ribbon_warnings(pinmap) + unplayed_wiring(config, pinmap):
         out.write("warning: %s\n" % line)
     target = proxy_target(config.telemetry, path)
     if target:

@@ -51,7 +51,7 @@ from controller.core.keeping import Keeper
 from controller.core.saves import resume
 from controller.core.registry import machine_class
 from controller.hardware.boards import Board
-from controller.hardware.pinmap.check import PinMapError, check_gate, serial_port_warnings
+from controller.hardware.pinmap.check import PinMapError, check_gate, ribbon_warnings, serial_port_warnings
 from controller.hardware.pins_held import PinHeld
 from controller.core.debounce import Debouncer
 from controller.service.clock import follow_time_zone
@@ -252,7 +252,8 @@ class Service:
         except PinMapError as error:
             self.service_fault("gate", "%s (the service runs with it; controller config check refuses it until it "
                                        "is mended)" % error)
-        for line in serial_port_warnings(self.pinmap) + unplayed_wiring(self.config, self.pinmap):
+        for line in serial_port_warnings(self.pinmap) + ribbon_warnings(self.pinmap) + unplayed_wiring(
+                self.config, self.pinmap):
             self.log("warning: %s" % line)
 
     def tell_sound(self):

@@ -279,8 +279,7 @@ class _Checker:
         return pins
 
     def lamp_chain(self, spec, layout):
-        """The chain must have chips enough for both displays, each on chips of its own, and the shipped
-        layout's lamps must stay within what the ribbon's PTC holds."""
+        """The chain must have chips enough for both displays, each on chips of its own."""
         rows, lamps_per_row = layout["rows"], layout["lamps_per_row"]
         per_display = display_registers(rows, lamps_per_row)
         if spec.options["registers"] < 2 * per_display:
@@ -289,10 +288,6 @@ class _Checker:
                       "(U1-U%d the console, then the spectators' display), so use %d or more"
                       % (spec.options["registers"], rows * lamps_per_row, rows, lamps_per_row, per_display,
                          per_display, 2 * per_display))
-        problem = (rows, lamps_per_row) == electrical.COUNTED_FOR and electrical.ribbon_problem(spec.options,
-                                                                                     2 * rows * lamps_per_row)
-        if problem:     # another layout's PTCs are the builder's to size (bom.layout_warning says so)
-            self.fail(spec.key + ".lamp_resistor", problem)
 
     def roles(self, table, key, roles, cls, what):
         name = cls.TITLE
@@ -484,6 +479,22 @@ def serial_port_warnings(pinmap):
     return ["%s:%d: %s: GPIO %d is the serial port's %s while it is on, and then drives this output while the "
             "Pi boots and whenever the service stops: keep the port off (%s)" % (
                 pinmap.path, line_of(lines, key), key, pin, SERIAL_PORT[pin], SERIAL_PORT_OFF) for key, pin in found]
+
+
+def ribbon_warnings(pinmap):
+    """A line, `path:line: key: problem`, when the Nimatron's lamps, every one lit, draw more than the
+    ribbon's PTC holds in a warm console: they then go dark in play whenever many are lit, until it cools
+    (a warning, not a refusal: the PTC protects the wire, and a build of the 75 Ω lamps shipped before
+    plays on while its resistors wait to be changed). Only for the layout the parts list counts: another
+    layout's PTCs are the builder's to size (bom.layout_warning)."""
+    spec = pinmap.lamp_chain
+    if spec is None or (pinmap.rows, pinmap.lamps_per_row) != electrical.COUNTED_FOR:
+        return []
+    problem = electrical.ribbon_problem(spec.options, 2 * pinmap.rows * pinmap.lamps_per_row)
+    if not problem:
+        return []
+    return ["%s:%d: %s.lamp_resistor: %s" % (pinmap.path, line_of(map_lines(pinmap), spec.key + ".lamp_resistor"),
+                                             spec.key, problem)]
 
 
 def load_pinmap(path, machine=None):

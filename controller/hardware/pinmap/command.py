@@ -24,7 +24,8 @@ from controller import shipped
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap.bom import BomError, layout_warning, sized_bom
 from controller.hardware.pinmap.build import build_scad, build_values
-from controller.hardware.pinmap.check import PinMapError, check_gate, load_pinmap, serial_port_warnings
+from controller.hardware.pinmap.check import (PinMapError, check_gate, load_pinmap, ribbon_warnings,
+                                              serial_port_warnings)
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path, shown
@@ -60,7 +61,7 @@ def main(argv=None, out=None):
             continue
         print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
                                                        ", ".join(map(str, pinmap.free_pins()))), file=out)
-        for line in serial_port_warnings(pinmap) + list(filter(None, [layout_warning(pinmap)])):
+        for line in serial_port_warnings(pinmap) + ribbon_warnings(pinmap) + list(filter(None, [layout_warning(pinmap)])):
             print("warning: " + line, file=out)
         if args.write_docs and (Path(path).parent / "wiring.md").exists():
             status = write_bom(pinmap, out) or status

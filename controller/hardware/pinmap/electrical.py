@@ -10,8 +10,8 @@ refuses a map whose figures do not add up, with one line naming the pin.
 The current through an LED is (supply - forward voltage) / resistor: from a
 3.3 V pin for the LEDs on the header; from 5 V less the ULN2803's 0.7 V for
 the Nimatron's lamps, which the Darlington array sinks, so they draw nothing
-from the header. Every lamp lit, they must stay within what the ribbon's PTC
-holds in a warm console (`ribbon_problem`). An LED pair counts once in the header's total: only one
+from the header. Every lamp lit, they should stay within what the ribbon's PTC
+holds in a warm console (`ribbon_problem`, a warning). An LED pair counts once in the header's total: only one
 side is ever lit.
 
 A solenoid's coil must have a hardware limit on its on-time that no program,
@@ -106,7 +106,7 @@ def ribbon_problem(options, lamps):
         return None
     volts = LAMP_SUPPLY_VOLTS - ULN2803_DROP_VOLTS - options["lamp_vf"]
     return ("the %d lamps lit draw %.2f A through the ribbon's %s, more than the %.2f A it holds at 50 °C (%.1f A "
-            "at 23 °C): the lamps would go dark in play in a warm console; use at least %s"
+            "at 23 °C): the lamps would go dark in play in a warm console; use at least %s, or keep it cool"
             % (lamps, amps, RIBBON_PTC, warm, RIBBON_PTC_HOLD_A, resistor_text(_ceil(volts * lamps / warm))))
 
 
