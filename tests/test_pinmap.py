@@ -1011,6 +1011,27 @@ def test_two_servos_on_one_pwm_output_of_the_pico_are_refused(tmp_path):
         % (path, line_of(path.read_text(), "turn = 16"))
 
 
+def test_a_pico_input_on_the_chips_own_pull_down_is_refused(tmp_path):
+    """On a Pico 2's first chips (RP2350 erratum E9) a pin on its own pull-down floats up after a first
+    press and reads pressed for good: New game would start one game, then none. The build took it, as
+    the Pi's check still does (a Pi's pins have no such fault)."""
+    from controller.hardware.pinmap import load_pinmap
+    from controller.hardware.pinmap.pico import load_pico
+    text = default_pinmap_path("drnim").read_text().replace(
+        '[inputs.new_game]\nlabel = "New game button"\npin = 7                           # header pin 26\n'
+        'pull = "up"\nactive = "low"', '[inputs.new_game]\nlabel = "New game button"\npin = 7\npull = "down"\n'
+        'active = "high"')
+    path = tmp_path / "pinmap.toml"
+    path.write_text(text)
+    assert load_pinmap(path).inputs["new_game"].pull == "down"
+    with pytest.raises(PinMapError) as refused:
+        load_pico(path)
+    assert str(refused.value).startswith("%s:%d: inputs.new_game.pull: a pin held by the chip's own pull-down "
+                                         "reads pressed for good after a first press on a Pico 2" % (
+                                             path, line_of(text, 'pull = "down"')))
+    assert 'external pull-down of 8.2 kΩ or less and pull = "none"' in str(refused.value)
+
+
 # --- building gpiozero devices on MockFactory ------------------------------------
 
 def build(spec):

@@ -107,6 +107,12 @@ def load_pico(path, machine=None):
                 fail(where, "GP%d is already used by %s" % (number, used[number]))
             used[number] = where
             pins[role][name] = number
+    for role, spec in pinmap.inputs.items():
+        if spec.pull == "down":
+            fail("inputs.%s.pull" % role, 'a pin held by the chip\'s own pull-down reads pressed for good after a '
+                 'first press on a Pico 2 (the RP2350\'s erratum E9, its first chips): wire it to GND with pull = '
+                 '"up" and active = "low", as the shipped map does, or give it an external pull-down of 8.2 kΩ or '
+                 'less and pull = "none"', "inputs.%s.pull" % role)
     servos = {}
     for role, spec in pinmap.outputs.items():
         problem = drive_problem(spec)
