@@ -56,7 +56,8 @@ def watch(pin, handler):
 
 def start_timer(timer, ms, callback):
     """`callback(timer)` once, `ms` from now, in the timer's interrupt where the
-    port can (the RP2040's), so nothing the loop does can delay it."""
+    port can (the rp2 port's since MicroPython 1.26), so nothing the loop does can
+    delay it; before that, scheduled (firmware/README.md, "The release")."""
     try:
         timer.init(mode=Timer.ONE_SHOT, period=ms, callback=callback, hard=True)
     except TypeError:
