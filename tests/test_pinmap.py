@@ -1011,7 +1011,7 @@ def test_two_servos_on_one_pwm_output_of_the_pico_are_refused(tmp_path):
         % (path, line_of(path.read_text(), "turn = 16"))
 
 
-def test_a_pico_input_on_the_chips_own_pull_down_is_refused(tmp_path):
+def test_a_pico_input_on_the_chips_own_pull_down_is_refused(tmp_path, capsys):
     """On a Pico 2's first chips (RP2350 erratum E9) a pin on its own pull-down floats up after a first
     press and reads pressed for good: New game would start one game, then none. The build took it, as
     the Pi's check still does (a Pi's pins have no such fault)."""
@@ -1030,6 +1030,9 @@ def test_a_pico_input_on_the_chips_own_pull_down_is_refused(tmp_path):
                                          "reads pressed for good after a first press on a Pico 2" % (
                                              path, line_of(text, 'pull = "down"')))
     assert 'external pull-down of 8.2 kΩ or less and pull = "none"' in str(refused.value)
+    assert pm.main([str(path)]) == 0, "the map's own check takes it for the Pi, and warns of the Pico"
+    assert "warning: %s:%d: inputs.new_game.pull: for the Pico's build (controller firmware build refuses it): " \
+        "a pin held by the chip's own pull-down" % (path, line_of(text, 'pull = "down"')) in capsys.readouterr().out
 
 
 # --- building gpiozero devices on MockFactory ------------------------------------

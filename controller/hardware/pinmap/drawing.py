@@ -531,6 +531,6 @@ def drawings(path):
     pinmap = load_pinmap(path)
     out = {FILES["pi"]: draw(pinmap, "pi")}
     if "pico" in tomllib.loads(Path(path).read_text(encoding="utf-8")):
-        _, pins, _ = load_pico(path)
+        _, pins, _ = load_pico(path, refuse_pull_downs=False)
         out[FILES["pico"]] = draw(pinmap, "pico", pins)
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 from controller.core.exhibit import SENSOR, SOUND
 from controller.core.registry import machine_class
 from controller.hardware.pinmap import electrical
-from controller.hardware.pinmap.check import KINDS, SOUND_CUES, PinMapError, check_gate, load_pinmap
+from controller.hardware.pinmap.check import KINDS, SOUND_CUES, PinMapError, check_gate, load_pinmap, map_lines
 from controller.hardware.pinmap.model import default_pinmap_path
 from controller.hardware.pinmap.positions import key_lines, line_of
 from controller.hardware.pinmap.release import open_ms, timing_problem
@@ -40,9 +40,22 @@ WATCHDOG_MS = 5000                    # below the RP2040's longest, 8388 ms
 SERVO_FRAME_MS = 20
 
 
-def load_pico(path, machine=None):
+# Why a Pico's input must not hold on the chip's own pull-down.
+PULL_DOWN = ('a pin held by the chip\'s own pull-down reads pressed for good after a first press on a Pico 2 (the '
+             'RP2350\'s erratum E9, its first chips): wire it to GND with pull = "up" and active = "low", as the '
+             'shipped map does, or give it an external pull-down of 8.2 kΩ or less and pull = "none"')
+
+
+def pull_downs(pinmap):
+    """The keys of the inputs on the chip's own pull-down, which `firmware build` refuses (PULL_DOWN)."""
+    return ["inputs.%s.pull" % role for role, spec in pinmap.inputs.items() if spec.pull == "down"]
+
+
+def load_pico(path, machine=None, refuse_pull_downs=True):
     """(the checked PinMap, its [pico] pins: role -> {pin name: GP number},
-    the section's options); PinMapError naming the line and key."""
+    the section's options); PinMapError naming the line and key. An input on the
+    chip's own pull-down is refused (a build's), or left to `pico_warnings` (the
+    map's own check and its drawings, which a Pi's build of the map reads too)."""
     pinmap = load_pinmap(path, machine)
     text = Path(path).read_text(encoding="utf-8")
     lines = key_lines(text)
@@ -107,12 +120,8 @@ def load_pico(path, machine=None):
                 fail(where, "GP%d is already used by %s" % (number, used[number]))
             used[number] = where
             pins[role][name] = number
-    for role, spec in pinmap.inputs.items():
-        if spec.pull == "down":
-            fail("inputs.%s.pull" % role, 'a pin held by the chip\'s own pull-down reads pressed for good after a '
-                 'first press on a Pico 2 (the RP2350\'s erratum E9, its first chips): wire it to GND with pull = '
-                 '"up" and active = "low", as the shipped map does, or give it an external pull-down of 8.2 kΩ or '
-                 'less and pull = "none"', "inputs.%s.pull" % role)
+    for key in pull_downs(pinmap) if refuse_pull_downs else ():
+        fail(key, PULL_DOWN, key)
     servos = {}
     for role, spec in pinmap.outputs.items():
         problem = drive_problem(spec)
@@ -137,7 +146,16 @@ def check_pico(pinmap):
     except (OSError, ValueError):       # read by load_pinmap a moment ago; load_pico says what became of it
         section = True
     if section is not None:
-        load_pico(pinmap.path, pinmap.machine)
+        load_pico(pinmap.path, pinmap.machine, refuse_pull_downs=False)
+
+
+def pico_warnings(pinmap):
+    """A line, `path:line: key: problem`, for each input of a map with a [pico] section that its Pico's
+    build refuses and a Pi's takes: one on the chip's own pull-down (PULL_DOWN)."""
+    if "pico" not in tomllib.loads(Path(pinmap.path).read_text(encoding="utf-8")):
+        return []
+    return ["%s:%d: %s: for the Pico's build (controller firmware build refuses it): %s" % (
+        pinmap.path, line_of(map_lines(pinmap), key), key, PULL_DOWN) for key in pull_downs(pinmap)]
 
 
 def drive_problem(spec):
