@@ -562,6 +562,14 @@ for machine in drnim nimatron; do
         say "Updating $kept: an earlier version's shipped pin map, never edited here"
         install -D -p -m 0644 "$kept" "$SRC/replaced/$machine.toml"
         install -m 0644 "$shipped" "$kept"
+        # The lamps' resistors are soldered: a build keeps the ones its parts list gave (the check warns
+        # of what they draw), where a newer list gives others.
+        soldered=$(sed -n 's/^lamp_resistor *= *\([0-9][0-9]*\).*/\1/p' "$SRC/replaced/$machine.toml")
+        listed=$(sed -n 's/^lamp_resistor *= *\([0-9][0-9]*\).*/\1/p' "$kept")
+        if [[ -n $soldered && -n $listed && $soldered != "$listed" ]]; then
+            sed -i "s/^lamp_resistor *= *$listed\b.*/lamp_resistor = $soldered                 # ohms, as soldered from the parts list of its day (today's: $listed)/" "$kept"
+            say "Keeping lamp_resistor = $soldered in $kept: the lamps' resistors this build has (today's parts list gives $listed Ω)"
+        fi
     else
         say "Keeping the existing $kept, edited here (the shipped one is $shipped)"
     fi

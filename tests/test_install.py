@@ -396,6 +396,29 @@ def test_an_update_replaces_a_pin_map_an_earlier_version_shipped_and_no_one_edit
     assert "Keeping /etc/drnim-controller/pinmaps/nimatron.toml (the shipped one)" in update.stdout
 
 
+def test_an_update_keeps_the_lamp_resistors_a_nimatron_was_built_with(pi):
+    """b3a0609 shipped the Nimatron's lamps on 75 Ω, the next version on 100 Ω: the update replaced that map,
+    never edited, with one saying 100 Ω, where the build has 75 Ω soldered, and nothing warned that its 56
+    lamps lit draw more than the ribbon's PTC holds warm. The soldered value is kept, and said."""
+    assert install(pi).returncode == 0
+    stub(pi / "opt/drnim-controller/venv/bin/controller", REAL_CONTROLLER)
+    pinmap = pi / "etc/drnim-controller/pinmaps/nimatron.toml"
+    pinmap.write_text((ROOT / "tests/upgrade/nimatron-pinmap-b3a0609.toml").read_text().split("\n", 3)[3])
+
+    update = install(pi)
+    assert update.returncode == 0, update.stderr
+    assert "==> Keeping lamp_resistor = 75 in /etc/drnim-controller/pinmaps/nimatron.toml: the lamps' resistors " \
+        "this build has (today's parts list gives 100 Ω)" in update.stdout.splitlines()
+    shipped = (ROOT / "hardware/nimatron/pinmap.toml").read_text().splitlines()
+    kept = pinmap.read_text().splitlines()
+    assert [line for line in kept if line not in shipped] == [
+        "lamp_resistor = 75                 # ohms, as soldered from the parts list of its day (today's: 100)"]
+    assert len(kept) == len(shipped)
+    from controller.hardware.pinmap import load_pinmap
+    from controller.hardware.pinmap.check import ribbon_warnings
+    assert ribbon_warnings(load_pinmap(pinmap)) != []
+
+
 @pytest.mark.parametrize("machine", NAMES)
 def test_the_pin_map_shipped_now_is_listed_as_shipped(machine):
     """So that the next update replaces it where no one edited it (a changed pin map adds its line)."""
