@@ -591,6 +591,7 @@ def pico_image(machine, folder):
 # the runner makes (mpremote's exec at the board's prompt, its main.py stopped at its first line).
 LOADED = """import gc, micropython, sys
 sys.path[:] = ['.frozen', '']
+micropython.qstr_info()
 gc.collect()
 before = gc.mem_alloc()
 import app
@@ -607,7 +608,8 @@ micropython.qstr_info()
 def pico_loaded(image):
     """(bytes, names, bytes of names): the heap the firmware's modules and its machine take on the
     emulated Pico from `image` before a game, and the names they add to its table
-    (micropython.qstr_info()), which a frozen firmware keeps in flash instead."""
+    (micropython.qstr_info() before and after, less what mpremote and this script made it
+    hold), which a frozen firmware keeps in flash instead."""
     import re
     from controller.firmware.deploy import mpremote
     from controller.firmware.rp2040 import EmulatedPico
@@ -619,10 +621,11 @@ def pico_loaded(image):
     finally:
         pico.stop()
     loaded = re.search(r"loaded (\d+)", said)
-    names = re.search(r"n_qstr=(\d+), n_str_data_bytes=\d+, n_total_bytes=(\d+)", said)
-    if not (loaded and names):
+    names = [(int(count), int(size)) for count, size in
+             re.findall(r"n_qstr=(\d+), n_str_data_bytes=\d+, n_total_bytes=(\d+)", said)]
+    if not (loaded and len(names) == 2):
         raise SystemExit("firmware_heap: the emulated Pico did not say what its firmware takes: %s" % said.strip())
-    return int(loaded.group(1)), int(names.group(1)), int(names.group(2))
+    return int(loaded.group(1)), names[1][0] - names[0][0], names[1][1] - names[0][1]
 
 
 def pico_game(machine, image, ballast):

@@ -107,6 +107,8 @@ def test_a_board_is_watched_and_its_games_counted(tmp_path, port):
 # drnim-controller (the suite may run as root, on a computer that has one).
 AS_A_LAPTOPS_USER = ("-c", "import os, sys\nos.geteuid = lambda: 1000\nimport controller.service.config as config\n"
                      "config.SYSTEM_STATE = os.path.join(os.environ['XDG_STATE_HOME'], 'var-lib-drnim-controller')\n"
+                     "import controller.arguments as arguments\n"       # a Pi's own /etc configuration is none here
+                     "arguments.DEFAULT_CONFIG = os.path.join(os.environ['XDG_STATE_HOME'], 'no-config.toml')\n"
                      "from controller.cli import main\nsys.exit(main(sys.argv[1:]))")
 
 
@@ -121,6 +123,7 @@ def test_on_a_laptop_without_a_configuration_the_boards_games_are_counted_in_the
     try:
         shown = monitor.until("Ctrl-C stops")
         assert "not counted" not in shown, monitor.text
+        assert port.lines() == ['{"id":"monitor","kind":"state"}'], "its port open (what came before is dropped)"
         port.write(HELLO + "".join(line + "\n" for line in GAME))
         monitor.until("FAULT jam")
     finally:

@@ -894,6 +894,9 @@ def test_an_exhibit_in_another_time_zone_shows_its_own_days_games_while_its_stat
     assert fleet.rows()[0][2:6] == ["yes", "-", "57", "41"]
     now += 1000
     assert fleet.rows()[0][2:6] == ["silent 16 min", "-", "0", "0"]
+    del status["heartbeat_s"]      # a status without heartbeats may be as old as anything: not its today
+    fleet.message("m/la-1/status", encode(status))
+    assert fleet.rows()[0][2:6] == ["yes", "-", "0", "0"]
 
 
 def test_a_password_file_is_read_only_where_it_is_used(tmp_path, capsys):

@@ -321,6 +321,16 @@ def test_a_bad_config_gets_one_line_naming_the_key(tmp_path, text, words):
         assert "Traceback" not in result.stderr
 
 
+def test_a_backslash_in_a_value_that_is_no_path_gets_no_path_advice_and_is_not_said_back(tmp_path):
+    """The Windows-path advice writes the value back with forward slashes: for a name or a password
+    it would be wrong, and would put the value on the terminal and in the journal."""
+    path = tmp_path / "config.toml"
+    path.write_text('[telemetry]\nusername = "mu\\seum"\n')
+    result = checked("config", "check", str(path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "Unescaped" in result.stderr and "slashes" not in result.stderr and "seum" not in result.stderr
+
+
 def test_a_configuration_saved_by_windows_notepad_is_read(tmp_path):
     """Notepad begins a UTF-8 file with a byte-order mark: the check said "Invalid statement (at line 1,
     column 1)" of a comment the technician saw nothing wrong with."""

@@ -152,11 +152,14 @@ def test_weekly_reports_meet_end_to_start_across_a_change_of_daylight_saving(new
     ("2025-04-02..2025-03-01", "'2025-04-02..2025-03-01' ends before it begins"),
     ("march", "'march' is not a period such as 7d"),
     # past the calendar: each ended in a traceback (OverflowError, or a year out of range)
-    ("9999-12-31", "'9999-12-31' reaches past the calendar's years (1 to 9999)"),
-    ("2026-01-01..9999-12-31", "'2026-01-01..9999-12-31' reaches past the calendar's years (1 to 9999)"),
-    ("1000000000d", "'1000000000d' reaches past the calendar's years (1 to 9999)"),
-    ("9999999999999999999999min", "'9999999999999999999999min' reaches past the calendar's years (1 to 9999)"),
-    ("0001-01-01", "'0001-01-01' reaches past the calendar's years (1 to 9999)")])
+    ("9999-12-31", "'9999-12-31' reaches the edge of the calendar (years 1 to 9999)"),
+    ("2026-01-01..9999-12-31", "'2026-01-01..9999-12-31' reaches the edge of the calendar (years 1 to 9999)"),
+    ("1000000000d", "'1000000000d' reaches the edge of the calendar (years 1 to 9999)"),
+    # inside the calendar, but a million days listed one by one (230 MB, more on a Pi than it has)
+    ("700000d", "'700000d' is longer than 100 years"),
+    ("0001-01-02..9999-12-30", "'0001-01-02..9999-12-30' is longer than 100 years"),
+    ("9999999999999999999999min", "'9999999999999999999999min' reaches the edge of the calendar (years 1 to 9999)"),
+    ("0001-01-01", "'0001-01-01' reaches the edge of the calendar (years 1 to 9999)")])
 def test_a_typo_in_a_period_is_one_line_naming_it(tmp_path, capsys, period, said):
     config = str(write_config(tmp_path))
     arg = ["--period" + period] if period.startswith("=") else ["--period", period]

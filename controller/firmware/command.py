@@ -167,6 +167,10 @@ def run_build(args, out):
     mode = DEVELOPMENT if args.development else PRODUCTION
     files = build(machine, folder, mode, args.frozen, args.pinmap)
     pins = shown_pinmap(pinmap_path(machine, args.pinmap))
+    from controller.hardware.pinmap import load_pinmap
+    from controller.hardware.pinmap.check import ribbon_warnings
+    for line in ribbon_warnings(load_pinmap(pinmap_path(machine, args.pinmap))):
+        sys.stderr.write("controller firmware: warning: %s\n" % line)     # a board has no journal to say it in
     if args.frozen:
         out.write("Wrote the %s firmware (%s mode) from %s to freeze in %s: build MicroPython for the board with "
                   "FROZEN_MANIFEST=%s, flash it, then controller firmware deploy copies main.py.\n"

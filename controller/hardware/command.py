@@ -41,7 +41,7 @@ def add_parser(commands):
     to add `cards` (controller/cards.py, a layer above the hardware's)."""
     hardware = commands.add_parser("hardware", help="the replica's printed and bought parts, checked together, "
                                    "and its visitor cards")
-    actions = hardware.add_subparsers(dest="hardware_command", parser_class=type(hardware))
+    actions = hardware.add_subparsers(dest="hardware_command", metavar="{check,cards}", parser_class=type(hardware))
     actions.required = True
     check = actions.add_parser("check", help="prove the assembly with openscad: no collisions, every part on "
                                "its board, every screw's length, every fit, the marble's flight, the release's lift")

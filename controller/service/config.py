@@ -266,11 +266,12 @@ def toml_problem(text, error):
     Windows path written as Explorer shows it, how to write that path."""
     message = str(error)
     at = re.search(r"at line (\d+)", message)
-    lines = text.splitlines()
+    lines = text.split("\n")       # as tomllib counts them (splitlines also breaks at \f, \u2028...)
     if not (at and BAD_ESCAPE.search(message) and 0 < int(at.group(1)) <= len(lines)):
         return message
-    quoted = re.search(r'"([^"]*\\[^"]*)"', lines[int(at.group(1)) - 1])
-    if not quoted:
+    keys = "|".join(key for _, key in PATH_SETTINGS)
+    quoted = re.match(r'\s*(?:%s)\s*=\s*"([^"]*\\[^"]*)"' % keys, lines[int(at.group(1)) - 1])
+    if not quoted:      # not a path: its words are not said back (a name, a password)
         return message
     return "%s: in double quotes a backslash begins an escape; %s: \"%s\"" % (
         message, WINDOWS_PATH, quoted.group(1).replace("\\", "/"))

@@ -258,18 +258,26 @@ def a_date(text, whole):
                                                                  quoted(text)))
 
 
+# The longest period: its days are listed one by one (a table, a spreadsheet's rows), and a Pi's memory
+# holds a century of them well, not the calendar's ten thousand years.
+LONGEST_DAYS = 36525
+
+
 def period(text, clock=time.time):
     """A Period from what a user wrote (PERIODS), in this computer's time zone; ValueError with one line."""
+    edge = "%s reaches the edge of the calendar (years 1 to 9999)" % quoted(text)
     try:
         found = asked_period(text, clock())
         datetime.date.fromtimestamp(found.start)       # the days a period of hours or minutes reaches back to
-        return found
     except (OverflowError, OSError):       # OSError: Windows' C library, before 1970
-        raise ValueError("%s reaches past the calendar's years (1 to 9999)" % quoted(text))
+        raise ValueError(edge)
     except ValueError as error:
         if "out of range" in str(error):       # datetime's words for a year before 1 or after 9999
-            raise ValueError("%s reaches past the calendar's years (1 to 9999)" % quoted(text))
+            raise ValueError(edge)
         raise
+    if found.end - found.start > LONGEST_DAYS * 86400:
+        raise ValueError("%s is longer than %d years" % (quoted(text), LONGEST_DAYS // 365))
+    return found
 
 
 def days_before(now, days):

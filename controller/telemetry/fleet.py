@@ -391,17 +391,21 @@ class Fleet:
         unheard; `narrow`, "silent 12m", which leaves the last game's time inside 80 columns."""
         if not status["online"]:
             return self.offline(status, clock_times, narrow)
-        if not self.live(status):
+        if self.silent(status):
             heard = status["heard"]
             return "silent, last heard at " + self.time_of(heard) if clock_times \
                 else "silent %s" % ago(self.age(heard, status["heard_timed"]), short=narrow)
         return "yes"
 
-    def live(self, status):
-        """Online and heard within SILENT_AFTER_BEATS heartbeats: its status is the exhibit's now."""
+    def silent(self, status):
+        """Unheard for more than SILENT_AFTER_BEATS of its heartbeats (a status without one never is)."""
         beat = status.get("heartbeat_s")
-        return status["online"] and not (isinstance(beat, int) and self.age(
-            status["heard"], status["heard_timed"]) > SILENT_AFTER_BEATS * beat)
+        return isinstance(beat, int) and self.age(status["heard"], status["heard_timed"]) > SILENT_AFTER_BEATS * beat
+
+    def live(self, status):
+        """Online, with heartbeats, and heard within SILENT_AFTER_BEATS of them: its status is the exhibit's now
+        (one without a heartbeat may be as old as anything)."""
+        return status["online"] and isinstance(status.get("heartbeat_s"), int) and not self.silent(status)
 
     def offline(self, status, clock_times, narrow):
         """OFFLINE, and since when (`went_offline`): "OFFLINE 3 h" (a log's table: "OFFLINE since 14:02:03"), or

@@ -97,7 +97,6 @@ def sized_bom(text, pinmap, path="bom.csv"):
     return "".join(lines)
 
 
-
 def layout_warning(pinmap):
     """A line for a Nimatron pin map of another layout than COUNTED_FOR, with what its build takes; None else."""
     if pinmap.machine != "nimatron" or (pinmap.rows, pinmap.lamps_per_row) == COUNTED_FOR:
