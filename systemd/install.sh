@@ -358,6 +358,18 @@ command -v systemd-sysusers >/dev/null || die "systemd-sysusers not found: apt i
 command -v "$PYTHON" >/dev/null || die "$PYTHON not found: apt install python3 python3-venv"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "$PYTHON is $("$PYTHON" -V 2>&1 | cut -d' ' -f2); the controller needs Python 3.11 or newer (Raspberry Pi OS bookworm)"
+# What an install writes must outlive a reboot: with raspi-config's Overlay File System on, / is an overlay
+# whose changes go to RAM, and an update there said "Done", ran, and was gone at the next power cut, the
+# version before back with its configuration (the service's state folder on a partition of its own is
+# kept, so the service says nothing). The kernel's mount table (PROC_MOUNTS in the tests) read as the
+# service reads it (controller/service/mounts.py).
+unkept=$(PYTHONPATH=$CHECKOUT "$PYTHON" -c 'import sys
+from controller.service.mounts import not_kept, read_mounts
+table = read_mounts(sys.argv[1])
+print(next(("%s is %s" % (folder, found[1]) for folder in sys.argv[2:] for found in [not_kept(folder, table)]
+            if found), ""))' "${PROC_MOUNTS:-/proc/mounts}" "$CONFIG_DIR" "$PREFIX" "$SYSTEMD_DIR") \
+    || die "$PYTHON could not read the mount table"
+[[ -z $unkept ]] || die "$unkept: what this install writes would be gone at the next reboot, and the version before back. Turn the overlay (or the read-only mount) off: sudo raspi-config, Performance Options, Overlay File System; reboot, run $AGAIN, then turn it back on"
 
 # Whatever stops the install halfway (pip without a network, a full disk), its last
 # line says so and how to finish it. STEP is empty once the steps are done.

@@ -173,8 +173,11 @@ def pi(tmp_path):
 def install(root, *arguments, **env):
     log = root / "install.log"
     log.write_text("")
+    # the namespace's /etc and /opt are binds of a folder of /tmp, a tmpfs on many a computer: the mount table
+    # install.sh reads is the test's, none unless it gives one
     environment = dict(os.environ, PATH="%s:%s" % (root / "bin", os.environ["PATH"]), PYTHON=sys.executable,
                        BOOT_CONFIG=str(root / "config.txt"), INSTALL_LOG=str(log), LC_ALL="C.UTF-8",
+                       PROC_MOUNTS=str(root / "no-mounts"),
                        BUILD_NEEDS="\n".join(BUILD_NEEDS), INSTALL_NEEDS="\n".join(INSTALL_NEEDS))
     environment.update(env)
     result = subprocess.run(namespace(root, "bash", str(root / "checkout/systemd/install.sh"), *arguments),
@@ -417,6 +420,34 @@ def test_an_update_keeps_the_lamp_resistors_a_nimatron_was_built_with(pi):
     from controller.hardware.pinmap import load_pinmap
     from controller.hardware.pinmap.check import ribbon_warnings
     assert ribbon_warnings(load_pinmap(pinmap)) != []
+
+
+# The mount table of a Pi with raspi-config's Overlay File System on (overlayroot, recurse=0) and the
+# service's state on a partition of its own, as docs/troubleshooting.md advises.
+OVERLAY_ROOT = """/dev/mmcblk0p2 /media/root-ro ext4 ro,relatime 0 0
+tmpfs-root /media/root-rw tmpfs rw,relatime 0 0
+overlayroot / overlay rw,relatime,lowerdir=/media/root-ro,upperdir=/media/root-rw/overlay,workdir=/media/root-rw/overlay-workdir 0 0
+/dev/mmcblk0p1 /boot/firmware vfat rw,relatime 0 0
+/dev/mmcblk0p3 /var/lib/drnim-controller ext4 rw,noatime 0 0
+"""
+
+
+def test_an_install_under_an_overlay_in_ram_is_refused_before_it_changes_anything(pi):
+    """With the Overlay File System on, an update wrote into RAM, said Done and ran, and the next power cut
+    brought the version before back with its configuration; the state folder on its own partition is
+    kept, so the service said nothing. It is refused now, before any file is written, saying what to do."""
+    assert install(pi).returncode == 0
+    before = installed(pi)
+    (pi / "mounts").write_text(OVERLAY_ROOT)
+    update = install(pi, PROC_MOUNTS=str(pi / "mounts"))
+    assert update.returncode == 1
+    assert update.stderr == (
+        "install.sh: error: /etc/drnim-controller is in RAM (the overlay at / keeps its changes in the tmpfs at "
+        "/media/root-rw, as raspi-config's Overlay File System does): what this install writes would be gone at the "
+        "next reboot, and the version before back. Turn the overlay (or the read-only mount) off: sudo raspi-config, "
+        "Performance Options, Overlay File System; reboot, run sudo %s, then turn it back on\n"
+        % (pi / "checkout/systemd/install.sh"))
+    assert installed(pi) == before and update.log == []
 
 
 @pytest.mark.parametrize("machine", NAMES)
