@@ -105,6 +105,15 @@ boot_config() {
     done
 }
 
+# Why the boot configuration cannot be written: root is refused only by a read-only mount.
+not_writable() {
+    if [[ $EUID -eq 0 ]]; then
+        echo "its file system is mounted read-only (raspi-config's write-protected boot partition, or its Overlay File System): turn that off, reboot, and run this again"
+    else
+        echo "run as root (sudo)"
+    fi
+}
+
 strict_gpiod_on() {
     local config
     config=$(boot_config)
@@ -117,7 +126,7 @@ strict_gpiod_on() {
     elif grep -Eq '^[[:space:]]*dtparam=([^#]*,)?strict_gpiod(=on)?[[:space:]]*(,|$)' "$config"; then
         say "dtparam=strict_gpiod is already set in $config (by you: strict-gpiod off will leave it)"
     else
-        [[ -w $config ]] || die "cannot write $config: run as root (sudo)"
+        [[ -w $config ]] || die "cannot write $config: $(not_writable)"
         # A file whose last line has no newline gets one, so the block starts on a line of its own.
         [[ ! -s $config || -z $(tail -c 1 "$config") ]] || printf '\n' >>"$config"
         printf '%s\n[all]\ndtparam=strict_gpiod\n%s\n' "$STRICT_BEGIN" "$STRICT_END" >>"$config"
@@ -133,7 +142,7 @@ strict_gpiod_off() {
         say "$config has no dtparam=strict_gpiod added by install.sh: nothing to remove"
         return
     fi
-    [[ -w $config && -w $(dirname -- "$config") ]] || die "cannot write $config: run as root (sudo)"
+    [[ -w $config && -w $(dirname -- "$config") ]] || die "cannot write $config: $(not_writable)"
     local new=$config.drnim-new
     awk -v begin="$STRICT_BEGIN" -v end="$STRICT_END" '
         $0 == begin { inside = 1; next }

@@ -335,6 +335,26 @@ def test_strict_gpiod_set_by_hand_is_kept(tmp_path):
     assert config_txt.read_text() == "dtparam=audio=on,strict_gpiod\n"
 
 
+def test_a_boot_partition_mounted_read_only_is_said_so_to_root(tmp_path):
+    """raspi-config's write-protected boot partition: root was told 'run as root (sudo)'. In a user namespace,
+    as root there, with the file's folder a tmpfs remounted read-only."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare is missing (apt-get install util-linux)")
+    boot = tmp_path / "boot"
+    boot.mkdir()
+    script = ('set -e; mount -t tmpfs none "$1"; printf "dtparam=audio=on\\n" >"$1/config.txt"; '
+              'mount -o remount,ro "$1"; BOOT_CONFIG="$1/config.txt" exec bash "$2" strict-gpiod on')
+    result = subprocess.run([unshare, "--map-root-user", "--mount", "bash", "-c", script, "ro", str(boot), str(INSTALL)],
+                            capture_output=True, text=True, timeout=60)
+    if "mount:" in result.stderr:
+        pytest.skip("unshare cannot mount in a user namespace here: %s" % result.stderr.strip())
+    assert (result.returncode, result.stderr) == (1, "install.sh: error: cannot write %s/config.txt: its file "
+                                                  "system is mounted read-only (raspi-config's write-protected boot "
+                                                  "partition, or its Overlay File System): turn that off, reboot, "
+                                                  "and run this again\n" % boot)
+
+
 def test_strict_gpiod_without_a_boot_configuration_is_one_line(tmp_path):
     result = strict_gpiod(tmp_path / "missing.txt", "on")
     assert result.returncode == 1
