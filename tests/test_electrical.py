@@ -113,6 +113,14 @@ def test_bad_led_settings(tmp_path, body, needle, key, problem):
     expect_error(tmp_path, text, line_of(text, needle), key, problem)
 
 
+def test_a_buzzer_base_resistor_too_large_to_switch_the_buzzer(tmp_path):
+    """100 kΩ gave the base 26 µA, where the buzzer's 30 mA take 0.86 mA at a PN2222A's least gain: a silent
+    buzzer, and the check said ok."""
+    text = drnim_text(outputs__buzzer='kind = "buzzer"\npin = 21\nbase_resistor = 100000')
+    expect_error(tmp_path, text, line_of(text, "base_resistor = 100000"), "outputs.buzzer.base_resistor",
+                 "100 kΩ to the transistor's base gives it 0.03 mA, too little to switch the buzzer's 30 mA")
+
+
 def test_a_buzzer_base_resistor_too_small(tmp_path):
     text = drnim_text(outputs__buzzer='kind = "buzzer"\npin = 21\nbase_resistor = 100')
     expect_error(tmp_path, text, line_of(text, "base_resistor = 100"), "outputs.buzzer.base_resistor",

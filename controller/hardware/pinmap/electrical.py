@@ -48,8 +48,10 @@ PIN_MAX_MA = 8
 PICO_PIN_MAX_MA = 4
 HEADER_MAX_MA = 50
 LED_MIN_MA = 2
-# A small NPN transistor's base-emitter drop.
+# A small NPN transistor's base-emitter drop, and the base current that switches the active buzzer's
+# 30 mA (the parts list's TMB12A05) at the least gain a PN2222A guarantees (35): less leaves it silent.
 BASE_VOLTS = 0.7
+BUZZER_BASE_MIN_MA = 30 / 35
 # The Nimatron's lamps: 5 V, less the ULN2803's drop, through the lamp resistor. Its datasheet's 0.9 V
 # is at 100 mA; at a lamp's 15 mA a Darlington drops about 0.7 V, and the lamp draws more than 0.9 V says.
 LAMP_SUPPLY_VOLTS = 5.0
@@ -255,6 +257,11 @@ def check(outputs, fail):
             if ma > PIN_MAX_MA:
                 fail(spec.key + ".base_resistor", "%s to the transistor's base draws %.1f mA, more than a GPIO "
                      "pin's %d mA: use about 1 kΩ" % (resistor_text(options["base_resistor"]), ma, PIN_MAX_MA))
+            if ma < BUZZER_BASE_MIN_MA:
+                fail(spec.key + ".base_resistor", "%s to the transistor's base gives it %.2f mA, too little to switch "
+                     "the buzzer's 30 mA (a staff member would never hear the jam's beep): use at most %s, such as "
+                     "1 kΩ" % (resistor_text(options["base_resistor"]), ma, resistor_text(
+                         _floor((PIN_VOLTS - BASE_VOLTS) / BUZZER_BASE_MIN_MA * 1000))))
         elif spec.kind == "shift_register":
             ma = lamp_ma(options)
             what = "a lamp, a %s through %s from 5 V behind a ULN2803 (%.1f V)" % (
