@@ -105,6 +105,23 @@ boot_config() {
     done
 }
 
+# What install.sh writes (or removes) must outlive a reboot: with raspi-config's Overlay File System on, / is
+# an overlay whose changes go to RAM, and an update there said "Done", ran, and was gone at the next power
+# cut, the version before back with its configuration (the service's state folder on a partition of its own
+# is kept, so the service says nothing). Dies before anything is written, naming the folder and what to do
+# ($2 runs this again, $3 says what would be lost). The kernel's mount table (PROC_MOUNTS in the tests) is
+# read as the service reads it (controller/service/mounts.py, from the checkout $1).
+kept_over_reboot() {
+    local unkept
+    unkept=$(PYTHONPATH=$1 "$PYTHON" -c 'import sys
+from controller.service.mounts import not_kept, read_mounts
+table = read_mounts(sys.argv[1])
+print(next(("%s is %s" % (folder, found[1]) for folder in sys.argv[2:] for found in [not_kept(folder, table)]
+            if found), ""))' "${PROC_MOUNTS:-/proc/mounts}" "$CONFIG_DIR" "$PREFIX" "$SYSTEMD_DIR") \
+        || die "$PYTHON could not read the mount table"
+    [[ -z $unkept ]] || die "$unkept: $3. Turn the overlay (or the read-only mount) off: sudo raspi-config, Performance Options, Overlay File System; reboot, run $2, then turn it back on"
+}
+
 # Why the boot configuration cannot be written: root is refused only by a read-only mount.
 not_writable() {
     if [[ $EUID -eq 0 ]]; then
@@ -299,6 +316,8 @@ readonly WHEELS
 
 if [[ ${1:-} == uninstall ]]; then
     [[ $# -eq 1 ]] || die "usage: $0 uninstall"
+    kept_over_reboot "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)" "sudo $0 uninstall" \
+        "what this removes would be back at the next reboot"
     uninstall
     exit 0
 fi
@@ -306,6 +325,7 @@ fi
 if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
     checkout=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+    kept_over_reboot "$checkout" "sudo $0 telemetry" "what this writes would be gone at the next reboot"
     check_as_service "$checkout" "sudo $0 telemetry"
     telemetry_units "$checkout"
     systemctl try-restart "$NAME" "$MONITOR@*.service"
@@ -367,18 +387,7 @@ command -v systemd-sysusers >/dev/null || die "systemd-sysusers not found: apt i
 command -v "$PYTHON" >/dev/null || die "$PYTHON not found: apt install python3 python3-venv"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "$PYTHON is $("$PYTHON" -V 2>&1 | cut -d' ' -f2); the controller needs Python 3.11 or newer (Raspberry Pi OS bookworm)"
-# What an install writes must outlive a reboot: with raspi-config's Overlay File System on, / is an overlay
-# whose changes go to RAM, and an update there said "Done", ran, and was gone at the next power cut, the
-# version before back with its configuration (the service's state folder on a partition of its own is
-# kept, so the service says nothing). The kernel's mount table (PROC_MOUNTS in the tests) read as the
-# service reads it (controller/service/mounts.py).
-unkept=$(PYTHONPATH=$CHECKOUT "$PYTHON" -c 'import sys
-from controller.service.mounts import not_kept, read_mounts
-table = read_mounts(sys.argv[1])
-print(next(("%s is %s" % (folder, found[1]) for folder in sys.argv[2:] for found in [not_kept(folder, table)]
-            if found), ""))' "${PROC_MOUNTS:-/proc/mounts}" "$CONFIG_DIR" "$PREFIX" "$SYSTEMD_DIR") \
-    || die "$PYTHON could not read the mount table"
-[[ -z $unkept ]] || die "$unkept: what this install writes would be gone at the next reboot, and the version before back. Turn the overlay (or the read-only mount) off: sudo raspi-config, Performance Options, Overlay File System; reboot, run $AGAIN, then turn it back on"
+kept_over_reboot "$CHECKOUT" "$AGAIN" "what this install writes would be gone at the next reboot, and the version before back"
 
 # Whatever stops the install halfway (pip without a network, a full disk), its last
 # line says so and how to finish it. STEP is empty once the steps are done.

@@ -448,6 +448,13 @@ def test_an_install_under_an_overlay_in_ram_is_refused_before_it_changes_anythin
         "Performance Options, Overlay File System; reboot, run sudo %s, then turn it back on\n"
         % (pi / "checkout/systemd/install.sh"))
     assert installed(pi) == before and update.log == []
+    for command, what in (("telemetry", "what this writes would be gone at the next reboot"),
+                          ("uninstall", "what this removes would be back at the next reboot")):
+        refused = install(pi, command, PROC_MOUNTS=str(pi / "mounts"))
+        assert refused.returncode == 1 and refused.stderr.startswith(
+            "install.sh: error: /etc/drnim-controller is in RAM (the overlay at / ") and (
+            ": %s. Turn the overlay" % what) in refused.stderr, refused.stderr
+        assert refused.log == [] and installed(pi) == before
 
 
 @pytest.mark.parametrize("machine", NAMES)
