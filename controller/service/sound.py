@@ -45,16 +45,11 @@ def clock_text(minute):
     return "%02d:%02d" % divmod(minute, 60)
 
 
-def local_minute(now=None):
+def local_minute():
     """The minute of the day by this computer's clock, in its time zone (read again at each heartbeat:
-    clock.follow_time_zone). In the hour that the end of daylight saving repeats, its second time round
-    is its last minute: the buzzer stays as it was when the clocks went back, so quiet hours with an
-    edge in that hour begin and end once that night, not twice."""
-    now = time.time() if now is None else now
-    here = time.localtime(now)
-    if time.localtime(now - 3600)[3:5] == here[3:5]:       # the same clock time an hour ago: the hour again
-        return here.tm_hour * 60 + 59
-    return here.tm_hour * 60 + here.tm_min
+    clock.follow_time_zone)."""
+    now = time.localtime()
+    return now.tm_hour * 60 + now.tm_min
 
 
 class Sound:
