@@ -1,6 +1,12 @@
 """The Nimatron's lamp rows on a chain of 74HC595 shift registers."""
 
+from micropython import const
+
 from drivers import Level, Output
+
+# How often the chain is written again. The spectators' chips have their own 3.3 V, from the lamps' supply:
+# plugged in after the board, they wake with random lamps, which stayed lit until a row changed.
+_REWRITE_MS = const(2000)
 
 
 class LampRows(Output):
@@ -25,6 +31,12 @@ class LampRows(Output):
     def carry_out(self, now, row, lit):
         self.lit[row - 1] = lit
         self.write()
+        self.due_at = now + _REWRITE_MS
+
+    def due(self, now):
+        if self.due_at is not None and now >= self.due_at:
+            self.due_at = now + _REWRITE_MS
+            self.write()
 
     def write(self):
         bits = self.bits
@@ -43,6 +55,7 @@ class LampRows(Output):
         self.latch.set(False)
 
     def off(self):
+        self.due_at = None
         for i in range(len(self.lit)):
             self.lit[i] = 0
         self.write()

@@ -229,6 +229,20 @@ def test_the_nimatron_lamps_are_decoded_from_the_shift_register_pins(tmp_path):
     assert rig.chip.outputs == [False] * len(rig.chip.outputs)
 
 
+def test_the_spectators_chips_powered_after_the_pi_show_the_game_by_the_next_heartbeat(tmp_path):
+    """The spectators' 74HC595s have their own 3.3 V, from the lamps' supply: plugged in after the Pi,
+    they wake with random outputs, which stayed lit until a row changed. Each heartbeat writes the chain
+    again as it is."""
+    rig = Rig(tmp_path, machine="nimatron", opening="first")
+    shown = list(rig.chip.outputs)
+    rig.chip.shifting = [True] * len(shown)
+    rig.chip.latch()        # the lamps' supply comes back: the spectators' chips latch whatever they woke with
+    assert rig.chip.outputs != shown
+    rig.wait(1000 * rig.service.config.service["heartbeat_s"] + 100)
+    assert rig.chip.outputs == shown and rig.machine.state["rows"] == [1, 3, 5, 6]
+    rig.service.stop()
+
+
 def test_the_shift_register_puts_bits_0_to_n_on_outputs_q0_to_qn():
     from gpiozero.pins.mock import MockFactory, MockPWMPin
     from controller.hardware.devices import ShiftRegister

@@ -17,7 +17,7 @@ from gpiozero import Buzzer, LED
 
 from controller.core.exhibit import INDICATOR, LAMP, LAMP_ROWS, RELEASE, SOUND
 from controller.core.registry import machine_class
-from controller.hardware.devices import ButtonPanel, LampPanel, indicator, release
+from controller.hardware.devices import ButtonPanel, LampPanel, ShiftRegister, indicator, release
 from controller.hardware.pins_held import opening
 
 # Sound cues of the core -> buzzer beeps (on seconds, off seconds, count).
@@ -129,6 +129,14 @@ class Board:
     def shut_release(self):
         if self.release is not None:
             self.release.shut()
+
+    def rewrite_lamps(self):
+        """Each lamp chain written again as it is: the spectators' chips have their own 3.3 V, from the
+        lamps' supply, and plugged in after the Pi they wake with random lamps, which stayed lit until a
+        row changed (the daemon's heartbeat calls this)."""
+        for device in self.outputs.values():
+            if isinstance(device, ShiftRegister):
+                device.write(device.bits)
 
     def safe(self):
         """Every output in its safe state: the release shut, everything else off."""

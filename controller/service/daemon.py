@@ -558,6 +558,7 @@ class Service:
 
     def heartbeat(self):
         follow_time_zone(self.log)
+        self.board.rewrite_lamps()
         self.tell_sound()
         self.publish_status()
         # "monotonic": the system's clock since boot, which network time never moves (controller status)

@@ -403,6 +403,27 @@ def test_the_lamp_chain_lights_both_displays():
     assert len(latched[-1]) == 128 and not any(latched[-1][64:])
 
 
+def test_the_lamp_chain_is_written_again_every_two_seconds():
+    """The spectators' chips, on the lamps' own supply, wake with random lamps when it comes after the
+    board's: they stayed lit until a row changed. The chain is written again, as it is, every 2 s; not
+    once the board has put its outputs off."""
+    machine.reset_pins()
+    rows = LampRows("shift_register", (19, 18, 17), None, (8, 4, 7, 32))
+    shifted = []
+    PINS[18].watch = lambda pin, level: level and shifted.append(PINS[19].value())
+    latched = []
+    PINS[17].watch = lambda pin, level: level and latched.append(list(shifted[-64:]))
+    rows.carry_out(1000, 1, 3)
+    rows.due(2999)
+    assert len(latched) == 1
+    rows.due(3000)
+    assert len(latched) == 2 and latched[1] == latched[0] and any(latched[1])
+    assert rows.due_at == 5000
+    rows.off()
+    rows.due(9000)
+    assert len(latched) == 3 and not any(latched[2]) and rows.due_at is None
+
+
 def test_the_lamp_chain_stays_dark_until_it_is_cleared():
     """The 74HC595s wake with random outputs: their OE (GP16 here, active low,
     pulled up) goes low only after a chain of zeros has been latched."""
