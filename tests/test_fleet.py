@@ -388,8 +388,10 @@ def test_play_never_waits_for_the_broker(tmp_path, broker_state):
             time.sleep(0.02)
             sensor.drive_high()
             time.sleep(0.1)
-        # the pace between Dr. Nim's marbles is 900 ms: the release is far inside it, busy machine or not
-        assert slowest < 0.5, "slowest trigger-to-release %.0f ms" % (1000 * slowest)
+        # what the test holds: the release within the pace between Dr. Nim's marbles, 900 ms (a connect to a
+        # broker that never answers takes seconds), on a busy machine too: 500 ms failed once, at 535, in a
+        # CI run's suite on 2 cores
+        assert slowest < 0.9, "slowest trigger-to-release %.0f ms" % (1000 * slowest)
         assert not service.telemetry.connected
     finally:
         service.request_stop()
