@@ -567,12 +567,17 @@ def screen_refused(browser, broker, topics):
     ("?follow=a/b&broker=ws://127.0.0.1:9/", 'follow: "a/b" is not an exhibit\'s name'),
     ("?follow=hall-1&broker=http://127.0.0.1:9/", 'broker: "http://127.0.0.1:9/" is not a WebSockets address'),
     ("?follow=hall-1", "broker: null is not a WebSockets address"),
+    ("?follow=hall-1&broker=mqtt://screen:secret@127.0.0.1:9/", 'broker: "mqtt://127.0.0.1:9/" is not a WebSockets'),
+    ("?follow=hall-1&broker=ws://screen:secret@[::1", 'broker: "ws://[::1" is not a WebSockets address'),
 ])
 def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, said):
+    """The last two: a log-in written into a wrong broker address is never shown (the screen stands in a
+    gallery), parsed or not."""
     context, address, _ = browser
     page = open_page(context, address + query)
     assert page.inner_text("#status").startswith("This screen cannot follow the exhibit: " + said)
     assert page.get_attribute("#follow-status", "data-link") == "stopped"
+    assert "secret" not in page.inner_text("body")
     clean(page, address)
 
 

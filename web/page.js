@@ -1527,13 +1527,18 @@ function drawLink() {
 // The broker's address as the screen and its log show it: without a user name or password written into it
 // (ws://screen:secret@host/), which a visitor beside a kiosk would read.
 function brokerShown() {
+  return withoutLogIn(params.get("broker"));
+}
+
+// An address as a screen in a gallery may show it: never a log-in written into it, whether it parses or not.
+function withoutLogIn(address) {
   try {
-    const url = new URL(params.get("broker") || "");
+    const url = new URL(address);
     url.username = "";
     url.password = "";
     return url.href;
   } catch (error) {
-    return String(params.get("broker"));
+    return String(address).replace(/\/\/[^/?#]*@/, "//");
   }
 }
 
@@ -1619,7 +1624,8 @@ function followSettings() {
     broker = null;
   }
   if (!broker || (broker.protocol !== "ws:" && broker.protocol !== "wss:")) {
-    throw new Error(`broker: ${JSON.stringify(params.get("broker"))} is not a WebSockets address such as ws://broker.museum.lan:9001/`);
+    const given = params.get("broker");
+    throw new Error(`broker: ${JSON.stringify(given === null ? null : withoutLogIn(given))} is not a WebSockets address such as ws://broker.museum.lan:9001/`);
   }
   return { exhibit, topics: `${prefix}/${exhibit}/`, broker: broker.href };
 }
