@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -132,3 +133,64 @@ def tls_settings(folder):
     """The listener settings of a broker with TLS, its certificate from `certificates`."""
     ca, certificate, key = certificates(folder)
     return "cafile %s\ncertfile %s\nkeyfile %s" % (ca, certificate, key)
+
+
+class LongPacketBroker:
+    """Not a broker: a stranger posing as one. It accepts one connection, answers it (and a subscription),
+    then sends a PUBLISH that says it is `length` bytes long and sends its body until the client closes the
+    connection: `sent` is how much of the body went, `closed` is set when the client closed it. Its send buffer
+    is small, so that what it sent is about what the client read."""
+
+    def __init__(self, length):
+        self.length = length
+        self.sent = 0
+        self.closed = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        connection, _ = self.server.accept()
+        with connection:
+            connection.settimeout(10)
+            connection.recv(4096)                               # CONNECT
+            connection.sendall(b"\x20\x02\x00\x00")              # CONNACK: accepted
+            connection.settimeout(0.5)
+            try:
+                asked = connection.recv(4096)
+                if asked[:1] == b"\x82":                         # SUBSCRIBE: each filter granted, QoS 1
+                    at = 1
+                    while asked[at] & 128:                      # past the remaining length
+                        at += 1
+                    identifier, at, count = asked[at + 1:at + 3], at + 3, 0
+                    while at < len(asked):
+                        at += 2 + int.from_bytes(asked[at:at + 2], "big") + 1
+                        count += 1
+                    connection.sendall(bytes([0x90, 2 + count]) + identifier + b"\x01" * count)
+            except TimeoutError:
+                pass
+            connection.settimeout(10)
+            length, header = self.length, b""
+            while True:
+                header += bytes([length % 128 | (128 if length >= 128 else 0)])
+                length //= 128
+                if not length:
+                    break
+            try:
+                connection.sendall(b"\x30" + header)
+                chunk = bytes(65536)
+                while self.sent < self.length:
+                    part = chunk[:self.length - self.sent]
+                    connection.sendall(part)
+                    self.sent += len(part)
+                while connection.recv(4096):
+                    pass
+                self.closed.set()
+            except TimeoutError:
+                pass
+            except OSError:
+                self.closed.set()
+
+    def close(self):
+        self.server.close()

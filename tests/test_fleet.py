@@ -26,7 +26,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from broker_rig import Broker, free_port, tls_settings, wait_until
+from broker_rig import Broker, LongPacketBroker, free_port, tls_settings, wait_until
 from controller.cli import main
 from controller.hardware.pinmap import default_pinmap_path, load_pinmap
 from controller.service.config import load_config
@@ -1058,3 +1058,20 @@ def test_a_stranger_s_statuses_of_made_up_exhibits_are_kept_only_up_to_the_fleet
     fleet.message("m/x0/status", b"")
     fleet.message("m/x4/status", status("x4", 2))
     assert [(row[0], row[4]) for row in fleet.rows()] == [("x1", "7"), ("x2", "1"), ("x4", "2")]
+
+
+def test_a_packet_longer_than_any_message_is_not_read_and_is_said(capsys):
+    """Found by the museum IT review: a stranger's retained message of 200 MB took `controller fleet` to
+    620 MB, as paho keeps a packet whole before it looks at it. Here a packet says it is 32 MiB long: the
+    fleet closes the connection before it has read a quarter of it, and says why in one line."""
+    length = 32 * 1024 * 1024
+    stranger = LongPacketBroker(length)
+    try:
+        assert main(["fleet", "--broker", "127.0.0.1:%d" % stranger.port, "--once"]) == 0
+        assert stranger.closed.wait(30), "the fleet read %d bytes of the packet" % stranger.sent
+        assert stranger.sent < length // 4
+        said = capsys.readouterr().err
+        assert "controller fleet: the broker sent a packet of %d bytes, more than any message of ours" % length \
+            in said, said
+    finally:
+        stranger.close()

@@ -220,7 +220,7 @@ LAYERS = (
     ("the hardware", ("controller.hardware",)),
     ("the service", ("controller.service", "controller.telemetry.settings", "controller.telemetry.live",
                      "controller.telemetry.payloads", "controller.telemetry.outbox",
-                     "controller.telemetry.publisher", "controller.sim.pins")),
+                     "controller.telemetry.publisher", "controller.telemetry.client", "controller.sim.pins")),
     ("arguments.py", ("controller.arguments",)),
     ("the shells", ()),
     ("cli.py", ("controller.cli", "controller.__main__")),

@@ -7,7 +7,7 @@ import types
 import paho.mqtt.client as mqtt
 
 import service_rig
-from broker_rig import Broker, free_port, wait_until
+from broker_rig import Broker, LongPacketBroker, free_port, wait_until
 from controller.cli import main
 from controller.telemetry.publisher import SHORT_IN_A_ROW, Telemetry
 from controller.telemetry.settings import check_telemetry
@@ -179,3 +179,25 @@ def test_controller_status_does_not_say_connected_in_the_moments_another_exhibit
             if twin.socket():
                 twin.socket().close()
         broker.stop()
+
+
+def test_a_packet_longer_than_any_message_closes_the_connection_before_it_is_read(tmp_path):
+    """Found by the museum IT review: paho keeps a packet whole before it looks at it, so a stranger posing as
+    the broker (on a network without TLS) sent one PUBLISH of 250 MB and the controller that drives the
+    marble release grew to 783 MB, though the exhibit subscribes to nothing. Here a packet says it is 32 MiB
+    long: the exhibit closes the connection before it has read a quarter of it, and its log says why."""
+    length = 32 * 1024 * 1024
+    stranger = LongPacketBroker(length)
+    settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": stranger.port,
+                                        "client_id": "hall-1"})
+    log = []
+    publisher = Telemetry(settings, "drnim", str(tmp_path), log.append)
+    try:
+        assert stranger.closed.wait(30), "the exhibit read %d bytes of the packet and kept the connection" \
+            % stranger.sent
+        assert stranger.sent < length // 4
+        wait_until(lambda: any("sent a packet of %d bytes, more than any message of ours" % length in line
+                               for line in log), what="the log saying why")
+    finally:
+        publisher.close()
+        stranger.close()

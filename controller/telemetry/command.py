@@ -376,16 +376,18 @@ class Follower:
 
     def __init__(self, host, port, fleet, client_id, persistent, args):
         import paho.mqtt.client as mqtt
+        from controller.telemetry.client import Client
         from controller.telemetry.settings import read_password
         self.tls = args.tls
         self.host, self.port, self.fleet = host, port, fleet
         self.messages = queue.SimpleQueue()
         self.connected = False
+        self.refused = None
         self.answer = None
         self.answered = threading.Event()
         self.subscribed = threading.Event()
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
-                             manual_ack=True)
+        client = Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
+                        manual_ack=True)
         if args.tls:
             client.tls_set(ca_certs=args.ca_file)
         if args.username:
@@ -407,8 +409,12 @@ class Follower:
         self.answered.set()
 
     def on_disconnect(self, client, userdata, flags, reason, properties):
-        """The connection closed; before the broker answered, an answer of its own (`answer` stays None)."""
+        """The connection closed; before the broker answered, an answer of its own (`answer` stays None). A
+        packet refused (client.py) is said once: the broker sends it again at each connection."""
         self.connected = False
+        if client.refused and client.refused != self.refused:
+            self.refused = client.refused
+            self.fleet.log("the broker %s" % client.refused)
         self.answered.set()
 
     def start(self):

@@ -37,6 +37,7 @@ import paho.mqtt.client as mqtt
 
 from controller.built import described
 from controller.service.stats import set_aside
+from controller.telemetry.client import Client
 from controller.telemetry.live import STATE
 from controller.telemetry.outbox import Outbox
 from controller.telemetry.payloads import VERSION, encode, power, topic
@@ -239,8 +240,8 @@ class Telemetry:
     def client(self):
         s = self.settings
         transport = "unix" if self.socket else "tcp"
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id(self.exhibit, self.password),
-                             transport=transport)
+        client = Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id(self.exhibit, self.password),
+                        transport=transport)
         client.will_set(self.topic("status"), self.offline(), qos=1, retain=True)
         context = tls_context(s["host"], s["ca_file"]) if s["tls"] else None
         if context:
@@ -250,7 +251,7 @@ class Telemetry:
         client.reconnect_delay_set(1, 30)
         client.on_connect = lambda c, u, flags, reason, p: self.inbox.put(("connected", reason))
         client.on_connect_fail = lambda c, u: self.connect_failed(context)
-        client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason))
+        client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason, c.refused))
         client.on_publish = lambda c, u, mid, reason, p: self.inbox.put(("acked", mid))
         return client
 
@@ -437,6 +438,7 @@ class Telemetry:
     def connection(self, item):
         """A change in the connection, said once in the log; True when the status should be sent again."""
         kind, reason = item[0], item[1] if len(item) > 1 else None
+        refused = item[2] if len(item) > 2 else None
         unanswered = kind == "disconnected" and not self.answered
         if kind in ("connected", "disconnected"):
             self.answered = kind == "connected"
@@ -450,7 +452,7 @@ class Telemetry:
             # lasts (steady)
             self.unreachable = self.thrown_off() if self.short >= SHORT_IN_A_ROW else None
             return True
-        if kind == "disconnected" and self.dropped_short():
+        if kind == "disconnected" and not refused and self.dropped_short():
             return False
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
@@ -458,6 +460,8 @@ class Telemetry:
                 problem = "refused us (%s)" % refusal(reason, "telemetry.username and telemetry.password_file")
             elif kind == "unreachable" and reason is not None:
                 problem = tls_problem(reason)
+            elif refused:
+                problem = refused
             elif unanswered and self.misrouted:
                 problem = "closed the connection without answering (the broker the proxy still forwards to is gone? " \
                     "run sudo systemd/install.sh telemetry)"
@@ -467,7 +471,7 @@ class Telemetry:
             else:
                 problem = "cannot be reached" if kind == "unreachable" else "went away"
             if self.unreachable is None or self.unreachable.startswith(THROWN_OFF) \
-                    or problem.startswith(("refused", "failed", "dropped", "closed")) and problem != self.unreachable:
+                    or problem.startswith(("refused", "failed", "dropped", "closed", "sent")) and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.heard, problem))
                 self.unreachable = problem
