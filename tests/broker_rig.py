@@ -45,9 +45,10 @@ def wait_until(condition, timeout=10.0, what="the condition"):
 
 class Broker:
     """`listener_settings`: what the listener asks of clients (TLS files, passwords); `websockets`:
-    a second listener, MQTT over WebSockets on `ws_port`, as a museum opens for its screens."""
+    a second listener, MQTT over WebSockets on `ws_port`, as a museum opens for its screens; `queued`: the
+    messages it queues at most for a session away (max_queued_messages)."""
 
-    def __init__(self, folder, listener_settings="allow_anonymous true", websockets=False, logging=""):
+    def __init__(self, folder, listener_settings="allow_anonymous true", websockets=False, logging="", queued=100000):
         self.program = mosquitto()
         self.folder = folder
         (folder / "data").mkdir(exist_ok=True)
@@ -65,9 +66,9 @@ class Broker:
             # follower that was away gets every game. user: started by root, mosquitto would become
             # the user "mosquitto", who cannot write here (its persistence would be lost).
             self.config.write_text("listener %d 127.0.0.1\n%s\npersistence true\npersistence_location %s/\n"
-                                   "log_dest file %s\nuser %s\nmax_queued_messages 100000\n%s%s"
+                                   "log_dest file %s\nuser %s\nmax_queued_messages %d\n%s%s"
                                    % (self.port, listener_settings, folder / "data", folder / "mosquitto.log",
-                                      getpass.getuser(), ws, logging))
+                                      getpass.getuser(), queued, ws, logging))
             try:
                 self.start()
                 return

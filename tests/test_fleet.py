@@ -1071,7 +1071,73 @@ def test_a_packet_longer_than_any_message_is_not_read_and_is_said(capsys):
         assert stranger.closed.wait(30), "the fleet read %d bytes of the packet" % stranger.sent
         assert stranger.sent < length // 4
         said = capsys.readouterr().err
-        assert "controller fleet: the broker sent a packet of %d bytes, more than any message of ours" % length \
+        assert "controller fleet: the broker sent a packet of %d bytes, more than the 1048576 read" % length \
             in said, said
     finally:
         stranger.close()
+
+
+def test_statuses_sent_while_the_follower_is_away_never_crowd_out_its_games(tmp_path):
+    """Found by the months review: the follower subscribed to statuses at QoS 1, so the broker queued every
+    heartbeat of every exhibit for its session while it was away: with the docs' max_queued_messages the
+    queue was full in two or three weeks of four exhibits, and the broker dropped the games that came
+    after (the exhibits had deleted them, acknowledged). Here a queue of 50, an exhibit's 60 statuses, then
+    5 games: every game reaches the store, and the exhibit's latest status the table."""
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker", queued=50)
+    prefix = "away"
+    follower, fleet, _ = follow(broker, prefix, tmp_path)
+    follower.stop()
+    exhibit = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hall-1")
+    try:
+        exhibit.connect("127.0.0.1", broker.port)
+        exhibit.loop_start()
+        for beat in range(60):
+            exhibit.publish("%s/hall-1/status" % prefix, encode(
+                {"v": 1, "exhibit": "hall-1", "online": True, "at": time.time(), "machine": "drnim", "mode": "play",
+                 "fault": None, "version": "0.1.0", "uptime_s": 60 * beat, "last_game": None,
+                 "today": {"date": time.strftime("%Y-%m-%d"), "games": 0, "machine_wins": 0}}),
+                qos=1, retain=True).wait_for_publish(5)
+        for number in range(5):
+            exhibit.publish("%s/hall-1/game" % prefix, encode(
+                {"v": 1, "exhibit": "hall-1", "id": "hall-1/%d" % number, "machine": "drnim", "winner": "player",
+                 "turns": 6, "duration_s": 40, "ended": time.time(), "settings": {}}), qos=1).wait_for_publish(5)
+        follower, fleet, _ = follow(broker, prefix, tmp_path)
+        waiting(follower, lambda: fleet.games == 5 and "hall-1" in fleet.exhibits, 10,
+                "the 5 games played while the follower was away")
+        assert fleet.exhibits["hall-1"]["uptime_s"] == 59 * 60
+    finally:
+        exhibit.loop_stop()
+        follower.stop()
+        broker.stop()
+
+
+def test_an_exhibit_cleared_while_the_follower_is_away_is_forgotten_at_its_return(broker, tmp_path):
+    """Statuses come at QoS 0 (above), so a clearing is not queued for a follower that is away: what the
+    broker no longer retains once the follower is back and the broker quiet is forgotten, in the table and
+    in `stats`' rows of noughts; an exhibit still retained stays, with its games."""
+    prefix = "cleared"
+    stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="technician")
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    follower = None
+    try:
+        for name in ("hall-1", "hall-2"):
+            stranger.publish("%s/%s/status" % (prefix, name), encode(
+                {"v": 1, "exhibit": name, "online": False, "at": time.time(), "machine": "drnim", "mode": "play",
+                 "fault": None, "version": "0.1.0", "uptime_s": 5, "last_game": None,
+                 "today": {"date": time.strftime("%Y-%m-%d"), "games": 0, "machine_wins": 0}}),
+                qos=1, retain=True).wait_for_publish(5)
+        follower, fleet, _ = follow(broker, prefix, tmp_path)
+        waiting(follower, lambda: set(fleet.exhibits) == {"hall-1", "hall-2"}, what="both exhibits")
+        follower.stop()
+        stranger.publish("%s/hall-2/status" % prefix, b"", qos=0, retain=True).wait_for_publish(5)
+        follower, fleet, _ = follow(broker, prefix, tmp_path)
+        waiting(follower, lambda: "hall-1" in fleet.exhibits and follower.statuses is None, what="the broker quiet")
+        assert set(fleet.exhibits) == {"hall-1"}
+        assert fleet.store.exhibit_names() == ["hall-1"]
+    finally:
+        stranger.publish("%s/hall-1/status" % prefix, b"", retain=True).wait_for_publish(5)
+        stranger.loop_stop()
+        if follower:
+            follower.stop()

@@ -196,7 +196,7 @@ def test_a_packet_longer_than_any_message_closes_the_connection_before_it_is_rea
         assert stranger.closed.wait(30), "the exhibit read %d bytes of the packet and kept the connection" \
             % stranger.sent
         assert stranger.sent < length // 4
-        wait_until(lambda: any("sent a packet of %d bytes, more than any message of ours" % length in line
+        wait_until(lambda: any("sent a packet of %d bytes, more than the 1048576 read" % length in line
                                for line in log), what="the log saying why")
     finally:
         publisher.close()

@@ -4,13 +4,16 @@ one line naming the settings (or the fleet's options) to check, on the exhibit a
 
 import io
 import os
+import re
 import shutil
 import subprocess
+import threading
 
 import pytest
 
 import service_rig
 from broker_rig import Broker, certificates, tls_settings, wait_until
+from conftest import ROOT
 from controller.cli import main
 from controller.core.exhibit import ConfigError
 from controller.telemetry.publisher import Telemetry
@@ -237,3 +240,55 @@ def test_a_password_file_that_is_not_utf8_is_said_without_a_byte_of_the_password
     with pytest.raises(ConfigError) as error:
         read_password(str(secret))
     assert str(error.value) == "telemetry.password_file: %s: cannot read it (not UTF-8 text)" % secret
+
+
+# The museum.conf lines the README gives, anonymous and with the screens' log-ins.
+MUSEUM_CONF = re.findall(r"printf '(listener 1883\\n[^']*)' \| sudo tee /etc/mosquitto/conf.d/museum.conf",
+                         (ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("conf", MUSEUM_CONF, ids=["anonymous", "log-ins"])
+def test_the_readmes_broker_starts_and_refuses_a_strangers_huge_message(tmp_path, conf):
+    """The README's museum.conf, on mosquitto (its listeners and folders the test's own): it starts, and a
+    message longer than any of ours (70 KB, where a game is under 2 KB) is refused at the broker, so that a
+    stranger's 200 MB never reaches the fleet and the screens (found by the museum IT review), while the
+    games' messages go through."""
+    import paho.mqtt.client as mqtt
+    assert len(MUSEUM_CONF) == 2
+    lines = conf.encode().decode("unicode_escape").splitlines()
+    assert "persistent_client_expiration 90d" in lines
+    login = {}
+    if "allow_anonymous false" in lines:
+        password_broker(tmp_path, screens=True).stop()      # the README's passwords and acl, here
+        login = {"exhibit": "right", "screen": "s"}
+    kept = [line.replace("/etc/mosquitto/passwd", str(tmp_path / "passwords")).replace(
+        "/etc/mosquitto/acl", str(tmp_path / "acl")) for line in lines
+        if not line.startswith(("listener", "protocol", "persistence", "max_queued_messages"))]
+    broker = Broker(tmp_path, "\n".join(kept))
+    received, subscribed, dropped = [], threading.Event(), threading.Event()
+    reader, exhibit, stranger = (mqtt.Client(mqtt.CallbackAPIVersion.VERSION2) for _ in range(3))
+    if login:
+        reader.username_pw_set("screen", login["screen"])
+        exhibit.username_pw_set("exhibit", login["exhibit"])
+        stranger.username_pw_set("exhibit", login["exhibit"])
+    reader.on_message = lambda client, data, message: received.append(len(message.payload))
+    reader.on_subscribe = lambda *args: subscribed.set()
+    reader.on_connect = lambda client, *args: client.subscribe("nim-museum/#", 1)
+    stranger.on_disconnect = lambda *args: dropped.set()
+    try:
+        for client in (reader, exhibit, stranger):
+            client.connect("127.0.0.1", broker.port)
+            client.loop_start()
+        assert subscribed.wait(10)
+        exhibit.publish("nim-museum/hall-1/game", b"x" * 1500, qos=1)
+        wait_until(lambda: received == [1500], what="a game's message at the reader")
+        stranger.publish("nim-museum/hall-1/game", b"x" * 70000, qos=1)
+        assert dropped.wait(10), "the broker took a message of 70 KB"
+        exhibit.publish("nim-museum/hall-1/game", b"x" * 1600, qos=1)
+        wait_until(lambda: len(received) == 2, what="the next game's message at the reader")
+        assert received == [1500, 1600]
+    finally:
+        for client in (reader, exhibit, stranger):
+            client.disconnect()
+            client.loop_stop()
+        broker.stop()

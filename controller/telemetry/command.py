@@ -36,6 +36,8 @@ BATCH = 1000
 QUIET_S = 0.5
 # ...or after this long, whatever comes.
 COLLECT_S = 10.0
+# In a follower's queue of messages: the broker answered a subscription (a connection's).
+SUBSCRIBED = ("subscribed",)
 CONNECT_S = 5.0
 # A live table waits this long at most for a `stats` that follows the same store to end (sole_follower).
 STATS_S = COLLECT_S + 2 * CONNECT_S
@@ -386,6 +388,8 @@ class Follower:
         self.answer = None
         self.answered = threading.Event()
         self.subscribed = threading.Event()
+        self.statuses = None        # the exhibits whose status came since the last subscription, until it settles
+        self.heard_at = time.monotonic()
         client = Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
                         manual_ack=True)
         if args.tls:
@@ -396,7 +400,7 @@ class Follower:
         client.reconnect_delay_set(1, 10)
         client.on_connect = self.on_connect
         client.on_disconnect = self.on_disconnect
-        client.on_subscribe = lambda c, u, mid, reasons, p: self.subscribed.set()
+        client.on_subscribe = self.on_subscribe
         client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, m.retain, m.mid, m.qos))
         self.client = client
 
@@ -405,8 +409,13 @@ class Follower:
         self.answer = reason
         self.connected = not reason.is_failure
         if self.connected:
-            client.subscribe([(name, 1) for name in subscriptions(self.fleet.prefix)])
+            client.subscribe(subscriptions(self.fleet.prefix))
         self.answered.set()
+
+    def on_subscribe(self, client, userdata, mid, reasons, properties):
+        """Subscribed (at each connection): what the broker retains and queues comes after this, in order."""
+        self.messages.put(SUBSCRIBED)
+        self.subscribed.set()
 
     def on_disconnect(self, client, userdata, flags, reason, properties):
         """The connection closed; before the broker answered, an answer of its own (`answer` stays None). A
@@ -452,20 +461,39 @@ class Follower:
                 item = self.messages.get(timeout=max(0.0, end - time.monotonic()) if not batch else 0)
             except queue.Empty:
                 break
+            if item is SUBSCRIBED:
+                self.statuses = set()
+                self.heard_at = time.monotonic()
+                continue
             batch.append(item)
             self.take(*item[:3])
         if batch:
+            self.heard_at = time.monotonic()
             self.fleet.store.commit()
             for _, _, _, mid, qos in batch:
                 if qos:
                     self.client.ack(mid, qos)
+        elif time.monotonic() - self.heard_at >= QUIET_S:
+            self.settle()
         return len(batch)
+
+    def settle(self):
+        """The broker has handed over what it holds since the subscription, each exhibit's retained status
+        among it: an exhibit the store knows whose status the broker no longer holds was cleared while this
+        follower was away (statuses come at QoS 0, so a clearing is not queued for it), and is forgotten."""
+        if self.statuses is not None:
+            heard, self.statuses = self.statuses, None
+            self.fleet.forget_all_but(heard)
+            self.fleet.store.commit()
 
     def take(self, name, payload, retained):
         """One message into the fleet. The fleet checks every message, so none should fail; should one
         fail all the same, it costs one line, not the follower (nor the games that come after it).
         The store's own failures stop the follower: then nothing more is acknowledged."""
         import sqlite3
+        status = name.endswith("/status") and name.startswith(self.fleet.prefix + "/")
+        if status and payload and self.statuses is not None:
+            self.statuses.add(name[len(self.fleet.prefix) + 1:-len("/status")])
         try:
             self.fleet.message(name, payload, retained)
         except sqlite3.Error:
@@ -481,6 +509,7 @@ class Follower:
         end = time.monotonic() + COLLECT_S
         while time.monotonic() < end:
             if not self.pump(QUIET_S):
+                self.settle()
                 return True
         return False
 

@@ -179,6 +179,9 @@ class FleetStore:
                         "do update set machine = excluded.machine where machine != excluded.machine",
                         (name, machine, heard))
 
+    def exhibit_names(self):
+        return [name for name, in self.db.execute("select exhibit from exhibits")]
+
     def forget(self, name):
         """An exhibit whose retained status was cleared: taken out of the fleet."""
         self.db.execute("delete from exhibits where exhibit = ?", (name,))
@@ -324,6 +327,14 @@ class Fleet:
         else:
             self.log("ignored a message: %s: a %s %s ahead of this computer's clock, and %d are held already" % (
                 name, kind, ago(when - self.clock()), HELD_LIMIT))
+
+    def forget_all_but(self, heard):
+        """The exhibits whose retained status the broker holds are `heard`: any other, known to the store (for
+        `stats`' rows of noughts) or to the table, was cleared and is forgotten."""
+        for name in set(self.store.exhibit_names()) | set(self.exhibits):
+            if name not in heard:
+                self.exhibits.pop(name, None)
+                self.store.forget(name)
 
     def keep(self, kind, payload):
         if kind == "game":

@@ -37,8 +37,11 @@ def topic(prefix, exhibit, kind):
 
 
 def subscriptions(prefix):
-    """What a follower of the whole fleet subscribes to."""
-    return ["%s/+/%s" % (prefix, kind) for kind in KINDS]
+    """What a follower of the whole fleet subscribes to, (topic, QoS) each. Statuses at QoS 0: a broker
+    queues none of them for a follower's session while it is away, only games and faults (an exhibit's
+    status every heartbeat would fill the queue in weeks, and the games after them would be dropped);
+    the broker's retained one gives each exhibit's latest at every connection."""
+    return [("%s/+/%s" % (prefix, kind), 0 if kind == "status" else 1) for kind in KINDS]
 
 
 def encode(payload):
