@@ -145,7 +145,7 @@ class Card:
         lines = []
         for paragraph in words.split("\n"):
             line = ""
-            for word in paragraph.split():
+            for word in unbroken(paragraph):
                 longer = (line + " " + word) if line else word
                 if line and self.measure(longer, size) > STEPS_RIGHT - STEPS_LEFT:
                     lines.append(line)
@@ -173,6 +173,24 @@ class Card:
             for i, line in enumerate(lines):
                 self.text(STEPS_LEFT, y + i * size * LINE, line, size, fill=TEXT)
             y += (len(lines) - 1) * size * LINE + size * GAP
+
+
+# The machine's title, which never ends a line: "Dr." in most languages, "Dr" in French.
+TITLES = ("Dr.", "Dr")
+
+
+def unbroken(paragraph):
+    """The paragraph's words as a line may break between them: at a space, never at a no-break space a
+    translator wrote (Polish binds a one-letter word to the next), nor after the machine's title."""
+    units = []
+    for word in paragraph.split(" "):
+        if not word:
+            continue
+        if units and units[-1].split("\u00a0")[-1] in TITLES:
+            units[-1] += "\u00a0" + word
+        else:
+            units.append(word)
+    return units
 
 
 class Words:

@@ -350,3 +350,32 @@ def test_each_card_has_its_words_as_plain_text_for_a_screen_reader_or_large_prin
         assert words(step) in svg, "each step is the card's, whole"
     for line in (t._("WARNING: CHOKING HAZARD (marbles). Not for children under 3."),) if machine == "drnim" else ():
         assert line in text, "the warning"
+
+
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_no_line_of_a_card_ends_with_the_machines_title(machine, code):
+    """Found by a translator: the German card ended a line with "Dr." and the French with "Dr", their
+    "Nim" on the next line."""
+    lines = [html.unescape(line).rstrip() for line in
+             re.findall(r"<text[^>]*>([^<]*)</text>", card(machine, code).read_text(encoding="utf-8"))]
+    assert [line for line in lines if line.split()[-1:] in (["Dr."], ["Dr"])] == []
+
+
+def test_a_no_break_space_a_translator_wrote_is_never_where_a_line_breaks():
+    """Polish binds a one-letter word to the next with a no-break space ("i\u00a0oddaje"): the card split
+    its lines at any white space, so that "i" ended a line all the same."""
+    from controller.cards import STEPS_LEFT, STEPS_RIGHT, Card
+    width = STEPS_RIGHT - STEPS_LEFT
+    # each character a millimetre wide: a line of `width` characters at most
+    laid = Card(lambda text, size, bold=False, italic=False: len(text)).wrapped(
+        "x" * (width - 2) + " i\u00a0oddaje kulki", 4)
+    assert laid == ["x" * (width - 2), "i\u00a0oddaje kulki"]
+
+
+@pytest.mark.parametrize("machine, code", CARDS)
+def test_every_card_is_linked_from_its_guide_and_its_language_named_in_the_build_pack(machine, code):
+    """Found adding a language: `make catalogs` made the new card, but no guide linked it, so a builder never
+    found it (DEVELOPERS.md's "A new language" names both places)."""
+    guide = (ROOT / "hardware" / machine / "README.md").read_text(encoding="utf-8")
+    assert "(visitor-card.%s.pdf)" % code in guide
+    assert "`%s`" % code in (ROOT / "hardware" / "README.md").read_text(encoding="utf-8").split("## Visitor cards")[1]
