@@ -4,6 +4,7 @@ and a language the controller does not have (Italian, until it does) is added th
 ones."""
 
 import shutil
+import sys
 
 import pytest
 
@@ -66,13 +67,17 @@ def test_a_language_named_without_its_po_says_the_pybabel_init_that_makes_it(loc
                     "-d controller/language/locale -l %s\n" % (NEW, NEW, NEW))
 
 
-def test_a_language_without_its_digits_separator_says_babels(locale, monkeypatch, capsys):
+@pytest.mark.parametrize("code, written", [(NEW, '"."'), ("pl", '"\\u00a0"')])
+def test_a_language_without_its_digits_separator_says_babels(locale, monkeypatch, capsys, code, written):
+    """Polish's is a no-break space: written as it is, it looked like a plain space, which a translator
+    copied from the terminal; accepted, the page wrote 1 000 where Polish writes 1\u00a0000."""
+    monkeypatch.setattr(sys.modules[__name__], "NEW", code)
     name_new(monkeypatch, group=False)
     init_new(locale)
     status, said, untouched = made(locale, capsys)
     assert status == 1 and untouched
-    assert said == ("%s: no digits' separator: add \"%s\": \"%s\" (Babel's) to GROUPS in "
-                    "controller/language/__init__.py\n" % (NEW, NEW, numbers.get_group_symbol(NEW)))
+    assert said == ("%s: no digits' separator: add \"%s\": %s (Babel's) to GROUPS in "
+                    "controller/language/__init__.py\n" % (code, code, written))
 
 
 def test_a_po_that_languages_does_not_name_is_not_left_out_without_a_word(locale, capsys):

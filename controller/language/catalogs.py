@@ -290,8 +290,9 @@ def unready():
             lines.append("%s: no catalog %s: make it with .venv/bin/pybabel init -D %s -i %s/%s.pot -d %s -l %s"
                          % (code, shown(po_path(code)), DOMAIN, HOME, DOMAIN, HOME, code))
         if code not in GROUPS:
-            lines.append("%s: no digits' separator: add \"%s\": \"%s\" (Babel's) to GROUPS in "
-                         "controller/language/__init__.py" % (code, code, get_group_symbol(code)))
+            # written as Python writes it, escaped: a no-break space copied from a terminal is a plain one
+            lines.append("%s: no digits' separator: add \"%s\": %s (Babel's) to GROUPS in "
+                         "controller/language/__init__.py" % (code, code, json.dumps(get_group_symbol(code))))
     for path in sorted(LOCALE.glob("*/LC_MESSAGES/%s.po" % DOMAIN)):
         code = path.parent.parent.name
         if code not in LANGUAGES:
