@@ -545,10 +545,28 @@ def test_build_without_npm_says_so_in_one_line(monkeypatch, capsys, tmp_path):
     assert not (tmp_path / "page").exists()
 
 
-def test_serve_without_a_build_says_so_in_one_line(capsys, tmp_path):
-    assert main(["web", "serve", "--dir", str(tmp_path / "nothing")]) == 1
+def test_serve_without_a_build_says_so_in_one_line(capsys, tmp_path, monkeypatch):
+    """The folder is named whole too: a build made in another folder (build/web is where the command was
+    run) left a weekend volunteer with "no page in build/web" beside a build."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["web", "serve"]) == 1
     err = capsys.readouterr().err
-    assert err == "controller: no page in %s: run controller web build first\n" % (tmp_path / "nothing")
+    assert err == "controller: no page in build/web (%s): run controller web build first, from this folder, or " \
+        "give --dir\n" % (tmp_path / "build" / "web")
+
+
+def test_serve_on_a_port_another_serve_has_says_what_to_do(capsys, tmp_path):
+    """Found by a weekend volunteer: a second serve, for the phones, beside the first said only "Address
+    already in use"."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>page</title>\n")
+    with socket.socket() as first:
+        first.bind(("127.0.0.1", 0))
+        first.listen()
+        port = first.getsockname()[1]
+        assert main(["web", "serve", "--dir", str(tmp_path), "--port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert err == "controller: cannot listen on 127.0.0.1:%d: Address already in use (another controller web " \
+        "serve, or another program, has the port: Ctrl-C the other serve, or give --port %d)\n" % (port, port + 1)
 
 
 def test_serve_serves_the_folder_on_localhost_until_ctrl_c(tmp_path):

@@ -90,8 +90,9 @@ def runtime_ready():
     return ready_in(WEB) or ready_in(cache())
 
 
-def fetch_runtime():
-    """`npm ci` into the user's cache when the pinned port or MQTT.js is not at hand (the only download, once)."""
+def fetch_runtime(say=lambda text: None):
+    """`npm ci` into the user's cache when the pinned port or MQTT.js is not at hand (the only download, once);
+    `say` is told first, as the download takes a while with nothing else on the screen."""
     if runtime_ready():
         return
     npm = shutil.which("npm")
@@ -105,6 +106,7 @@ def fetch_runtime():
             shutil.copyfile(WEB / name, folder / name)
     except OSError as error:
         raise WebError("cannot fetch MicroPython's WebAssembly port into %s: %s" % (folder, error.strerror or error))
+    say("Fetching MicroPython's WebAssembly port and MQTT.js with npm, once, into %s...\n" % folder)
     # --omit=dev: not the tests' tools (axe-core), only what the page carries
     done = subprocess.run([npm, "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
                           capture_output=True, encoding="utf-8", errors="replace")
@@ -118,13 +120,13 @@ def core_files():
     return sorted(path.name for path in CORE.glob("*.py"))
 
 
-def build(out=DEFAULT_OUT, fetch=True, languages=CODES):
+def build(out=DEFAULT_OUT, fetch=True, languages=CODES, say=lambda text: None):
     """Write the page's folder to `out` (new, empty, or an earlier build,
     which is replaced; never anything else); its path. `languages`: those a
     visitor may choose (the page's language buttons), the museum's first
     language first; every catalog goes in, so `?lang=` may name any."""
     if fetch:
-        fetch_runtime()
+        fetch_runtime(say)
     elif not runtime_ready():
         raise WebError("MicroPython's WebAssembly port %s %s or MQTT.js %s is not in %s: run controller web "
                        "build once with npm installed" % (PACKAGE, pinned_version(), pinned_version(MQTT),

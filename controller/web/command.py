@@ -9,6 +9,7 @@
 A failure is one line on stderr, "controller: ...", with exit status 1.
 """
 
+import errno
 from pathlib import Path
 
 from controller.arguments import add_config_argument, argument, config_path
@@ -52,7 +53,7 @@ def run_build(args, out):
     from controller.service.config import load_config
     path = config_path(args)
     languages = argument("--config", load_config, path).languages if path else CODES
-    folder = build(args.out, languages=languages)
+    folder = build(args.out, languages=languages, say=lambda text: (out.write(text), out.flush()))
     out.write("Built the page in %s: controller web serve%s, then open http://127.0.0.1:8000/\n"
               % (folder, "" if Path(args.out) == DEFAULT_OUT else " --dir " + str(folder)))
     return 0
@@ -62,11 +63,14 @@ def run_serve(args, out):
     from controller.web.serve import lan_address, make_server
     folder = Path(args.dir)
     if not (folder / "index.html").is_file():
-        raise WebError("no page in %s: run controller web build first" % folder)
+        raise WebError("no page in %s (%s): run controller web build first, from this folder, or give --dir"
+                       % (folder, folder.absolute()))
     try:
         server = make_server(folder, args.port, host=args.bind, addresses=args.log_addresses)
     except OSError as error:
-        raise WebError("cannot listen on %s:%d: %s" % (args.bind, args.port, error.strerror or error))
+        busy = " (another controller web serve, or another program, has the port: Ctrl-C the other serve, or " \
+            "give --port %d)" % (args.port % 65535 + 1) if error.errno == errno.EADDRINUSE else ""
+        raise WebError("cannot listen on %s:%d: %s%s" % (args.bind, args.port, error.strerror or error, busy))
     port = server.server_address[1]
     if args.bind == "0.0.0.0":
         # the address to give a class: this computer's on the network its traffic goes out on
