@@ -218,3 +218,20 @@ def test_a_po_that_babel_would_misread_is_named_at_its_line_and_nothing_is_writt
     status, told, untouched = made(locale, capsys)
     assert status == 1 and untouched
     assert told == "%s: controller/language/locale/%s/LC_MESSAGES/drnim.po%s%s\n" % (NEW, NEW, where, said)
+
+
+def test_a_key_in_brackets_translated_is_named_and_the_visitor_reads_the_english(locale, monkeypatch, capsys):
+    """Found by a translator: "hand over (h)" written "przekaż ruch (p)" passed every check, and the visitor
+    pressed p, which on Dr. Nim moves the turn switch. A key in brackets is the simulator's in every language."""
+    name_new(monkeypatch)
+    init_new(locale)
+    translate(locale, {"New game (n).": "Nuova partita (p).",
+                       "Your turn: press a row's button (1-%(rows)d) once per lamp, then hand over (h).":
+                           "Tocca a te: premi il pulsante di una fila (1-%(rows)d) per ogni lampada, poi passa (h)."})
+    status, said, _ = made(locale, capsys)
+    assert status == 1
+    assert [line for line in said.splitlines()
+            if not line.startswith((NEW + ": untranslated: ", "wrote ")) and line != NOTE_UNWRITTEN] == [
+        "%s: New game (n).: msgstr has not the keys (n) as the English writes them (the simulator's keys, in "
+        "every language) (left out until mended: the English is shown)" % NEW]
+    assert lang.language(NEW)._("New game (n).") == "New game (n)."

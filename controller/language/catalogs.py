@@ -218,18 +218,28 @@ def named(message):
     return key(message).replace("\x04", " | ").replace("\n", "\\n")
 
 
+# A key the simulator answers to, written in a text in brackets: "New game (n).", "hand over (h)".
+KEY = re.compile(r"\(([a-z])\)")
+
+
 def misplaced(message):
     """What is wrong with the placeholders of a message's translation, as words (None when nothing is): each
-    form must have those of the English (its plural's), which are all a shell fills (another stops it)."""
-    english = placeholders(message.id if isinstance(message.id, str) else message.id[-1])
+    form must have those of the English (its plural's), which are all a shell fills (another stops it), and
+    its keys in brackets, which are the simulator's whatever the language (a visitor told "(p)" for the
+    hand-over presses a key that does something else, or nothing)."""
+    text = message.id if isinstance(message.id, str) else message.id[-1]
+    english, keys = placeholders(text), sorted(KEY.findall(text))
     for number, form in enumerate(strings(message)):
         found = placeholders(form) if form else english
+        where = "msgstr" if isinstance(message.string, str) else "msgstr[%d]" % number
         if found != english:
-            where = "msgstr" if isinstance(message.string, str) else "msgstr[%d]" % number
             lacks, extra = sorted(english - found), sorted(found - english)
             wrong = (["lacks " + " ".join(lacks)] if lacks else []) + \
                 (["has %s, which the English has not" % " ".join(extra)] if extra else [])
             return "%s %s" % (where, " and ".join(wrong))
+        if form and sorted(KEY.findall(form)) != keys:
+            return "%s has not the keys %s as the English writes them (the simulator's keys, in every " \
+                "language)" % (where, " ".join("(%s)" % letter for letter in keys))
     return None
 
 

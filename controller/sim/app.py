@@ -226,8 +226,10 @@ def drnim_status(sim, t):
     elif m.turn == "machine":
         out.append(t._("Turn switch on Dr. Nim's side: the trigger (space) once."))
     elif m.taken == 0:
+        # Translators: m and space are the simulator's keys in every language (m: the turn switch to Dr. Nim).
         out.append(t._("You first: trigger (space) 1 to 3 times. Dr. Nim first: m, then space."))
     elif m.turn_taken or m.in_flight:
+        # Translators: m and space are the simulator's keys in every language.
         out.append(t._("Take up to 3. Then Dr. Nim's turn: m, then space."))
     else:
         out.append(t._("Your turn: the trigger (space) 1 to 3 times."))
