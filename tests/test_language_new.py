@@ -235,3 +235,24 @@ def test_a_key_in_brackets_translated_is_named_and_the_visitor_reads_the_english
         "%s: New game (n).: msgstr has not the keys (n) as the English writes them (the simulator's keys, in "
         "every language) (left out until mended: the English is shown)" % NEW]
     assert lang.language(NEW)._("New game (n).") == "New game (n)."
+
+
+@pytest.mark.parametrize("code, said", [("pl", None), ("ru", "msgstr[0] lacks %(left)d")])
+def test_a_form_for_the_number_one_alone_may_leave_the_number_out(locale, monkeypatch, capsys, code, said):
+    """Found by a translator: Polish writes "Została jedna." for one left, its first plural form being for
+    1 alone; it was refused for lacking %(left)d, and all three forms were shown in English. Russian's first
+    form is for 21 and 31 too, where "one" would be wrong: refused there, as before."""
+    monkeypatch.setattr(sys.modules[__name__], "NEW", code)
+    name_new(monkeypatch)
+    init_new(locale)
+    translate(locale, {"%(left)d is left.": ("Została jedna.", "Zostały %(left)d.", "Zostało %(left)d.")})
+    status, lines, _ = made(locale, capsys)
+    mistakes = [line for line in lines.splitlines() if "%(left)d is left." in line and "untranslated" not in line]
+    if said is None:
+        assert status == 0 and mistakes == []
+        t = lang.language(code)
+        assert [t.format(t._n("%(left)d is left.", "%(left)d are left.", n), {"left": n}) for n in (1, 2, 5)] == [
+            "Została jedna.", "Zostały 2.", "Zostało 5."]
+    else:
+        assert status == 1 and mistakes == [
+            "%s: %%(left)d is left.: %s (left out until mended: the English is shown)" % (code, said)]

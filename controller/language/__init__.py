@@ -97,18 +97,21 @@ class CheckedTranslations(gettext.GNUTranslations):
         return fitting(super().gettext(message), message, message)
 
     def ngettext(self, msgid1, msgid2, n):
-        return fitting(super().ngettext(msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2)
+        return fitting(super().ngettext(msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2, n == 1)
 
     def pgettext(self, context, message):
         return fitting(super().pgettext(context, message), message, message)
 
     def npgettext(self, context, msgid1, msgid2, n):
-        return fitting(super().npgettext(context, msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2)
+        return fitting(super().npgettext(context, msgid1, msgid2, n), msgid2, msgid1 if n == 1 else msgid2,
+                       n == 1)
 
 
-def fitting(text, english, instead):
-    """`text`, a translation, when its placeholders are those of `english`; else `instead`, the English."""
-    return text if text == instead or placeholders(text) == placeholders(english) else instead
+def fitting(text, english, instead, one=False):
+    """`text`, a translation, when its placeholders are those of `english`, or some of them for the number 1
+    (`one`: "Została jedna.", the count left out); else `instead`, the English."""
+    found, wanted = placeholders(text), placeholders(english)
+    return text if text == instead or found == wanted or one and found < wanted else instead
 
 
 def direction(code):

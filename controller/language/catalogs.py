@@ -222,17 +222,30 @@ def named(message):
 KEY = re.compile(r"\(([a-z])\)")
 
 
-def misplaced(message):
+def only_for_one(catalog):
+    """The plural forms the catalog's language uses for the number 1 alone (Polish's first, German's; not
+    Russian's, which is for 21 too): a translation may leave the number out of them ("Została jedna.")."""
+    import gettext
+    rule = gettext.c2py(catalog.plural_expr)
+    numbers = {}
+    for n in range(1000):
+        numbers.setdefault(rule(n), set()).add(n)
+    return {form for form, those in numbers.items() if those == {1}}
+
+
+def misplaced(message, for_one=()):
     """What is wrong with the placeholders of a message's translation, as words (None when nothing is): each
-    form must have those of the English (its plural's), which are all a shell fills (another stops it), and
-    its keys in brackets, which are the simulator's whatever the language (a visitor told "(p)" for the
-    hand-over presses a key that does something else, or nothing)."""
+    form must have those of the English (its plural's), which are all a shell fills (another stops it), but
+    a form for the number 1 alone (`for_one`, only_for_one's) may leave some out; and its keys in brackets,
+    which are the simulator's whatever the language (a visitor told "(p)" for the hand-over presses a key
+    that does something else, or nothing)."""
     text = message.id if isinstance(message.id, str) else message.id[-1]
     english, keys = placeholders(text), sorted(KEY.findall(text))
+    plural = not isinstance(message.string, str)
     for number, form in enumerate(strings(message)):
         found = placeholders(form) if form else english
-        where = "msgstr" if isinstance(message.string, str) else "msgstr[%d]" % number
-        if found != english:
+        where = "msgstr[%d]" % number if plural else "msgstr"
+        if found != english and not (plural and number in for_one and found < english):
             lacks, extra = sorted(english - found), sorted(found - english)
             wrong = (["lacks " + " ".join(lacks)] if lacks else []) + \
                 (["has %s, which the English has not" % " ".join(extra)] if extra else [])
@@ -246,8 +259,9 @@ def misplaced(message):
 def without_misplaced(catalog):
     """`catalog` with the translations whose placeholders are not the English's taken out, so that the .mo
     and the page show the English there instead of stopping a screen (the .po keeps them, to be mended)."""
+    for_one = only_for_one(catalog)
     for message in catalog:
-        if message.id and misplaced(message):
+        if message.id and misplaced(message, for_one):
             message.string = "" if isinstance(message.string, str) else ("",) * len(message.string)
     return catalog
 
@@ -343,7 +357,7 @@ def problems():
                                                   named(message)))
             if message.fuzzy:       # not shown, and to be looked at anyway
                 continue
-            wrong = misplaced(message)
+            wrong = misplaced(message, only_for_one(catalog))
             if wrong:
                 mistakes.append("%s: %s: %s (left out until mended: the English is shown)"
                                 % (code, named(message), wrong))
