@@ -609,6 +609,9 @@ def build_simulate_parser():
     parser.add_argument("--jam-rate", type=rate, default=0.0, help="chance that a released marble jams")
     parser.add_argument("--glitch-rate", type=rate, default=0.0, help="sensor glitches per second")
     parser.add_argument("--bounce", action="store_true", help="buttons bounce")
+    parser.add_argument("--no-working", action="store_true",
+                        help="hide the working (why the machine moved), which gives the winning move: for a "
+                             "projector's room asked to beat the machine")
     parser.add_argument("--speed", type=speed,
                         help="simulated seconds per real second in the drawing, %g to %g (default 1)" % SPEEDS)
     add_language_argument(parser)
@@ -658,7 +661,7 @@ def run_simulate(argv, out):
             # `make simulate` is a checkout's: an installed controller (pipx, a distribution's) has no Makefile
             raise ArgumentError("--simulate: the drawing needs Textual: %s%s" % (
                 missing("sim", error), " (or make simulate)" if in_checkout() else ""))
-        run_app(simulation, speed=args.speed or 1.0)
+        run_app(simulation, speed=args.speed or 1.0, working=not args.no_working)
         return 0
     finally:
         simulation.close()

@@ -111,6 +111,25 @@ def test_drnim_working_explains_the_move():
     assert "If you now move the turn switch to Dr. Nim and press the trigger, Dr. Nim takes 1." in working
 
 
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_no_working_keeps_the_winning_move_from_a_projectors_room(machine):
+    """Found by a weekend volunteer: at a game's start the working gave the visitor's winning move, on the
+    projector of a room asked to beat the machine. --no-working leaves the panel out; the rest is there."""
+    def draw(working):
+        sim = Simulation(machine, {})
+        app = SimulatorApp(sim, speed=0, working=working)
+
+        async def main():
+            async with app.run_test(size=(120, 36)) as pilot:
+                await pilot.pause()
+                return [len(app.query(selector)) for selector in ("#working", "#status", "#log")]
+        try:
+            return asyncio.run(main())
+        finally:
+            sim.close()
+    assert draw(True) == [1, 1, 1] and draw(False) == [0, 1, 1]
+
+
 def test_drnim_status_line_names_the_turn_switch_not_a_hand_over_button():
     async def play(app, pilot):
         await pilot.press("space")                       # the visitor takes 1

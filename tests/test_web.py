@@ -127,6 +127,20 @@ def test_the_board_grows_with_a_classroom_s_large_screen_and_stays_on_it(browser
     assert board[1] - board[0] >= 0.75 * 2160 and board[0] >= 0 and board[1] <= 2160, board
 
 
+@pytest.mark.parametrize("machine", ["drnim", "nimatron"])
+def test_working_off_keeps_the_winning_move_from_a_projectors_room(browser, machine):
+    """Found by a weekend volunteer: at a game's start the working said "q = 2: the player to move wins by
+    taking 2", the answer to "can you beat the machine?" on the projector. ?working=off hides the panel and
+    writes nothing in it; without it, it is there."""
+    context, address, _ = browser
+    for query, shown in (("", True), ("&working=off", False)):
+        page = open_page(context, address + "?machine=%s%s" % (machine, query))
+        page.wait_for_function("nim.ready")
+        assert page.is_visible("#working-panel") is shown
+        assert (page.inner_text("#working") != "") is shown
+        page.close()
+
+
 # The kiosk's warning, as it says it (web/page.js, warningText).
 def warning_text(seconds):
     return ("Still playing? Press any key or button within %d second%s to keep your game: that press plays no move."

@@ -276,6 +276,9 @@ let soundOn = params.get("sound") !== "off";
 // (WCAG 2.1.4) for a visitor whose speech input types stray letters, or who scrolls with Space. A kiosk turns
 // them back on as its address says for each visitor: its keyboard or keypad plays by them.
 const shortcutsAsked = params.get("keys") !== "off";
+// The working ("why the machine moved") shows the winning move before a visitor's first one: on a projector asking
+// "can you beat the machine?", working=off keeps it from the room.
+const workingShown = params.get("working") !== "off";
 let shortcutsOn = shortcutsAsked;
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
 let home = "en";            // the language a kiosk goes back to for the next visitor
@@ -1281,7 +1284,10 @@ function draw() {
   }
   const working = $("working");
   working.textContent = "";
-  for (const [style, id, values] of view.working) element("li", { class: style }, working, message(id, values));
+  $("working-panel").hidden = !workingShown;
+  if (workingShown) {
+    for (const [style, id, values] of view.working) element("li", { class: style }, working, message(id, values));
+  }
   $("status").textContent = decl.name === "drnim" ? drNimStatus() : nimatronStatus();
   if (window.nim.firstFrameMs === null) {
     window.nim.firstFrameMs = performance.now();

@@ -414,8 +414,11 @@ class SimulatorApp(App):
     DRNIM_ACTIONS = {"trigger", "turn", "equalizer", "clear_jam"}
     NIMATRON_ACTIONS = {"row", "handover"}
 
-    def __init__(self, simulation, speed=1.0, clock=time.monotonic, language=None):
+    def __init__(self, simulation, speed=1.0, clock=time.monotonic, language=None, working=True):
+        """`working`: the working shown (why the machine moved); it gives the winning move before a visitor's
+        first, which a projector's room asking "can you beat the machine?" should not see."""
         self.sim = simulation
+        self.working = working
         self.speed = speed
         self.clock = clock
         self.t = language or simulation.config.language()
@@ -455,7 +458,8 @@ class SimulatorApp(App):
                 yield Static(id="status")
                 if self.drnim:
                     yield Static(id="fault")
-                yield Static(id="working")
+                if self.working:
+                    yield Static(id="working")
                 with Panel(id="logbox"):
                     yield Static(id="log")
         yield Keys(id="keys")
@@ -539,7 +543,8 @@ class SimulatorApp(App):
             self.show("#equalizer_switch", self.equalizer_label())
             self.show("#status", drnim_status(sim, t))
             self.show("#fault", drnim_fault(sim, t))
-            self.show("#working", working_text(sim.machine.explain(), t))
+            if self.working:
+                self.show("#working", working_text(sim.machine.explain(), t))
         else:
             lamps = sim.pinmap.lamps_per_row
             for r, lit in enumerate(sim.rows(0)):
@@ -547,7 +552,8 @@ class SimulatorApp(App):
             self.show("#spectators", spectators(sim.rows(1), lamps))
             self.show("#nimlamps", lamp_text(sim.lamps(), status_lamps(t, "nimatron"), sim.now, 1))
             self.show("#status", nimatron_status(sim, t))
-            self.show("#working", working_text(sim.machine.explain(), t))
+            if self.working:
+                self.show("#working", working_text(sim.machine.explain(), t))
         if self.show("#log", log_text(sim.log[-LOG_LINES:])):
             self.query_one("#logbox").scroll_end(animate=False)
 
@@ -614,7 +620,7 @@ def encoding_setting():
     return "no LANG set"
 
 
-def run_app(simulation, speed=1.0):
+def run_app(simulation, speed=1.0, working=True):
     """Draw `simulation` in the terminal until the visitor quits (q), in the simulation's language. The caller
     closes it. ArgumentError when there is no terminal that can draw it (Textual reads the keys from stdin
     and draws on stderr). In any encoding but UTF-8, Textual writes each character of the drawing it lacks
@@ -632,4 +638,4 @@ def run_app(simulation, speed=1.0):
         raise ArgumentError("--simulate: the drawing needs a UTF-8 terminal, and this one's characters are %s (%s); "
                             "%s, with the terminal in UTF-8 (PuTTY: Window, Translation), or use --script FILE or "
                             "--autoplay N" % (encoding, setting, fix))
-    SimulatorApp(simulation, speed=speed).run()
+    SimulatorApp(simulation, speed=speed, working=working).run()
