@@ -136,14 +136,17 @@ def tls_settings(folder):
     return "cafile %s\ncertfile %s\nkeyfile %s" % (ca, certificate, key)
 
 
-class LongPacketBroker:
-    """Not a broker: a stranger posing as one. It accepts one connection, answers it (and a subscription),
-    then sends a PUBLISH that says it is `length` bytes long and sends its body until the client closes the
-    connection: `sent` is how much of the body went, `closed` is set when the client closed it. Its send buffer
-    is small, so that what it sent is about what the client read."""
+class StrangeBroker:
+    """Not mosquitto: a broker as a stranger or another make may be. It accepts one connection and answers it;
+    to a subscription it sends `first` (retained PUBLISHes, (topic, payload) each) before it answers it, as
+    MQTT 3.1.1 allows, then its answer (each filter granted, QoS 1); then, given a `length`, a PUBLISH that
+    says it is that long, whose body it sends until the client closes the connection: `sent` is how much
+    went, `closed` is set when the client closed it. Its send buffer is small, so that what it sent is about
+    what the client read."""
 
-    def __init__(self, length):
+    def __init__(self, length=None, first=()):
         self.length = length
+        self.first = first
         self.sent = 0
         self.closed = threading.Event()
         self.server = socket.create_server(("127.0.0.1", 0))
@@ -160,7 +163,7 @@ class LongPacketBroker:
             connection.settimeout(0.5)
             try:
                 asked = connection.recv(4096)
-                if asked[:1] == b"\x82":                         # SUBSCRIBE: each filter granted, QoS 1
+                if asked[:1] == b"\x82":                         # SUBSCRIBE
                     at = 1
                     while asked[at] & 128:                      # past the remaining length
                         at += 1
@@ -168,23 +171,21 @@ class LongPacketBroker:
                     while at < len(asked):
                         at += 2 + int.from_bytes(asked[at:at + 2], "big") + 1
                         count += 1
+                    for topic, payload in self.first:
+                        body = len(topic).to_bytes(2, "big") + topic.encode() + payload
+                        connection.sendall(b"\x31" + remaining_length(len(body)) + body)
                     connection.sendall(bytes([0x90, 2 + count]) + identifier + b"\x01" * count)
             except TimeoutError:
                 pass
             connection.settimeout(10)
-            length, header = self.length, b""
-            while True:
-                header += bytes([length % 128 | (128 if length >= 128 else 0)])
-                length //= 128
-                if not length:
-                    break
             try:
-                connection.sendall(b"\x30" + header)
-                chunk = bytes(65536)
-                while self.sent < self.length:
-                    part = chunk[:self.length - self.sent]
-                    connection.sendall(part)
-                    self.sent += len(part)
+                if self.length is not None:
+                    connection.sendall(b"\x30" + remaining_length(self.length))
+                    chunk = bytes(65536)
+                    while self.sent < self.length:
+                        part = chunk[:self.length - self.sent]
+                        connection.sendall(part)
+                        self.sent += len(part)
                 while connection.recv(4096):
                     pass
                 self.closed.set()
@@ -195,3 +196,13 @@ class LongPacketBroker:
 
     def close(self):
         self.server.close()
+
+
+def remaining_length(length):
+    """MQTT's remaining length: 7 bits a byte, the lowest first, the top bit set where more follow."""
+    encoded = b""
+    while True:
+        encoded += bytes([length % 128 | (128 if length >= 128 else 0)])
+        length //= 128
+        if not length:
+            return encoded

@@ -73,7 +73,7 @@ def test_the_fleet_without_paho_says_what_to_install_and_opens_nothing(tmp_path,
     done = in_process(["fleet", "--broker", "localhost:1", "--db", str(db)])
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == "controller fleet: the broker is reached with paho-mqtt: paho is missing (the " \
-                          "'telemetry' extra): %s -m pip install 'paho-mqtt>=2'\n" % sys.executable
+                          "'telemetry' extra): %s -m pip install 'paho-mqtt<3,>=2'\n" % sys.executable
     assert not db.exists()
 
 
@@ -91,7 +91,7 @@ def test_a_service_with_telemetry_and_no_paho_plays_and_says_what_to_install(tmp
     rig.hand_over()
     assert rig.machine.winner == "player"
     fault = "[telemetry] is enabled, but nothing is reported: paho is missing (the 'telemetry' extra): " \
-            "%s -m pip install 'paho-mqtt>=2'" % sys.executable
+            "%s -m pip install 'paho-mqtt<3,>=2'" % sys.executable
     assert rig.service.service_faults() == {"telemetry": fault}
     assert rig.log.count("fault: telemetry: " + fault) == 1
     rig.service.heartbeat()
@@ -107,7 +107,7 @@ def test_config_check_finds_telemetry_enabled_without_paho(tmp_path, monkeypatch
     done = in_process(["config", "check", str(config)])
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == "controller config check: %s: [telemetry] is enabled, but the service could not report: " \
-                          "paho is missing (the 'telemetry' extra): %s -m pip install 'paho-mqtt>=2'\n" \
+                          "paho is missing (the 'telemetry' extra): %s -m pip install 'paho-mqtt<3,>=2'\n" \
                           % (config, sys.executable)
 
 

@@ -256,3 +256,32 @@ def test_a_form_for_the_number_one_alone_may_leave_the_number_out(locale, monkey
     else:
         assert status == 1 and mistakes == [
             "%s: %%(left)d is left.: %s (left out until mended: the English is shown)" % (code, said)]
+
+
+def test_a_placeholder_or_a_words_plural_in_brackets_is_no_key(locale, monkeypatch, capsys):
+    """Found reviewing the keys' check: it took the (n) of %(n)d for a key, so a Polish form for one that
+    leaves out the count was refused for lacking the key (n), and a word written with its plural in brackets,
+    as German writes Murmel(n), for a key the English has not."""
+    monkeypatch.setattr(sys.modules[__name__], "NEW", "pl")
+    name_new(monkeypatch)
+    init_new(locale)
+    translate(locale, {("w_n", "n = %(n)d marble on the rail"): ("na szynie jedna kulka", "n = %(n)d kulki na szynie",
+                                                                 "n = %(n)d kulek na szynie"),
+                       "New game": "Nowa gra (kulka(i) z powrotem)"})
+    status, said, _ = made(locale, capsys)
+    assert status == 0 and [line for line in said.splitlines() if "msgstr" in line] == [], said
+
+
+def test_a_form_for_one_may_leave_out_the_count_but_no_other_placeholder(locale, monkeypatch, capsys):
+    """A form for one may leave out the count alone: where the English has another placeholder (the row), it
+    is refused as before, since the visitor would not be told which row."""
+    monkeypatch.setattr(sys.modules[__name__], "NEW", "pl")
+    name_new(monkeypatch)
+    init_new(locale)
+    english = "The Nimatron put out %(count)d lamp in row %(row)d."
+    translate(locale, {english: ("Nimatron zgasił jedną lampę.",
+                                 "Nimatron zgasił %(count)d lampy w rzędzie %(row)d.",
+                                 "Nimatron zgasił %(count)d lamp w rzędzie %(row)d.")})
+    status, said, _ = made(locale, capsys)
+    assert status == 1 and [line for line in said.splitlines() if "msgstr" in line] == [
+        "pl: %s: msgstr[0] lacks %%(count)d %%(row)d (left out until mended: the English is shown)" % english]

@@ -569,6 +569,7 @@ def screen_refused(browser, broker, topics):
     ("?follow=hall-1", "broker: null is not a WebSockets address"),
     ("?follow=hall-1&broker=mqtt://screen:secret@127.0.0.1:9/", 'broker: "mqtt://127.0.0.1:9/" is not a WebSockets'),
     ("?follow=hall-1&broker=ws://screen:secret@[::1", 'broker: "ws://[::1" is not a WebSockets address'),
+    ("?follow=hall-1&broker=screen:secret@127.0.0.1:9001/", 'broker: "127.0.0.1:9001/" is not a WebSockets address'),
 ])
 def test_an_address_that_names_no_exhibit_or_broker_is_one_line(browser, query, said):
     """The last two: a log-in written into a wrong broker address is never shown (the screen stands in a

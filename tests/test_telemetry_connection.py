@@ -7,7 +7,7 @@ import types
 import paho.mqtt.client as mqtt
 
 import service_rig
-from broker_rig import Broker, LongPacketBroker, free_port, wait_until
+from broker_rig import Broker, StrangeBroker, free_port, wait_until
 from controller.cli import main
 from controller.telemetry.publisher import SHORT_IN_A_ROW, Telemetry
 from controller.telemetry.settings import check_telemetry
@@ -187,7 +187,7 @@ def test_a_packet_longer_than_any_message_closes_the_connection_before_it_is_rea
     marble release grew to 783 MB, though the exhibit subscribes to nothing. Here a packet says it is 32 MiB
     long: the exhibit closes the connection before it has read a quarter of it, and its log says why."""
     length = 32 * 1024 * 1024
-    stranger = LongPacketBroker(length)
+    stranger = StrangeBroker(length)
     settings = check_telemetry("test", {"enabled": True, "host": "127.0.0.1", "port": stranger.port,
                                         "client_id": "hall-1"})
     log = []
@@ -201,3 +201,20 @@ def test_a_packet_longer_than_any_message_closes_the_connection_before_it_is_rea
     finally:
         publisher.close()
         stranger.close()
+
+
+def test_a_packet_refused_is_said_once_and_a_later_drop_is_not_blamed_on_it(tmp_path):
+    """Found reviewing the refusal: the client kept the refusal for good, so every later drop was logged as
+    that packet (and `controller status` said so), a stranger refusing every connection got two lines a
+    second, and two exhibits with one client_id were never told again."""
+    publisher, log = quiet_publisher(tmp_path, lambda: 0.0)
+    refused = "sent a packet of 33554432 bytes, more than the 1048576 read"
+    for _ in range(5):
+        publisher.connection(MADE)
+        publisher.connection(("disconnected", None, refused))
+    assert [line for line in log if refused in line] == [
+        "telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are sent when it is "
+        "back" % (publisher.heard, refused)]
+    publisher.connection(MADE)
+    publisher.connection(("disconnected", None, None))
+    assert publisher.unreachable == "went away" and "went away" in log[-1]

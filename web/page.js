@@ -1536,15 +1536,14 @@ function brokerShown() {
   return withoutLogIn(params.get("broker"));
 }
 
-// An address as a screen in a gallery may show it: never a log-in written into it, whether it parses or not.
+// An address as a screen in a gallery may show it: never a log-in written into it, whether it parses or not, with
+// its scheme or without (screen:secret@broker:9001/ parses, "screen:" taken for the scheme).
 function withoutLogIn(address) {
+  const bare = String(address).replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, "$1");
   try {
-    const url = new URL(address);
-    url.username = "";
-    url.password = "";
-    return url.href;
+    return new URL(bare).href;
   } catch (error) {
-    return String(address).replace(/\/\/[^/?#]*@/, "//");
+    return bare;
   }
 }
 

@@ -108,10 +108,17 @@ class CheckedTranslations(gettext.GNUTranslations):
 
 
 def fitting(text, english, instead, one=False):
-    """`text`, a translation, when its placeholders are those of `english`, or some of them for the number 1
-    (`one`: "Została jedna.", the count left out); else `instead`, the English."""
+    """`text`, a translation, when its placeholders are those of `english`, or, for the number 1 (`one`), all
+    but the count ("Została jedna."); else `instead`, the English."""
     found, wanted = placeholders(text), placeholders(english)
-    return text if text == instead or found == wanted or one and found < wanted else instead
+    return text if text == instead or found == wanted or one and leaves_out_the_count(found, wanted) else instead
+
+
+def leaves_out_the_count(found, english):
+    """Whether a translation's placeholders `found` are the English's but for the count, which a form for the
+    number 1 alone may leave out: told apart only where the English has no other (%(left)d is left.), so that
+    no form drops a row's number or a name."""
+    return not found and sum(english.values()) == 1
 
 
 def direction(code):

@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from controller import shipped
-from controller.language import CODES, DOMAIN, GROUPS, LANGUAGES, LOCALE, placeholders
+from controller.language import CODES, DOMAIN, GROUPS, LANGUAGES, LOCALE, leaves_out_the_count, placeholders
 
 ROOT = Path(__file__).resolve().parent.parent
 # Where a visitor's texts are, and how each is read.
@@ -219,7 +219,7 @@ def named(message):
 
 
 # A key the simulator answers to, written in a text in brackets: "New game (n).", "hand over (h)".
-KEY = re.compile(r"\(([a-z])\)")
+KEY = re.compile(r"(?<![%\w])\(([a-z])\)")      # not a placeholder's %(n)d, nor a word's plural: Murmel(n)
 
 
 def only_for_one(catalog):
@@ -236,7 +236,7 @@ def only_for_one(catalog):
 def misplaced(message, for_one=()):
     """What is wrong with the placeholders of a message's translation, as words (None when nothing is): each
     form must have those of the English (its plural's), which are all a shell fills (another stops it), but
-    a form for the number 1 alone (`for_one`, only_for_one's) may leave some out; and its keys in brackets,
+    a form for the number 1 alone (`for_one`, only_for_one's) may leave out the count; and its keys in brackets,
     which are the simulator's whatever the language (a visitor told "(p)" for the hand-over presses a key
     that does something else, or nothing)."""
     text = message.id if isinstance(message.id, str) else message.id[-1]
@@ -245,7 +245,7 @@ def misplaced(message, for_one=()):
     for number, form in enumerate(strings(message)):
         found = placeholders(form) if form else english
         where = "msgstr[%d]" % number if plural else "msgstr"
-        if found != english and not (plural and number in for_one and found < english):
+        if found != english and not (plural and number in for_one and leaves_out_the_count(found, english)):
             lacks, extra = sorted(english - found), sorted(found - english)
             wrong = (["lacks " + " ".join(lacks)] if lacks else []) + \
                 (["has %s, which the English has not" % " ".join(extra)] if extra else [])

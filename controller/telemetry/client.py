@@ -25,6 +25,11 @@ LONGEST_PACKET = 64 * MAX_PAYLOAD       # 1 MiB
 class Client(mqtt.Client):
     refused = None
 
+    def take_refused(self):
+        """Why the connection just lost was closed, if for a packet refused; said once: the next is not."""
+        refused, self.refused = self.refused, None
+        return refused
+
     def _sock_recv(self, bufsize):
         # paho asks for the packet's body only once it has read its length (have_remaining)
         length = self._in_packet["remaining_length"]

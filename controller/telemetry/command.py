@@ -36,8 +36,9 @@ BATCH = 1000
 QUIET_S = 0.5
 # ...or after this long, whatever comes.
 COLLECT_S = 10.0
-# In a follower's queue of messages: the broker answered a subscription (a connection's).
-SUBSCRIBED = ("subscribed",)
+# In a follower's queue of messages, between the broker's: a connection made, its subscription answered, the
+# connection lost. A broker may send a retained status before it answers the subscription (MQTT 3.1.1 allows it).
+CONNECTED, SUBSCRIBED, DISCONNECTED = ("connected",), ("subscribed",), ("disconnected",)
 CONNECT_S = 5.0
 # A live table waits this long at most for a `stats` that follows the same store to end (sole_follower).
 STATS_S = COLLECT_S + 2 * CONNECT_S
@@ -388,7 +389,8 @@ class Follower:
         self.answer = None
         self.answered = threading.Event()
         self.subscribed = threading.Event()
-        self.statuses = None        # the exhibits whose status came since the last subscription, until it settles
+        self.statuses = None        # the exhibits whose status came since the connection was made, until it settles
+        self.answered_subscription = False
         self.heard_at = time.monotonic()
         client = Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
                         manual_ack=True)
@@ -409,11 +411,12 @@ class Follower:
         self.answer = reason
         self.connected = not reason.is_failure
         if self.connected:
+            self.messages.put(CONNECTED)
             client.subscribe(subscriptions(self.fleet.prefix))
         self.answered.set()
 
     def on_subscribe(self, client, userdata, mid, reasons, properties):
-        """Subscribed (at each connection): what the broker retains and queues comes after this, in order."""
+        """Subscribed (at each connection): the broker then hands over what it retains and what it queued."""
         self.messages.put(SUBSCRIBED)
         self.subscribed.set()
 
@@ -421,9 +424,11 @@ class Follower:
         """The connection closed; before the broker answered, an answer of its own (`answer` stays None). A
         packet refused (client.py) is said once: the broker sends it again at each connection."""
         self.connected = False
-        if client.refused and client.refused != self.refused:
-            self.refused = client.refused
-            self.fleet.log("the broker %s" % client.refused)
+        self.messages.put(DISCONNECTED)
+        refused = client.take_refused()
+        if refused and refused != self.refused:
+            self.refused = refused
+            self.fleet.log("the broker %s" % refused)
         self.answered.set()
 
     def start(self):
@@ -461,9 +466,8 @@ class Follower:
                 item = self.messages.get(timeout=max(0.0, end - time.monotonic()) if not batch else 0)
             except queue.Empty:
                 break
-            if item is SUBSCRIBED:
-                self.statuses = set()
-                self.heard_at = time.monotonic()
+            if item in (CONNECTED, SUBSCRIBED, DISCONNECTED):
+                self.follow_connection(item)
                 continue
             batch.append(item)
             self.take(*item[:3])
@@ -477,11 +481,24 @@ class Follower:
             self.settle()
         return len(batch)
 
+    def follow_connection(self, item):
+        """A connection made starts the statuses heard afresh; it settles once its subscription is answered and
+        the broker quiet; a connection lost before then settles nothing (what it heard may be a part)."""
+        self.heard_at = time.monotonic()
+        if item is CONNECTED:
+            self.statuses, self.answered_subscription = set(), False
+        elif item is SUBSCRIBED:
+            self.answered_subscription = self.statuses is not None
+        else:
+            self.statuses = None
+
     def settle(self):
         """The broker has handed over what it holds since the subscription, each exhibit's retained status
         among it: an exhibit the store knows whose status the broker no longer holds was cleared while this
-        follower was away (statuses come at QoS 0, so a clearing is not queued for it), and is forgotten."""
-        if self.statuses is not None:
+        follower was away (statuses come at QoS 0, so a clearing is not queued for it), and is forgotten, with
+        a line. Not when the broker holds none of those the store knows: another broker, or another prefix
+        (a typo in --prefix, a laptop's own test broker), whose silence says nothing of the museum's."""
+        if self.statuses is not None and self.answered_subscription:
             heard, self.statuses = self.statuses, None
             self.fleet.forget_all_but(heard)
             self.fleet.store.commit()

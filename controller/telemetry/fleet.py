@@ -330,11 +330,15 @@ class Fleet:
 
     def forget_all_but(self, heard):
         """The exhibits whose retained status the broker holds are `heard`: any other, known to the store (for
-        `stats`' rows of noughts) or to the table, was cleared and is forgotten."""
-        for name in set(self.store.exhibit_names()) | set(self.exhibits):
-            if name not in heard:
-                self.exhibits.pop(name, None)
-                self.store.forget(name)
+        `stats`' rows of noughts) or to the table, was cleared and is forgotten, with a line. Nothing is when
+        none of those known was heard (Follower.settle says why)."""
+        known = set(self.store.exhibit_names()) | set(self.exhibits)
+        if not known & set(heard):
+            return
+        for name in sorted(known - set(heard)):
+            self.exhibits.pop(name, None)
+            self.store.forget(name)
+            self.log("forgot the exhibit %s: the broker no longer holds its status (it was cleared)" % printable(name))
 
     def keep(self, kind, payload):
         if kind == "game":

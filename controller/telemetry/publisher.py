@@ -184,6 +184,7 @@ class Telemetry:
         self.unreachable = None  # the outage being reported, so that it is said once
         self.answered = False    # whether the broker answered the last connection (accepted or refused it)
         self.connected_at = None  # timer() when the connection was made
+        self.refused_said = None  # the last packet refused that the log said (client.py)
         self.short = 0           # connections dropped in a row within STEADY_S of being made
         self.acked = set()       # the queue's messages the broker took that could not yet be taken out of it
         self.queue_problem = None  # why the queue cannot be used, so that it is said once
@@ -251,7 +252,8 @@ class Telemetry:
         client.reconnect_delay_set(1, 30)
         client.on_connect = lambda c, u, flags, reason, p: self.inbox.put(("connected", reason))
         client.on_connect_fail = lambda c, u: self.connect_failed(context)
-        client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason, c.refused))
+        client.on_disconnect = lambda c, u, flags, reason, p: self.inbox.put(("disconnected", reason,
+                                                                              c.take_refused()))
         client.on_publish = lambda c, u, mid, reason, p: self.inbox.put(("acked", mid))
         return client
 
@@ -452,7 +454,16 @@ class Telemetry:
             # lasts (steady)
             self.unreachable = self.thrown_off() if self.short >= SHORT_IN_A_ROW else None
             return True
-        if kind == "disconnected" and not refused and self.dropped_short():
+        if kind == "disconnected" and refused:
+            # a packet refused (client.py): a stranger's broker sends it at every connection, said once
+            self.connected = False
+            if refused != self.refused_said:
+                self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
+                         "sent when it is back" % (self.heard, refused))
+                self.refused_said = refused
+            self.unreachable = refused
+            return False
+        if kind == "disconnected" and self.dropped_short():
             return False
         if kind in ("connected", "unreachable", "disconnected"):
             self.connected = False
@@ -460,8 +471,6 @@ class Telemetry:
                 problem = "refused us (%s)" % refusal(reason, "telemetry.username and telemetry.password_file")
             elif kind == "unreachable" and reason is not None:
                 problem = tls_problem(reason)
-            elif refused:
-                problem = refused
             elif unanswered and self.misrouted:
                 problem = "closed the connection without answering (the broker the proxy still forwards to is gone? " \
                     "run sudo systemd/install.sh telemetry)"
@@ -471,7 +480,7 @@ class Telemetry:
             else:
                 problem = "cannot be reached" if kind == "unreachable" else "went away"
             if self.unreachable is None or self.unreachable.startswith(THROWN_OFF) \
-                    or problem.startswith(("refused", "failed", "dropped", "closed", "sent")) and problem != self.unreachable:
+                    or problem.startswith(("refused", "failed", "dropped", "closed")) and problem != self.unreachable:
                 self.log("telemetry: the broker %s %s: play goes on; games and faults wait in the queue and are "
                          "sent when it is back" % (self.heard, problem))
                 self.unreachable = problem
