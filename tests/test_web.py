@@ -517,7 +517,7 @@ def test_build_writes_the_unchanged_core_the_port_and_its_licence(tmp_path, caps
 
 
 def test_build_replaces_an_earlier_build_but_never_another_folder(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(web_build, "fetch_runtime", lambda: None)
+    monkeypatch.setattr(web_build, "fetch_runtime", lambda say: None)
     monkeypatch.setattr(web_build, "runtime_dir", lambda: fake_runtime(tmp_path))
     monkeypatch.setattr(web_build, "mqtt_dir", lambda: fake_mqtt(tmp_path))
     (tmp_path / "mine").mkdir()
