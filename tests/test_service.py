@@ -294,7 +294,7 @@ def test_config_check_names_the_option_only_when_it_was_typed(tmp_path):
     """`config check bad.toml` said 'controller: --config: bad.toml: ...', an option the user never typed."""
     bad = tmp_path / "bad.toml"
     bad.write_text("[drnim]\nmarbles = 99\n")
-    said = "%s: drnim.marbles: must be 1 to 15 (the rail's capacity), not 99\n" % bad
+    said = "%s: drnim.marbles: must be 1 to 15 (capacity, the marbles the rail holds), not 99\n" % bad
     assert checked("config", "check", str(bad)).stderr == "controller: " + said
     assert checked("config", "check", "--config", str(bad)).stderr == "controller: --config: " + said
 

@@ -128,17 +128,26 @@ def test_the_board_grows_with_a_classroom_s_large_screen_and_stays_on_it(browser
 
 
 @pytest.mark.parametrize("machine", ["drnim", "nimatron"])
-def test_working_off_keeps_the_winning_move_from_a_projectors_room(browser, machine):
-    """Found by a weekend volunteer: at a game's start the working said "q = 2: the player to move wins by
-    taking 2", the answer to "can you beat the machine?" on the projector. ?working=off hides the panel and
-    writes nothing in it; without it, it is there."""
+def test_working_off_keeps_the_winning_move_from_a_projectors_room_until_it_is_shown(browser, machine):
+    """Found by a weekend volunteer: the working gives the winning move at every turn ("q = 2: the player to
+    move wins by taking 2"), the answer on the projector of a room asked to beat the machine. ?working=off
+    starts it hidden, and its button shows it, with the game kept, once the room has tried (a teacher asked
+    for that: hidden for good, it took a reload, which lost the game)."""
     context, address, _ = browser
-    for query, shown in (("", True), ("&working=off", False)):
-        page = open_page(context, address + "?machine=%s%s" % (machine, query))
-        page.wait_for_function("nim.ready")
-        assert page.is_visible("#working-panel") is shown
-        assert (page.inner_text("#working") != "") is shown
-        page.close()
+    page = open_page(context, address + "?machine=%s" % machine)
+    assert page.is_visible("#working") and page.inner_text("#working") != ""
+    assert page.inner_text("#working-shown") == "Hide the working"
+    page.close()
+    page = open_page(context, address + "?machine=%s&working=off" % machine)
+    assert not page.is_visible("#working") and page.inner_text("#working") == ""
+    assert page.get_attribute("#working-shown", "aria-expanded") == "false"
+    trace = page.evaluate("JSON.stringify(nim.trace())")
+    page.click("#working-shown")
+    assert page.is_visible("#working") and page.inner_text("#working") != ""
+    assert page.get_attribute("#working-shown", "aria-expanded") == "true"
+    assert page.inner_text("#working-shown") == "Hide the working"
+    assert page.evaluate("JSON.stringify(nim.trace())") == trace, "the game kept"
+    page.close()
 
 
 # The kiosk's warning, as it says it (web/page.js, warningText).
@@ -382,6 +391,23 @@ def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     page.keyboard.press("Enter")
     page.wait_for_function("nim.trace().config.rule === 'last-wins'")
     assert page.evaluate("document.activeElement.id") == "settings-apply"
+
+
+def test_the_settings_a_visitor_chose_are_kept_over_a_reload(browser):
+    """Found by a teacher: a class's tablets reload a tab put aside, and the settings a pupil chose were gone
+    (the address held the machine alone). They are in the address now: a reload begins with them."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&sound=off")
+    page.click("#setting-first-machine")
+    page.click("#setting-rule-last-wins")
+    page.click("#settings-apply")
+    page.wait_for_function("nim.trace().config.first === 'machine' && nim.trace().config.rule === 'last-wins'")
+    page.reload()
+    page.wait_for_function("nim.ready")
+    assert page.evaluate("[nim.trace().config.first, nim.trace().config.rule]") == ["machine", "last-wins"]
+    assert page.is_checked("#setting-first-machine") and page.is_checked("#setting-rule-last-wins")
+    assert "sound=off" in page.url and "seed=" not in page.url
+    page.close()
 
 
 @needs_browser

@@ -276,9 +276,9 @@ let soundOn = params.get("sound") !== "off";
 // (WCAG 2.1.4) for a visitor whose speech input types stray letters, or who scrolls with Space. A kiosk turns
 // them back on as its address says for each visitor: its keyboard or keypad plays by them.
 const shortcutsAsked = params.get("keys") !== "off";
-// The working ("why the machine moved") shows the winning move before a visitor's first one: on a projector asking
-// "can you beat the machine?", working=off keeps it from the room.
-const workingShown = params.get("working") !== "off";
+// The working ("why the machine moved") gives the winning move at every turn: on a projector asking "can you beat
+// the machine?", working=off starts it hidden, and its button shows it when the room has tried.
+let workingShown = params.get("working") !== "off";
 let shortcutsOn = shortcutsAsked;
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
 let home = "en";            // the language a kiosk goes back to for the next visitor
@@ -567,8 +567,15 @@ function start(name, resting, defaults) {
   answer(reply);
   // the same control keeps the focus in the new machine (a setting changed, the kiosk's reset)
   if (focused && $(focused) && document.activeElement !== $(focused)) $(focused).focus();
-  history.replaceState(null, "", "?" + new URLSearchParams(Object.assign(
-    {}, Object.fromEntries(params), { machine: name })).toString());
+  // the visitor's settings into the address too (not a kiosk's: its address is the museum's), so that a reload (a
+  // tablet's browser reloads a tab it had put aside) keeps them; the seed is left out, a new game's own
+  const address = Object.assign({}, Object.fromEntries(params), { machine: name });
+  if (!kiosk) {
+    for (const [key, value] of Object.entries(chosen[name] || {})) {
+      address[key] = Array.isArray(value) ? value.map((row) => row.join(",")).join(";") : String(value);
+    }
+  }
+  history.replaceState(null, "", "?" + new URLSearchParams(address).toString());
   return true;
 }
 
@@ -703,6 +710,11 @@ function drawSoundSwitch() {
   $("sound").textContent = soundOn ? _("Sound: on") : _("Sound: off");
 }
 
+function drawWorkingSwitch() {
+  $("working-shown").setAttribute("aria-expanded", workingShown);
+  $("working-shown").textContent = workingShown ? _("Hide the working") : _("Show the working");
+}
+
 function drawMovingLampsSwitch() {
   $("moving-lamps").setAttribute("aria-pressed", lampsMove());
   $("moving-lamps").textContent = lampsMove() ? _("Moving lamps: on") : _("Moving lamps: off");
@@ -818,6 +830,7 @@ function drawTexts() {
          { micropython: () => element("a", { href: "micropython/LICENSE" }, null, "MicroPython"),
            licence: () => element("a", { href: "LICENSE" }, null, _("Licence")) });
   drawSoundSwitch();
+  drawWorkingSwitch();
   drawMovingLampsSwitch();
   drawShortcutsSwitch();
   drawWarning();
@@ -1284,7 +1297,7 @@ function draw() {
   }
   const working = $("working");
   working.textContent = "";
-  $("working-panel").hidden = !workingShown;
+  working.hidden = !workingShown;
   if (workingShown) {
     for (const [style, id, values] of view.working) element("li", { class: style }, working, message(id, values));
   }
@@ -1349,6 +1362,12 @@ async function boot() {
   if (following) document.documentElement.classList.add("following");
   // the Sound button is on the page from the start: it answers while MicroPython loads (seconds on a slow phone)
   $("sound").addEventListener("click", () => { soundOn = !soundOn; drawSoundSwitch(); });
+  $("working-shown").addEventListener("click", () => {
+    workingShown = !workingShown;
+    drawWorkingSwitch();
+    if (view) draw();
+  });
+  drawWorkingSwitch();
   $("moving-lamps").addEventListener("click", () => {
     movingLamps = !lampsMove();
     drawMovingLampsSwitch();

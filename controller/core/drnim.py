@@ -117,7 +117,8 @@ class DrNim(Exhibit):
     def check_config(self):
         c = self.config
         if not c["marbles"] <= c["capacity"]:
-            raise ConfigError("marbles: must be 1 to %d (the rail's capacity), not %d" % (c["capacity"], c["marbles"]))
+            raise ConfigError("marbles: must be 1 to %d (capacity, the marbles the rail holds), not %d"
+                              % (c["capacity"], c["marbles"]))
         setting = c["flip_flops"]
         if setting != "auto" and (len(setting) != 3 or setting.strip("LR") != ""):
             raise ConfigError("flip_flops: %r is not auto or three of L and R, top first (such as RRL)" % setting)
