@@ -5,7 +5,6 @@ reports agree, failure for failure and figure for figure. Prints figures; assert
     .venv/bin/python bench/bench_assembly.py        (or: make bench; needs openscad and manifold3d)
 """
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.cli import build_parser  # noqa: E402
 from controller.hardware import csg  # noqa: E402
 from controller.hardware import assembly  # noqa: E402
 from controller.hardware.assembly import Assembly  # noqa: E402
@@ -36,7 +36,8 @@ def main():
         print("assembly: manifold3d is missing (pip install -e '.[hardware]'): nothing measured")
         return
     made = csg.solid
-    for pinmap, _ in builds(argparse.Namespace(pinmap=None, machine=None, release=None)):
+    # the arguments `controller hardware check` gets, from its own parser: made by hand, they lacked --hardware
+    for pinmap, _ in builds(build_parser().parse_args(["hardware", "check"])):
         reports, seconds = [], []
         for way in (made, refuse):
             csg.solid = way
