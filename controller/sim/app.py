@@ -415,8 +415,8 @@ class SimulatorApp(App):
     NIMATRON_ACTIONS = {"row", "handover"}
 
     def __init__(self, simulation, speed=1.0, clock=time.monotonic, language=None, working=True):
-        """`working`: the working shown (why the machine moved); it gives the winning move before a visitor's
-        first, which a projector's room asking "can you beat the machine?" should not see."""
+        """`working`: the working shown (why the machine moved); it gives the winning move at every turn, which
+        a projector's room asked "can you beat the machine?" should not see."""
         self.sim = simulation
         self.working = working
         self.speed = speed
