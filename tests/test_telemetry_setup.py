@@ -48,18 +48,26 @@ def password_file(tmp_path, name, password):
     return str(path)
 
 
-def password_broker(tmp_path, screens=False):
-    """A broker that lets in only the user exhibit, whose password is "right" (`screens`: and the user
-    screen, password "s", who may only read, as the README's museum.conf)."""
+def logins(tmp_path, screens=False):
+    """The broker's password file in `tmp_path` (passwords) with the user exhibit, password "right"
+    (`screens`: and the user screen, password "s", whom the acl file beside it lets only read, as the
+    README's museum.conf)."""
     passwd = shutil.which("mosquitto_passwd")
     if passwd is None:
         pytest.skip("mosquitto_passwd is missing: install Debian's package mosquitto")
     subprocess.run([passwd, "-b", "-c", str(tmp_path / "passwords"), "exhibit", "right"], check=True, timeout=60)
     os.chmod(tmp_path / "passwords", 0o600)
+    if screens:
+        subprocess.run([passwd, "-b", str(tmp_path / "passwords"), "screen", "s"], check=True, timeout=60)
+        (tmp_path / "acl").write_text("user exhibit\ntopic readwrite nim-museum/#\nuser screen\ntopic read "
+                                      "nim-museum/#\n")
+
+
+def password_broker(tmp_path, screens=False):
+    """A broker that lets in only the users of `logins`."""
+    logins(tmp_path, screens)
     if not screens:
         return Broker(tmp_path, "allow_anonymous false\npassword_file %s" % (tmp_path / "passwords"))
-    subprocess.run([passwd, "-b", str(tmp_path / "passwords"), "screen", "s"], check=True, timeout=60)
-    (tmp_path / "acl").write_text("user exhibit\ntopic readwrite nim-museum/#\nuser screen\ntopic read nim-museum/#\n")
     return Broker(tmp_path, "allow_anonymous false\npassword_file %s\nacl_file %s" % (tmp_path / "passwords",
                                                                                     tmp_path / "acl"))
 
@@ -259,7 +267,7 @@ def test_the_readmes_broker_starts_and_refuses_a_strangers_huge_message(tmp_path
     assert "persistent_client_expiration 90d" in lines
     login = {}
     if "allow_anonymous false" in lines:
-        password_broker(tmp_path, screens=True).stop()      # the README's passwords and acl, here
+        logins(tmp_path, screens=True)                      # the README's passwords and acl, here
         login = {"exhibit": "right", "screen": "s"}
     kept = [line.replace("/etc/mosquitto/passwd", str(tmp_path / "passwords")).replace(
         "/etc/mosquitto/acl", str(tmp_path / "acl")) for line in lines

@@ -344,6 +344,7 @@ def problems():
     unfinished, mistakes = [], []
     for code in CODES[1:]:
         catalog = updated(code, pot)
+        for_one = only_for_one(catalog)
         note = " ".join(catalog.header_comment.replace("#", " ").split())
         if any(words in note for words in UNWRITTEN):
             unfinished.append("%s: the note at the head of %s is not yet its translator's: write yours in its place "
@@ -357,7 +358,7 @@ def problems():
                                                   named(message)))
             if message.fuzzy:       # not shown, and to be looked at anyway
                 continue
-            wrong = misplaced(message, only_for_one(catalog))
+            wrong = misplaced(message, for_one)
             if wrong:
                 mistakes.append("%s: %s: %s (left out until mended: the English is shown)"
                                 % (code, named(message), wrong))

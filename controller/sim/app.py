@@ -543,8 +543,6 @@ class SimulatorApp(App):
             self.show("#equalizer_switch", self.equalizer_label())
             self.show("#status", drnim_status(sim, t))
             self.show("#fault", drnim_fault(sim, t))
-            if self.working:
-                self.show("#working", working_text(sim.machine.explain(), t))
         else:
             lamps = sim.pinmap.lamps_per_row
             for r, lit in enumerate(sim.rows(0)):
@@ -552,8 +550,8 @@ class SimulatorApp(App):
             self.show("#spectators", spectators(sim.rows(1), lamps))
             self.show("#nimlamps", lamp_text(sim.lamps(), status_lamps(t, "nimatron"), sim.now, 1))
             self.show("#status", nimatron_status(sim, t))
-            if self.working:
-                self.show("#working", working_text(sim.machine.explain(), t))
+        if self.working:
+            self.show("#working", working_text(sim.machine.explain(), t))
         if self.show("#log", log_text(sim.log[-LOG_LINES:])):
             self.query_one("#logbox").scroll_end(animate=False)
 
