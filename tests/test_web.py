@@ -249,40 +249,61 @@ ANSWERS = [
 ]
 
 
+def run_clock_until(page, condition, step_ms=100, most_ms=20000):
+    """The page's own clock (bench/kiosk_soak.py's INIT_SCRIPT) run on, `step_ms` at a time, until `condition`
+    (a script) holds: the milliseconds it took."""
+    for taken in range(0, most_ms, step_ms):
+        if page.evaluate(condition):
+            return taken
+        page.evaluate("(ms) => soakClock.run(ms)", step_ms)
+    raise AssertionError("%s never held in %d ms of the page's clock" % (condition, most_ms))
+
+
 @needs_browser
 def test_any_key_or_press_answers_the_kiosks_warning_keeps_the_game_and_plays_no_move(browser):
     """"Still playing?" (WCAG 2.2.1): Sound, Tab, Escape or an arrow did nothing, and the game was thrown away; the
     trigger kept it but dropped a marble the visitor had not chosen, New game threw it away. Each key and press keeps
     the game, plays nothing (the machine hears no event), says so, and the next warning comes the machine's idle time
-    after it; the focus stays where it was."""
+    after it, not before; the focus stays where it was. The page runs on its own clock (bench/kiosk_soak.py's), so
+    that each idle time passes at once: on the real one the 16 answers took half a minute of waiting."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import kiosk_soak
     context, address, _ = browser
-    page = open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=1200&warn_ms=4000&seed=5")
-    page.keyboard.press("t")
-    page.wait_for_function(SETTLED)
-    for kind, what, focus in ANSWERS:
-        page.wait_for_function(WARNED, timeout=10000)
-        assert page.is_visible("#keep-playing") and page.inner_text("#still-playing-text") == warning_text(4)
-        if focus:
-            page.focus(focus)
-        else:
-            page.evaluate("document.activeElement.blur()")
-        focused = page.evaluate("document.activeElement.id")
-        moves, rail = page.evaluate(MOVES), page.evaluate("nim.view().rail")
-        if kind == "key":
-            page.keyboard.press(what)
-        else:                                       # in the middle of the window: the banner is at its foot
-            page.eval_on_selector(what, "(el) => el.scrollIntoView({block: 'center'})")
-            page.click(what)
-        case = "%s %s" % (what, focus or "")
-        page.wait_for_timeout(150)                  # a tap's click, and anything it would set off
-        assert page.evaluate(MOVES) == moves and page.evaluate("nim.view().rail") == rail == 14, case
-        assert page.evaluate(WARNED) is False and page.inner_text("#said") == "Your game goes on.", case
-        if what != "Tab" and kind == "key":
-            assert page.evaluate("document.activeElement.id") == focused, case
-        if what == "#keep-playing":                 # its button gone, the focus goes back where it was
-            assert page.evaluate("document.activeElement.id") in (focused, "control-trigger"), case
-    assert page.evaluate("nim.view().taken") == 1 and page.evaluate("nim.view().mode") == "play"
-    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+    page = kiosk_soak.tab(context)
+    page.add_init_script(kiosk_soak.INIT_SCRIPT)
+    try:
+        open_page(context, address + "?kiosk=1&machine=drnim&idle_ms=1200&warn_ms=4000&seed=5", tab=page)
+        page.evaluate("soakClock.start()")
+        page.keyboard.press("t")
+        run_clock_until(page, SETTLED)
+        for kind, what, focus in ANSWERS:
+            page.evaluate("soakClock.run(1000)")          # 1,150 ms after the last answer
+            assert page.evaluate(WARNED) is False, "warned before the idle time: %s" % what
+            run_clock_until(page, WARNED)
+            assert page.is_visible("#keep-playing") and page.inner_text("#still-playing-text") == warning_text(4)
+            if focus:
+                page.focus(focus)
+            else:
+                page.evaluate("document.activeElement.blur()")
+            focused = page.evaluate("document.activeElement.id")
+            moves, rail = page.evaluate(MOVES), page.evaluate("nim.view().rail")
+            if kind == "key":
+                page.keyboard.press(what)
+            else:                                       # in the middle of the window: the banner is at its foot
+                page.eval_on_selector(what, "(el) => el.scrollIntoView({block: 'center'})")
+                page.click(what)
+            case = "%s %s" % (what, focus or "")
+            page.evaluate("soakClock.run(150)")         # a tap's click, and anything it would set off
+            assert page.evaluate(MOVES) == moves and page.evaluate("nim.view().rail") == rail == 14, case
+            assert page.evaluate(WARNED) is False and page.inner_text("#said") == "Your game goes on.", case
+            if what != "Tab" and kind == "key":
+                assert page.evaluate("document.activeElement.id") == focused, case
+            if what == "#keep-playing":                 # its button gone, the focus goes back where it was
+                assert page.evaluate("document.activeElement.id") in (focused, "control-trigger"), case
+        assert page.evaluate("nim.view().taken") == 1 and page.evaluate("nim.view().mode") == "play"
+        assert page.page_errors == [] and page.evaluate("nim.errors") == []
+    finally:
+        page.close()
 
 
 @needs_browser
