@@ -26,6 +26,7 @@ come out the same for the same sources (no dates, no line numbers), so
 tests/test_language.py can check that the committed ones are up to date.
 """
 
+import copy
 import io
 import json
 import re
@@ -257,8 +258,10 @@ def misplaced(message, for_one=()):
 
 
 def without_misplaced(catalog):
-    """`catalog` with the translations whose placeholders are not the English's taken out, so that the .mo
-    and the page show the English there instead of stopping a screen (the .po keeps them, to be mended)."""
+    """A copy of `catalog` with the translations whose placeholders are not the English's taken out, so that
+    the .mo and the page show the English there instead of stopping a screen (the .po keeps them, to be
+    mended, and `problems` names them)."""
+    catalog = copy.deepcopy(catalog)
     for_one = only_for_one(catalog)
     for message in catalog:
         if message.id and misplaced(message, for_one):
@@ -291,12 +294,17 @@ def page_catalog(code, catalog=None):
     return (json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0) + "\n").encode("utf-8")
 
 
-def files():
-    """Every catalog file as it should be: path -> bytes."""
+def current():
+    """The template, and each language's catalog brought up to date with it: (pot, {code: catalog}). Made once
+    a run: extracting the texts and reading a catalog take most of its time."""
     pot = template()
+    return pot, {code: updated(code, pot) for code in CODES[1:]}
+
+
+def files(pot, catalogs):
+    """Every catalog file as it should be, from `current()`: path -> bytes."""
     made = {LOCALE / (DOMAIN + ".pot"): written(pot), LOCALE / "en" / "page.json": page_catalog("en")}
-    for code in CODES[1:]:
-        catalog = updated(code, pot)
+    for code, catalog in catalogs.items():
         made[po_path(code)] = written(catalog)
         catalog = without_misplaced(catalog)
         made[po_path(code).with_suffix(".mo")] = compiled(catalog)
@@ -337,13 +345,12 @@ def unreadable():
     return lines
 
 
-def problems():
+def problems(catalogs):
     """Each language's work still to do (its translator's note, its texts untranslated or fuzzy), and its
-    mistakes (placeholders not the English's, and what else Babel's own checks find), as two lists of lines."""
-    pot = template()
+    mistakes (placeholders not the English's, and what else Babel's own checks find), as two lists of lines:
+    of `catalogs`, `current()`'s."""
     unfinished, mistakes = [], []
-    for code in CODES[1:]:
-        catalog = updated(code, pot)
+    for code, catalog in catalogs.items():
         for_one = only_for_one(catalog)
         note = " ".join(catalog.header_comment.replace("#", " ").split())
         if any(words in note for words in UNWRITTEN):
@@ -373,12 +380,13 @@ def main(argv):
         print(line, file=sys.stderr)
     if missing:
         return 1
-    for path, data in files().items():
+    pot, catalogs = current()
+    for path, data in files(pot, catalogs).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
             print("wrote %s" % shown(path))
-    unfinished, mistakes = problems()
+    unfinished, mistakes = problems(catalogs)
     for line in unfinished:
         print(line)
     for line in mistakes:
