@@ -66,6 +66,10 @@ def test_a_failed_expect_exits_1_and_says_what_it_got(tmp_path):
                                     "game, machine, press, set, switch, marble, power, wait, world, settle, expect)"),
     ("game drnim marbles=-3\n", "line 1: marbles is '-3': it must be a whole number from 1 to 999"),
     ("game drnim marbles=0\n", "line 1: marbles is 0: it must be from 1 to 999"),
+    # settings the shipped wiring cannot carry: a KeyError from the board for a fifth row, and eight lamps a row
+    # played on seven, the eighth never shown (found by the spec review)
+    ("game nimatron rows=5\n", "line 1: the simulator: nimatron.rows: 5, but the pin map "),
+    ("game nimatron lamps=8 rows=4\n", "line 1: the simulator: nimatron.lamps: 8, but the pin map "),
 ])
 def test_a_malformed_script_exits_2_naming_the_line(tmp_path, capsys, text, words):
     """In the test's process (the command's own exit status is the tests above and below)."""

@@ -373,12 +373,13 @@ def layout_wired(config, pinmap):
             for key, setting, what in machine_class(config.machine_name).LAYOUT]
 
 
-def check_with_pinmap(config, pinmap):
+def check_with_pinmap(config, pinmap, where=None):
     """The machine's settings against the wiring: each LAYOUT setting (the
     Nimatron's rows and lamps) must fit what the pin map wires, the release
     must be told an open time it can keep (pinmap/release.py), and the
-    machine's RELEASE_GAPS must outlast it."""
-    where = config.path or "the defaults"
+    machine's RELEASE_GAPS must outlast it. `where`: where the settings come
+    from, as an error names it (by default the configuration's file)."""
+    where = where or config.path or "the defaults"
     problem = timing_problem(pinmap.outputs.get("release"), config.service["release_pulse_ms"],
                              config.service["servo_open_ms"])
     if problem:

@@ -23,7 +23,7 @@ from controller.core.marbles import Marbles
 from controller.core.scenario import command_text
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path, display_registers, load_pinmap
-from controller.service.config import SERVICE_SETTINGS, Config, check_exhibit
+from controller.service.config import SERVICE_SETTINGS, Config, check_exhibit, check_with_pinmap
 from controller.service.daemon import Service
 from controller.service.notify import Notifier
 from controller.service.sound import DAY_MINUTES, local_minute
@@ -157,6 +157,9 @@ class Simulation:
         # simulated time runs on from it
         self.local_start = local_minute() if local_start is None else local_start
         self.pinmap = pinmap or load_pinmap(default_pinmap_path(machine))
+        # settings the wiring cannot carry (a script's five rows on a pin map of four) are refused in a line, as a
+        # configuration's are, before a board is built from them
+        check_with_pinmap(self.config, self.pinmap, where="the simulator")
         self.factory = MockFactory(pin_class=BoundedPin)
         self.chip = None
         self.marbles = None
