@@ -157,7 +157,6 @@ class CoreWorld:
         machine = cls(settings)
         self.commands = []
         self.now += 1000
-        machine.state["clock"] = self.now
         self.machine = machine
         marbles = machine.config["marbles"] if machine.has_output(RELEASE) else 0
         self.marbles = Marbles(marbles, FALL_MS)
