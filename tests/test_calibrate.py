@@ -208,3 +208,25 @@ def test_the_configuration_keeps_its_owner_group_and_mode_for_the_service_to_rea
     for made in (path, Path(backup)):
         assert (made.stat().st_uid, made.stat().st_gid, made.stat().st_mode & 0o777) == (0, 65534, 0o640), made
     assert "pace_ms = 1000" in path.read_text()
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_the_simulated_marbles_are_never_written_into_the_exhibits_configuration(tmp_path, monkeypatch, capsys,
+                                                                                  named):
+    """On the exhibit's Pi `calibrate --simulate`, tried as the README's wizard, took /etc's configuration, the
+    default, and wrote the simulated 250 ms marbles' timeout into it: at the service's next start a real marble
+    slower than 450 ms was retried, and a second one let go. It is refused, named or not, and the file is left
+    as it was (found by the troubleshooting review)."""
+    import controller.arguments
+    import controller.selftest.command
+    exhibits = tmp_path / "etc" / "config.toml"
+    exhibits.parent.mkdir()
+    exhibits.write_text(SHIPPED)
+    for module in (controller.arguments, controller.selftest.command):
+        monkeypatch.setattr(module, "DEFAULT_CONFIG", str(exhibits))
+    code, _ = run("calibrate", "--simulate", *(["--config", str(exhibits)] if named else []))
+    error = capsys.readouterr().err
+    assert code == 2 and error.count("\n") == 1
+    assert ("--simulate: the simulated marbles' figures are never written into the exhibit's configuration %s: "
+            "calibrate a copy" % exhibits) in error
+    assert exhibits.read_text() == SHIPPED and list(exhibits.parent.iterdir()) == [exhibits]

@@ -122,6 +122,13 @@ def run_calibrate(args, out):
     if path is None:
         raise ArgumentError("--config: calibrate writes into a configuration file: give its path (there is no %s)"
                             % DEFAULT_CONFIG)
+    if args.simulate and os.path.exists(path) and os.path.exists(DEFAULT_CONFIG) \
+            and os.path.samefile(path, DEFAULT_CONFIG):
+        # the simulated marbles fall 250 ms: their timeout, written there, would retry a real marble that is slower
+        # and let a second one go, at the service's next start
+        raise ArgumentError("--simulate: the simulated marbles' figures are never written into the exhibit's "
+                            "configuration %s: calibrate a copy (cp %s my-config.toml, then add --config "
+                            "my-config.toml)" % (DEFAULT_CONFIG, DEFAULT_CONFIG))
     config, pinmap = load_service_config(path)
     if not machine_class(config.machine_name).has_output(RELEASE):
         raise ArgumentError("calibrate: the %s has no marble release: nothing to calibrate" % config.machine_name)
