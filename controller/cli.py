@@ -416,9 +416,18 @@ def run_config_check(args, out):
         sys.stderr.write("controller config check: %s: [telemetry] is enabled, but the service could not report: "
                          "%s\n" % (path or "the defaults", lacks))
         return 1
+    # what `controller run` in this environment would drive the pins with
+    from controller.service.daemon import NoGPIO, pin_factory_override
+    try:
+        override = pin_factory_override()
+    except NoGPIO as error:
+        sys.stderr.write("controller config check: %s\n" % error)
+        return 1
+    backend = config.service["pin_factory"]
+    if override:
+        backend = "%s (GPIOZERO_PIN_FACTORY, over the configuration's %s)" % (override, backend)
     out.write("%s: good: %s, pin map %s, GPIO backend %s, languages %s\n" % (
-        path or "the defaults", config.machine_name, pinmap.path, config.service["pin_factory"],
-        ", ".join(config.languages)))
+        path or "the defaults", config.machine_name, pinmap.path, backend, ", ".join(config.languages)))
     warning = password_in_clear(config.telemetry)
     if warning:
         out.write("%s: %s\n" % (path or "the defaults", warning))

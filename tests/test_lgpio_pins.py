@@ -264,3 +264,28 @@ def test_gpiozeros_own_variable_naming_rpigpio_on_a_pi_5_is_refused_in_one_line(
         pin_factory_for("lgpio")
     assert str(refused.value) == ("GPIOZERO_PIN_FACTORY='rpigpio': 'rpigpio' cannot work on this Raspberry Pi 5 Model B "
                                   "Rev 1.0 (RPi.GPIO cannot reach its RP1 GPIO chip): set it to \"lgpio\", or unset it")
+
+
+def test_config_check_names_gpiozeros_own_variable_as_the_service_would(tmp_path, monkeypatch):
+    """docs/troubleshooting.md sends a technician who removed an older guide's GPIOZERO_PIN_FACTORY=rpigpio to
+    `config check`: it said the file was good, with the configuration's backend, while `controller run` in the
+    same shell failed on the variable. It now refuses as run does on a Pi 5, and elsewhere names the backend
+    the variable chooses (found by the troubleshooting review)."""
+    from conftest import in_process
+    from controller.service import pin_factories
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\npin_factory = "lgpio"\n')
+    (tmp_path / "model").write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    monkeypatch.setattr(pin_factories, "BOARD_MODEL", str(tmp_path / "model"))
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "rpigpio")
+    done = in_process(["config", "check", str(config)])
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == ("controller config check: GPIOZERO_PIN_FACTORY='rpigpio': 'rpigpio' cannot work on this "
+                           "Raspberry Pi 5 Model B Rev 1.0 (RPi.GPIO cannot reach its RP1 GPIO chip): set it to "
+                           "\"lgpio\", or unset it\n")
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    done = in_process(["config", "check", str(config)])
+    assert done.returncode == 0, done.stderr
+    assert "GPIO backend mock (GPIOZERO_PIN_FACTORY, over the configuration's lgpio)" in done.stdout
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY")
+    assert "GPIO backend lgpio, " in in_process(["config", "check", str(config)]).stdout

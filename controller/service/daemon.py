@@ -621,14 +621,10 @@ def pin_factory_for(name, instead="controller --simulate"):
     set, so that `controller run` and `controller safe-off` always drive the same
     pins: one of our names, or any gpiozero pin-factory entry point (a third
     party's backend, a test's pins)."""
-    override = os.environ.get("GPIOZERO_PIN_FACTORY", "")
+    override = pin_factory_override()
     if override and override.lower() not in PIN_FACTORIES:
         return entry_point_factory(override)
     name = override.lower() or name
-    problem = pin_factory_problem(name) if override else None
-    if problem:
-        # the configuration's own name is checked with it (config.py); an older guide's variable is not
-        raise NoGPIO("GPIOZERO_PIN_FACTORY=%r: %s, or unset it" % (override, problem))
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
         from controller.sim.pins import BoundedPin
@@ -649,6 +645,17 @@ def pin_factory_for(name, instead="controller --simulate"):
     except Exception as error:
         raise NoGPIO("the %s GPIO backend found no GPIO here (%s)%s"
                      % (name, str(error).splitlines()[0] if str(error) else error, hint))
+
+
+def pin_factory_override():
+    """GPIOZERO_PIN_FACTORY, gpiozero's own variable, which overrides the configuration's backend (an older
+    guide has it exported): the name it gives, or ''. NoGPIO when it names one of ours that cannot drive this
+    board: the configuration's own name is checked with it (config.py), the variable is not."""
+    override = os.environ.get("GPIOZERO_PIN_FACTORY", "")
+    problem = pin_factory_problem(override.lower()) if override.lower() in PIN_FACTORIES else None
+    if problem:
+        raise NoGPIO("GPIOZERO_PIN_FACTORY=%r: %s, or unset it" % (override, problem))
+    return override
 
 
 def entry_point_factory(name):
