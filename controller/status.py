@@ -62,7 +62,8 @@ def game_said(game):
     if "rail" in game:
         said += ", %d of %d marbles on the rail" % (game["rail"], game["loaded"])
     if "rows" in game:
-        said += ", rows %s" % " ".join(str(n) for n in game["rows"])
+        # held in a fault, the Nimatron's rows are dark, and the rows it keeps are no visitor's game
+        said += ", rows dark" if game.get("fault") else ", rows %s" % " ".join(str(n) for n in game["rows"])
     return said + (", %s's turn" % game["turn"] if game["mode"] == "play" else ", won by %s" % game["winner"])
 
 

@@ -274,3 +274,22 @@ def test_a_heartbeat_of_another_shape_is_said_in_a_line_not_a_traceback(tmp_path
     assert out.getvalue().endswith("The heartbeat %s cannot be read whole (AttributeError: 'list' object has no "
                                    "attribute 'items'): not the service's own?\n" % (tmp_path / "run" / "status.json")), \
         out.getvalue()
+
+
+def test_a_nimatron_held_after_a_damaged_save_is_said_with_its_rows_dark(tmp_path):
+    """In a check the Nimatron's rows are dark and "your turn" blinks for New game: plain status said 'rows 2 4
+    6 7', a game the technician looking at the machine could not see (found by the troubleshooting review)."""
+    Rig(tmp_path, machine="nimatron").service.stop()
+    (tmp_path / "state" / "game.json").write_text("{")
+    rig = Rig(tmp_path, machine="nimatron")
+    assert rig.service.machine.fault == "check" and any(rig.service.machine.rows)
+    rig.service.heartbeat()
+    said = plain(tmp_path)
+    assert said.startswith("Game: nimatron, play, rows dark, player's turn.\nFault: check: the saved game was "
+                           "damaged and could not be resumed: press New game.\n"), said
+    rig.press("new_game")
+    rig.wait(100)
+    rig.service.heartbeat()
+    assert plain(tmp_path).startswith("Game: nimatron, play, rows %s, " % " ".join(
+        str(n) for n in rig.service.machine.rows))
+    rig.service.stop()
