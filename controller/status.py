@@ -180,7 +180,7 @@ def run_status(args, out):
     if not running:
         return 0
     try:
-        heartbeat_said(heartbeat, ago, out)
+        heartbeat_said(heartbeat, ago, out, config.service["heartbeat_s"])
     except UNREADABLE as error:
         out.write("The heartbeat %s cannot be read whole (%s: %s): not the service's own?\n"
                   % (path, type(error).__name__, error))
@@ -208,10 +208,14 @@ def automatic_restarts(unit):
     return int(value) if said.returncode == 0 and value.isdigit() else None
 
 
-def heartbeat_said(heartbeat, ago, out):
-    """The lines of a running service's heartbeat: its age, its code, its own faults, the sound, the Pi's
-    supply and heat, the telemetry."""
+def heartbeat_said(heartbeat, ago, out, heartbeat_s):
+    """The lines of a running service's heartbeat: its age (and, when it is stale, what that means, as
+    --check says it), its code, its own faults, the sound, the Pi's supply and heat, the telemetry."""
     out.write("Last heartbeat: %.0f s ago (pid %d).\n" % (ago, heartbeat["pid"]))
+    if ago > stale_after_s(heartbeat_s):
+        out.write("  Stale: the service writes one every %d s, and this one is over %d s old, though its process "
+                  "runs: it is hung, or cannot write its heartbeat (journalctl -u %s -n 50 says what it last did).\n"
+                  % (heartbeat_s, stale_after_s(heartbeat_s), SERVICE_UNIT))
     out.write(version_said(heartbeat, "the service"))
     for kind, text in sorted(heartbeat.get("service_faults", {}).items()):
         out.write("Service fault: %s: %s.\n" % (kind, text))

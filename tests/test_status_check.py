@@ -84,7 +84,9 @@ def test_a_jam_is_critical_and_says_what_clears_it_while_plain_status_still_exit
 
 def test_a_heartbeat_older_than_three_beats_and_10_s_is_critical(tmp_path, monkeypatch):
     """The service's process runs but its heartbeat stopped (a loop that pings systemd's watchdog but
-    cannot write, a stopped process): 20 s is inside the slack, 2 minutes is not."""
+    cannot write, a stopped process): 20 s is inside the slack, 2 minutes is not. Plain status says so
+    too: it gave the age alone, and a technician read '120 s ago' next to a game as a service at work
+    (found by the troubleshooting review)."""
     rig = Rig(tmp_path)
     real_monotonic = time.monotonic
     for old_s, state in ((20, 0), (120, 2)):
@@ -93,6 +95,9 @@ def test_a_heartbeat_older_than_three_beats_and_10_s_is_critical(tmp_path, monke
             rig.service.heartbeat()                     # written old_s seconds ago
         code, line = checked(tmp_path)
         assert code == state, line
+        assert ("  Stale: the service writes one every 5 s, and this one is over 25 s old, though its process runs: it "
+                "is hung, or cannot write its heartbeat (journalctl -u drnim-controller -n 50 says what it last did).\n"
+                in plain(tmp_path)) == bool(state)
     assert line.startswith("CRITICAL - the last heartbeat is 120 s old (pid %d runs; one every 5 s, stale after "
                            "25 s): the service is hung, or cannot write %s | heartbeat_age=120."
                            % (os.getpid(), tmp_path / "run" / "status.json")), line
