@@ -515,6 +515,20 @@ def test_sinclair_says_which_game_it_is_before_it_asks_for_the_matchsticks():
     assert text.startswith(header + "You play against sinclair") and "matchsticks?" not in text
 
 
+def test_play_drnim_says_it_is_the_game_and_names_the_machine_whose_equalizer_a_visitor_can_beat():
+    """`play drnim` is headed with the 1966 machine's name, but its perfect opponent, moving first, wins every
+    game, where the machine's equalizer lets a perfect visitor win from either seat (machines.md R14): a
+    historian took the terminal game for the machine (found by the spec review). Said in the visitor's
+    language; no other game says it."""
+    code, text = run("play", "drnim", "--first", "machine", "--seed", "1", lines=["q"])
+    assert text.splitlines()[2] == ("Dr. Nim's game, played perfectly: the machine itself, whose equalizer lets a "
+                                    "perfect player win whether they move first or not, is controller --simulate.")
+    code, text = run("play", "drnim", "--lang", "fr", "--seed", "1", lines=["q"])
+    assert "la machine elle-même, dont l’égaliseur laisse gagner un joueur parfait" in text
+    code, text = run("play", "nim", "3", "4", "5", "--seed", "1", lines=["q"])
+    assert "controller --simulate" not in text
+
+
 def test_sinclair_says_why_it_asks_again_for_the_matchsticks():
     result = command("play", "sinclair", "--seed", "1", stdin="0\nabc\n3\n1\n")
     assert result.returncode == 0, result.stderr
