@@ -562,9 +562,11 @@ class Service:
         self.tell_sound()
         self.publish_status()
         # "monotonic": the system's clock since boot, which network time never moves (controller status)
+        # a heartbeat that can be read was written: it never says that the status file cannot be (the fleet hears
+        # that fault, publish_status, and `controller status` a heartbeat that grows stale)
+        faults = dict((kind, text) for kind, text in self.service_faults().items() if kind != "status-file")
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
-                  "version": described(), "machine": self.config.machine_name,
-                  "service_faults": self.service_faults()}
+                  "version": described(), "machine": self.config.machine_name, "service_faults": faults}
         if self.telemetry:
             # "problem": a proxy that forwards elsewhere, or what the broker did when last tried (Telemetry.problem)
             status["telemetry"] = {"broker": self.telemetry.where, "connected": self.telemetry.connected,
