@@ -348,6 +348,9 @@ class Runner:
         # that starts by thinking thinks its whole think_ms however long the board has run
         machine = self.cls(message.get("settings", {}))
         problem = machine.wiring_problem(self.config.LAYOUT)
+        if not problem and machine.config.get("pace_ms", 0) < self.config.SHORTEST_PACE_MS:
+            problem = "pace_ms: %d, but the coil's PTC trips at a pace under %d ms" % (
+                machine.config["pace_ms"], self.config.SHORTEST_PACE_MS)
         if problem:
             raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
         if self.world:

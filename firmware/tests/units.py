@@ -257,6 +257,22 @@ def test_the_sensor_counts_a_marble_after_days_without_one():
         assert (machine_.rail, machine_.fault) == (13, None), (days, machine_.rail, machine_.fault)
 
 
+def test_a_pace_that_would_trip_the_coils_ptc_is_refused_and_nothing_of_it_saved():
+    """The Pi and the simulator refuse a Dr. Nim pace_ms whose coil pulses its PTC cannot hold (the shipped map's
+    60 ms pulse: under 824 ms); a board took new_game {"pace_ms": 600} from a host and played it until the PTC
+    tripped and the release stayed dead (found by the settings review)."""
+    assert config.SHORTEST_PACE_MS == 824, config.SHORTEST_PACE_MS
+    remove(SCRATCH + "/pace.json")
+    board = Board("pace.json").start()
+    replies = board.ask({"kind": "new_game", "id": 4, "settings": {"pace_ms": 823}})
+    assert [(reply["kind"], reply.get("id")) for reply in replies] == [("error", 4)], replies
+    assert "pace_ms: 823, but the coil's PTC trips at a pace under 824 ms" in replies[0]["error"], replies
+    assert board.runner.machine.config["pace_ms"] == 900
+    replies = board.ask({"kind": "new_game", "id": 5, "settings": {"pace_ms": 824}})
+    assert replies[-1] == {"kind": "ok", "asked": "new_game", "id": 5}, replies
+    assert board.runner.machine.config["pace_ms"] == 824
+
+
 def test_a_board_that_moves_its_clock_back_plays_on_as_if_it_had_not():
     """A board's clock would pass 2**30 ms, a long int on a 32-bit port, after 12.4 days
     (app.py moves it back 2**28 ms at a quiet moment past 2**29): every timer moves with

@@ -184,6 +184,11 @@ def longest_pulse_ms(options, pace_ms=GAME_PACE_MS):
     return int(pace_ms * (options["ptc_hold_a"] / coil_amps(options)) ** 2 + 1e-6)
 
 
+def shortest_pace_ms(options, pulse_ms):
+    """The shortest pace, a pulse of `pulse_ms` each, whose RMS current the coil's PTC holds, in whole ms."""
+    return math.ceil(pulse_ms * (coil_amps(options) / options["ptc_hold_a"]) ** 2 - 1e-6)
+
+
 def pulse_problem(spec, pulse_ms, pace_ms=GAME_PACE_MS):
     """Why the coil's PTC would trip in play at pulses of `pulse_ms`, one a `pace_ms`, or None."""
     o = spec.options

@@ -232,6 +232,8 @@ def board_config(path, machine=None, mode="production"):
         "POLL_MS = %d" % POLL_MS,
         "WATCHDOG_MS = %d" % WATCHDOG_MS,
         "RELEASE_PULSE_MS = %d  # how long the release stays open per marble" % options["open_ms"],
+        "SHORTEST_PACE_MS = %d  # a host's shorter pace_ms would trip the PTC that guards the release's coil"
+        % shortest_pace(pinmap.outputs.get("release"), options["release_pulse_ms"]),
         "# role, GP pin, pull, active high, debounce ms, shortest pulse ms (shorter ones are spikes)",
         "INPUTS = (",
     ] + ["    %r," % (line,) for line in inputs] + [
@@ -242,6 +244,13 @@ def board_config(path, machine=None, mode="production"):
         "OUTPUTS = (",
     ] + ["    %r," % (line,) for line in outputs] + [")", ""]
     return "\n".join(lines)
+
+
+def shortest_pace(release, pulse_ms):
+    """The shortest pace_ms a board takes from a host: a solenoid's PTC would trip at a shorter one (0: no coil)."""
+    if release is None or release.kind != "solenoid":
+        return 0
+    return electrical.shortest_pace_ms(release.options, pulse_ms)
 
 
 def _shown(path):
