@@ -378,6 +378,26 @@ def test_a_copied_pin_map_builds_the_machine_it_names_and_the_build_says_which_m
     assert run("firmware", "build", "--machine", "nimatron", "--pinmap", "my-nimatron.toml")[0] == 0
 
 
+def test_a_build_warns_of_lamps_wired_that_a_board_never_plays_and_says_how_to_play_them(tmp_path, capsys,
+                                                                                         mpy_cross):
+    """A board plays its machine's default settings (4 rows of 7) until a host's new_game gives others: a
+    Nimatron built from a map of 8 lamps a row kept every eighth lamp dark, and the build said nothing (a Pi's
+    config check warns of it; found by the settings review)."""
+    path = tmp_path / "nim8.toml"
+    text = (ROOT / "hardware" / "nimatron" / "pinmap.toml").read_text()
+    assert text.count("\nlamps_per_row = 7 ") == 1
+    path.write_text(text.replace("\nlamps_per_row = 7 ", "\nlamps_per_row = 8 "))
+    status, _ = run("firmware", "build", "--pinmap", str(path), "--out", str(tmp_path / "build"))
+    assert status == 0
+    assert capsys.readouterr().err == (
+        "controller firmware: warning: nimatron.lamps: a board plays 7, the setting's default, but the pin map %s "
+        "wires 8 (the lamps in each row): what is wired beyond 7 stays dark until a host's new_game line sets it, "
+        'which the board keeps: type {"kind": "new_game", "settings": {"lamps": 8}} into controller firmware '
+        "monitor\n" % path)
+    assert run("firmware", "build", "--machine", "nimatron", "--out", str(tmp_path / "shipped"))[0] == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_deploy_by_machine_copies_the_last_build_and_names_the_pin_map_it_was_built_from(tmp_path, monkeypatch,
                                                                                         capsys, port, mpy_cross):
     """deploy never builds: `deploy --machine nimatron` after a build from the user's copy copies that build,

@@ -169,7 +169,8 @@ def run_build(args, out):
     pins = shown_pinmap(pinmap_path(machine, args.pinmap))
     from controller.hardware.pinmap import load_pinmap
     from controller.hardware.pinmap.check import ribbon_warnings
-    for line in ribbon_warnings(load_pinmap(pinmap_path(machine, args.pinmap))):
+    pinmap = load_pinmap(pinmap_path(machine, args.pinmap))
+    for line in ribbon_warnings(pinmap) + unplayed_on_a_board(pinmap):
         sys.stderr.write("controller firmware: warning: %s\n" % line)     # a board has no journal to say it in
     if args.frozen:
         out.write("Wrote the %s firmware (%s mode) from %s to freeze in %s: build MicroPython for the board with "
@@ -179,6 +180,21 @@ def run_build(args, out):
     out.write("Built the %s firmware (%s mode) in %s: %d files, from %s.\n"
               % (machine, mode, folder, len(files), pins))
     return 0
+
+
+def unplayed_on_a_board(pinmap):
+    """A line for each LAYOUT setting whose default plays less than the pin map wires (a Nimatron of 8 lamps a
+    row): a board plays its machine's default settings until a host's new_game gives others, which it keeps,
+    so what is wired beyond them stays dark; config.unplayed_wiring says the same of a Pi's configuration."""
+    from controller.core.registry import machine_class
+    cls = machine_class(pinmap.machine)
+    played = cls({}).config
+    return ["%s.%s: a board plays %d, the setting's default, but the pin map %s wires %d (%s): what is wired beyond "
+            "%d stays dark until a host's new_game line sets it, which the board keeps: type "
+            '{"kind": "new_game", "settings": {"%s": %d}} into controller firmware monitor'
+            % (pinmap.machine, setting, played[setting], pinmap.path, pinmap.layout[key], what, played[setting],
+               setting, pinmap.layout[key])
+            for key, setting, what in cls.LAYOUT if played[setting] < pinmap.layout[key]]
 
 
 def run_deploy(args, out):
