@@ -731,6 +731,24 @@ def test_a_hostile_address_still_starts_the_page(browser, query, said):
 
 
 @needs_browser
+@pytest.mark.parametrize("setting, said", [
+    ("idle_ms=99999999999999999999", "idle_ms: must be a whole number from 1 to 86400000, not '99999999999999999999'"),
+    ("openings=1.5,3,5,7", "openings: "),
+])
+def test_a_number_the_page_cannot_hold_is_refused_by_name_and_keeps_the_other_settings(browser, setting, said):
+    """A number of 20 digits, or a fraction, reached the machine as JSON it could not read: its refusal named
+    'column 34', no setting, and the page dropped every setting of the address for it (found by the settings
+    review). It is the one setting refused now, by name."""
+    context, address, _ = browser
+    machine = "nimatron" if setting.startswith("openings") else "drnim"
+    page = open_page(context, address + "?machine=%s&seed=5&rule=last-wins&%s" % (machine, setting))
+    config = page.evaluate("nim.trace().config")
+    assert (config["rule"], config["seed"]) == ("last-wins", 5)
+    assert page.inner_text("#settings-error").startswith("That setting does not fit: " + said)
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+@needs_browser
 def test_a_kiosk_address_with_one_setting_out_of_range_keeps_the_others(browser):
     """One setting refused in a kiosk's address dropped every setting (the museum's rule and idle time) and its
     seed, and then blamed the seed, which was right: only the refused one is left out now, and said."""

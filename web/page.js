@@ -1343,11 +1343,18 @@ function settingsFromAddress(machine) {
     if (!Object.hasOwn(machine.settings, key) || key === "seed") continue;
     const spec = machine.settings[key];
     if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
-    else if (typeof spec.default === "number") settings[key] = /^[0-9]+$/.test(text) ? Number(text) : text;
-    else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(Number));
+    else if (typeof spec.default === "number") settings[key] = addressNumber(text);
+    else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(addressNumber));
     else settings[key] = text;
   }
   return settings;
+}
+
+// A number of the address as the machine reads it: digits that JavaScript holds exactly as a number, anything else
+// as the text it is, which the machine refuses naming its setting (a number of 20 digits, or 1.5, reached it as
+// JSON it could not read, named no setting, and every setting of the address was dropped for it).
+function addressNumber(text) {
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : text;
 }
 
 // --- start-up -----------------------------------------------------------------------------
