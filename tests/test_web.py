@@ -749,6 +749,17 @@ def test_a_number_the_page_cannot_hold_is_refused_by_name_and_keeps_the_other_se
 
 
 @needs_browser
+def test_openings_in_the_address_are_read_as_the_page_or_a_simulator_script_writes_them(browser):
+    """A script writes openings=1,3,5,7/2,4,6,7, the page 1,3,5,7;2,4,6,7: the script's, copied into an address,
+    was refused as 'heap 4 is None' (found by the settings review)."""
+    context, address, _ = browser
+    for apart in ("/", ";"):
+        page = open_page(context, address + "?machine=nimatron&opening=first&openings=2,3,5,7%s1,3,5,7" % apart)
+        assert page.evaluate("nim.view().rows") == [2, 3, 5, 7], apart
+        assert page.inner_text("#settings-error") == "" and page.page_errors == []
+
+
+@needs_browser
 def test_a_kiosk_address_with_one_setting_out_of_range_keeps_the_others(browser):
     """One setting refused in a kiosk's address dropped every setting (the museum's rule and idle time) and its
     seed, and then blamed the seed, which was right: only the refused one is left out now, and said."""

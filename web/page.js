@@ -1344,7 +1344,8 @@ function settingsFromAddress(machine) {
     const spec = machine.settings[key];
     if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
     else if (typeof spec.default === "number") settings[key] = addressNumber(text);
-    else if (Array.isArray(spec.default)) settings[key] = text.split(";").map((row) => row.split(",").map(addressNumber));
+    // positions apart as the page writes them (;) or as a simulator script does (/)
+    else if (Array.isArray(spec.default)) settings[key] = text.split(/[;/]/).map((row) => row.split(",").map(addressNumber));
     else settings[key] = text;
   }
   return settings;
