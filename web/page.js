@@ -1456,6 +1456,48 @@ async function boot() {
   if (params.get("seed") && !seedFits) {
     settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
+  const mistyped = mistypedSettings();
+  if (mistyped.length) {
+    settingError(mistyped.map(([key, meant]) => `${key.slice(0, 40)}: no such setting (${meant}?): left out`).join("; "));
+  }
+}
+
+// What the page reads from its address besides the machines' settings.
+const PAGE_OPTIONS = ["broker", "follow", "keys", "kiosk", "lang", "machine", "password", "prefix", "seed", "sound",
+                      "user", "warn_ms", "working"];
+
+// The address's parameters that look like a setting mistyped (marbels, Marbles, think for think_ms), each with the
+// setting it looks like: a kiosk's address with one played the default without a word. Any other is left alone
+// (a link's utm_source or fbclid is no visitor's business).
+function mistypedSettings() {
+  const known = new Set(PAGE_OPTIONS);
+  for (const each of Object.values(machines)) for (const key in each.settings) known.add(key);
+  const found = [];
+  for (const key of new Set(params.keys())) {
+    if (known.has(key)) continue;
+    const meant = [...known].find((name) => looksLike(key.toLowerCase(), name));
+    if (meant) found.push([key, meant]);
+  }
+  return found;
+}
+
+// Whether `typed` is `name` in other capitals, its first word (think for think_ms), or two letters from it (one left
+// out, added, changed, or two swapped, twice at most).
+function looksLike(typed, name) {
+  if (typed === name || (typed.length >= 4 && name.startsWith(typed + "_"))) return true;
+  if (typed.length < 4 || Math.abs(typed.length - name.length) > 2) return false;
+  const d = Array.from({ length: typed.length + 1 }, (_, i) => [i].concat(Array(name.length).fill(0)));
+  for (let j = 1; j <= name.length; j++) d[0][j] = j;
+  for (let i = 1; i <= typed.length; i++) {
+    for (let j = 1; j <= name.length; j++) {
+      const cost = typed[i - 1] === name[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && typed[i - 1] === name[j - 2] && typed[i - 2] === name[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[typed.length][name.length] <= 2;
 }
 
 // The languages the build offers, each with its name in itself (`names`, for its button, written the way
