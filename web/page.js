@@ -288,6 +288,7 @@ let before = null;          // the view before this answer: what changed is anno
 const chosen = {};          // the visitor's settings, by machine
 const drafts = {};          // settings chosen but not yet played (a new game with them only when the visitor asks)
 let settingProblem = null;  // the setting the machine refused, in words (a function: drawn again in a new language)
+let settingText = "";       // and the refusal itself, as the machine said it
 const parts = {};           // the drawing's elements that change
 
 window.nim = { ready: false, firstFrameMs: null, errors: [], stages: {}, log: [], drawn: [], announced: [] };
@@ -582,6 +583,7 @@ function start(name, resting, defaults) {
 // A setting the machine refused: one line, and the game goes on as it was. Said once, in the live region (the
 // line beside the settings is not a second one: a reader said it twice), and in the visitor's language.
 function settingError(text) {
+  settingText = text;
   settingProblem = () => fmt(_("That setting does not fit: %(problem)s"), { problem: apart(text) });
   $("settings-error").textContent = settingProblem();
   sayText(settingProblem, "error");
@@ -1448,56 +1450,70 @@ async function boot() {
   for (const each in machines) chosen[each] = settingsFromAddress(machines[each]);
   start(name);
   const asked = params.get("machine");
+  // what the address asked for and did not get, in one line after any setting the machine refused (each line
+  // said alone took the place of the one before)
+  const problems = settingProblem ? [settingText] : [];
   if (!tapped && asked !== null && asked !== name) {         // a typo in a kiosk's address: said, not guessed at
     const names = Object.keys(machines);
-    settingError(`machine: ${asked.slice(0, 40)} is not ${names.slice(0, -1).join(", ")} or ${names.at(-1)}: `
-                 + `${name} is shown`);
+    problems.push(`machine: ${asked.slice(0, 40)} is not ${names.slice(0, -1).join(", ")} or ${names.at(-1)}: `
+                  + `${name} is shown`);
   }
   if (params.get("seed") && !seedFits) {
-    settingError(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
+    problems.push(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
   }
-  const mistyped = mistypedSettings();
-  if (mistyped.length) {
-    settingError(mistyped.map(([key, meant]) => `${key.slice(0, 40)}: no such setting (${meant}?): left out`).join("; "));
+  for (const [key, meant, whose] of mistypedSettings(name)) {
+    problems.push(`${key.slice(0, 40)}: no such setting (${meant}${whose ? ", " + whose + "'s" : ""}?): left out`);
   }
+  if (problems.length > (settingProblem ? 1 : 0)) settingError(problems.join("; "));
 }
 
 // What the page reads from its address besides the machines' settings.
 const PAGE_OPTIONS = ["broker", "follow", "keys", "kiosk", "lang", "machine", "password", "prefix", "seed", "sound",
                       "user", "warn_ms", "working"];
 
-// The address's parameters that look like a setting mistyped (marbels, Marbles, think for think_ms), each with the
-// setting it looks like: a kiosk's address with one played the default without a word. Any other is left alone
-// (a link's utm_source or fbclid is no visitor's business).
-function mistypedSettings() {
-  const known = new Set(PAGE_OPTIONS);
-  for (const each of Object.values(machines)) for (const key in each.settings) known.add(key);
+// The address's parameters that look like a setting mistyped (marbels, Idle_ms, think for think_ms), each as
+// [parameter, the setting it looks most like, the other machine whose setting that is, when it is not the shown
+// machine's nor the page's]: a kiosk's address with one played the default without a word. Any other is left alone
+// (a link's utm_source or fbclid, a museum's own device=tablet, is no visitor's business).
+function mistypedSettings(shown) {
+  const owner = {};
+  for (const [each, decl] of Object.entries(machines)) {
+    for (const key in decl.settings) if (!(owner[key] === null || (owner[key] && each !== shown))) owner[key] = each;
+  }
+  for (const key of PAGE_OPTIONS) owner[key] = null;
   const found = [];
   for (const key of new Set(params.keys())) {
-    if (known.has(key)) continue;
-    const meant = [...known].find((name) => looksLike(key.toLowerCase(), name));
-    if (meant) found.push([key, meant]);
+    if (Object.hasOwn(owner, key)) continue;
+    const typed = key.toLowerCase();
+    const meant = Object.keys(owner).find((name) => name === typed || (typed.length >= 4 && name.startsWith(typed + "_")))
+      || nearest(typed, Object.keys(owner));
+    if (meant) found.push([key, meant, owner[meant] && owner[meant] !== shown ? machines[owner[meant]].title : ""]);
   }
   return found;
 }
 
-// Whether `typed` is `name` in other capitals, its first word (think for think_ms), or two letters from it (one left
-// out, added, changed, or two swapped, twice at most).
-function looksLike(typed, name) {
-  if (typed === name || (typed.length >= 4 && name.startsWith(typed + "_"))) return true;
-  if (typed.length < 4 || Math.abs(typed.length - name.length) > 2) return false;
-  const d = Array.from({ length: typed.length + 1 }, (_, i) => [i].concat(Array(name.length).fill(0)));
-  for (let j = 1; j <= name.length; j++) d[0][j] = j;
-  for (let i = 1; i <= typed.length; i++) {
-    for (let j = 1; j <= name.length; j++) {
-      const cost = typed[i - 1] === name[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && typed[i - 1] === name[j - 2] && typed[i - 2] === name[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
+// The name of `names` fewest letters from `typed` (one left out, added, changed, or two swapped), if it is one letter
+// from it, or two from a name of 8 letters or more (device=tablet is no mistyped decide); else undefined.
+function nearest(typed, names) {
+  let best, fewest = Infinity;
+  for (const name of names) {
+    const apart = lettersApart(typed, name);
+    if (apart < fewest && apart <= (name.length >= 8 ? 2 : 1)) [best, fewest] = [name, apart];
+  }
+  return best;
+}
+
+function lettersApart(a, b) {
+  if (Math.abs(a.length - b.length) > 2) return Infinity;
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i].concat(Array(b.length).fill(0)));
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
-  return d[typed.length][name.length] <= 2;
+  return d[a.length][b.length];
 }
 
 // The languages the build offers, each with its name in itself (`names`, for its button, written the way
