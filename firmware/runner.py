@@ -153,7 +153,7 @@ class Runner:
         text = None         # parsed: its memory is free again for the machine it describes
         # A saved game keeps the settings the host gave it with its new_game line.
         machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
-        wiring = machine.wiring_problem(self.config.LAYOUT)
+        wiring = self.wiring_problem(machine)
         if wiring:
             machine, how, note = resume(self.cls, self.config.SETTINGS, None, wiring)
         if how != "check":
@@ -343,14 +343,21 @@ class Runner:
             reply["world"] = self.world.view()
         self.answer(ident, reply)
 
-    def ask_new_game(self, message, ident):
-        # made at clock 0: the power event in begin() moves its timers to now, so a machine
-        # that starts by thinking thinks its whole think_ms however long the board has run
-        machine = self.cls(message.get("settings", {}))
+    def wiring_problem(self, machine):
+        """Why the board cannot play `machine`'s settings as it is wired, or None: more rows or lamps than its
+        pin map has, or a pace whose release pulses would trip the PTC that guards its coil (a host's new_game,
+        or a game saved before a build that knew it)."""
         problem = machine.wiring_problem(self.config.LAYOUT)
         if not problem and machine.config.get("pace_ms", 0) < self.config.SHORTEST_PACE_MS:
             problem = "pace_ms: %d, but the coil's PTC trips at a pace under %d ms" % (
                 machine.config["pace_ms"], self.config.SHORTEST_PACE_MS)
+        return problem
+
+    def ask_new_game(self, message, ident):
+        # made at clock 0: the power event in begin() moves its timers to now, so a machine
+        # that starts by thinking thinks its whole think_ms however long the board has run
+        machine = self.cls(message.get("settings", {}))
+        problem = self.wiring_problem(machine)
         if problem:
             raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
         if self.world:

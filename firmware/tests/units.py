@@ -271,6 +271,15 @@ def test_a_pace_that_would_trip_the_coils_ptc_is_refused_and_nothing_of_it_saved
     replies = board.ask({"kind": "new_game", "id": 5, "settings": {"pace_ms": 824}})
     assert replies[-1] == {"kind": "ok", "asked": "new_game", "id": 5}, replies
     assert board.runner.machine.config["pace_ms"] == 824
+    # a game saved with a shorter pace (by a build that took it) is not resumed at that pace after an update
+    with open(SCRATCH + "/pace.json") as f:
+        saved = load(f.read())
+    assert saved["config"]["pace_ms"] == 824, saved
+    saved["config"]["pace_ms"] = 600
+    with open(SCRATCH + "/pace.json", "w") as f:
+        f.write(encode(saved))
+    board = Board("pace.json").start()
+    assert board.runner.machine.fault == "check" and board.runner.machine.config["pace_ms"] == 900
 
 
 def test_a_board_that_moves_its_clock_back_plays_on_as_if_it_had_not():
