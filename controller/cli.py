@@ -372,8 +372,10 @@ def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
         out.write(header)
     if preset.name == "drnim":
         # its title promises the 1966 machine, which a perfect visitor beats moving first or second: not this game
-        out.write(t._("Dr. Nim's game, played perfectly: the machine itself, whose equalizer lets a perfect player "
-                      "win whether they move first or not, is controller --simulate.") + "\n")
+        # Translators: controller play drnim plays the game alone; the 1966 machine, with its equalizer (a flipper that
+        # makes one mistake for the visitor), is the bench simulator, a command typed as it is in every language
+        out.write(t._("Dr. Nim's game, without the machine's equalizer: the machine itself, whose equalizer lets a "
+                      "perfect player win whether they move first or not, is controller --simulate.") + "\n")
     who = t._("You play against %(opponent)s; the machine moves first. (seed %(seed)s)") if first == MACHINE \
         else t._("You play against %(opponent)s; you move first. (seed %(seed)s)")
     out.write(t.format(who, {"opponent": opponent.name, "seed": seed}) + "\n")

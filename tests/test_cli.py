@@ -520,11 +520,13 @@ def test_play_drnim_says_it_is_the_game_and_names_the_machine_whose_equalizer_a_
     game, where the machine's equalizer lets a perfect visitor win from either seat (machines.md R14): a
     historian took the terminal game for the machine (found by the spec review). Said in the visitor's
     language; no other game says it."""
-    code, text = run("play", "drnim", "--first", "machine", "--seed", "1", lines=["q"])
-    assert text.splitlines()[2] == ("Dr. Nim's game, played perfectly: the machine itself, whose equalizer lets a "
-                                    "perfect player win whether they move first or not, is controller --simulate.")
+    for opponent in ("perfect", "fallible:0.5"):        # whoever plays it, the game is without the equalizer
+        code, text = run("play", "drnim", "--first", "machine", "--opponent", opponent, "--seed", "1", lines=["q"])
+        assert text.splitlines()[2] == ("Dr. Nim's game, without the machine's equalizer: the machine itself, whose "
+                                        "equalizer lets a perfect player win whether they move first or not, is "
+                                        "controller --simulate.")
     code, text = run("play", "drnim", "--lang", "fr", "--seed", "1", lines=["q"])
-    assert "la machine elle-même, dont l’égaliseur laisse gagner un joueur parfait" in text
+    assert "sans l’égaliseur de la machine : la machine elle-même, dont l’égaliseur laisse gagner" in text
     code, text = run("play", "nim", "3", "4", "5", "--seed", "1", lines=["q"])
     assert "controller --simulate" not in text
 

@@ -508,3 +508,13 @@ def test_the_boards_answer_to_a_typed_line_says_which_line_it_took():
     assert shown == ["board took the new_game line", "board took the inject line",
                      "board took the advance line: its clock at 0.312 s",
                      "board took the advance line: its clock at 0.600 s, still busy"]
+
+
+def test_a_nimatron_board_held_in_check_is_shown_with_its_rows_dark():
+    """A board held in check shows every row dark and "your turn" blinking for New game: the monitor showed
+    'rows 2 4 6 7', the fresh game a damaged save left behind (as controller status did; found by the review of
+    that fix)."""
+    from controller.firmware.monitor import describe_status
+    status = {"mode": "play", "rows": [2, 4, 6, 7], "turn": "player", "fault": "check", "winner": None}
+    assert describe_status(status).startswith("play, rows dark, player's turn, fault check")
+    assert describe_status(dict(status, fault=None)).startswith("play, rows 2 4 6 7, player's turn")

@@ -138,10 +138,10 @@ def test_controller_play_drnim_lang_de_plays_in_german():
                       ["5", "2", "3", "3", "3"])
     assert code == 0
     assert text.startswith("Der erstaunliche Dr. Nim (E.S.R. Inc., 1966): nimm 1 bis 3 von einem Haufen; wer das "
-                           "letzte Teil nimmt, verliert.\nGib q ein, um aufzuhören.\nDas Spiel von Dr. Nim, perfekt "
-                           "gespielt: Die Maschine selbst, deren Ausgleicher einen perfekten Spieler gewinnen lässt, ob "
-                           "er beginnt oder nicht, ist controller --simulate.\nDu spielst gegen perfect; du fängst an. "
-                           "(Startwert 1)\n")
+                           "letzte Teil nimmt, verliert.\nGib q ein, um aufzuhören.\nDas Spiel von Dr. Nim, ohne den "
+                           "Ausgleicher der Maschine: Die Maschine selbst, deren Ausgleicher einen perfekten Spieler "
+                           "gewinnen lässt, ob er beginnt oder nicht, ist controller --simulate.\nDu spielst gegen "
+                           "perfect; du fängst an. (Startwert 1)\n")
     assert "Wie viele nimmst du? '5' ist hier nicht erlaubt" in text
     assert "Die Maschine (perfect) nimmt 1 von Haufen 1." in text
     assert text.rstrip().endswith("Du gewinnst!")

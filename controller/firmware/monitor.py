@@ -61,7 +61,8 @@ def describe_status(status):
     if "rail" in status:
         parts.append("%s of %s marbles on the rail" % (status.get("rail"), status.get("loaded")))
     if "rows" in status:
-        parts.append("rows %s" % words(status["rows"]))
+        # held in a fault, the Nimatron's rows are dark (controller status says the same)
+        parts.append("rows dark" if status.get("fault") else "rows %s" % words(status["rows"]))
     if status.get("mode") == "over":
         parts.append("won by %s" % status.get("winner"))
     else:

@@ -560,11 +560,10 @@ class Service:
         follow_time_zone(self.log)
         self.board.rewrite_lamps()
         self.tell_sound()
-        self.publish_status()
-        # "monotonic": the system's clock since boot, which network time never moves (controller status)
         # a heartbeat that can be read was written: it never says that the status file cannot be (the fleet hears
         # that fault, publish_status, and `controller status` a heartbeat that grows stale)
-        faults = dict((kind, text) for kind, text in self.service_faults().items() if kind != "status-file")
+        faults = {kind: text for kind, text in self.service_faults().items() if kind != "status-file"}
+        # "monotonic": the system's clock since boot, which network time never moves (controller status)
         status = {"pid": os.getpid(), "heartbeat": time.time(), "monotonic": time.monotonic(),
                   "version": described(), "machine": self.config.machine_name, "service_faults": faults}
         if self.telemetry:
@@ -586,8 +585,10 @@ class Service:
             self.service_fault("status-file", "cannot write the status file in %s (%s): the game goes on, but "
                                               "`controller status` shows no new heartbeat until it can be"
                                % (folder, error.strerror or error))
-            return
-        self.mended("status-file", "the status file is written again in %s" % folder)
+        else:
+            self.mended("status-file", "the status file is written again in %s" % folder)
+        # after the status file, so that the fleet hears its fault begin and end with this heartbeat
+        self.publish_status()
 
     # --- the end -----------------------------------------------------------------
     def request_stop(self, *_):
