@@ -79,7 +79,8 @@ from controller.firmware.tools import FirmwareError, find_tool  # noqa: E402
 FIRMWARE = ROOT / "firmware"
 EMULATOR = FIRMWARE / "emulator"
 # The games' pauses, shortened: the heap does not depend on them, a bisection's wall time does.
-# (A release's timeout stays as it is: on a busy machine a shorter one would call a marble lost.)
+# (A release's timeout stays as it is: on a busy machine a shorter one would call a marble lost;
+# and a pace no shorter than the board takes from a host: its coil's PTC sets the shortest, fast().)
 FAST = {"drnim": {"pace_ms": 60}, "nimatron": {"pace_ms": 60, "think_ms": 100}}
 FALL_MS = 40
 # A pause of the game longer than this (the time between two turns) is shortened to it.
@@ -96,6 +97,17 @@ STEADY = 3
 # allocated, a fault of the firmware's, not a heap too small.
 OUT_OF_MEMORY = "MemoryError"
 LOCKED = "heap is locked"
+
+def fast(machine):
+    """FAST's settings for `machine`, its pace no shorter than the shipped pin map's board takes."""
+    from controller.firmware.build import pinmap_path
+    from controller.hardware.pinmap.pico import load_pico, shortest_pace
+    pinmap, _, options = load_pico(pinmap_path(machine), machine)
+    settings = dict(FAST[machine])
+    settings["pace_ms"] = max(settings["pace_ms"], shortest_pace(pinmap.outputs.get("release"),
+                                                                 options["release_pulse_ms"]))
+    return settings
+
 
 PROBE = """
 import gc, sys
@@ -224,7 +236,7 @@ class Run:
             elif kind == "advance":
                 self.board.pass_time(min(PAUSE_S, message["ms"] / 1000))
             elif kind == "new_game":
-                message["settings"] = dict(message.get("settings", {}), **FAST[machine])
+                message["settings"] = dict(message.get("settings", {}), **fast(machine))
                 self.board.ask(kind, **message)
                 self.board.ask("world", fall_ms=FALL_MS)
             else:
