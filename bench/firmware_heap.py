@@ -98,6 +98,7 @@ STEADY = 3
 OUT_OF_MEMORY = "MemoryError"
 LOCKED = "heap is locked"
 
+
 def fast(machine):
     """FAST's settings for `machine`, its pace no shorter than the shipped pin map's board takes."""
     from controller.firmware.build import pinmap_path
