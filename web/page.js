@@ -1478,7 +1478,7 @@ const PAGE_OPTIONS = ["broker", "follow", "keys", "kiosk", "lang", "machine", "p
 function mistypedSettings(shown) {
   const owner = {};
   for (const [each, decl] of Object.entries(machines)) {
-    for (const key in decl.settings) if (!(owner[key] === null || (owner[key] && each !== shown))) owner[key] = each;
+    for (const key in decl.settings) if (!owner[key] || each === shown) owner[key] = each;
   }
   for (const key of PAGE_OPTIONS) owner[key] = null;
   const found = [];

@@ -187,14 +187,13 @@ def unplayed_on_a_board(pinmap):
     row): a board plays its machine's default settings until a host's new_game gives others, which it keeps,
     so what is wired beyond them stays dark; config.unplayed_wiring says the same of a Pi's configuration."""
     from controller.core.registry import machine_class
-    cls = machine_class(pinmap.machine)
-    played = cls({}).config
+    from controller.service.config import layout_wired
+    played = machine_class(pinmap.machine)({}).config
     return ["%s.%s: a board plays %d, the setting's default, but the pin map %s wires %d (%s): what is wired beyond "
             "%d stays dark until a host's new_game line sets it, which the board keeps: type "
             '{"kind": "new_game", "settings": {"%s": %d}} into controller firmware monitor'
-            % (pinmap.machine, setting, played[setting], pinmap.path, pinmap.layout[key], what, played[setting],
-               setting, pinmap.layout[key])
-            for key, setting, what in cls.LAYOUT if played[setting] < pinmap.layout[key]]
+            % (pinmap.machine, setting, wanted, pinmap.path, wired, what, wanted, setting, wired)
+            for setting, what, wanted, wired in layout_wired(pinmap.machine, played, pinmap) if wanted < wired]
 
 
 def run_deploy(args, out):

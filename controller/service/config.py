@@ -358,7 +358,7 @@ def unplayed_wiring(config, pinmap):
     nothing and whose lamps stayed dark, and every check said good. A warning, not a refusal: a museum may
     play a smaller game on the machine it built."""
     lines = []
-    for setting, what, wanted, wired in layout_wired(config, pinmap):
+    for setting, what, wanted, wired in layout_wired(config.machine_name, config.machine, pinmap):
         if wanted < wired:
             lines.append("%s: %s.%s: %d, but the pin map %s wires %d (%s): what is wired beyond %d is never played; "
                          "set %s = %d to play it" % (config.path or "the defaults", config.machine_name, setting,
@@ -366,11 +366,10 @@ def unplayed_wiring(config, pinmap):
     return lines
 
 
-def layout_wired(config, pinmap):
-    """(setting, what it counts, the configuration's value, the pin map's) for each LAYOUT setting of the
-    configuration's machine (the Nimatron's rows and lamps)."""
-    return [(setting, what, config.machine[setting], pinmap.layout[key])
-            for key, setting, what in machine_class(config.machine_name).LAYOUT]
+def layout_wired(name, settings, pinmap):
+    """(setting, what it counts, its value in `settings`, the pin map's) for each LAYOUT setting of the
+    machine called `name` (the Nimatron's rows and lamps)."""
+    return [(setting, what, settings[setting], pinmap.layout[key]) for key, setting, what in machine_class(name).LAYOUT]
 
 
 def check_with_pinmap(config, pinmap, where=None):
@@ -398,7 +397,7 @@ def check_with_pinmap(config, pinmap, where=None):
             raise ConfigError("%s: %s.%s: %d, but the release stays open %d ms (the pin map %s): the next release "
                               "would come while the gate is still open, and no marble with it; make it longer"
                               % (where, config.machine_name, setting, config.machine[setting], opened, pinmap.path))
-    for setting, what, wanted, wired in layout_wired(config, pinmap):
+    for setting, what, wanted, wired in layout_wired(config.machine_name, config.machine, pinmap):
         if wanted > wired:
             raise ConfigError("%s: %s.%s: %d, but the pin map %s wires %d (%s)" % (
                 where, config.machine_name, setting, wanted, pinmap.path, wired, what))
