@@ -35,7 +35,7 @@ from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
 from controller.core.players import PLAYER_NAMES, find_player
-from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, find_preset
+from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, YOU, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
 from controller.core.quoting import quoted
@@ -109,7 +109,8 @@ def build_parser():
     play.set_defaults(action=run_play)
     add_game_arguments(play)
     play.add_argument("--opponent", help="one of: " + ", ".join(PLAYER_NAMES))
-    play.add_argument("--first", choices=FIRST_CHOICES, help="who moves first")
+    play.add_argument("--first", type=first_mover, choices=FIRST_CHOICES,
+                      help="who moves first (player, the machines' word in their first setting, is you)")
     play.add_argument("--seed", type=seed, help="seed for the machine's random choices (same seed, same game)")
     add_language_argument(play)
 
@@ -367,7 +368,7 @@ def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
     check_opponent(opponent, variant, heaps)
     first = args.first or preset.first
     if first == RANDOM:
-        first = MACHINE if rng.below(2) else "you"
+        first = MACHINE if rng.below(2) else YOU
     if not asks_for_matchsticks:
         out.write(header)
     if preset.name == "drnim":
@@ -604,6 +605,12 @@ def speed(text):
     return value
 
 
+def first_mover(text):
+    """argparse type of play --first: `player`, as a machine's `first` setting and a script say the visitor, is
+    `you` (it was refused, with only you, machine and random offered)."""
+    return YOU if text == "player" else text
+
+
 def build_simulate_parser():
     from controller.sim.autoplay import VISITORS
     parser = Parser(prog="controller",
@@ -717,11 +724,15 @@ def simulated_machine(args):
     """(machine, its settings, the [exhibit] settings, the pin map): --machine with the defaults and its
     shipped wiring, or a configuration's, with the exhibit's own pin map (pinmaps/ beside it, or the one it
     names), both checked as `config check` checks them: the bench plays the exhibit's wiring, a servo gate
-    too, before it goes out. The simulator's buzzer keeps the configuration's quiet (its language is --lang's)."""
+    too, before it goes out, and rows or lamps wired and never played are warned of as config check warns.
+    The simulator's buzzer keeps the configuration's quiet (its language is --lang's)."""
     if not args.config:
         return args.machine or MACHINES[0], {}, None, None
     overrides = {"machine": args.machine} if args.machine else None
     config, pinmap = load_service_config(args.config, overrides)
+    from controller.service.config import unplayed_wiring
+    for line in unplayed_wiring(config, pinmap):
+        sys.stderr.write("controller --simulate: warning: %s\n" % line)
     return config.machine_name, config.machine, config.exhibit, pinmap
 
 

@@ -242,9 +242,13 @@ def test_a_scenario_named_by_its_number_is_told_its_whole_name_and_where_it_is(t
     assert out.getvalue().endswith("every expectation holds\n")
 
 
-def test_play_drnim_against_perfect_to_a_win():
-    code, text = run("play", "drnim", "--seed", "1", "--first", "you", lines=["2", "3", "3", "3"])
+@pytest.mark.parametrize("first", ["you", "player"])
+def test_play_drnim_against_perfect_to_a_win(first):
+    """--first player is --first you: the machines' `first` setting and the scripts call the visitor the player,
+    and play refused the word (found by the settings review)."""
+    code, text = run("play", "drnim", "--seed", "1", "--first", first, lines=["2", "3", "3", "3"])
     assert code == 0
+    assert "you move first" in text
     assert text.count("The machine (perfect) takes 1 from heap 1.") == 4
     assert text.rstrip().endswith("You win!")
 

@@ -654,11 +654,12 @@ def test_config_check_and_the_service_warn_of_an_output_on_the_serial_ports_pins
     assert [line for line in log if line.startswith("warning: ")] == warned
 
 
-def test_config_check_and_the_service_warn_of_rows_and_lamps_wired_and_never_played(tmp_path):
+def test_config_check_the_service_and_the_simulator_warn_of_rows_and_lamps_wired_and_never_played(tmp_path, capsys):
     """A builder who wired a fifth row and left [nimatron] rows = 4 had a row whose button did nothing and
     whose lamps stayed dark, and the pin map's check, config check and selftest all said good (found by the
-    Nimatron builder's review). Fewer lamps played than wired is one warning line in config check and in
-    the journal at start; the game plays as set (a smaller game on the machine built is a museum's choice)."""
+    Nimatron builder's review). Fewer lamps played than wired is one warning line in config check, in
+    the journal at start and from `--simulate --config` (which said nothing: the settings review); the game
+    plays as set (a smaller game on the machine built is a museum's choice)."""
     import io
     from controller.cli import main
     from service_rig import Rig, write_config
@@ -671,6 +672,11 @@ def test_config_check_and_the_service_warn_of_rows_and_lamps_wired_and_never_pla
     assert out.getvalue().splitlines()[1:] == warned
     rig = Rig(tmp_path, machine="nimatron", lamps=5)
     assert [line for line in rig.log if line.startswith("warning: ")] == warned
+    capsys.readouterr()
+    out = io.StringIO()
+    assert main(["--simulate", "--autoplay", "1", "--config", str(config)], out=out) == 0
+    assert "games: 1" in out.getvalue().splitlines()
+    assert capsys.readouterr().err.splitlines() == ["controller --simulate: " + line for line in warned]
 
 
 HAT = '18 = "audio HAT: I2S BCLK"\n19 = "audio HAT: I2S LRCLK"\n21 = "audio HAT: I2S DOUT"'

@@ -712,8 +712,8 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
 
 @needs_browser
 @pytest.mark.parametrize("query, said", [
-    ("?seed=99999999999", "seed: 99999999999 is not a whole number from 1 to 4294967295: a fresh seed is used"),
-    ("?seed=1e30", "seed: 1e30 is not a whole number from 1 to 4294967295: a fresh seed is used"),
+    ("?seed=99999999999", "seed: 99999999999 is not a whole number from 0 to 4294967295: a fresh seed is used"),
+    ("?seed=1e30", "seed: 1e30 is not a whole number from 0 to 4294967295: a fresh seed is used"),
     ("?machine=__proto__", "machine: __proto__ is not drnim or nimatron: drnim is shown"),
     ("?machine=constructor", "machine: constructor is not drnim or nimatron: drnim is shown"),
     ("?machine=nimatrn", "machine: nimatrn is not drnim or nimatron: drnim is shown"),
@@ -728,6 +728,30 @@ def test_a_hostile_address_still_starts_the_page(browser, query, said):
     assert page.evaluate("nim.view().machine") == ("nimatron" if "nimatron" in query else "drnim")
     assert page.inner_text("#settings-error") == ("That setting does not fit: " + said if said else "")
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+@needs_browser
+@pytest.mark.parametrize("lenient, equalizer", [("on", "off"), ("yes", "no"), ("true", "false")])
+def test_an_address_writes_a_switch_and_a_seed_as_a_script_does(browser, lenient, equalizer):
+    """A script's equalizer=off was refused by the page, which took only true and false (its own options are on
+    and off: sound=off), and its seed=0, which every other shell takes, was given a fresh seed with a warning
+    (found by the settings review). Every word a script takes for a switch, and seed 0, play as in the script."""
+    from controller.core.scenario import SWITCH_WORDS
+    assert (SWITCH_WORDS[lenient], SWITCH_WORDS[equalizer]) == (True, False)
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=0&lenient=%s&equalizer=%s" % (lenient, equalizer))
+    config = page.evaluate("nim.trace().config")
+    assert (config["lenient"], config["equalizer"], config["seed"]) == (True, False, 0)
+    assert page.inner_text("#settings-error") == ""
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+def test_the_page_takes_every_word_a_script_takes_for_a_switch():
+    """The page's table of a switch's words is the scripts' (web/page.js keeps its own: it reads the address before the core has the settings)."""
+    from controller.core.scenario import SWITCH_WORDS
+    table = re.search(r"const SWITCH_WORDS = \{(.*?)\};", (ROOT / "web" / "page.js").read_text()).group(1)
+    assert dict(re.findall(r"(\w+): (true|false)", table)) == {word: str(value).lower()
+                                                                for word, value in SWITCH_WORDS.items()}
 
 
 @needs_browser

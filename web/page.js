@@ -1337,6 +1337,10 @@ function onKey(event) {
   }
 }
 
+// A switch's words in the address, as a simulator script writes them (core/scenario.py's SWITCH_WORDS): the page's own
+// options are on and off (sound=off), and a script's equalizer=off was refused here, which took only true and false.
+const SWITCH_WORDS = { true: true, on: true, yes: true, false: false, off: false, no: false };
+
 // Any setting of the machine may be given in the page's address (a kiosk's
 // `?kiosk=1&idle_ms=60000`), read by the type of its default; the machine checks it.
 function settingsFromAddress(machine) {
@@ -1344,7 +1348,7 @@ function settingsFromAddress(machine) {
   for (const [key, text] of params) {
     if (!Object.hasOwn(machine.settings, key) || key === "seed") continue;
     const spec = machine.settings[key];
-    if (typeof spec.default === "boolean") settings[key] = text === "true" ? true : text === "false" ? false : text;
+    if (typeof spec.default === "boolean") settings[key] = Object.hasOwn(SWITCH_WORDS, text) ? SWITCH_WORDS[text] : text;
     else if (typeof spec.default === "number") settings[key] = addressNumber(text);
     // positions apart as the page writes them (;) or as a simulator script does (/)
     else if (Array.isArray(spec.default)) settings[key] = text.split(/[;/]/).map((row) => row.split(",").map(addressNumber));
@@ -1439,9 +1443,10 @@ async function boot() {
   window.nim.trace = () => JSON.parse(bridge.trace());
   for (const each of JSON.parse(bridge.machines())) machines[each.name] = each;
   stage("machines");
-  const seed = /^[0-9]{1,10}$/.test(params.get("seed") || "") ? Number(params.get("seed")) : 0;
-  const seedFits = seed >= 1 && seed <= 0xffffffff;
-  chosen.seed = seedFits ? seed : newSeed();
+  // a seed as every shell takes it, 0 too (the page took 1 and up, and gave ?seed=0 a fresh one)
+  const seedText = params.get("seed") || "";
+  const seedFits = /^[0-9]{1,10}$/.test(seedText) && Number(seedText) <= 0xffffffff;
+  chosen.seed = seedFits ? Number(seedText) : newSeed();
   if (following) return follow();
   document.addEventListener("keydown", onKey);
   drawSoundSwitch();
@@ -1459,7 +1464,7 @@ async function boot() {
                   + `${name} is shown`);
   }
   if (params.get("seed") && !seedFits) {
-    problems.push(`seed: ${params.get("seed")} is not a whole number from 1 to 4294967295: a fresh seed is used`);
+    problems.push(`seed: ${params.get("seed")} is not a whole number from 0 to 4294967295: a fresh seed is used`);
   }
   for (const [key, meant, whose] of mistypedSettings(name)) {
     problems.push(`${key.slice(0, 40)}: no such setting (${meant}${whose ? ", " + whose + "'s" : ""}?): left out`);

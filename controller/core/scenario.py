@@ -82,14 +82,16 @@ def parse(text):
     return steps
 
 
+# The words a switch's setting is written with, in a script and in the web page's address (web/page.js).
+SWITCH_WORDS = {"true": True, "on": True, "yes": True, "false": False, "off": False, "no": False}
+
+
 def setting_value(setting, key, text):
     """A setting's value as a script writes it, typed by the setting's default."""
     default = setting.default
     if isinstance(default, bool):
-        if text in ("true", "on", "yes"):
-            return True
-        if text in ("false", "off", "no"):
-            return False
+        if text in SWITCH_WORDS:
+            return SWITCH_WORDS[text]
         raise BadValue("%s is %r: it must be true or false (on or off)" % (key, text))
     if isinstance(default, int):
         return whole(text, key, setting.low, setting.high)
