@@ -365,6 +365,47 @@ def test_the_page_keeps_nothing_on_a_visitor_s_device_and_asks_no_other_site(bro
 
 
 @needs_browser
+def test_each_machine_keeps_its_game_while_the_visitor_plays_the_other(browser):
+    """A teacher who showed the class the Nimatron lost the game of Dr. Nim under way, without a word, and the
+    button of the machine shown began a new game as silently (the teacher's walkthrough). Each machine keeps its
+    game while the page is open: back on either, its board, its turn and what it said are as they were."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60&equalizer=false")
+    page.click("#control-trigger")
+    page.wait_for_function(SETTLED)
+    page.click("svg .drawn-switch")             # Dr. Nim's turn, and back to the visitor's
+    page.click("svg .drawn-control")
+    page.wait_for_function(PLAYERS_TURN)
+    for _ in range(4):                          # the fourth marble is refused, in words
+        page.click("#control-trigger")
+        page.wait_for_function(SETTLED)
+    drnim = page.evaluate("[nim.view().rail, nim.view().turn_taken, nim.view().turn, nim.view().turns]")
+    assert drnim[1:3] == [3, "player"] and len(drnim[3]) == 2
+    messages, moves = page.inner_text("#messages"), page.evaluate(MOVES)
+    assert messages
+    page.click("#machines button[value=drnim]")
+    assert page.evaluate("[nim.view().rail, nim.view().turn_taken, nim.view().turn, nim.view().turns]") == drnim
+    assert page.evaluate(MOVES) == moves
+    page.click("#machines button[value=nimatron]")
+    page.wait_for_function("nim.view().machine === 'nimatron'")
+    lit = page.evaluate("nim.view().rows")
+    page.keyboard.press(str(next(i for i, lamps in enumerate(lit) if lamps) + 1))
+    nimatron = page.evaluate("[nim.view().rows, nim.view().turn_taken]")
+    assert nimatron[1] == 1 and nimatron[0] != lit
+    page.click("#machines button[value=drnim]")
+    page.wait_for_function("nim.view().machine === 'drnim'")
+    assert page.evaluate("[nim.view().rail, nim.view().turn_taken, nim.view().turn, nim.view().turns]") == drnim
+    back = "The Amazing Dr. Nim: your game as you left it."
+    assert page.evaluate(MOVES) == moves and page.inner_text("#messages") == back + "\n" + messages
+    assert page.inner_text("#said") == back
+    assert "machine=drnim" in page.url
+    page.click("#machines button[value=nimatron]")
+    page.wait_for_function("nim.view().machine === 'nimatron'")
+    assert page.evaluate("[nim.view().rows, nim.view().turn_taken]") == nimatron
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+@needs_browser
 def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_on(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&pace_ms=3")

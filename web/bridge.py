@@ -39,6 +39,8 @@ OPPONENTS = tuple(name.replace("fallible:P", "fallible:0.1") for name in PLAYER_
 TRACE_LIMIT = 5000
 
 world = None
+# Each machine's world by its name: a visitor who plays the other machine finds this one's game as they left it.
+kept = {}
 
 
 def machines():
@@ -181,6 +183,17 @@ def start(name, settings_json, now, resting=False):
         world = World(name, settings, now, resting)
     except ValueError as error:
         return encode({"error": str(error)})
+    kept[name] = world
+    return world.answer()
+
+
+def resume(name, now):
+    """The machine called `name` as the visitor left it when they chose the
+    other one, its time run on to `now` (its timers and marbles carried out at
+    their own times, as for a tab the browser left asleep)."""
+    global world
+    world = kept[name]
+    world.advance(now)
     return world.answer()
 
 

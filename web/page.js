@@ -287,6 +287,7 @@ let pending = [];           // what the live region announces after this answer
 let before = null;          // the view before this answer: what changed is announced
 const chosen = {};          // the visitor's settings, by machine
 const drafts = {};          // settings chosen but not yet played (a new game with them only when the visitor asks)
+const keptGames = {};       // what the page drew of each machine's game while the other is shown (switchMachine)
 let settingProblem = null;  // the setting the machine refused, in words (a function: drawn again in a new language)
 let settingText = "";       // and the refusal itself, as the machine said it
 const parts = {};           // the drawing's elements that change
@@ -552,13 +553,37 @@ function start(name, resting, defaults) {
     settingError(reply.error);
     return false;
   }
-  decl = machines[name];
-  outputs = {};
-  touched = false;
   delete drafts[name];
+  show(name, reply, { outputs: {}, said: [], touched: false });
+  return true;
+}
+
+// A machine's button: that machine's game as the visitor left it, or its first game. Each machine keeps its own
+// while the page is open (the bridge's `kept`, and here what the page drew of it): a teacher who showed the class
+// the other machine lost the game under way, without a word. The button of the machine shown does nothing (it
+// began a new game, as silently).
+function switchMachine(name) {
+  if (name === decl.name) return;
+  keptGames[decl.name] = { outputs, said, touched };
+  if (!Object.hasOwn(keptGames, name)) {
+    start(name);
+    return;
+  }
+  show(name, JSON.parse(bridge.resume(name, now())), keptGames[name]);
+  // Translators: said when the visitor went back to a machine whose game they had left for the other machine
+  sayText(() => fmt(_("%(machine)s: your game as you left it."), { machine: machineName(name) }), "note");
+  announce();
+}
+
+// Machine `name` drawn from the bridge's `reply`, with what the page keeps of its game (`game`: its outputs, what it
+// said, whether a visitor played it).
+function show(name, reply, game) {
+  decl = machines[name];
+  outputs = game.outputs;
+  touched = game.touched;
   settingProblem = null;
   $("settings-error").textContent = "";
-  said = [];
+  said = game.said;
   drawMessages();
   $("said").textContent = "";
   view = reply.view;
@@ -577,7 +602,6 @@ function start(name, resting, defaults) {
     }
   }
   history.replaceState(null, "", "?" + new URLSearchParams(address).toString());
-  return true;
 }
 
 // A setting the machine refused: one line, and the game goes on as it was. Said once, in the live region (the
@@ -1418,7 +1442,7 @@ async function boot() {
   for (const name of files.machines) {
     const button = element("button", { type: "button", value: name }, nav, machineName(name));
     button.addEventListener("click", () => {
-      if (decl) return start(name);
+      if (decl) return switchMachine(name);
       tapped = name;
       for (const each of nav.children) each.setAttribute("aria-pressed", each.value === name);
     });
