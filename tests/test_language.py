@@ -221,7 +221,7 @@ def test_config_check_names_a_language_it_does_not_have_in_one_line(tmp_path, ca
     path = tmp_path / "config.toml"
     path.write_text("[exhibit]\n%s\n" % text)
     assert main(["config", "check", str(path)]) == 2
-    assert capsys.readouterr().err == "controller: %s: %s\n" % (path, problem)
+    assert capsys.readouterr().err == "controller: %s:2: %s\n" % (path, problem)
 
 
 def test_config_check_takes_one_language_or_the_museums_list(tmp_path, capsys):

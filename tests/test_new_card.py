@@ -316,4 +316,5 @@ def test_a_spare_whose_code_is_older_than_the_archive_names_the_setting_it_does_
     card.config.write_text(card.config.read_text().replace("[drnim]\n", "[drnim]\nmarble_lift = true\n"))
     status, said = card.run(doc_line("sudo -u drnim /opt/drnim-controller/venv/bin/controller config check"))
     assert status == 2 and said == ""
-    assert "%s: drnim.marble_lift: unknown setting" % card.config in capsys.readouterr().err
+    line = card.config.read_text().splitlines().index("marble_lift = true") + 1
+    assert "%s:%d: drnim.marble_lift: unknown setting" % (card.config, line) in capsys.readouterr().err

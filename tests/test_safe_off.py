@@ -195,11 +195,11 @@ def test_config_check_caps_a_solenoid_pulse_at_500_ms_and_at_what_its_ptc_holds(
     assert main(["config", "check", str(path)], out=io.StringIO()) == status
     err = capsys.readouterr().err
     if pulse == 501:
-        assert err == ("controller: %s: service.release_pulse_ms: 501, but the release is a solenoid "
+        assert err == ("controller: %s:3: service.release_pulse_ms: 501, but the release is a solenoid "
                        "(outputs.release): at most 500 ms, or the coil heats up, in the pin map %s\n"
                        % (path, default_pinmap_path("drnim")))
     elif status:
-        assert err.startswith("controller: %s: service.release_pulse_ms: 66 ms, but the coil's pulses, one "
+        assert err.startswith("controller: %s:3: service.release_pulse_ms: 66 ms, but the coil's pulses, one "
                               "a 900 ms pace, then take 0.301 A (RMS), more than the 0.30 A its PTC holds" % path)
         assert err.endswith("use at most 65 ms (or a longer drnim.pace_ms), in the pin map %s\n"
                             % default_pinmap_path("drnim"))

@@ -294,9 +294,22 @@ def test_config_check_names_the_option_only_when_it_was_typed(tmp_path):
     """`config check bad.toml` said 'controller: --config: bad.toml: ...', an option the user never typed."""
     bad = tmp_path / "bad.toml"
     bad.write_text("[drnim]\nmarbles = 99\n")
-    said = "%s: drnim.marbles: must be 1 to 15 (capacity, the marbles the rail holds), not 99\n" % bad
+    said = "%s:2: drnim.marbles: must be 1 to 15 (capacity, the marbles the rail holds), not 99\n" % bad
     assert checked("config", "check", str(bad)).stderr == "controller: " + said
     assert checked("config", "check", "--config", str(bad)).stderr == "controller: --config: " + said
+
+
+def test_a_refused_setting_is_named_with_the_line_that_sets_it(tmp_path):
+    """A museum's configuration sets pace_ms, first and rule under each machine, and a refusal named the file and
+    the key alone: the technician looked for which of them (the settings review). It names the line too, as a
+    pin map's refusal does; a default that does not fit what the file sets, the line of its table."""
+    config = tmp_path / "config.toml"
+    config.write_text('[service]\nmachine = "nimatron"\n\n[drnim]\npace_ms = 900\n\n[nimatron]\nrows = 4\npace_ms = 10\n')
+    assert checked("config", "check", str(config)).stderr == (
+        "controller: %s:9: nimatron.pace_ms: must be a whole number from 50 to 86400000, not 10\n" % config)
+    config.write_text('[service]\nmachine = "drnim"\n\n[drnim]\ncapacity = 10\n')
+    assert checked("config", "check", str(config)).stderr == (
+        "controller: %s:4: drnim.marbles: must be 1 to 10 (capacity, the marbles the rail holds), not 15\n" % config)
 
 
 @pytest.mark.parametrize("text,words", [

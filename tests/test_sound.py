@@ -143,7 +143,7 @@ def test_a_bad_sound_setting_gets_one_line_naming_the_key(tmp_path, line, words)
     path.write_text("[exhibit]\n%s\n" % line)
     result = in_process(["config", "check", str(path)])
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert "%s: %s" % (path, words) in result.stderr, result.stderr
+    assert "%s:2: %s" % (path, words) in result.stderr, result.stderr
 
 
 def test_config_check_takes_both_museums_settings(tmp_path):

@@ -206,9 +206,10 @@ def test_a_configuration_the_service_refuses_is_critical(tmp_path):
     rig.service.heartbeat()
     config = tmp_path / "config.toml"
     config.write_text(config.read_text().replace("[service]", "[service]\nheartbeat_s = \"five\"", 1))
+    number = config.read_text().splitlines().index('heartbeat_s = "five"') + 1
     code, line = checked(tmp_path)
     assert code == 2 and line.startswith("CRITICAL - the configuration is refused, so the service cannot start (or "
-                                         "restart) with it: %s: service.heartbeat_s: " % config), line
+                                         "restart) with it: %s:%d: service.heartbeat_s: " % (config, number)), line
     assert line.endswith(" (controller config check)\n"), line
     report = reported(tmp_path)
     assert (report["state"], [problem["kind"] for problem in report["problems"]]) == ("CRITICAL", ["config-refused"])

@@ -208,7 +208,8 @@ def test_a_broker_written_with_its_port_is_one_line_saying_where_the_port_goes(t
         assert result.returncode == 0, result.stderr
     else:
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-        assert result.stderr.endswith("%s: telemetry.host: %r: %s\n" % (config, host, said)), result.stderr
+        line = config.read_text().splitlines().index('host = "%s"' % host) + 1
+        assert result.stderr.endswith("%s:%d: telemetry.host: %r: %s\n" % (config, line, host, said)), result.stderr
 
 
 def test_controller_status_says_what_the_broker_did_not_only_that_it_is_not_connected(tmp_path, monkeypatch):

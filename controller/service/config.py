@@ -23,6 +23,7 @@ from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path
 from controller.hardware.pinmap.electrical import pulse_problem
+from controller.hardware.pinmap.positions import key_lines
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.service.boards import check_boards
@@ -292,7 +293,43 @@ def check_full_paths(path, data):
 
 
 def load_config(path=None, overrides=None):
-    """Read and check a configuration file (None: every default)."""
+    """Read and check a configuration file (None: every default); a refusal names the line too (with_line)."""
+    try:
+        return read_config(path, overrides)
+    except ConfigError as error:
+        said = with_line(path, str(error))
+        if said == str(error):
+            raise       # as it was, of its own kind (a file that cannot be read is FileUnreadable)
+        raise ConfigError(said) from None
+
+
+def with_line(path, refusal):
+    """A refusal `path: key: problem` as `path:line: key: problem`, the line where the file sets the key, else
+    where its table begins, as a pin map's refusals say it: a museum's configuration sets pace_ms, first and
+    rule under each machine, and the key alone left the technician to find which. As it was when the file
+    names neither (a default that does not fit)."""
+    start = "%s: " % path
+    if not path or not refusal.startswith(start):
+        return refusal
+    said = refusal[len(start):]
+    key = said.split(": ", 1)[0]
+    if key.startswith("[") and key.endswith("]"):
+        key = key[1:-1]
+    if not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*", key):
+        return refusal
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            lines = key_lines(f.read())
+    except (OSError, ValueError):
+        return refusal
+    parts = tuple(key.split("."))
+    for length in range(len(parts), 0, -1):
+        if parts[:length] in lines:
+            return "%s:%d: %s" % (path, lines[parts[:length]], said)
+    return refusal
+
+
+def read_config(path, overrides):
     data = {}
     where = path or "the defaults"
     if path:
@@ -377,8 +414,18 @@ def check_with_pinmap(config, pinmap, where=None):
     Nimatron's rows and lamps) must fit what the pin map wires, the release
     must be told an open time it can keep (pinmap/release.py), and the
     machine's RELEASE_GAPS must outlast it. `where`: where the settings come
-    from, as an error names it (by default the configuration's file)."""
-    where = where or config.path or "the defaults"
+    from, as an error names it (by default the configuration's file, with the
+    line: with_line)."""
+    try:
+        check_settings_with_pinmap(config, pinmap, where or config.path or "the defaults")
+    except ConfigError as error:
+        said = with_line(None if where else config.path, str(error))
+        if said == str(error):
+            raise
+        raise ConfigError(said) from None
+
+
+def check_settings_with_pinmap(config, pinmap, where):
     problem = timing_problem(pinmap.outputs.get("release"), config.service["release_pulse_ms"],
                              config.service["servo_open_ms"])
     if problem:
