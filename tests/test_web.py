@@ -426,6 +426,34 @@ def test_a_setting_or_an_event_that_does_not_fit_is_one_line_and_the_game_plays_
 
 
 @needs_browser
+def test_a_teacher_chooses_how_many_marbles_dr_nims_game_begins_with(browser):
+    """The marbles a game begins with were in no setting a visitor could change, only in the address: a teacher
+    could not play Parker's game of 12 (machines.md R15) or show that one setting serves N marbles and N - 1
+    (R17) without writing one (the teacher's walkthrough). A list in the settings, from what the rail holds
+    down to 1; the game under way goes on until New game with these settings, and the flip-flops are set
+    for the count as the machine sets them."""
+    context, address, _ = browser
+    page = open_page(context, address + "?machine=drnim&seed=5&pace_ms=60")
+    options = page.evaluate("[...document.querySelectorAll('#setting-marbles option')].map((o) => o.textContent)")
+    assert options == [str(n) for n in range(15, 0, -1)]
+    assert page.evaluate("document.querySelector('#setting-marbles').value") == "15"
+    assert page.inner_text("label[for=setting-marbles]").startswith("Marbles on the rail")
+    page.select_option("#setting-marbles", "12")
+    assert page.evaluate("nim.view().rail") == 15 and page.inner_text("#settings-pending") != ""
+    page.check("#setting-rule-last-wins")
+    page.click("#settings-apply")
+    config = page.evaluate("nim.trace().config")
+    assert (config["marbles"], config["rule"]) == (12, "last-wins")
+    assert page.evaluate("[nim.view().rail, nim.view().loaded]") == [12, 12]
+    flip_flops = [[c[1], c[2]] for c in machine_class("drnim")({"marbles": 12, "rule": "last-wins"}).handle(
+        ("power",), 0) if c[0] == "flip_flop"]
+    assert flip_flops == [[1, "right"], [2, "left"], [3, "right"]]      # the standard game's: right, right, left
+    assert [[n, page.evaluate("nim.outputs()['flip_flop/%d']" % n)] for n in (1, 2, 3)] == flip_flops
+    assert "marbles=12" in page.url and page.evaluate("document.querySelector('#setting-marbles').value") == "12"
+    assert page.page_errors == [] and page.evaluate("nim.errors") == []
+
+
+@needs_browser
 def test_every_control_is_reached_and_worked_by_the_keyboard_alone(browser):
     context, address, _ = browser
     page = open_page(context, address + "?machine=drnim&seed=2")

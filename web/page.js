@@ -230,12 +230,14 @@ const KEYS = {
   turn_switch: { on: ["m"], off: ["p"], toggle: ["s"] }, equalizer_switch: { toggle: ["e"] },
 };
 const VISITOR_SETTINGS = {
-  drnim: ["first", "equalizer", "rule", "opponent"],
+  drnim: ["first", "marbles", "equalizer", "rule", "opponent"],
   nimatron: ["first", "rule", "opening", "opponent"],
 };
 function settingName(key) {
   return { first: _("Who goes first"), equalizer: _("Equalizer switch at armed"), rule: _("Rule"),
-    opening: _("Opening"), opponent: _("How the machine plays") }[key] || key;
+    opening: _("Opening"), opponent: _("How the machine plays"),
+    // Translators: the settings' list of how many marbles Dr. Nim's game begins with on its rail (1 to 15)
+    marbles: _("Marbles on the rail") }[key] || key;
 }
 function choiceName(value) {
   return { either: _("either (you decide)"), player: _p("who goes first", "you"), machine: _("the machine"),
@@ -1017,6 +1019,14 @@ function buildSettings() {
       box.addEventListener("change", () => choose(key, box.checked));
       continue;
     }
+    if (typeof decl.settings[key].default === "number") {   // a count (Dr. Nim's marbles): a list to pick from
+      const label = element("label", { for: id }, element("p", { class: "count" }, form), settingName(key));
+      const list = element("select", { id }, label);
+      const current = currentChoice(key, mine);
+      for (const [value, words] of options) element("option", { value }, list, words).selected = value === current;
+      list.addEventListener("change", () => choose(key, options[list.selectedIndex][0]));
+      continue;
+    }
     const group = element("fieldset", { id }, form);
     element("legend", {}, group, settingName(key));
     const current = currentChoice(key, mine);
@@ -1081,6 +1091,11 @@ function settingOptions(key) {
   const spec = decl.settings[key];
   if (!spec) return null;
   if (typeof spec.default === "boolean") return "flag";
+  if (key === "marbles") {        // a game of fewer (Parker's of 12, machines.md R15), up to what the rail holds
+    const mine = drafts[decl.name] || chosen[decl.name] || {};
+    const most = mine.capacity ?? decl.settings.capacity.default;
+    return Array.from({ length: most }, (_unused, i) => [most - i, String(most - i)]);
+  }
   return (spec.choices || []).map((value) => [value, choiceName(value)]);
 }
 
