@@ -34,7 +34,7 @@ from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Pa
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
-from controller.core.players import PLAYER_NAMES, find_player
+from controller.core.players import PLAYER_NAMES, Perfect, find_player
 from controller.core.presets import FIRST_CHOICES, MACHINE, PRESETS, RANDOM, YOU, find_preset
 from controller.core.rng import Random
 from controller.core.rules import MISERE, NORMAL, position_text
@@ -385,9 +385,17 @@ def play_in_terminal(args, out, t, rng, seed, preset, variant, opponent):
 
 
 def check_opponent(opponent, variant, heaps):
+    """The opponent can play `heaps`: a perfect (or fallible) one asks the solver at each of its moves, and a start
+    too large for its exact search ended the game at the machine's first move, exit 1, after the visitor's."""
     problem = opponent.unsupported(variant, heaps)
     if problem:
         raise ArgumentError("--opponent: " + problem)
+    # only where a search would be refused: one the solver can make is made at the machine's move, as before
+    if isinstance(opponent, Perfect) and solver.search_estimate(heaps) > solver.search_limit:
+        try:
+            solver.mover_wins(variant, heaps)     # a closed form answers at once; a search too large is refused
+        except SearchTooLarge as error:
+            raise ArgumentError("HEAPS: %s: %s could not choose its moves; give smaller heaps" % (error, opponent.name))
 
 
 def run_service(args, out):

@@ -184,6 +184,11 @@ def test_ctrl_c_stops_a_long_search_cleanly():
     (["play", "drnim", "--opponent", "hal"], "--opponent: unknown opponent 'hal'"),
     (["play", "drnim", "--opponent", "nimx"], "--opponent: nimx plays only nim and moore games"),
     (["play", "drnim", "--first", "later"], "argument --first: invalid choice: 'later'"),
+    # a start the machine's solver cannot search ended the game at its first move, exit 1 (the bench tester's)
+    (["play", "rosebushes", "90", "90", "90", "90", "90", "90", "--k", "2"],
+     "more than the limit of 2000000: perfect could not choose its moves; give smaller heaps"),
+    (["play", "rosebushes", "90", "90", "90", "90", "90", "90", "--k", "2", "--opponent", "fallible:0.5"],
+     "fallible:0.5 could not choose its moves"),
     (["solve", "nim", "3", "--method", "ip", "--misere"], "--method ip"),
     # only a leading option is the simulator's: a subcommand's --simulate is its parser's to judge
     (["play", "nim", "3", "--simulate"], "unrecognized arguments: --simulate"),
