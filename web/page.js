@@ -599,6 +599,9 @@ function show(name, reply, game) {
   // tablet's browser reloads a tab it had put aside) keeps them; the seed is left out, a new game's own
   const address = Object.assign({}, Object.fromEntries(params), { machine: name });
   if (!kiosk) {
+    for (const given of Object.keys(address)) {       // pace=600 or rows=1,3,5,7 given, written by its own name
+      if (addressSetting(decl.settings, given, address[given])[0] !== given) delete address[given];
+    }
     for (const [key, value] of Object.entries(chosen[name] || {})) {
       address[key] = Array.isArray(value) ? value.map((row) => row.join(",")).join(";") : String(value);
     }
@@ -1384,7 +1387,12 @@ const SWITCH_WORDS = { true: true, on: true, yes: true, false: false, off: false
 // `?kiosk=1&idle_ms=60000`), read by the type of its default; the machine checks it.
 function settingsFromAddress(machine) {
   const settings = {};
-  for (const [key, text] of params) {
+  for (const [given, text] of params) {
+    const [key, opening] = addressSetting(machine.settings, given, text);
+    if (opening) {
+      Object.assign(settings, { openings: [text.split(",").map(addressNumber)], opening: "first" });
+      continue;
+    }
     if (!Object.hasOwn(machine.settings, key) || key === "seed") continue;
     const spec = machine.settings[key];
     if (typeof spec.default === "boolean") settings[key] = Object.hasOwn(SWITCH_WORDS, text) ? SWITCH_WORDS[text] : text;
@@ -1394,6 +1402,17 @@ function settingsFromAddress(machine) {
     else settings[key] = text;
   }
   return settings;
+}
+
+// The setting a parameter of the address names, as a simulator script reads its game line (core/scenario.py's
+// script_settings): equalizer-model for equalizer_model, pace for pace_ms (a time's _ms left out), and the
+// Nimatron's rows=1,3,5,7 for the lamps of an opening played first. [key, true for such rows]; a parameter that
+// names no setting of `settings`, as it is.
+function addressSetting(settings, given, text) {
+  const name = given.replace(/-/g, "_");
+  if (name === "rows" && String(text).includes(",") && Object.hasOwn(settings, "openings")) return ["openings", true];
+  if (Object.hasOwn(settings, name)) return [name, false];
+  return [Object.hasOwn(settings, name + "_ms") ? name + "_ms" : given, false];
 }
 
 // A number of the address as the machine reads it: digits that JavaScript holds exactly as a number, anything else
@@ -1527,7 +1546,8 @@ function mistypedSettings(shown) {
   for (const key of PAGE_OPTIONS) owner[key] = null;
   const found = [];
   for (const key of new Set(params.keys())) {
-    if (Object.hasOwn(owner, key)) continue;
+    if (Object.values(machines).some((each) => Object.hasOwn(each.settings, addressSetting(each.settings, key, "")[0]))
+        || Object.hasOwn(owner, key)) continue;
     const typed = key.toLowerCase();
     const meant = Object.keys(owner).find((name) => name === typed || (typed.length >= 4 && name.startsWith(typed + "_")))
       || nearest(typed, Object.keys(owner));
