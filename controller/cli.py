@@ -474,8 +474,13 @@ def run_stats(args, out):
     exhibit, path = statistics_of(args, config)
     shut_out("stats", config.state_dir(), os.path.dirname(path))
     if not os.path.exists(path):
-        out.write("No statistics yet in %s: the %s writes them from its first game.\n"
-                  % (path, "service" if exhibit == config.telemetry["client_id"] else "board's monitor"))
+        # said apart from a spreadsheet's rows: `stats --csv > report.csv` wrote this sentence as its only line
+        (sys.stderr if args.csv else out).write("No statistics yet in %s: the %s writes them from its first game.\n"
+                                                % (path, "service" if exhibit == config.telemetry["client_id"]
+                                                   else "board's monitor"))
+        if args.csv:
+            from controller.service.stats import write_csv
+            write_csv(out, within, [], [], [(exhibit, config.machine_name)])
         return 0
     try:
         if args.csv:

@@ -126,6 +126,21 @@ def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_pa
     assert stats(config, "2025-03").count("\n") == 1
 
 
+def test_a_spreadsheet_of_an_exhibit_without_statistics_yet_is_its_days_of_noughts(tmp_path, new_york, capsys):
+    """`controller stats --csv > report.csv` on an exhibit that had played no game wrote the sentence 'No
+    statistics yet ...' as the file's only line, exit 0 (found by the bench tester's walkthrough). The sheet
+    has the header and a row of noughts a day, as a file without a game of the period gives; the sentence is
+    said apart, on stderr."""
+    config, _ = exhibit(tmp_path)
+    before = csv_rows(["stats", "--config", config, "--period", "2024-06-01..2024-06-03"])
+    capsys.readouterr()
+    (tmp_path / "state" / "stats.sqlite").unlink()
+    rows = csv_rows(["stats", "--config", config, "--period", "2024-06-01..2024-06-03"])
+    assert rows == before and len(rows) == 4
+    assert rows[1][:8] == ["2024-06-01", "Sat", rows[1][2], "drnim", "0", "0", "0", "0"]
+    assert capsys.readouterr().err.startswith("No statistics yet in ")
+
+
 def test_weekly_reports_meet_end_to_start_across_a_change_of_daylight_saving(new_york):
     """A report run each Wednesday at 14:00 for the last 7d: the one after clocks went forward (9 March
     2025) began at 13:00, an hour inside the week before, whose games a spreadsheet then added twice.
