@@ -540,7 +540,7 @@ def run_stats(args, out):
 
 def run_backup(args, out):
     from controller.service.backup import BackupError, backup
-    from controller.service.config import load_config
+    from controller.service.config import config_for_backup
     path = config_path(args)
     if path is None:
         raise ArgumentError("--config: backup keeps the exhibit's configuration: give its path (there is no %s)"
@@ -548,7 +548,10 @@ def run_backup(args, out):
     if args.file == "-" and sys.stdout.isatty():
         raise ArgumentError("FILE: - writes the archive to the standard output, here a terminal: send it to a file "
                             "(> FILE), or name the file")
-    config = argument("--config", load_config, path)
+    config, refusals = argument("--config", config_for_backup, path)
+    for refusal in refusals:
+        sys.stderr.write("controller backup: warning: %s: the backup reads the default there, and keeps the file as "
+                         "it is\n" % refusal)
     try:
         backup(config, args.file, sys.stderr if args.file == "-" else out, sys.stdout.buffer)
     except BackupError as error:

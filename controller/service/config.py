@@ -330,24 +330,66 @@ def with_line(path, refusal):
 
 
 def read_config(path, overrides):
-    data = {}
-    where = path or "the defaults"
-    if path:
-        raw = read_regular_file(path)
-        check_not_writable_by_all(path, "configuration")
+    return checked_config(path, file_settings(path) if path else {}, overrides)
+
+
+def config_for_backup(path):
+    """(the configuration at `path` as far as a backup reads it, the refusals read past): each setting the
+    controller refuses is taken at its default (its whole table, where the refusal names no setting of the
+    file), and the file is kept as it is. A backup is wanted most when the controller refuses the file: before
+    it is mended, before an update is taken back, from a dying card; `controller backup` refused one."""
+    try:
+        data = file_settings(path)
+    except FileUnreadable:
+        raise
+    except ConfigError as error:
+        return checked_config(path, {}, None), [str(error)]
+    refusals = []
+    while True:
         try:
-            # utf-8-sig: Windows' Notepad begins the file with a byte-order mark, which TOML calls an invalid
-            # statement on line 1, a comment the technician sees nothing wrong with
-            data = tomllib.loads(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise ConfigError("%s: not UTF-8 text (save it as UTF-8)" % path)
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError("%s: %s" % (path, toml_problem(raw.decode("utf-8-sig"), error)))
-        except ValueError:
-            # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
-            raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
-        except RecursionError:
-            raise ConfigError("%s: values nested too deeply" % path)
+            return checked_config(path, data, None), refusals
+        except ConfigError as error:
+            if not data:
+                raise
+            refusals.append(with_line(path, str(error)))
+            data = without_refused(data, str(error)[len(path) + 2:].split(": ", 1)[0])
+
+
+def without_refused(data, key):
+    """The file's settings `data` without the setting `key` (section.key) a refusal named, else without its
+    table, else none at all."""
+    section, _, name = key.strip("[]").partition(".")
+    table = data.get(section)
+    if isinstance(table, dict) and name in table:
+        return dict(data, **{section: {each: table[each] for each in table if each != name}})
+    if section in data:
+        return {each: data[each] for each in data if each != section}
+    return {}
+
+
+def file_settings(path):
+    """The settings of the configuration file at `path`, read as TOML; ConfigError naming the file."""
+    raw = read_regular_file(path)
+    check_not_writable_by_all(path, "configuration")
+    try:
+        # utf-8-sig: Windows' Notepad begins the file with a byte-order mark, which TOML calls an invalid
+        # statement on line 1, a comment the technician sees nothing wrong with
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ConfigError("%s: not UTF-8 text (save it as UTF-8)" % path)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("%s: %s" % (path, toml_problem(raw.decode("utf-8-sig"), error)))
+    except ValueError:
+        # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
+        raise ConfigError("%s: a number too long to read (more than 4300 digits)" % path)
+    except RecursionError:
+        raise ConfigError("%s: values nested too deeply" % path)
+    return data
+
+
+def checked_config(path, data, overrides):
+    """The Config of the settings `data` read from `path` (None: the defaults), each checked."""
+    where = path or "the defaults"
     check_places(where, data)
     service_given = dict(data.get("service", {}))
     service_given.update(overrides or {})
