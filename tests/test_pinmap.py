@@ -750,12 +750,19 @@ def test_a_missing_key_points_at_its_table(tmp_path):
 @pytest.mark.parametrize("broken,needle", [
     ("pin = = 4", "pin = = 4"),
     ('label = "Trigger', 'label = "Trigger'),
-    ("pin = 4\npin = 5", "pin = 5"),
 ])
 def test_bad_toml_syntax_gives_tomllibs_message_and_line(tmp_path, broken, needle):
     text = drnim_text(inputs__trigger=broken)
     message = expect_error(tmp_path, text, line_of(text, needle), "TOML syntax", "(at line %d" % line_of(text, needle))
     assert "column" in message
+
+
+def test_a_key_written_twice_is_named_with_both_its_lines(tmp_path):
+    """tomllib says 'Cannot overwrite a value', which names no key, nor the line written first."""
+    text = drnim_text(inputs__trigger="pin = 4\npin = 5")
+    first, second = line_of(text, "pin = 4"), line_of(text, "pin = 5")
+    expect_error(tmp_path, text, second, "TOML syntax",
+                 "inputs.trigger.pin is set twice, at line %d and at line %d: keep one" % (first, second))
 
 
 def test_an_unknown_kind(tmp_path):

@@ -319,6 +319,13 @@ def test_a_refused_setting_is_named_with_the_line_that_sets_it(tmp_path):
     ("[lights]\n", "[lights]: unknown section"),
     ("[nimatron]\nopenings = [[9, 9, 9, 9]]\n", "nimatron.openings: opening 1"),
     ("[drnim]\nopponent = \"hal\"\n", "drnim.opponent: unknown opponent 'hal'"),
+    # tomllib's 'Cannot overwrite a value' and 'Cannot declare ('telemetry',) twice' named neither (found by the
+    # museum technician's upgrade walkthrough: enabled = true added under the shipped enabled = false, a guide's
+    # [telemetry] pasted into a file that has one)
+    ("[telemetry]\nenabled = false\nenabled = true\n", "telemetry.enabled is set twice, at line 2 and at line 3: "
+     "keep one"),
+    ("[telemetry]\nhost = \"a\"\n[exhibit]\n[telemetry]\nenabled = true\n", "[telemetry] is written twice, at line "
+     "1 and at line 4: put the settings of both under the first"),
     ("[service]\npinmap = \"/nowhere/pinmap.toml\"\n", "pin map:"),
     # a setting where TOML puts it, not where the technician meant: the section it belongs to is named
     ("language = \"de\"\n[service]\n", "language: a setting above the first [section]: it belongs under [exhibit]"),

@@ -23,7 +23,7 @@ from controller.core.players import find_player
 from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import default_pinmap_path
 from controller.hardware.pinmap.electrical import pulse_problem
-from controller.hardware.pinmap.positions import key_lines
+from controller.hardware.pinmap.positions import key_lines, written_twice
 from controller.language import CODES, language
 from controller.hardware.pinmap.release import open_ms, timing_problem
 from controller.service.boards import check_boards
@@ -267,6 +267,9 @@ def toml_problem(text, error):
     Windows path written as Explorer shows it, how to write that path."""
     message = str(error)
     at = re.search(r"at line (\d+)", message)
+    twice = at and written_twice(text, message, int(at.group(1)))
+    if twice:
+        return twice
     lines = text.split("\n")       # as tomllib counts them (splitlines also breaks at \f, \u2028...)
     if not (at and BAD_ESCAPE.search(message) and 0 < int(at.group(1)) <= len(lines)):
         return message

@@ -29,7 +29,7 @@ from controller.core.registry import NAMES, machine_class
 from controller.hardware.pinmap import build, electrical
 from controller.hardware.pinmap.model import (HARDWARE_FOR, HEADER, InputSpec, OutputSpec, PinMap, default_pinmap_path,
                                               SERVO_ANGLE_RANGE, display_registers)
-from controller.hardware.pinmap.positions import key_lines, line_of
+from controller.hardware.pinmap.positions import key_lines, line_of, written_twice
 
 PULLS = ("up", "down", "none")
 LEVELS = ("low", "high")
@@ -525,7 +525,7 @@ def load_pinmap(path, machine=None):
         message = " ".join(str(error).split())
         m = re.search(r"at line (\d+)", message)
         line = int(m.group(1)) if m else max(1, len(text.splitlines()))
-        raise PinMapError("%s:%d: TOML syntax: %s" % (path, line, message))
+        raise PinMapError("%s:%d: TOML syntax: %s" % (path, line, written_twice(text, message, line) or message))
     except ValueError:
         # tomllib lets int() refuse a number of more than 4300 digits with a bare ValueError
         raise PinMapError("%s:1: TOML syntax: a number too long to read (more than 4300 digits)" % path)

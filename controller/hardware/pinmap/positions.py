@@ -61,6 +61,27 @@ def key_lines(text):
     table are found through their table's line (see `line_of`).
     """
     lines = {}
+    for number, parts, header in _scan(text):
+        if header:
+            lines.setdefault(parts, number)
+        else:
+            key, table = parts
+            for k in range(table + 1, len(key) + 1):
+                lines.setdefault(key[:k], number)
+    return lines
+
+
+def key_at(text, number):
+    """The table header or key that line `number` of `text` sets (its parts, its table's first), or None."""
+    for line, parts, header in _scan(text):
+        if line == number:
+            return parts if header else parts[0]
+    return None
+
+
+def _scan(text):
+    """(line, parts, True) for each table header, (line, (the key's parts with its table's, the table's
+    length), False) for each `key = value`, in order."""
     prefix = ()
     open_string = None
     for number, line in enumerate(text.splitlines(), 1):
@@ -74,19 +95,16 @@ def key_lines(text):
             found = _read_key(stripped, start)
             if found and found[1] < len(stripped) and stripped[found[1]] == "]":
                 prefix = found[0]
-                lines.setdefault(prefix, number)
+                yield number, prefix, True
             continue
         found = _read_key(stripped, 0)
         if not found or found[1] >= len(stripped) or stripped[found[1]] != "=":
             continue
-        parts = prefix + found[0]
-        for k in range(len(prefix) + 1, len(parts) + 1):
-            lines.setdefault(parts[:k], number)
+        yield number, (prefix + found[0], len(prefix)), False
         value = stripped[found[1] + 1:].lstrip()
         for quotes in ('"""', "'''"):
             if value.startswith(quotes) and value.count(quotes) == 1:
                 open_string = quotes
-    return lines
 
 
 def line_of(lines, key):
@@ -96,3 +114,21 @@ def line_of(lines, key):
         if parts[:k] in lines:
             return lines[parts[:k]]
     return 1
+
+
+def written_twice(text, message, number):
+    """tomllib's words for a key or a table written twice ('Cannot overwrite a value', 'Cannot declare
+    ('telemetry',) twice'), which named neither: what is twice, on which lines, and what to do, or None. A
+    technician who pastes a guide's [telemetry] into a configuration that has one, or adds enabled = true
+    under the shipped enabled = false, meets it; a builder who copies an output's lines in a pin map too."""
+    if not message.startswith(("Cannot overwrite a value", "Cannot declare")):
+        return None
+    key = key_at(text, number)
+    first = key and key_lines(text).get(key)
+    if not first or first == number:
+        return None
+    name = ".".join(key)
+    if message.startswith("Cannot declare"):
+        return "[%s] is written twice, at line %d and at line %d: put the settings of both under the first" % (
+            name, first, number)
+    return "%s is set twice, at line %d and at line %d: keep one" % (name, first, number)
