@@ -211,6 +211,21 @@ def test_a_stage_can_be_skipped(tmp_path):
     assert "Stage 4 of 5" not in out and "Stage 4 of 4, release" in out and "Skipped (--skip)" in out
 
 
+def test_a_run_with_every_stage_skipped_tested_nothing_and_a_stage_the_board_lacks_is_refused(tmp_path, capsys):
+    """Every stage skipped ended 'PASSED: 0 passed, 0 failed, 4 skipped', exit 0, and --skip lamp_chain on Dr. Nim,
+    which has no such stage, was taken without a word (found by the bench tester's walkthrough)."""
+    (tmp_path / "state").mkdir()
+    config = str(write_config(tmp_path))
+    skips = [word for stage in ("lamps", "indicators", "inputs", "release") for word in ("--skip", stage)]
+    code, out = run("selftest", "--simulate", *skips, "--config", config)
+    assert code == 1 and out.splitlines()[-2] == "NOTHING TESTED: 0 passed, 0 failed, 4 skipped", out
+    assert saved_report(tmp_path)["passed"] is False
+    code, out = run("selftest", "--simulate", "--skip", "lamp_chain", "--config", config)
+    assert code == 2 and out == ""
+    assert capsys.readouterr().err == ("controller: --skip: the drnim board has no lamp_chain stage (its stages: "
+                                       "lamps, indicators, inputs, release)\n")
+
+
 def test_on_mock_pins_the_technician_answers_and_a_no_fails_naming_the_pin(tmp_path):
     # lamps: go, then each lamp and the buzzer (after a no: not lit switched off either); skip indicators
     answers = ["", "y", "n", "n", "y", "y", "y", "y", "s"]

@@ -4,7 +4,7 @@
                         [--simulate [--jam-rate R] [--seed N]]
     controller calibrate [--marbles N] [--config PATH] [--simulate [--jam-rate R] [--seed N]]
 
-Exit status: 0 when every check passed (or the calibration was written), 1
+Exit status: 0 when every check passed, one at least (or the calibration was written), 1
 when one failed or the pins are busy, 2 for bad arguments or configuration.
 
 The bench, the stages and gpiozero are loaded by the subcommands that run, not by the
@@ -87,10 +87,17 @@ def run_selftest(args, out):
     except (ServiceRunning, NoGPIO) as error:
         return refused("selftest", error)
     report = Report(config.machine_name, pinmap.path, bench.simulated)
+    selftest = Selftest(bench, config, pinmap, report, args.skip)
+    stages = [name for name, _, _ in selftest.stages()]
+    for name in args.skip:
+        if name not in stages:     # a Nimatron's stage skipped on Dr. Nim: said, not passed over as done
+            bench.close()
+            raise ArgumentError("--skip: the %s board has no %s stage (its stages: %s)"
+                                % (config.machine_name, name, ", ".join(stages)))
     out.write(shown("Self-test of the %s board (pin map %s)%s. Answer each question with y, n or s (skip)."
                     % (config.machine_name, pinmap.path, ", simulated" if args.simulate else "")) + "\n")
     try:
-        Selftest(bench, config, pinmap, report, args.skip).run()
+        selftest.run()
     except Stopped:
         report.add("(stopped)", "end of input", FAIL, "the self-test did not finish")
     except KeyboardInterrupt:

@@ -65,7 +65,8 @@ class Report:
 
     @property
     def passed(self):
-        return not any(check["result"] == FAIL for check in self.checks)
+        """No check failed, and one passed at least: a run with every stage skipped tested nothing."""
+        return self.count(PASS) > 0 and self.count(FAIL) == 0
 
     def count(self, result):
         return sum(1 for check in self.checks if check["result"] == result)
@@ -77,8 +78,9 @@ class Report:
         for check in self.checks:
             line = "  %-4s  %-10s %s" % (check["result"].upper(), check["stage"], check["check"])
             lines.extend(fitted(line + (": " + check["detail"] if check["detail"] else ""), CHECK_COLUMN))
+        verdict = "PASSED" if self.passed else "FAILED" if self.count(FAIL) else "NOTHING TESTED"
         lines.append("%s: %d passed, %d failed, %d skipped" % (
-            "PASSED" if self.passed else "FAILED", self.count(PASS), self.count(FAIL), self.count(SKIP)))
+            verdict, self.count(PASS), self.count(FAIL), self.count(SKIP)))
         return lines
 
     def to_dict(self):
