@@ -526,7 +526,9 @@ def run_stats(args, out):
                                                         for name in WEEKDAYS))
         if summary["mean_length_s"] is not None:
             out.write("Length of a game (mean, from its first move): %d s\n" % summary["mean_length_s"])
-    out.write("Wins: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["wins"].items())) or "none"))
+    # the visitor as the Games line above calls them, not the machine's own word (player)
+    out.write("Wins: %s\n" % (", ".join("%s %d" % ("visitor" if winner == "player" else winner, count)
+                                        for winner, count in sorted(summary["wins"].items())) or "none"))
     out.write("Faults: %s\n" % (", ".join("%s %d" % item for item in sorted(summary["faults"].items())) or "none"))
     out.write("Jams: %d\n" % summary["jams"])
     # on a Raspberry Pi, the service counts each as it begins (`controller status` only since it started)

@@ -241,7 +241,7 @@ def test_damaged_statistics_are_set_aside_and_begun_anew(tmp_path):
     assert sum("statistics" in line and "damaged" in line for line in rig.log) == 1
     out = io.StringIO()
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
-    assert "Wins: player 1" in out.getvalue()
+    assert "Wins: visitor 1" in out.getvalue()
 
 
 def test_controller_stats_on_a_damaged_file_says_so_in_one_line(tmp_path, capsys):

@@ -652,7 +652,7 @@ def test_status_and_stats_commands(tmp_path, monkeypatch):
     rig.service.stats.flush()                      # its own thread writes the game: a busy machine's is late
     out = io.StringIO()
     assert main(["stats", "--config", str(tmp_path / "config.toml")], out=out) == 0
-    assert "Wins: player 1" in out.getvalue() and "Jams: 0" in out.getvalue()
+    assert "Wins: visitor 1" in out.getvalue() and "Jams: 0" in out.getvalue()
     rig.service.stop()
     assert not (tmp_path / "run" / "status.json").exists()
     out = io.StringIO()

@@ -97,6 +97,9 @@ def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
     lines = first.stdout.splitlines()
     assert "games: 4" in lines and any(line.startswith("wins: visitor ") for line in lines)
     assert any(line.startswith("marbles released: ") for line in lines)
+    # each game in the summary's words: it said 'won by player' above 'wins: visitor' (the bench tester's)
+    games = [line.split(": ", 1)[1] for line in lines if line.startswith("game ")]
+    assert len(games) == 4 and set(games) <= {"won by visitor", "won by machine", "unfinished"}, games
 
 
 def test_autoplay_plays_with_a_configuration_files_settings(tmp_path):

@@ -93,7 +93,7 @@ def test_a_calendar_month_in_the_museums_time_zone(tmp_path, new_york):
     assert days[-1] == ["2025-03-31", "Mon", "1", "faults:", "check", "1"]
     assert ["2025-03-09", "Sun", "1", "faults:", "jam", "1"] in days and ["2025-03-10", "Mon", "1"] in days    # 23 hours
     assert "Games per weekday: Mon 2, Tue 0, Wed 0, Thu 0, Fri 0, Sat 1, Sun 1\n" in text
-    assert "Wins: machine 2, player 2\n" in text and "Faults: check 1, jam 1\n" in text and "Jams: 1\n" in text
+    assert "Wins: machine 2, visitor 2\n" in text and "Faults: check 1, jam 1\n" in text and "Jams: 1\n" in text
 
 
 def test_since_a_date_and_a_date_range(tmp_path, new_york):
@@ -114,7 +114,7 @@ def test_stats_and_fleet_stats_give_the_same_totals_for_an_exhibit(tmp_path, new
             if "Wins: none" not in mine else {}
         row = [line.split() for line in fleet_stats(db, period).splitlines() if line.startswith("hall-1 ")]
         assert row[0][2:5] == [str(sum(int(n) for n in wins.values())), wins.get("machine", "0"),
-                               wins.get("player", "0")], (period, mine, row)
+                               wins.get("visitor", "0")], (period, mine, row)
 
 
 def test_a_period_with_no_games_and_a_new_exhibit_each_say_so_in_one_line(tmp_path, new_york):

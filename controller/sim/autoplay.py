@@ -65,7 +65,9 @@ def play_games(sim, games, visitor, seed, report, stop):
                 summary["unfinished"] += 1
             if sim.marbles:
                 count_the_marbles(sim, summary, sim.glitches - glitches)
-            report("game %d: %s" % (number + 1, "won by " + winner if winner else "unfinished"))
+            # the visitor, as the summary's wins line calls them (the machine's own word is player)
+            report("game %d: %s" % (number + 1, "won by " + ("visitor" if winner == "player" else winner) if winner
+                                    else "unfinished"))
     except KeyboardInterrupt:       # outside the main thread, Ctrl-C is still Python's
         stop.append(signal.SIGINT)
     summary["stopped"] = bool(stop)
