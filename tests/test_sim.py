@@ -100,6 +100,7 @@ def test_autoplay_prints_a_summary_and_a_seed_repeats_it():
     # each game in the summary's words: it said 'won by player' above 'wins: visitor' (the bench tester's)
     games = [line.split(": ", 1)[1] for line in lines if line.startswith("game ")]
     assert len(games) == 4 and set(games) <= {"won by visitor", "won by machine", "unfinished"}, games
+    assert "game 1: won by visitor" in simulate("--autoplay", "1").stdout.splitlines()      # a perfect visitor
 
 
 def test_autoplay_plays_with_a_configuration_files_settings(tmp_path):
