@@ -787,6 +787,10 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
     ("?machine=constructor", "machine: constructor is not drnim or nimatron: drnim is shown"),
     ("?machine=nimatrn", "machine: nimatrn is not drnim or nimatron: drnim is shown"),
     ("?machine=nimatron&constructor=1&__proto__=2", ""),
+    # the page's own options, mistyped, played their defaults without a word (the bench tester's walkthrough)
+    ("?lang=xx", "lang: xx is not a language of this page (en, de, fr, es, nl): en is shown"),
+    ("?sound=maybe&keys=no", "sound: maybe is not on or off: on is used"),
+    ("?warn_ms=1min", "warn_ms: 1min is not a whole number of milliseconds (such as 60000): 20000 is used"),
 ])
 def test_a_hostile_address_still_starts_the_page(browser, query, said):
     """A kiosk's address with a seed out of range or the name of an object's own property (no machine)
@@ -808,9 +812,13 @@ def test_an_address_writes_a_switch_and_a_seed_as_a_script_does(browser, lenient
     from controller.core.scenario import SWITCH_WORDS
     assert (SWITCH_WORDS[lenient], SWITCH_WORDS[equalizer]) == (True, False)
     context, address, _ = browser
-    page = open_page(context, address + "?machine=drnim&seed=0&lenient=%s&equalizer=%s" % (lenient, equalizer))
+    page = open_page(context, address + "?machine=drnim&seed=0&lenient=%s&equalizer=%s&sound=%s&keys=%s"
+                     % (lenient, equalizer, equalizer, lenient))
     config = page.evaluate("nim.trace().config")
     assert (config["lenient"], config["equalizer"], config["seed"]) == (True, False, 0)
+    # the page's own options take the same words
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    assert page.get_attribute("#shortcuts", "aria-pressed") == "true"
     assert page.inner_text("#settings-error") == ""
     assert page.page_errors == [] and page.evaluate("nim.errors") == []
 

@@ -270,17 +270,36 @@ let warning = null;         // the timer of the kiosk's reset once it warned a v
 let keptAt = null;          // when a press answered that warning, playing nothing: none before the machine's idle time
 let answering = false;      // the key or press under way answered the warning: it plays no move
 let focusedAtWarning = null;  // what had the focus when the warning came (given back should its banner take it)
+// A switch's words in the address, as a simulator script writes them (core/scenario.py's SWITCH_WORDS), for a machine's
+// setting and the page's own options alike: a script's equalizer=off was refused, which took only true and false.
+const SWITCH_WORDS = { true: true, on: true, yes: true, false: false, off: false, no: false };
+// What the address asked of the page and did not get, said with the settings the machine refused (boot): a kiosk's
+// sound=of or warn_ms=1min played its default without a word.
+const optionProblems = [];
+
+// The page's own on/off option `name` of the address: on unless it says off.
+function switchOption(name) {
+  const text = params.get(name);
+  if (text === null || Object.hasOwn(SWITCH_WORDS, text)) return text === null || SWITCH_WORDS[text];
+  optionProblems.push(`${name}: ${text.slice(0, 40)} is not on or off: on is used`);
+  return true;
+}
+
 const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
+if (params.get("warn_ms") !== null && warnMs === 20000 && params.get("warn_ms") !== "20000") {
+  optionProblems.push(`warn_ms: ${params.get("warn_ms").slice(0, 40)} is not a whole number of milliseconds (such as `
+                      + "60000): 20000 is used");
+}
 let wasResting = false;     // the machine was resting between visitors at the last answer (restingForNext)
 let audio = null;           // made at the first cue: a browser lets a page sound only after a visitor acts
-let soundOn = params.get("sound") !== "off";
+let soundOn = switchOption("sound");
 // The single-key shortcuts (KEYS), on unless the address says keys=off: the Shortcut keys button turns them off
 // (WCAG 2.1.4) for a visitor whose speech input types stray letters, or who scrolls with Space. A kiosk turns
 // them back on as its address says for each visitor: its keyboard or keypad plays by them.
-const shortcutsAsked = params.get("keys") !== "off";
+const shortcutsAsked = switchOption("keys");
 // The working ("why the machine moved") gives the winning move at every turn: on a projector asking "can you beat
 // the machine?", working=off starts it hidden, and its button shows it when the room has tried.
-let workingShown = params.get("working") !== "off";
+let workingShown = switchOption("working");
 let shortcutsOn = shortcutsAsked;
 let offered = ["en"];       // the languages a visitor may choose (the build's), the museum's first first
 let home = "en";            // the language a kiosk goes back to for the next visitor
@@ -1379,10 +1398,6 @@ function onKey(event) {
   }
 }
 
-// A switch's words in the address, as a simulator script writes them (core/scenario.py's SWITCH_WORDS): the page's own
-// options are on and off (sound=off), and a script's equalizer=off was refused here, which took only true and false.
-const SWITCH_WORDS = { true: true, on: true, yes: true, false: false, off: false, no: false };
-
 // Any setting of the machine may be given in the page's address (a kiosk's
 // `?kiosk=1&idle_ms=60000`), read by the type of its default; the machine checks it.
 function settingsFromAddress(machine) {
@@ -1521,6 +1536,7 @@ async function boot() {
     problems.push(`machine: ${asked.slice(0, 40)} is not ${names.slice(0, -1).join(", ")} or ${names.at(-1)}: `
                   + `${name} is shown`);
   }
+  problems.push(...optionProblems);
   if (params.get("seed") && !seedFits) {
     problems.push(`seed: ${params.get("seed")} is not a whole number from 0 to 4294967295: a fresh seed is used`);
   }
@@ -1587,12 +1603,16 @@ function lettersApart(a, b) {
 async function chooseLanguage(languages, names, directions) {
   offered = languages.length ? languages : ["en"];
   ids = await (await fetch("language/messages.json")).json();
-  const asked = (params.get("lang") || "").trim();
+  const asked = (params.get("lang") || "").trim().toLowerCase();
   const ownCatalog = /^[a-z]{2,3}$/.test(asked) && (await fetch("language/" + asked + ".json", { method: "HEAD" })).ok;
   const browser = kiosk ? [] : (navigator.languages || []).map((code) => code.split("-")[0].toLowerCase());
   home = ownCatalog ? asked : browser.find((code) => offered.includes(code)) || offered[0];
   if (ownCatalog && !offered.includes(asked)) offered = [asked].concat(offered);
   if (kiosk && ownCatalog) home = asked;
+  if (asked && !ownCatalog) {
+    optionProblems.push(`lang: ${asked.slice(0, 40)} is not a language of this page (${offered.join(", ")}): `
+                        + `${home} is shown`);
+  }
   await loadLanguage(home);
   languageNames = Object.assign({ [home]: lang.name }, names);
   languageDirections = Object.assign({ [home]: lang.dir }, directions);
