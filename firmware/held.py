@@ -6,9 +6,11 @@ safe (the release's MOSFET held off by its pull-down, the lamp chain's
 outputs by OE's pull-up). The LED blinks fast, the hello line and a fault
 line say why, and every host line but `new_game` is answered with the same
 reason: `new_game` sets the saved game aside (it may be what the board
-cannot resume), forgets the resets and starts the board afresh. So does the
-machine's New game button held down for HOLD_MS, as staff do: a museum
-without a computer at hand is not left with a dark exhibit.
+cannot resume), forgets the resets and starts the board afresh, with the
+line's settings kept as any new_game's are (runner.keep), or the board's kept
+ones. So does the machine's New game button held down for HOLD_MS, as staff
+do: a museum without a computer at hand is not left with a dark exhibit, nor
+one that plays the default game in place of the museum's.
 """
 
 import json
@@ -18,7 +20,7 @@ import time
 
 import flash
 from drivers import BoardLed, input_pin
-from runner import Lines
+from runner import Lines, checked_settings, settings_file
 
 from controller.core import protocol
 
@@ -49,6 +51,7 @@ def hold(config, stream, write, guard, path):
 
     def take(raw, length):
         ident = None
+        started = False
         try:
             if raw is None:
                 raise protocol.ProtocolError("line too long: %d bytes" % length)
@@ -56,17 +59,21 @@ def hold(config, stream, write, guard, path):
             ident = message.get("id")
             protocol.checked(message, config.MODE)
             if message["kind"] == "new_game":
+                if "settings" in message:       # refused as a playing board refuses them, and nothing started
+                    from controller.core.registry import machine_class
+                    checked_settings(config, machine_class(config.MACHINE), message["settings"])
+                    flash.write(settings_file(path), json.dumps(message["settings"]))
                 afresh()
+                started = True
                 answer = {"kind": "ok", "asked": "new_game"}
             else:
                 answer = {"kind": "error", "error": reason}
-        except ValueError as error:
-            message = None
+        except (ValueError, OSError) as error:      # OSError: a flash too full to keep the settings
             answer = {"kind": "error", "error": str(error)}
         if ident is not None:
             answer["id"] = ident
         send(answer)
-        if message is not None and message["kind"] == "new_game":
+        if started:
             time.sleep_ms(100)
             machine.reset()
 

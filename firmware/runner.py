@@ -65,6 +65,33 @@ class Lines:
             self.size += 1
 
 
+def settings_file(path):
+    """Where a board keeps the settings a host's new_game line gave: beside its saved game, /game-settings.json
+    beside /game.json."""
+    return path[:-5] + "-settings.json" if path.endswith(".json") else path + "-settings"
+
+
+def wiring_problem(config, machine):
+    """Why a board built with `config` cannot play `machine`'s settings as it is wired, or None: more rows or
+    lamps than its pin map has, or a pace whose release pulses would trip the PTC that guards its coil (a
+    host's new_game, settings kept before a build that knew it, or a game saved before it)."""
+    problem = machine.wiring_problem(config.LAYOUT)
+    if not problem and machine.config.get("pace_ms", 0) < config.SHORTEST_PACE_MS:
+        problem = "pace_ms: %d, but the coil's PTC trips at a pace under %d ms" % (
+            machine.config["pace_ms"], config.SHORTEST_PACE_MS)
+    return problem
+
+
+def checked_settings(config, cls, settings):
+    """A machine of class `cls` with a host's `settings`, which the board plays as it is wired; ValueError
+    (ConfigError, ProtocolError) naming what does not fit."""
+    machine = cls(settings)
+    problem = wiring_problem(config, machine)
+    if problem:
+        raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
+    return machine
+
+
 def forget(names):
     """Drop modules a rare task loaded (a restore's checks of the saved game):
     from sys.modules and from their package, so that their code's heap is free
@@ -104,12 +131,17 @@ class Runner:
         self.machine = None
         self.keeper = Keeper()
         self.storage = None
+        self.settings_path = settings_file(path)
+        self.settings = config.SETTINGS
 
     # --- start ------------------------------------------------------------------
     def start(self, now):
         self.now = now
+        unkept = self.kept()
         machine, resumed, problem = self.restore()
         self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
+        if unkept:
+            self.fault("settings", unkept, now)
         if self.world:
             self.world.started(machine, resumed)
         self.begin(machine, now)
@@ -126,12 +158,42 @@ class Runner:
             if role in self.inputs.by_role and self.inputs.level(role) != switches[role]:
                 self.handle(self.inputs.event(role), now)
 
+    def kept(self):
+        """The board's settings (`settings`): the last a host's new_game line gave, kept in the flash, so that a
+        game set aside (a held board started afresh, a damaged save) or a bare new_game plays them, not the
+        defaults; else the build's. Why kept ones are not played (a build since with fewer lamps), or None."""
+        text = flash.read(self.settings_path)
+        if text is None:
+            return None
+        try:
+            settings = json.loads(text)
+            if not isinstance(settings, dict):
+                raise ValueError("not a table of settings")
+            checked_settings(self.config, self.cls, settings)
+        except ValueError as error:
+            return "the settings kept in %s are not played (%s): the build's are, until a host's new_game gives " \
+                   "others" % (self.settings_path, error)
+        self.settings = settings
+        return None
+
+    def keep(self, settings):
+        """A host's new_game settings, for every game after it: written when they change (a flash write is
+        rare: a host that sends the same new_game again and again wears nothing)."""
+        if settings == self.settings:
+            return
+        self.settings = settings
+        try:
+            flash.write(self.settings_path, json.dumps(settings, separators=SEPARATORS))
+        except OSError as error:
+            self.fault("settings", "the settings could not be kept in %s (%s): this game plays them, a game set "
+                       "aside the ones before" % (self.settings_path, error), self.now)
+
     def restore(self):
         """(machine, how: new, saved or check, the problem with the save or None)."""
         # The machine's own modules (its opponent's among them) are loaded first, into a heap in
         # one piece, as on a fresh board: loaded after the saved game is read, they would find it
         # in pieces, and a Nimatron coming back from a power cut needed over 40 KiB more than a fresh one.
-        fresh = self.cls(self.config.SETTINGS)
+        fresh = self.cls(self.settings)
         text = flash.read(self.path)
         if text is None:
             return fresh, "new", None     # saves.py stays unloaded: a fresh board's heap
@@ -152,10 +214,10 @@ class Runner:
             problem = "not JSON (%s)" % error
         text = None         # parsed: its memory is free again for the machine it describes
         # A saved game keeps the settings the host gave it with its new_game line.
-        machine, how, note = resume(self.cls, self.config.SETTINGS, data, problem, keep_settings=True)
-        wiring = self.wiring_problem(machine)
+        machine, how, note = resume(self.cls, self.settings, data, problem, keep_settings=True)
+        wiring = wiring_problem(self.config, machine)
         if wiring:
-            machine, how, note = resume(self.cls, self.config.SETTINGS, None, wiring)
+            machine, how, note = resume(self.cls, self.settings, None, wiring)
         if how != "check":
             return machine, how, None
         flash.set_aside(self.path)
@@ -343,23 +405,13 @@ class Runner:
             reply["world"] = self.world.view()
         self.answer(ident, reply)
 
-    def wiring_problem(self, machine):
-        """Why the board cannot play `machine`'s settings as it is wired, or None: more rows or lamps than its
-        pin map has, or a pace whose release pulses would trip the PTC that guards its coil (a host's new_game,
-        or a game saved before a build that knew it)."""
-        problem = machine.wiring_problem(self.config.LAYOUT)
-        if not problem and machine.config.get("pace_ms", 0) < self.config.SHORTEST_PACE_MS:
-            problem = "pace_ms: %d, but the coil's PTC trips at a pace under %d ms" % (
-                machine.config["pace_ms"], self.config.SHORTEST_PACE_MS)
-        return problem
-
     def ask_new_game(self, message, ident):
         # made at clock 0: the power event in begin() moves its timers to now, so a machine
-        # that starts by thinking thinks its whole think_ms however long the board has run
-        machine = self.cls(message.get("settings", {}))
-        problem = self.wiring_problem(machine)
-        if problem:
-            raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
+        # that starts by thinking thinks its whole think_ms however long the board has run;
+        # without settings, the board's (kept)
+        settings = message.get("settings", self.settings)
+        machine = checked_settings(self.config, self.cls, settings)
+        self.keep(settings)
         if self.world:
             self.world.new_game(machine)
         self.begin(machine, self.now)

@@ -225,6 +225,26 @@ def test_a_press_typed_at_the_monitor_plays_on_the_emulated_board(tmp_path, micr
     assert "press trigger" in shown and b"Traceback" not in monitor.text["err"]
 
 
+def test_settings_typed_at_the_monitor_as_a_script_writes_them_start_a_new_game(tmp_path, micropython):
+    """A Pico builder typed `new_game rule=last-wins` as the scripts and the page write settings, and was told
+    'column 1: expected a value' (the Pico builder's walkthrough): the JSON line was the only way. A setting
+    the machine refuses is named, and nothing sent."""
+    config = write_config(tmp_path)
+    (tmp_path / "state").mkdir()
+    monitor = Running("--emulate", "unix", "--config", str(config), stdin=subprocess.PIPE)
+    try:
+        monitor.until("state: play, 15 of 15 marbles on the rail")
+        type_line(monitor, "new_game marbels=12")
+        said = monitor.until("not sent", "err")
+        assert "typed line not sent: marbels: unknown setting" in said, said
+        type_line(monitor, "new_game rule=last-wins marbles=12")
+        monitor.until("board took the new_game line")
+        monitor.until("12 of 12 marbles on the rail")
+    finally:
+        assert monitor.stop() == 0
+    assert b"Traceback" not in monitor.text["err"]
+
+
 def test_a_service_manager_stops_the_monitor_as_ctrl_c_does(tmp_path, micropython):
     """systemd stops a service with SIGTERM: the monitor says so, closes its
     statistics and stops the board it started, as on Ctrl-C."""

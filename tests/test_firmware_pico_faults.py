@@ -143,7 +143,9 @@ def type_at_console(pico, keys):
 def test_a_held_board_starts_afresh_when_staff_hold_new_game_down(drnim):
     """A board held after resets in a row waited for a host's new_game line alone, and a power cut did not
     end it (it counts only the resets the board made itself): a museum without a computer at hand had a
-    dark exhibit. New game held down for 3 s starts it afresh; a short press does not."""
+    dark exhibit. New game held down for 3 s starts it afresh; a short press does not. It starts with the
+    settings a host gave it last, kept in its flash: it started with the defaults (the Pico builder's)."""
+    drnim.board.ask("new_game", settings={"marbles": 11, "rule": "last-wins"})
     for _ in range(3):
         drnim.board.link.serial.write(b"\x03")
         drnim.board.wait_restart(20)
@@ -159,6 +161,8 @@ def test_a_held_board_starts_afresh_when_staff_hold_new_game_down(drnim):
     drnim.board.wait_restart(20)
     drnim.pico.drive((number, not high))
     assert drnim.board.hello["resumed"] == "new"
+    game = drnim.board.ask("state")["game"]
+    assert (game["config"]["marbles"], game["config"]["rule"], game["state"]["loaded"]) == (11, "last-wins", 11)
     assert drnim.script("machine drnim\npress trigger\nexpect rail 14\nexpect fault none\n") == []
 
 

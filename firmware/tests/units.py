@@ -21,7 +21,7 @@ from marble_sensor import MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
 from host_clock import HostClockRunner
-from runner import Lines
+from runner import Lines, settings_file
 from world import World
 
 from controller.core.jsontext import encode
@@ -113,7 +113,7 @@ class Flag:
 
 
 def remove(path):
-    for name in (path, path + ".new", path + ".bad"):
+    for name in (path, path + ".new", path + ".bad", settings_file(path)):
         try:
             import os
             os.remove(name)
@@ -279,7 +279,8 @@ def test_a_pace_that_would_trip_the_coils_ptc_is_refused_and_nothing_of_it_saved
     with open(SCRATCH + "/pace.json", "w") as f:
         f.write(encode(saved))
     board = Board("pace.json").start()
-    assert board.runner.machine.fault == "check" and board.runner.machine.config["pace_ms"] == 900
+    # held in check with the board's settings: the ones the host gave last, kept
+    assert board.runner.machine.fault == "check" and board.runner.machine.config["pace_ms"] == 824
 
 
 def test_a_board_that_moves_its_clock_back_plays_on_as_if_it_had_not():
@@ -770,6 +771,64 @@ def test_a_new_game_from_the_host_takes_its_settings_and_reloads_the_marbles():
     assert board.runner.machine.rail == 11 and board.runner.world.view()["rail"] == 11
 
 
+def test_a_hosts_settings_are_kept_for_a_game_set_aside_and_a_new_game_without_any():
+    """A Pico's settings lived in its saved game alone: a damaged save, a held board started afresh or a bare
+    new_game played the defaults, the museum's rule and marbles lost without a word (the Pico builder's
+    walkthrough). A host's new_game settings are kept beside the saved game, written only when they change."""
+    remove(SCRATCH + "/kept.json")
+    board = Board("kept.json").start()
+    board.ask({"kind": "new_game", "settings": {"marbles": 11, "rule": "last-wins"}})
+    assert load(flash.read(SCRATCH + "/kept-settings.json")) == {"marbles": 11, "rule": "last-wins"}
+    writes = []
+    write = flash.write
+    flash.write = lambda path, text: (writes.append(path), write(path, text))
+    try:
+        board.ask({"kind": "new_game", "settings": {"rule": "last-wins", "marbles": 11}})
+    finally:
+        flash.write = write
+    assert writes == [], "the same settings again: nothing written"
+    flash.take(SCRATCH + "/kept.json")                      # the game set aside
+    again = Board("kept.json").start()
+    assert again.lines("hello")[0]["resumed"] == "new" and again.lines("fault") == []
+    assert (again.runner.machine.config["marbles"], again.runner.machine.config["rule"]) == (11, "last-wins")
+    again.ask({"kind": "new_game"})
+    assert again.runner.machine.config["marbles"] == 11 and again.runner.machine.rail == 11
+    again.ask({"kind": "new_game", "settings": {}})         # the defaults, asked for
+    assert again.runner.machine.config["marbles"] == 15 and flash.read(SCRATCH + "/kept-settings.json") == "{}"
+
+
+def test_kept_settings_the_build_cannot_play_are_said_and_the_builds_played():
+    remove(SCRATCH + "/unkept.json")
+    flash.write(SCRATCH + "/unkept-settings.json", '{"marbles":0}')
+    board = Board("unkept.json").start()
+    faults = board.lines("fault")
+    assert [line["fault"] for line in faults] == ["settings"], faults
+    assert faults[0]["text"].startswith("the settings kept in %s/unkept-settings.json are not played (marbles: "
+                                        % SCRATCH), faults
+    assert board.runner.machine.config["marbles"] == 15 and board.runner.machine.fault is None
+
+
+def test_a_held_board_keeps_the_settings_of_the_new_game_that_starts_it_and_refuses_ones_it_cannot_play():
+    """A held board's new_game started it afresh with the defaults, its settings dropped; one it cannot play
+    started it all the same, into the crash it may have held for."""
+    remove(SCRATCH + "/app.json")
+    machine.CAUSE = machine.WDT_RESET
+    try:
+        flash.write(SCRATCH + "/resets", "3")
+        written, dogs, ended = run_app("production", [b'{"kind":"new_game","settings":{"marbles":0}}'], keep=True)
+        assert ended == "exit" and decode(written[-1])["kind"] == "error", written
+        assert "marbles" in decode(written[-1])["error"] and flash.read(SCRATCH + "/app-settings.json") is None
+        written, dogs, ended = run_app("production", [b'{"kind":"new_game","settings":{"marbles":9}}'], keep=True)
+        assert ended == "reset" and decode(written[-1]) == {"kind": "ok", "asked": "new_game"}, written
+    finally:
+        machine.CAUSE = machine.PWRON_RESET
+    assert load(flash.read(SCRATCH + "/app-settings.json")) == {"marbles": 9}
+    assert flash.read(SCRATCH + "/resets") is None
+    written, dogs, ended = run_app("production", [b'{"kind":"state"}'], keep=True)
+    assert decode(written[0])["resumed"] == "new" and '"loaded":9' in "".join(written), written
+    remove(SCRATCH + "/app.json")
+
+
 def test_a_whole_game_ends_in_one_game_over_line():
     remove(SCRATCH + "/whole.json")
     board = Board("whole.json").start()
@@ -803,11 +862,13 @@ def test_an_idle_board_allocates_nothing_in_its_loop():
 
 
 # --- the board's main program (firmware/app.py) --------------------------------------
-def run_app(mode, lines, fail_on=None, world=None, uptime=0):
+def run_app(mode, lines, fail_on=None, world=None, uptime=0, keep=False):
     """app.run on a file of host lines, in `mode`, `uptime` ms after its chip started; (what it
-    wrote, the watchdogs, how it ended). SCRATCH/maintenance is its maintenance file."""
+    wrote, the watchdogs, how it ended). SCRATCH/maintenance is its maintenance file; `keep`: the
+    saved game and the kept settings of a run before are kept."""
     import app
-    remove(SCRATCH + "/app.json")
+    if not keep:
+        remove(SCRATCH + "/app.json")
     machine.reset_pins()
     machine.WDT.started.clear()
     config.MODE = mode
@@ -907,7 +968,7 @@ def test_the_serial_task_takes_the_bytes_waiting_in_chunks():
     board's input at about 0.9 KB/s on the emulated board."""
     import asyncio
     import app
-    from runner import Lines
+    from runner import Lines, settings_file
     with open(SCRATCH + "/flood.txt", "wb") as f:
         f.write(b"x" * 5000 + b"\n")
     lines = Lines(lambda raw, length: None)
