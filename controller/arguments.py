@@ -126,6 +126,26 @@ def load_service_config(path, overrides=None, label="--config", gate=True):
     return config, pinmap
 
 
+def shipped_script(path, option="--script"):
+    """`path`, or where it is not a file, the shipped scenario of that name (R1-one-marble-per-press.txt): an
+    installed controller carries tests/scenarios/ inside its package, where no user would look for it. A
+    name that only begins one (R5, as docs/machines.md numbers them) is told the whole names and where."""
+    if not path or os.path.exists(path) or os.path.basename(path) != path:
+        return path
+    from controller import shipped
+    scripts = shipped.scenarios()
+    for script in scripts:
+        if script.name == path:
+            return str(script)
+    names = [script.name for script in scripts]
+    near = [name for name in names if name.lower().startswith(path.lower() + "-")] or \
+        [name for name in names if name.lower().startswith(path.lower())]
+    if not near:
+        return path
+    raise ArgumentError("%s: cannot read %s: no such file here; the shipped scenarios (in %s) include %s"
+                        % (option, path, scripts[0].parent, " and ".join(near[:3])))
+
+
 def read_script(path):
     """A script file's text; ArgumentError naming the file and what is wrong with it."""
     if not path:

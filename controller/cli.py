@@ -30,7 +30,7 @@ import time
 
 from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, Parser, add_config_argument,
                                   add_language_argument, argument, config_path, load_service_config, positive, rate,
-                                  read_script, seed)
+                                  read_script, seed, shipped_script)
 from controller.core import solve as solver
 from controller.core.registry import NAMES as MACHINES
 from controller.core.solve import SearchTooLarge
@@ -705,26 +705,6 @@ def run_simulate(argv, out):
         return 0
     finally:
         simulation.close()
-
-
-def shipped_script(path):
-    """`path`, or where it is not a file, the shipped scenario of that name (R1-one-marble-per-press.txt): an
-    installed controller carries tests/scenarios/ inside its package, where no user would look for it. A
-    name that only begins one (R5, as docs/machines.md numbers them) is told the whole names and where."""
-    if not path or os.path.exists(path) or os.path.basename(path) != path:
-        return path
-    from controller import shipped
-    scripts = shipped.scenarios()
-    for script in scripts:
-        if script.name == path:
-            return str(script)
-    names = [script.name for script in scripts]
-    near = [name for name in names if name.lower().startswith(path.lower() + "-")] or \
-        [name for name in names if name.lower().startswith(path.lower())]
-    if not near:
-        return path
-    raise ArgumentError("--script: cannot read %s: no such file here; the shipped scenarios (in %s) include %s"
-                        % (path, scripts[0].parent, " and ".join(near[:3])))
 
 
 def check_marble_faults(args, machine):

@@ -157,6 +157,19 @@ def test_a_board_on_its_own_clock_plays_scripts_in_real_time(tmp_path):
     assert status == 0
 
 
+def test_a_shipped_scenario_is_played_by_its_name_from_any_folder(tmp_path, capsys, monkeypatch):
+    """`firmware test --emulate unix R5-equalizer-on-machine-first-drops-1.txt` outside the checkout said 'cannot
+    read', where `--simulate --script` takes the name (the Pico builder's walkthrough): a builder who installed the
+    controller has no tests/scenarios to give a path in. A name that only begins one is told the whole names."""
+    monkeypatch.chdir(tmp_path)
+    name = "R5-equalizer-on-machine-first-drops-1.txt"
+    status, out = firmware_test("--emulate", "unix", name)
+    assert (status, out.splitlines()[-1]) == (0, "1 script: 1 held, 0 failed"), out
+    assert firmware_test("--emulate", "unix", "R5") == (2, "")
+    assert capsys.readouterr().err.startswith("controller: SCRIPT: cannot read R5: no such file here; the shipped "
+                                              "scenarios (in ")
+
+
 # --- a board wired to other pins: --pinmap ------------------------------------------------------
 
 def test_the_emulated_board_is_built_from_the_pin_map_given_and_plays_its_machines_scenarios(tmp_path, capsys):
@@ -170,7 +183,8 @@ def test_the_emulated_board_is_built_from_the_pin_map_given_and_plays_its_machin
     status, out = firmware_test("--emulate", "unix", "--pinmap", str(pinmap))
     assert capsys.readouterr().err == ""
     expected = [line for path in own for line in simulated(path, path.name)]
-    assert out.splitlines() == expected + ["%d scripts: %d held, 0 failed" % (len(own), len(own))]
+    assert out.splitlines() == ["The emulated board is built from the pin map %s." % pinmap] + expected + [
+        "%d scripts: %d held, 0 failed" % (len(own), len(own))]
     assert status == 0
     connect = Connector(emulate="unix", pinmap=str(pinmap))
     try:
@@ -190,7 +204,8 @@ def test_a_dr_nim_with_its_sensor_and_release_moved_drops_its_marbles_as_in_the_
     status, out = firmware_test("--emulate", "unix", "--pinmap", str(pinmap), *map(str, scenarios))
     assert capsys.readouterr().err == ""
     expected = [line for path in scenarios for line in simulated(path)]
-    assert out.splitlines() == expected + ["2 scripts: 2 held, 0 failed"]
+    assert out.splitlines() == ["The emulated board is built from the pin map %s." % pinmap] + expected + [
+        "2 scripts: 2 held, 0 failed"]
     assert status == 0
 
 
@@ -235,7 +250,7 @@ def test_the_monitor_watches_a_board_built_from_the_pin_map_given(tmp_path):
     (tmp_path / "state").mkdir()
     monitor = Running("--emulate", "unix", "--pinmap", str(pinmap), "--config", str(config))
     try:
-        shown = monitor.until("board: nimatron, protocol 1, development mode; a new game")
+        monitor.until("board: nimatron, protocol 1, development mode; a new game")
     finally:
         assert monitor.stop() == 0
     assert b"Traceback" not in monitor.text["err"]

@@ -274,7 +274,11 @@ def test_the_monitor_does_not_claim_games_go_into_statistics_it_cannot_open(tmp_
     exhibit = load_config(str(config)).telemetry["client_id"]      # the computer's name: none is configured
     assert "Watching the board on %s, the exhibit %s; its games are not counted. Ctrl-C stops." % (
         port.path, exhibit) in shown
-    assert "cannot open the statistics in %s" % (tmp_path / "state" / "stats.sqlite") in monitor.text["err"].decode()
+    said = monitor.text["err"].decode()
+    assert "cannot open the statistics in %s" % (tmp_path / "state" / "stats.sqlite") in said
+    # what to do, for a laptop's monitor run with sudo too (the Pico builder's walkthrough)
+    assert "the folder %s is not there: make it, or give --config a configuration whose state_dir is a folder of " \
+        "yours" % (tmp_path / "state") in said
 
 
 def test_an_emulated_pico_without_its_firmware_is_the_one_line_said(tmp_path):

@@ -45,7 +45,7 @@ VERSIONS = {}
 # A frozen build: the modules to freeze, and the MicroPython manifest that freezes them.
 FROZEN = "frozen"
 FREEZE_MANIFEST = "manifest.py"
-FREEZE_TEXT = """# The %(title)s firmware (%(mode)s mode) for `make FROZEN_MANIFEST=...` in a MicroPython
+FREEZE_TEXT = """# %(title)s's firmware (%(mode)s mode) for `make FROZEN_MANIFEST=...` in a MicroPython
 # port, such as a Pico's (written by controller firmware build --frozen; firmware/README.md):
 #     make -C ports/rp2 BOARD=RPI_PICO submodules
 #     make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=%(path)s
@@ -255,7 +255,8 @@ def build_frozen(machine, out, mode, pinmap=None):
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
     (out / FROZEN / CONFIG).write_text(config_text, encoding="utf-8")
-    (out / FREEZE_MANIFEST).write_text(FREEZE_TEXT % {"title": machine_class(machine).TITLE, "mode": mode,
+    title = machine_class(machine).TITLE           # "the Nimatron": "The Nimatron's firmware"
+    (out / FREEZE_MANIFEST).write_text(FREEZE_TEXT % {"title": title[0].upper() + title[1:], "mode": mode,
                                                       "path": (out / FREEZE_MANIFEST).resolve(), "frozen": FROZEN},
                                          encoding="utf-8")
     (out / "main.py").write_text(FROZEN_MAIN, encoding="utf-8")

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 from controller.arguments import (DEFAULT_CONFIG, USAGE_ERROR, ArgumentError, argument, config_path, rate, read_script,
-                                  seed)
+                                  seed, shipped_script)
 from controller.core.protocol import DEVELOPMENT, PRODUCTION, REAL_CLOCK
 from controller.core.registry import NAMES as MACHINES
 from controller.firmware.board import BoardError, BoardUnfit
@@ -94,7 +94,8 @@ def add_parser(commands):
     monitor.add_argument("--config", metavar="PATH", help="whose statistics the games go into (default: %s "
                          "when it exists)" % DEFAULT_CONFIG)
 
-    test = actions.add_parser("test", help="run scenario scripts on a board in development mode")
+    test = actions.add_parser("test", help="run scenario scripts on a board (a real one in development mode; "
+                              "--emulate rp2040 deploys a production build, as a museum's board runs)")
     test.set_defaults(firmware_action=run_test)
     add_board_arguments(test)
     test.add_argument("scripts", metavar="SCRIPT", nargs="*", help="scenario scripts, as controller --simulate "
@@ -353,7 +354,8 @@ def run_test(args, out):
                   "them): %s\n" % (len(left_out), ", ".join(name for name, _ in left_out)))
     for path in args.scripts:
         try:
-            scripts.append((path, read_script(path)))
+            # a shipped scenario by its name from any folder, as --simulate --script takes it
+            scripts.append((path, read_script(shipped_script(path, "SCRIPT"))))
         except ArgumentError as error:
             raise ArgumentError(str(error).replace("--script", "SCRIPT", 1))
         others = pinned and sorted(script_machines(scripts[-1][1]) - {pinned})
@@ -363,6 +365,8 @@ def run_test(args, out):
             raise ArgumentError("SCRIPT: %s plays %s, and --pinmap %s, which the emulated board is built from, is %s's "
                                 "pin map: give %s's scripts, or leave --pinmap out"
                                 % (path, ", ".join(others), args.pinmap, title, title))
+    if args.pinmap and args.emulate:       # what the builder's copy is tested as: said, as build and deploy say it
+        out.write("The emulated board is built from the pin map %s.\n" % args.pinmap)
     connect = Connector(args.port, args.emulate, report=say, uf2=args.uf2, pinmap=args.pinmap)
     report = lambda line: out.write(line + "\n")  # noqa: E731
     try:

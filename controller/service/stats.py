@@ -100,8 +100,13 @@ class Statistics:
         try:
             return self.connect()
         except sqlite3.OperationalError as error:
-            self.trouble("cannot open the statistics in %s (%s): %s"
-                         % (self.path, error, NOT_RECORDED % "the file can be opened"))
+            folder = os.path.dirname(os.path.abspath(self.path))
+            # a laptop's monitor run with sudo, or a configuration's state_dir mistyped: what to do, not only why
+            missing = "" if os.path.isdir(folder) else "; the folder %s is not there: make it, or give --config a " \
+                "configuration whose state_dir is a folder of yours (without sudo, a computer without the service " \
+                "keeps them in your own folder)" % folder
+            self.trouble("cannot open the statistics in %s (%s)%s: %s"
+                         % (self.path, error, missing, NOT_RECORDED % "the file can be opened"))
             return None
         except sqlite3.DatabaseError as error:
             return self.begin_anew(error)
