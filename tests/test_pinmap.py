@@ -376,7 +376,18 @@ def test_main_passes_a_pi_map_without_a_pico_section(tmp_path, capsys):
     path = tmp_path / "pinmap.toml"
     path.write_text(text[:text.index("\n[pico]\n") + 1])
     assert pm.main([str(path)]) == 0
-    assert capsys.readouterr().out.startswith("%s: ok, the Nimatron, " % path)
+    said = capsys.readouterr().out
+    assert said.startswith("%s: ok, the Nimatron, " % path) and "(a Pi's)\n" in said and "Pico" not in said
+
+
+def test_the_check_of_a_map_with_a_pico_section_lists_the_gp_pins_it_leaves_free(tmp_path, capsys):
+    """A Pico builder read the free pins the check listed, a Pi's BCM numbers, as GP pins: GP14 and GP15, which
+    Dr. Nim's equalizer LEDs take on a Pico (the Pico builder's walkthrough). Each board's numbers, named."""
+    path = tmp_path / "pinmap.toml"
+    path.write_text(default_pinmap_path("drnim").read_text().replace("\ntrigger = 2\n", "\ntrigger = 27\n", 1))
+    assert pm.main([str(path)]) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said.endswith("free: BCM 2, 3, 14, 15 (a Pi's); a Pico's free: GP 0, 1, 2, 28"), said
 
 
 def test_a_folder_given_as_the_pin_map_is_said_once(tmp_path, capsys):

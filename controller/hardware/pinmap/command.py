@@ -29,7 +29,7 @@ from controller.hardware.pinmap.check import (PinMapError, check_gate, load_pinm
 from controller.hardware.pinmap.labels import LabelError
 from controller.hardware.pinmap.docs import render_wiring_doc
 from controller.hardware.pinmap.model import default_pinmap_path, shown
-from controller.hardware.pinmap.pico import check_pico, pico_warnings
+from controller.hardware.pinmap.pico import PICO_PINS, check_pico, pico_warnings
 
 
 def main(argv=None, out=None):
@@ -53,15 +53,18 @@ def main(argv=None, out=None):
                 continue
         try:
             pinmap = load_pinmap(path)
-            check_pico(pinmap)      # a Pico's pins: what `firmware build` refuses is refused here first (but
+            pico = check_pico(pinmap)   # a Pico's pins: what `firmware build` refuses is refused here first (but
             # an input on the chip's own pull-down, which a Pi takes: warned of, below)
             check_gate(pinmap)
         except PinMapError as error:
             print(error, file=out)
             status = 1
             continue
-        print("%s: ok, %s, %d pins used, free: %s" % (path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()),
-                                                       ", ".join(map(str, pinmap.free_pins()))), file=out)
+        # each board's own numbers: a Pico builder read the Pi's BCM numbers as free GP pins
+        print("%s: ok, %s, %d pins used, free: BCM %s (a Pi's)%s" % (
+            path, machine_class(pinmap.machine).TITLE, len(pinmap.pins()), ", ".join(map(str, pinmap.free_pins())),
+            "" if pico is None else "; a Pico's free: GP %s" % ", ".join(
+                str(number) for number in PICO_PINS if number not in pico)), file=out)
         for line in serial_port_warnings(pinmap) + ribbon_warnings(pinmap) + pico_warnings(pinmap) + list(
                 filter(None, [layout_warning(pinmap)])):
             print("warning: " + line, file=out)

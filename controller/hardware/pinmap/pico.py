@@ -139,14 +139,17 @@ def load_pico(path, machine=None, refuse_pull_downs=True):
 
 
 def check_pico(pinmap):
-    """The [pico] section of a loaded map, when it has one, checked as `controller firmware build` checks it
-    (load_pico): PinMapError naming the line and key. A map without one is for a Pi alone, and passes."""
+    """The GP pins of the [pico] section of a loaded map, when it has one, checked as `controller firmware
+    build` checks it (load_pico): PinMapError naming the line and key. A map without one is for a Pi alone,
+    and passes: None."""
     try:
         section = tomllib.loads(Path(pinmap.path).read_text(encoding="utf-8")).get("pico")
     except (OSError, ValueError):       # read by load_pinmap a moment ago; load_pico says what became of it
         section = True
-    if section is not None:
-        load_pico(pinmap.path, pinmap.machine, refuse_pull_downs=False)
+    if section is None:
+        return None
+    return sorted(number for pins in load_pico(pinmap.path, pinmap.machine, refuse_pull_downs=False)[1].values()
+                  for number in pins.values())
 
 
 def pico_warnings(pinmap):
