@@ -204,12 +204,15 @@ PY
 # which reads the same configuration) would stop on it at its restart. $1: the checkout (its shipped
 # files, to compare with); $2: the command to run again.
 check_as_service() {
-    local refused
+    local refused check="check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, "
     say "Checking $CONFIG_DIR/config.toml and its pin map with the installed controller, as the drnim user"
     if ! refused=$(cd / && runuser -u drnim -- "$VENV/bin/controller" config check "$CONFIG_DIR/config.toml" 2>&1 >/dev/null); then
         STEP=
         printf '%s\n' "$refused" >&2
-        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started${PREVIOUS:+, and the version installed before is back in place: the exhibit runs it, at its next start too}. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, then run again: $2"
+        # the controller back in place is the version before, which may take what the new one refuses: its check
+        # said good to a file that the run again refused once more, one key at a time
+        [[ -z ${PREVIOUS:-} ]] || check="(the controller back in place is the version before: running again checks it with the new one), "
+        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started${PREVIOUS:+, and the version installed before is back in place: the exhibit runs it, at its next start too}. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), ${check}then run again: $2"
     fi
 }
 

@@ -113,6 +113,29 @@ def test_bad_led_settings(tmp_path, body, needle, key, problem):
     expect_error(tmp_path, text, line_of(text, needle), key, problem)
 
 
+def test_an_early_pin_map_without_its_leds_colours_and_resistors_names_every_led_at_once(tmp_path):
+    """An early Dr. Nim's map names no LED's colour nor resistor: refused one key at a time, its builder ran the
+    check (on a Pi, install.sh, with its wheel and pip) 21 times to mend it (the museum technician's upgrade
+    walkthrough). The first refusal says that its resistor is missing too, and which LEDs lack the same."""
+    path = tmp_path / "pinmap.toml"
+    path.write_text((ROOT / "tests" / "upgrade" / "drnim-pinmap-9d2598b.toml").read_text())
+    with pytest.raises(PinMapError) as refused:
+        load_pinmap(path)
+    said = str(refused.value)
+    assert "outputs.flip_flop_1.colour: missing (the LED's colour: " in said
+    assert said.endswith("as is its resistor (in ohms); so do outputs.flip_flop_2, outputs.flip_flop_3, "
+                         "outputs.equalizer and 6 more"), said
+    text = path.read_text()
+    for colourless in ("[outputs.flip_flop_1]", "[outputs.flip_flop_2]"):   # a colour given: its resistor, the others'
+        text = text.replace(colourless + "\n", colourless + '\ncolour = "red"\n', 1)
+    path.write_text(text)
+    with pytest.raises(PinMapError) as refused:
+        load_pinmap(path)
+    assert str(refused.value).endswith("outputs.flip_flop_1.resistor: missing (the LED's series resistor, in ohms); "
+                                       "so do outputs.flip_flop_2, outputs.flip_flop_3, outputs.equalizer and 6 "
+                                       "more"), refused.value
+
+
 def test_a_buzzer_base_resistor_too_large_to_switch_the_buzzer(tmp_path):
     """100 kΩ gave the base 26 µA, where the buzzer's 30 mA take 0.86 mA at a PN2222A's least gain: a silent
     buzzer, and the check said ok."""

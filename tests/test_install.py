@@ -247,6 +247,8 @@ def test_an_update_over_a_pin_map_the_new_code_refuses_names_its_key_and_restart
                   and RESTORE not in line]
     assert "and the version installed before is back in place: the exhibit runs it, at its next start too" \
         in lines[-1]
+    # the controller back in place would say good to the file (the museum technician's upgrade walkthrough)
+    assert "check it with" not in lines[-1] and "running again checks it with the new one" in lines[-1]
     assert installed(pi) == before, "the next boot would start the code that refuses the museum's files"
     # as the service reads them: root reads a pin map or a password file the drnim user may not
     assert "runuser -u drnim -- /opt/drnim-controller/venv/bin/controller config check " \

@@ -346,6 +346,7 @@ class _Checker:
     def outputs(self, table, cls):
         declared = dict((spec.role, spec.kind) for spec in cls.OUTPUTS)
         self.roles(table, "outputs", tuple(declared), cls, "output")
+        self.output_table = table
         specs = {}
         for role, entry in table.items():
             key = "outputs." + role
@@ -383,7 +384,9 @@ class _Checker:
             colour, vf = entry.get(colour_key), entry.get(vf_key)
             if colour is None and vf is None:
                 self.fail("%s.%s" % (key, colour_key), "missing (the LED's colour: %s; or %s = its forward "
-                                                       "voltage)" % (", ".join(electrical.COLOURS), vf_key))
+                                                       "voltage)%s%s" % (", ".join(electrical.COLOURS), vf_key,
+                          "" if resistor_key in entry else ", as is its %s (in ohms)" % resistor_key,
+                          self.also_lacking(key, (colour_key, vf_key))))
             if colour is not None and colour not in electrical.COLOURS:
                 self.fail("%s.%s" % (key, colour_key), "%r is not one of %s (or give %s, the forward voltage)"
                           % (colour, ", ".join(electrical.COLOURS), vf_key))
@@ -402,10 +405,25 @@ class _Checker:
         low, high = electrical.RESISTOR_RANGE
         value = entry.get(name)
         if value is None:
-            self.fail("%s.%s" % (key, name), "missing (%s, in ohms)" % what)
+            self.fail("%s.%s" % (key, name), "missing (%s, in ohms)%s" % (what, self.also_lacking(key, (name,))))
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
             self.fail("%s.%s" % (key, name), "must be a number of ohms from %d to %d, not %r" % (low, high, value))
         return value
+
+    def also_lacking(self, key, names):
+        """The other outputs that lack every one of `names` too, said with the first: a map from before a key
+        was asked for lacks it in every LED, and its builder mended one a run (21 runs of install.sh for an
+        early Dr. Nim's colours and resistors)."""
+        others = []
+        for role, entry in self.output_table.items():
+            kind = entry.get("kind") if isinstance(entry, dict) else None
+            draws = DRAWS.get(KINDS[kind].draws, ()) if isinstance(kind, str) and kind in KINDS else ()
+            if "outputs." + role != key and names[0] in draws and not any(name in entry for name in names):
+                others.append("outputs." + role)
+        if not others:
+            return ""
+        shown = ", ".join(others) if len(others) <= 4 else "%s and %d more" % (", ".join(others[:3]), len(others) - 3)
+        return "; so do %s" % shown
 
     def option_pairs(self, key, values):
         """Options that must differ: a servo's two angles, its two pulse widths."""
