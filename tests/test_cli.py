@@ -193,6 +193,9 @@ def test_ctrl_c_stops_a_long_search_cleanly():
     # only a leading option is the simulator's: a subcommand's --simulate is its parser's to judge
     (["play", "nim", "3", "--simulate"], "unrecognized arguments: --simulate"),
     (["fleet", "--simulate"], "unrecognized arguments: --simulate"),
+    # Arabic digits, which every other number option refuses (the bench tester's walkthrough)
+    (["web", "serve", "--port", "\u0663\u0666\u0664\u0664\u0660"],
+     "--port: must be a port number from 1 to 65535, not '\u0663\u0666\u0664\u0664\u0660'"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(argv, words):
     result = command(*argv)

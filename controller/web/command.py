@@ -13,6 +13,7 @@ import errno
 from pathlib import Path
 
 from controller.arguments import add_config_argument, argument, config_path
+from controller.core.values import is_whole
 from controller.language import CODES
 from controller.web.build import DEFAULT_OUT, WebError, build
 
@@ -44,7 +45,7 @@ def add_parser(commands):
 
 def port_number(text):
     import argparse
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
+    if not is_whole(text) or not 1 <= int(text) <= 65535:     # ASCII digits, as every number option takes
         raise argparse.ArgumentTypeError("must be a port number from 1 to 65535, not %r" % text)
     return int(text)
 
