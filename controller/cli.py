@@ -478,9 +478,10 @@ def run_stats(args, out):
         (sys.stderr if args.csv else out).write("No statistics yet in %s: the %s writes them from its first game.\n"
                                                 % (path, "service" if exhibit == config.telemetry["client_id"]
                                                    else "board's monitor"))
-        if args.csv:
+        if args.csv:    # a board's machine is said by its games alone: without one, its sheet is the header
             from controller.service.stats import write_csv
-            write_csv(out, within, [], [], [(exhibit, config.machine_name)])
+            write_csv(out, within, [], [], [(exhibit, config.machine_name)]
+                      if exhibit == config.telemetry["client_id"] else [])
         return 0
     try:
         if args.csv:

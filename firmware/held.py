@@ -20,7 +20,7 @@ import time
 
 import flash
 from drivers import BoardLed, input_pin
-from runner import Lines, checked_settings, settings_file
+from runner import Lines, wiring_problem
 
 from controller.core import protocol
 
@@ -61,14 +61,16 @@ def hold(config, stream, write, guard, path):
             if message["kind"] == "new_game":
                 if "settings" in message:       # refused as a playing board refuses them, and nothing started
                     from controller.core.registry import machine_class
-                    checked_settings(config, machine_class(config.MACHINE), message["settings"])
-                    flash.write(settings_file(path), json.dumps(message["settings"]))
+                    problem = wiring_problem(config, machine_class(config.MACHINE)(message["settings"]))
+                    if problem:
+                        raise ValueError("new_game: %s, and a board is played as it is wired" % problem)
+                    flash.write(path[:-5] + "-settings.json", json.dumps(message["settings"]))
                 afresh()
                 started = True
                 answer = {"kind": "ok", "asked": "new_game"}
             else:
                 answer = {"kind": "error", "error": reason}
-        except (ValueError, OSError) as error:      # OSError: a flash too full to keep the settings
+        except Exception as error:      # a line refused, a flash too full, a heap too small: said, and held on
             answer = {"kind": "error", "error": str(error)}
         if ident is not None:
             answer["id"] = ident

@@ -65,12 +65,6 @@ class Lines:
             self.size += 1
 
 
-def settings_file(path):
-    """Where a board keeps the settings a host's new_game line gave: beside its saved game, /game-settings.json
-    beside /game.json."""
-    return path[:-5] + "-settings.json" if path.endswith(".json") else path + "-settings"
-
-
 def wiring_problem(config, machine):
     """Why a board built with `config` cannot play `machine`'s settings as it is wired, or None: more rows or
     lamps than its pin map has, or a pace whose release pulses would trip the PTC that guards its coil (a
@@ -80,16 +74,6 @@ def wiring_problem(config, machine):
         problem = "pace_ms: %d, but the coil's PTC trips at a pace under %d ms" % (
             machine.config["pace_ms"], config.SHORTEST_PACE_MS)
     return problem
-
-
-def checked_settings(config, cls, settings):
-    """A machine of class `cls` with a host's `settings`, which the board plays as it is wired; ValueError
-    (ConfigError, ProtocolError) naming what does not fit."""
-    machine = cls(settings)
-    problem = wiring_problem(config, machine)
-    if problem:
-        raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
-    return machine
 
 
 def forget(names):
@@ -131,13 +115,31 @@ class Runner:
         self.machine = None
         self.keeper = Keeper()
         self.storage = None
-        self.settings_path = settings_file(path)
+        # the board's settings: the build's, or the last a host's new_game line gave, kept beside the saved game
+        # (PATH-settings.json: /game-settings.json), so that a game set aside (a held board started afresh, a
+        # damaged save) or a bare new_game plays them, not the defaults. No new name for them: each name a
+        # board's code adds is heap, and a few more doubled a Nimatron's table of them (4.5 KiB at once).
         self.settings = config.SETTINGS
 
     # --- start ------------------------------------------------------------------
     def start(self, now):
         self.now = now
-        unkept = self.kept()
+        unkept = None
+        kept = self.path[:-5] + "-settings.json"
+        text = flash.read(kept)
+        if text is not None:
+            try:
+                settings = json.loads(text)
+                problem = wiring_problem(self.config, self.cls(settings)) if isinstance(settings, dict) \
+                    else "not a table of settings"
+                if problem:
+                    raise ValueError(problem)
+                self.settings = settings
+            except Exception as error:      # whatever the file holds, the board starts, and says so once
+                flash.set_aside(kept)
+                unkept = "the settings kept in %s are not played (%s): set aside as %s.bad; the build's are, " \
+                         "until a host's new_game gives others" % (kept, error, kept)
+        text = None
         machine, resumed, problem = self.restore()
         self.send(protocol.hello(self.cls.NAME, self.config.MODE, self.clock, resumed=resumed))
         if unkept:
@@ -157,36 +159,6 @@ class Runner:
         for role in switches:
             if role in self.inputs.by_role and self.inputs.level(role) != switches[role]:
                 self.handle(self.inputs.event(role), now)
-
-    def kept(self):
-        """The board's settings (`settings`): the last a host's new_game line gave, kept in the flash, so that a
-        game set aside (a held board started afresh, a damaged save) or a bare new_game plays them, not the
-        defaults; else the build's. Why kept ones are not played (a build since with fewer lamps), or None."""
-        text = flash.read(self.settings_path)
-        if text is None:
-            return None
-        try:
-            settings = json.loads(text)
-            if not isinstance(settings, dict):
-                raise ValueError("not a table of settings")
-            checked_settings(self.config, self.cls, settings)
-        except ValueError as error:
-            return "the settings kept in %s are not played (%s): the build's are, until a host's new_game gives " \
-                   "others" % (self.settings_path, error)
-        self.settings = settings
-        return None
-
-    def keep(self, settings):
-        """A host's new_game settings, for every game after it: written when they change (a flash write is
-        rare: a host that sends the same new_game again and again wears nothing)."""
-        if settings == self.settings:
-            return
-        self.settings = settings
-        try:
-            flash.write(self.settings_path, json.dumps(settings, separators=SEPARATORS))
-        except OSError as error:
-            self.fault("settings", "the settings could not be kept in %s (%s): this game plays them, a game set "
-                       "aside the ones before" % (self.settings_path, error), self.now)
 
     def restore(self):
         """(machine, how: new, saved or check, the problem with the save or None)."""
@@ -410,8 +382,17 @@ class Runner:
         # that starts by thinking thinks its whole think_ms however long the board has run;
         # without settings, the board's (kept)
         settings = message.get("settings", self.settings)
-        machine = checked_settings(self.config, self.cls, settings)
-        self.keep(settings)
+        machine = self.cls(settings)
+        problem = wiring_problem(self.config, machine)
+        if problem:
+            raise ProtocolError("new_game: %s, and a board is played as it is wired" % problem)
+        if settings != self.settings:       # kept for every game after; written only when they change
+            self.settings = settings
+            try:
+                flash.write(self.path[:-5] + "-settings.json", json.dumps(settings, separators=SEPARATORS))
+            except OSError as error:
+                self.fault("settings", "the settings could not be kept (%s): this game plays them, a game set "
+                           "aside the ones before" % error, self.now)
         if self.world:
             self.world.new_game(machine)
         self.begin(machine, self.now)

@@ -202,7 +202,8 @@ PY
 # The configuration and its pin map checked by the installed controller, as the drnim user, who reads
 # them: root reads a password file or a pin map drnim may not, and the service (or a board's monitor,
 # which reads the same configuration) would stop on it at its restart. $1: the checkout (its shipped
-# files, to compare with); $2: the command to run again.
+# files, to compare with); $2: the command to run again; $3: the controller that checked, when it is not the
+# new one this run installed.
 check_as_service() {
     local refused check="check it with sudo -u drnim $VENV/bin/controller config check $CONFIG_DIR/config.toml, "
     say "Checking $CONFIG_DIR/config.toml and its pin map with the installed controller, as the drnim user"
@@ -212,7 +213,7 @@ check_as_service() {
         # the controller back in place is the version before, which may take what the new one refuses: its check
         # said good to a file that the run again refused once more, one key at a time
         [[ -z ${PREVIOUS:-} ]] || check="(the controller back in place is the version before: running again checks it with the new one), "
-        die "the new controller refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started${PREVIOUS:+, and the version installed before is back in place: the exhibit runs it, at its next start too}. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), ${check}then run again: $2"
+        die "${3:-the new controller} refuses $CONFIG_DIR/config.toml or its pin map (the line above), so no service was (re)started${PREVIOUS:+, and the version installed before is back in place: the exhibit runs it, at its next start too}. Mend the file (the shipped ones, to compare with: $1/systemd/config.toml and $1/hardware/MACHINE/pinmap.toml), ${check}then run again: $2"
     fi
 }
 
@@ -329,7 +330,9 @@ if [[ ${1:-} == telemetry ]]; then
     [[ $EUID -eq 0 ]] || die "run as root: sudo $0 telemetry"
     checkout=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
     kept_over_reboot "$checkout" "sudo $0 telemetry" "what this writes would be gone at the next reboot"
-    check_as_service "$checkout" "sudo $0 telemetry"
+    # no code installed here: an install older than the checkout refuses the checkout's [telemetry] as unknown
+    check_as_service "$checkout" "sudo $0 telemetry" \
+        "the installed controller (older than this checkout? sudo $0 updates it and sets up [telemetry] too)"
     telemetry_units "$checkout"
     systemctl try-restart "$NAME" "$MONITOR@*.service"
     exit 0

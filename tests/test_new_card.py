@@ -261,6 +261,19 @@ def test_a_configuration_the_controller_refuses_is_backed_up_as_it_is(tmp_path, 
     assert "Telemetry reports as 'hall-1-drnim'" in out.getvalue()
 
 
+def test_a_configuration_anyone_may_change_is_backed_up_from_its_own_state_folder(tmp_path, capsys):
+    """Refused for its mode, the file was read as no settings at all: the backup kept the Pi's default state
+    folder, not the one the file names (found by the review of the change)."""
+    card = installed(tmp_path / "card")
+    Statistics(str(card.state / "stats.sqlite")).close()
+    card.config.chmod(0o666)
+    assert main(["backup", str(tmp_path / "archive.tar.gz"), "--config", str(card.config)], out=io.StringIO()) == 0
+    said = capsys.readouterr().err
+    assert said.startswith("controller backup: warning: %s: the configuration is writable by every user" % card.config)
+    with tarfile.open(tmp_path / "archive.tar.gz") as archive:
+        assert str(card.state / "stats.sqlite").lstrip("/") in archive.getnames()
+
+
 def test_an_archive_sent_over_ssh_is_the_same_archive(tmp_path, monkeypatch, capsys):
     """The guide's line for the office's computer: `ssh pi@... sudo controller backup - > FILE`, the archive
     on the standard output and what it kept on the standard error, which ssh shows."""

@@ -326,6 +326,10 @@ def test_a_refused_setting_is_named_with_the_line_that_sets_it(tmp_path):
      "keep one"),
     ("[telemetry]\nhost = \"a\"\n[exhibit]\n[telemetry]\nenabled = true\n", "[telemetry] is written twice, at line "
      "1 and at line 4: put the settings of both under the first"),
+    # the last line without its newline ('at end of document'), a value over several lines (told where it ends)
+    ("[telemetry]\nenabled = false\nenabled = true", "telemetry.enabled is set twice, at line 2 and at line 3: keep one"),
+    ("[drnim]\nopponent = \"perfect\"\nopponent = \"\"\"\nperfect\"\"\"\n", "drnim.opponent is set twice, at line 2 and at "
+     "line 3: keep one"),
     ("[service]\npinmap = \"/nowhere/pinmap.toml\"\n", "pin map:"),
     # a setting where TOML puts it, not where the technician meant: the section it belongs to is named
     ("language = \"de\"\n[service]\n", "language: a setting above the first [section]: it belongs under [exhibit]"),

@@ -139,6 +139,11 @@ def test_a_spreadsheet_of_an_exhibit_without_statistics_yet_is_its_days_of_nough
     assert rows == before and len(rows) == 4
     assert rows[1][:8] == ["2024-06-01", "Sat", rows[1][2], "drnim", "0", "0", "0", "0"]
     assert capsys.readouterr().err.startswith("No statistics yet in ")
+    # a watched board's, whose machine only its games say: the header alone, not the Pi's machine's noughts
+    with open(config, "a") as f:
+        f.write('[boards]\n"/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00" = "hall-2"\n')
+    assert csv_rows(["stats", "--config", config, "--exhibit", "hall-2", "--period", "2024-06-01..2024-06-03"]) == \
+        [rows[0]]
 
 
 def test_weekly_reports_meet_end_to_start_across_a_change_of_daylight_saving(new_york):

@@ -267,7 +267,9 @@ def toml_problem(text, error):
     Windows path written as Explorer shows it, how to write that path."""
     message = str(error)
     at = re.search(r"at line (\d+)", message)
-    twice = at and written_twice(text, message, int(at.group(1)))
+    # a file's last line without its newline: tomllib says "at end of document"
+    number = int(at.group(1)) if at else len(text.splitlines()) if "end of document" in message else None
+    twice = number and written_twice(text, message, number)
     if twice:
         return twice
     lines = text.split("\n")       # as tomllib counts them (splitlines also breaks at \f, \u2028...)
@@ -341,13 +343,17 @@ def config_for_backup(path):
     controller refuses is taken at its default (its whole table, where the refusal names no setting of the
     file), and the file is kept as it is. A backup is wanted most when the controller refuses the file: before
     it is mended, before an update is taken back, from a dying card; `controller backup` refused one."""
+    refusals = []
     try:
-        data = file_settings(path)
+        check_not_writable_by_all(path, "configuration")
+    except ConfigError as error:    # kept as it is, and read all the same: its folders are still the backup's
+        refusals.append(str(error))
+    try:
+        data = file_settings(path, checked=False)
     except FileUnreadable:
         raise
     except ConfigError as error:
-        return checked_config(path, {}, None), [str(error)]
-    refusals = []
+        return checked_config(path, {}, None), refusals + [str(error)]
     while True:
         try:
             return checked_config(path, data, None), refusals
@@ -370,10 +376,12 @@ def without_refused(data, key):
     return {}
 
 
-def file_settings(path):
-    """The settings of the configuration file at `path`, read as TOML; ConfigError naming the file."""
+def file_settings(path, checked=True):
+    """The settings of the configuration file at `path`, read as TOML; ConfigError naming the file, or one
+    that anyone may change (unless not `checked`)."""
     raw = read_regular_file(path)
-    check_not_writable_by_all(path, "configuration")
+    if checked:
+        check_not_writable_by_all(path, "configuration")
     try:
         # utf-8-sig: Windows' Notepad begins the file with a byte-order mark, which TOML calls an invalid
         # statement on line 1, a comment the technician sees nothing wrong with

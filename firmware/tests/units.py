@@ -21,7 +21,7 @@ from marble_sensor import MarbleSensor
 from lamp_chain import LampRows
 from marble_release import Release
 from host_clock import HostClockRunner
-from runner import Lines, settings_file
+from runner import Lines
 from world import World
 
 from controller.core.jsontext import encode
@@ -113,7 +113,8 @@ class Flag:
 
 
 def remove(path):
-    for name in (path, path + ".new", path + ".bad", settings_file(path)):
+    kept = path[:-5] + "-settings.json"     # the settings a host gave, beside the saved game
+    for name in (path, path + ".new", path + ".bad", kept, kept + ".bad"):
         try:
             import os
             os.remove(name)
@@ -806,6 +807,13 @@ def test_kept_settings_the_build_cannot_play_are_said_and_the_builds_played():
     assert faults[0]["text"].startswith("the settings kept in %s/unkept-settings.json are not played (marbles: "
                                         % SCRATCH), faults
     assert board.runner.machine.config["marbles"] == 15 and board.runner.machine.fault is None
+    # set aside: said once, not at every start (a board redeployed as the other machine kept its settings too)
+    assert flash.read(SCRATCH + "/unkept-settings.json") is None
+    assert flash.read(SCRATCH + "/unkept-settings.json.bad") == '{"marbles":0}'
+    assert Board("unkept.json").start().lines("fault") == []
+    flash.write(SCRATCH + "/unkept-settings.json", "[1, 2]")     # not a table: the board starts all the same
+    board = Board("unkept.json").start()
+    assert [line["fault"] for line in board.lines("fault")] == ["settings"] and board.runner.machine.rail == 15
 
 
 def test_a_held_board_keeps_the_settings_of_the_new_game_that_starts_it_and_refuses_ones_it_cannot_play():
@@ -968,7 +976,7 @@ def test_the_serial_task_takes_the_bytes_waiting_in_chunks():
     board's input at about 0.9 KB/s on the emulated board."""
     import asyncio
     import app
-    from runner import Lines, settings_file
+    from runner import Lines
     with open(SCRATCH + "/flood.txt", "wb") as f:
         f.write(b"x" * 5000 + b"\n")
     lines = Lines(lambda raw, length: None)

@@ -123,7 +123,11 @@ def written_twice(text, message, number):
     under the shipped enabled = false, meets it; a builder who copies an output's lines in a pin map too."""
     if not message.startswith(("Cannot overwrite a value", "Cannot declare")):
         return None
+    # a value over several lines (an array, a multi-line string) is told at the line where it ends
     key = key_at(text, number)
+    while key is None and number > 1:
+        number -= 1
+        key = key_at(text, number)
     first = key and key_lines(text).get(key)
     if not first or first == number:
         return None
