@@ -7,8 +7,8 @@ outputs by OE's pull-up). The LED blinks fast, the hello line and a fault
 line say why, and every host line but `new_game` is answered with the same
 reason: `new_game` sets the saved game aside (it may be what the board
 cannot resume), forgets the resets and starts the board afresh, with the
-line's settings kept as any new_game's are (runner.keep), or the board's kept
-ones. So does the machine's New game button held down for HOLD_MS, as staff
+line's settings kept as a playing board keeps a new_game's (runner.py,
+ask_new_game), or the board's kept ones. So does the machine's New game button held down for HOLD_MS, as staff
 do: a museum without a computer at hand is not left with a dark exhibit, nor
 one that plays the default game in place of the museum's.
 """
