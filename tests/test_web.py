@@ -791,6 +791,7 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, where):
     ("?lang=xx", "lang: xx is not a language of this page (en, de, fr, es, nl): en is shown"),
     ("?sound=maybe&keys=no", "sound: maybe is not on or off: on is used"),
     ("?warn_ms=1min", "warn_ms: 1min is not a whole number of milliseconds (such as 60000): 20000 is used"),
+    ("?warn_ms=020000", ""),        # a whole number, written with a nought before it (found by the review)
 ])
 def test_a_hostile_address_still_starts_the_page(browser, query, said):
     """A kiosk's address with a seed out of range or the name of an object's own property (no machine)

@@ -285,8 +285,9 @@ function switchOption(name) {
   return true;
 }
 
-const warnMs = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "") ? Number(params.get("warn_ms")) : 20000;
-if (params.get("warn_ms") !== null && warnMs === 20000 && params.get("warn_ms") !== "20000") {
+const warnFits = /^[0-9]{1,7}$/.test(params.get("warn_ms") || "");
+const warnMs = warnFits ? Number(params.get("warn_ms")) : 20000;
+if (params.get("warn_ms") !== null && !warnFits) {
   optionProblems.push(`warn_ms: ${params.get("warn_ms").slice(0, 40)} is not a whole number of milliseconds (such as `
                       + "60000): 20000 is used");
 }
