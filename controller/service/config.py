@@ -302,10 +302,14 @@ def load_config(path=None, overrides=None):
     try:
         return read_config(path, overrides)
     except ConfigError as error:
-        said = with_line(path, str(error))
-        if said == str(error):
-            raise       # as it was, of its own kind (a file that cannot be read is FileUnreadable)
-        raise ConfigError(said) from None
+        raise lined(path, error) from None
+
+
+def lined(path, error):
+    """The refusal `error` naming its line in `path` (with_line), or itself, of its own kind (a file that cannot
+    be read is FileUnreadable), where it names none."""
+    said = with_line(path, str(error))
+    return error if said == str(error) else ConfigError(said)
 
 
 def with_line(path, refusal):
@@ -472,10 +476,7 @@ def check_with_pinmap(config, pinmap, where=None):
     try:
         check_settings_with_pinmap(config, pinmap, where or config.path or "the defaults")
     except ConfigError as error:
-        said = with_line(None if where else config.path, str(error))
-        if said == str(error):
-            raise
-        raise ConfigError(said) from None
+        raise lined(None if where else config.path, error) from None
 
 
 def check_settings_with_pinmap(config, pinmap, where):

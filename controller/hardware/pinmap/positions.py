@@ -71,14 +71,6 @@ def key_lines(text):
     return lines
 
 
-def key_at(text, number):
-    """The table header or key that line `number` of `text` sets (its parts, its table's first), or None."""
-    for line, parts, header in _scan(text):
-        if line == number:
-            return parts if header else parts[0]
-    return None
-
-
 def _scan(text):
     """(line, parts, True) for each table header, (line, (the key's parts with its table's, the table's
     length), False) for each `key = value`, in order."""
@@ -123,11 +115,12 @@ def written_twice(text, message, number):
     under the shipped enabled = false, meets it; a builder who copies an output's lines in a pin map too."""
     if not message.startswith(("Cannot overwrite a value", "Cannot declare")):
         return None
-    # a value over several lines (an array, a multi-line string) is told at the line where it ends
-    key = key_at(text, number)
-    while key is None and number > 1:
+    # the header or key each line sets; a value over several lines (an array, a multi-line string) is told at
+    # the line where it ends, after the key's
+    keys = dict((line, parts if header else parts[0]) for line, parts, header in _scan(text))
+    while number > 1 and number not in keys:
         number -= 1
-        key = key_at(text, number)
+    key = keys.get(number)
     first = key and key_lines(text).get(key)
     if not first or first == number:
         return None
